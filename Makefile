@@ -1,0 +1,41 @@
+PY ?= python3
+VENV = .venv
+BIN = $(VENV)/bin
+
+# Stamp files: reinstall only when pyproject.toml changes (editable installs
+# pick up source changes by themselves).
+STAMP_INSTALL = $(VENV)/.installed
+STAMP_TEST = $(VENV)/.installed-test
+
+.PHONY: install install-test run test bench clean
+
+install: $(STAMP_INSTALL)
+
+install-test: $(STAMP_TEST)
+
+$(BIN)/python:
+	$(PY) -m venv $(VENV)
+
+$(STAMP_INSTALL): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --upgrade pip
+	$(BIN)/python -m pip install -e .
+	touch $@
+
+$(STAMP_TEST): pyproject.toml $(STAMP_INSTALL)
+	$(BIN)/python -m pip install -e '.[test,web]'
+	touch $@
+
+run: install
+	$(BIN)/kharbga-board run
+
+test: install-test
+	$(BIN)/python -m pytest
+	$(BIN)/ruff check controller calibration tests
+	$(BIN)/mypy --strict controller/rules
+
+bench: install
+	$(BIN)/python -m controller.bench
+
+clean:
+	rm -rf $(VENV) build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache .hypothesis
+	find . -name __pycache__ -type d -prune -exec rm -rf {} +

@@ -1,0 +1,112 @@
+"""The ``kharbga-board`` command line: thin subcommands over the packages.
+
+Every command returns an exit status. A ``ValueError`` or ``OSError`` raised
+by a command becomes one line on standard error and exit status 2, never a
+traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+from collections.abc import Callable, Sequence
+
+from controller import __version__
+
+PROG = "kharbga-board"
+DEFAULT_VARIANT = "kharbga"
+DEFAULT_MAX_MOVES = 2000
+
+Command = Callable[[argparse.Namespace], int]
+
+
+def _play_random_game(variant: str, seed: int | None, max_moves: int) -> int:
+    """Play uniformly random legal moves from the start; print moves, position, outcome."""
+    from controller.rules import Game
+
+    rng = random.Random(seed)
+    game = Game.new(variant)
+    played = 0
+    while game.outcome is None and played < max_moves:
+        moves = game.legal_moves()
+        if not moves:
+            break
+        move = rng.choice(moves)
+        side = game.to_move
+        game.play(move)
+        played += 1
+        print(f"{played:4d}. {side:<8} {move}")
+
+    print(f"position: {game.position()}")
+    outcome = game.outcome
+    if outcome is None:
+        print(f"outcome: none after {played} moves")
+    elif outcome.winner is None:
+        print(f"outcome: draw ({outcome.reason})")
+    else:
+        print(f"outcome: {outcome.winner} wins ({outcome.reason})")
+    return 0
+
+
+def _cmd_demo(args: argparse.Namespace) -> int:
+    variant: str = args.variant
+    seed: int | None = args.seed
+    max_moves: int = args.max_moves
+    return _play_random_game(variant, seed, max_moves)
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    print("kharbga-board: the board service is not built yet; running the demo instead")
+    return _cmd_demo(args)
+
+
+def _add_demo_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--variant",
+        default=DEFAULT_VARIANT,
+        help=f"rules variant (default: {DEFAULT_VARIANT})",
+    )
+    parser.add_argument("--seed", type=int, default=None, help="random seed (default: none)")
+    parser.add_argument(
+        "--max-moves",
+        type=int,
+        default=DEFAULT_MAX_MOVES,
+        help=f"stop after this many actions (default: {DEFAULT_MAX_MOVES})",
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser; each subcommand sets ``command`` to its handler."""
+    parser = argparse.ArgumentParser(
+        prog=PROG, description="Controller for a physical Kharbga board."
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    sub = parser.add_subparsers(dest="command_name", metavar="COMMAND", required=True)
+
+    demo = sub.add_parser("demo", help="play a random game and print it")
+    _add_demo_options(demo)
+    demo.set_defaults(command=_cmd_demo)
+
+    run = sub.add_parser("run", help="run the board service")
+    _add_demo_options(run)
+    run.set_defaults(command=_cmd_run)
+
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of ``kharbga-board``; returns the exit status."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    command: Command = args.command
+    try:
+        return command(args)
+    except (ValueError, OSError) as exc:
+        message = " ".join(str(exc).split()) or type(exc).__name__
+        print(f"{PROG}: {message}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

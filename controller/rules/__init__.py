@@ -1,0 +1,39 @@
+"""The rules engine of the Kharbga family (standard library only).
+
+>>> from controller.rules import Game
+>>> g = Game.new("kharbga")
+>>> g.to_move, g.phase
+('attacker', 'setting')
+>>> sorted(str(m) for m in g.legal_moves())[:3]
+['@a1', '@a2', '@a3']
+"""
+
+from .game import Exchange, Game
+from .geometry import Geometry, square_grid
+from .moves import (
+    IllegalMoveError,
+    Move,
+    NotationError,
+    Outcome,
+    PositionError,
+    RulesError,
+    Termination,
+)
+from .variants import VARIANTS, Variant, find_variant
+
+__all__ = [
+    "Exchange",
+    "Game",
+    "Geometry",
+    "IllegalMoveError",
+    "Move",
+    "NotationError",
+    "Outcome",
+    "PositionError",
+    "RulesError",
+    "Termination",
+    "VARIANTS",
+    "Variant",
+    "find_variant",
+    "square_grid",
+]

@@ -1,0 +1,652 @@
+"""The game state: setting and moving phases, captures, chains, exchanges,
+blocked sides and endings, with make/unmake.
+
+Pieces are kept as two bitboards (see :mod:`.geometry`).  Internally a move
+is a small tuple; :class:`~.moves.Move` objects are made only at the API.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from .geometry import Geometry
+from .moves import (
+    ATTACKER,
+    DEFENDER,
+    PASS,
+    PLACE,
+    REMOVE,
+    SIDE_NAMES,
+    STEP,
+    IllegalMoveError,
+    Move,
+    NotationError,
+    Outcome,
+    Termination,
+)
+from .variants import Variant, find_variant
+
+__all__ = ["Game", "Exchange"]
+
+
+@dataclass(frozen=True)
+class Exchange:
+    """A two-for-one exchange in progress (variant ``kharbga``).
+
+    ``stage`` is the last stage reached: 1 the Defender asked with soldier
+    on ``soldier``; 2 the Attacker offered the soldier on ``first``; 3 the
+    Defender took it; 4 the Attacker offered the soldier on ``second``.
+    Squares follow the Defender's soldier as it steps.
+    """
+
+    stage: int
+    soldier: int
+    first: int = -1
+    second: int = -1
+
+
+# A raw action: (kind, frm, to, captured_mask, flag).
+Raw = tuple[str, int, int, int, bool]
+
+
+class Game:
+    """A game of one variant, from any position, with undo.
+
+    Use :meth:`new` or :meth:`from_position` to make one.
+    """
+
+    variant: Variant
+    geometry: Geometry
+
+    def __init__(self, variant: str | Variant = "kharbga") -> None:
+        v = find_variant(variant)
+        self.variant = v
+        self.geometry = v.geometry
+        g = self.geometry
+        self._names = g.point_names
+        self._centre_bit = 1 << g.centre
+        self._bb = [0, 0]
+        self._side = ATTACKER
+        self._setting = True
+        self._chain = -1
+        self._turn = 0
+        self._exchange: Exchange | None = None
+        self._noprog = 0
+        self._removals: tuple[int, ...] = ()
+        self._resume = -1
+        self._turn_captured = False
+        self._off = [[0, 0, 0], [0, 0, 0]]  # per side: captured, exchanged, removed
+        self._outcome: Outcome | None = None
+        self._history: list[tuple[tuple[object, ...], Move]] = []
+        self._repetitions: dict[tuple[object, ...], int] = {}
+        self._cache: list[Raw] | None = None
+
+    # ------------------------------------------------------------------
+    # Construction
+
+    @classmethod
+    def new(cls, variant: str | Variant = "kharbga") -> Game:
+        """An empty board at the start of the setting phase."""
+        return cls(variant)
+
+    @classmethod
+    def from_position(cls, variant: str | Variant, position: str) -> Game:
+        """A game starting from a position string (RULES.md)."""
+        from .notation import parse_position
+
+        game = cls(variant)
+        parse_position(game, position)
+        return game
+
+    def copy(self) -> Game:
+        """An independent copy, history included."""
+        other = Game.__new__(Game)
+        other.__dict__.update(self.__dict__)
+        other._bb = list(self._bb)
+        other._off = [list(x) for x in self._off]
+        other._history = list(self._history)
+        other._repetitions = dict(self._repetitions)
+        return other
+
+    # ------------------------------------------------------------------
+    # Read-only views
+
+    @property
+    def to_move(self) -> str:
+        """``"attacker"`` or ``"defender"``."""
+        return SIDE_NAMES[self._side]
+
+    @property
+    def side(self) -> int:
+        """The side to move as an int (0 Attacker, 1 Defender)."""
+        return self._side
+
+    @property
+    def outcome(self) -> Outcome | None:
+        return self._outcome
+
+    @property
+    def phase(self) -> str:
+        return "setting" if self._setting else "moving"
+
+    @property
+    def chain_square(self) -> str | None:
+        """The square of the piece that must or may continue a chain."""
+        return self._names[self._chain] if self._chain >= 0 else None
+
+    @property
+    def turn(self) -> int:
+        """Turn of the moving phase (1 is the Attacker's first; 0 in setting)."""
+        return self._turn
+
+    @property
+    def exchange(self) -> Exchange | None:
+        return self._exchange
+
+    @property
+    def no_progress(self) -> int:
+        """Completed turns since the last capture or exchange."""
+        return self._noprog
+
+    @property
+    def removals(self) -> tuple[int, ...]:
+        """Sides still to remove one of their own pieces (``remove`` option)."""
+        return self._removals
+
+    @property
+    def moves(self) -> list[Move]:
+        """Every action played so far, in order."""
+        return [m for _, m in self._history]
+
+    def bitboards(self) -> tuple[int, int]:
+        """The Attacker's and the Defender's pieces as bitboards."""
+        return self._bb[0], self._bb[1]
+
+    def piece_at(self, square: str | int) -> str | None:
+        """``"attacker"``, ``"defender"`` or ``None``."""
+        p = self._point(square)
+        bit = 1 << p
+        if self._bb[0] & bit:
+            return "attacker"
+        if self._bb[1] & bit:
+            return "defender"
+        return None
+
+    def count(self, side: str | int) -> int:
+        """Pieces of ``side`` on the board."""
+        s = side if isinstance(side, int) else SIDE_NAMES.index(side)
+        return self._bb[s].bit_count()
+
+    def off_board(self, side: str | int) -> tuple[int, int, int]:
+        """Pieces of ``side`` captured, exchanged and removed."""
+        s = side if isinstance(side, int) else SIDE_NAMES.index(side)
+        c, e, r = self._off[s]
+        return c, e, r
+
+    def in_hand(self, side: str | int) -> int:
+        """Pieces of ``side`` still to place in the setting phase."""
+        s = side if isinstance(side, int) else SIDE_NAMES.index(side)
+        if not self._setting:
+            return 0
+        return self.variant.pieces_per_side - self._bb[s].bit_count()
+
+    def position(self) -> str:
+        """The position string (RULES.md), with extra fields as needed."""
+        from .notation import format_position
+
+        return format_position(self)
+
+    def __repr__(self) -> str:
+        return f"Game({self.variant.name!r}, {self.position()!r})"
+
+    def _point(self, square: str | int) -> int:
+        if isinstance(square, int):
+            if not 0 <= square < self.geometry.size:
+                raise NotationError(f"no square {square} on the {self.geometry.name} board")
+            return square
+        try:
+            return self.geometry.parse_point(square)
+        except ValueError as exc:
+            raise NotationError(str(exc)) from None
+
+    # ------------------------------------------------------------------
+    # Move generation
+
+    def legal_moves(self) -> list[Move]:
+        """Every legal single action for the side to move."""
+        names = self._names
+        return [
+            Move(kind, to, frm, bool(caps), flag, names)
+            for kind, frm, to, caps, flag in self._raw_moves()
+        ]
+
+    def _raw_moves(self) -> list[Raw]:
+        if self._cache is None:
+            self._cache = self._generate()
+        return self._cache
+
+    def _generate(self) -> list[Raw]:
+        if self._outcome is not None:
+            return []
+        if self._setting:
+            return [(PLACE, -1, p, 0, False) for p in self._placements()]
+        side = self._side
+        if self._removals:
+            own = self._bb[side]
+            out: list[Raw] = []
+            while own:
+                low = own & -own
+                out.append((REMOVE, -1, low.bit_length() - 1, 0, False))
+                own ^= low
+            return out
+        v = self.variant
+        if self._chain >= 0:
+            steps = [s for s in self._steps_from(side, self._chain) if s[2]]
+            out = [(STEP, f, t, c, False) for f, t, c in steps]
+            if v.chain == "optional":
+                out.append((PASS, -1, -1, 0, False))
+            return out
+        steps = self._steps(side)
+        if v.compulsory_capture:
+            capturing = [s for s in steps if s[2]]
+            if capturing:
+                steps = capturing
+        if v.blocked == "reopen" and steps and not self._has_step(1 - side):
+            opening = [s for s in steps if self._opens(side, s)]
+            if opening:
+                steps = opening
+        out = [(STEP, f, t, c, False) for f, t, c in steps]
+        if v.exchange:
+            out.extend((STEP, f, t, 0, True) for f, t, c in steps if not c and self._may_flag(f))
+        return out
+
+    def _may_flag(self, frm: int) -> bool:
+        ex = self._exchange
+        if self._side == DEFENDER:
+            return True
+        if ex is None or self._bb[ATTACKER].bit_count() < 2:
+            return False
+        if ex.stage == 1:
+            return True
+        return ex.stage == 3 and frm != ex.first
+
+    def _placements(self) -> list[int]:
+        g = self.geometry
+        side = self._side
+        a, d = self._bb
+        empty = g.full & ~(a | d) & ~self._centre_bit
+        near = g.centre_adjacent
+        rule = self.variant.setting_rule
+        allowed = empty
+        if rule == "first-piece-adjacent":
+            if not self._bb[side] and empty & near:
+                allowed = empty & near
+        elif rule == "open-first-move" and not (a & near):
+            if side == DEFENDER:
+                if (empty & near).bit_count() == 1 and empty & ~near:
+                    allowed = empty & ~near
+            elif a.bit_count() == self.variant.pieces_per_side - 1 and empty & near:
+                allowed = empty & near
+        out = []
+        while allowed:
+            low = allowed & -allowed
+            out.append(low.bit_length() - 1)
+            allowed ^= low
+        return out
+
+    def _captures(self, side: int, frm: int, to: int) -> int:
+        """The enemy pieces a step of ``side`` from ``frm`` to ``to`` takes."""
+        own = (self._bb[side] & ~(1 << frm)) | (1 << to)
+        enemy = self._bb[1 - side]
+        if self.variant.refuge:
+            enemy &= ~self._centre_bit
+        caps = 0
+        for nb, beyond in self.geometry.capture_pairs[to]:
+            if enemy & nb and own & beyond:
+                caps |= nb
+        return caps
+
+    def _steps(self, side: int) -> list[tuple[int, int, int]]:
+        g = self.geometry
+        own = self._bb[side]
+        empty = g.full & ~(own | self._bb[1 - side])
+        out = []
+        for d, table in enumerate(g.neighbours):
+            back = g.neighbours[g.opposite[d]]
+            targets = g.shift(own, d) & empty
+            while targets:
+                low = targets & -targets
+                to = low.bit_length() - 1
+                frm = back[to]
+                out.append((frm, to, self._captures(side, frm, to)))
+                targets ^= low
+        out.sort()
+        return out
+
+    def _steps_from(self, side: int, frm: int) -> list[tuple[int, int, int]]:
+        a, d = self._bb
+        occupied = a | d
+        out = []
+        for _, to in self.geometry.step_targets[frm]:
+            if not occupied >> to & 1:
+                out.append((frm, to, self._captures(side, frm, to)))
+        return out
+
+    def _has_step(self, side: int) -> bool:
+        g = self.geometry
+        own = self._bb[side]
+        empty = g.full & ~(own | self._bb[1 - side])
+        return any(g.shift(own, d) & empty for d in range(len(g.neighbours)))
+
+    def _opens(self, side: int, step: tuple[int, int, int]) -> bool:
+        """Would this step (with its captures) give the other side a step?"""
+        frm, to, caps = step
+        saved = list(self._bb)
+        self._bb[side] ^= (1 << frm) | (1 << to)
+        self._bb[1 - side] &= ~caps
+        try:
+            return self._has_step(1 - side)
+        finally:
+            self._bb = saved
+
+    # ------------------------------------------------------------------
+    # Lookups for the reconciler
+
+    def find_move(
+        self, from_square: str | int | None, to_square: str | int | None, flag: bool = False
+    ) -> Move:
+        """The legal action with these squares: a step (both squares), a
+        placement (``from_square`` None), a removal (``to_square`` None, the
+        piece on ``from_square``).  Raises :class:`IllegalMoveError`."""
+        frm = -1 if from_square is None else self._point(from_square)
+        to = -1 if to_square is None else self._point(to_square)
+        for m in self.legal_moves():
+            if m.kind == STEP and m.frm == frm and m.to == to and m.flag == flag:
+                return m
+            if m.kind == PLACE and frm < 0 and m.to == to:
+                return m
+            if m.kind == REMOVE and to < 0 and m.to == frm:
+                return m
+        raise IllegalMoveError(self._describe_illegal(frm, to))
+
+    def _describe_illegal(self, frm: int, to: int) -> str:
+        names = self._names
+        if self._outcome is not None:
+            return "the game is over"
+        parts = [names[x] for x in (frm, to) if x >= 0]
+        return f"no legal {'-'.join(parts) or 'pass'} for the {self.to_move} in {self.position()}"
+
+    def parse_move(self, text: str) -> Move:
+        """The legal action written ``text`` (``-`` and ``x`` alike)."""
+        from .notation import parse_action
+
+        kind, frm, to, flag = parse_action(self.geometry, text)
+        if self._outcome is not None:
+            raise IllegalMoveError(f"{text}: the game is over")
+        for m in self.legal_moves():
+            if m.kind == kind and m.frm == frm and m.to == to and m.flag == flag:
+                return m
+        raise IllegalMoveError(
+            f"illegal move {text!r} for the {self.to_move} in {self.position()}"
+        )
+
+    # ------------------------------------------------------------------
+    # Playing
+
+    def play(self, move: Move | str) -> Move:
+        """Play one action (a legal :class:`Move` or its notation)."""
+        if isinstance(move, str):
+            m = self.parse_move(move)
+        else:
+            m = move
+            if m not in self.legal_moves():
+                raise IllegalMoveError(f"illegal move {m} in {self.position()}")
+        self._apply(m.kind, m.frm, m.to, m.flag)
+        return m
+
+    def play_all(self, moves: Iterable[Move | str]) -> None:
+        for m in moves:
+            self.play(m)
+
+    def _snapshot(self) -> tuple[object, ...]:
+        return (
+            self._bb[0],
+            self._bb[1],
+            self._side,
+            self._setting,
+            self._chain,
+            self._turn,
+            self._exchange,
+            self._noprog,
+            self._removals,
+            self._resume,
+            self._turn_captured,
+            tuple(tuple(x) for x in self._off),
+            self._outcome,
+        )
+
+    def _restore(self, snap: tuple[object, ...]) -> None:
+        (a, d, side, setting, chain, turn, ex, noprog, rem, resume, tc, off, outcome) = snap
+        self._bb = [a, d]  # type: ignore[list-item]
+        self._side = side  # type: ignore[assignment]
+        self._setting = setting  # type: ignore[assignment]
+        self._chain = chain  # type: ignore[assignment]
+        self._turn = turn  # type: ignore[assignment]
+        self._exchange = ex  # type: ignore[assignment]
+        self._noprog = noprog  # type: ignore[assignment]
+        self._removals = rem  # type: ignore[assignment]
+        self._resume = resume  # type: ignore[assignment]
+        self._turn_captured = tc  # type: ignore[assignment]
+        self._off = [list(x) for x in off]  # type: ignore[attr-defined]
+        self._outcome = outcome  # type: ignore[assignment]
+        self._cache = None
+
+    def pop(self) -> Move:
+        """Undo the last action and return it."""
+        if not self._history:
+            raise IndexError("pop from a game with no moves")
+        snap, move = self._history.pop()
+        key = self._repetition_key()
+        if self._chain < 0 and key in self._repetitions and self._counted_here():
+            self._repetitions[key] -= 1
+            if not self._repetitions[key]:
+                del self._repetitions[key]
+        self._restore(snap)
+        return move
+
+    def _counted_here(self) -> bool:
+        return not self._setting and self._outcome is None or (
+            self._outcome is not None and self._outcome.reason == Termination.REPETITION.value
+        )
+
+    def _apply(self, kind: str, frm: int, to: int, flag: bool) -> None:
+        names = self._names
+        move = Move(kind, to, frm, False, flag, names)
+        snap = self._snapshot()
+        side = self._side
+        self._cache = None
+        if kind == PLACE:
+            self._bb[side] |= 1 << to
+            self._history.append((snap, move))
+            self._after_placement()
+            return
+        if kind == REMOVE:
+            self._bb[side] &= ~(1 << to)
+            self._off[side][2] += 1
+            self._history.append((snap, move))
+            self._after_removal()
+            return
+        if kind == PASS:
+            self._history.append((snap, move))
+            self._end_turn()
+            return
+        caps = self._captures(side, frm, to)
+        move = Move(kind, to, frm, bool(caps), flag, names)
+        self._history.append((snap, move))
+        self._bb[side] ^= (1 << frm) | (1 << to)
+        if caps:
+            self._bb[1 - side] &= ~caps
+            self._off[1 - side][0] += caps.bit_count()
+            self._turn_captured = True
+            self._exchange = None
+            self._chain = to
+            if not self._bb[1 - side]:
+                self._end_turn()
+                return
+            if any(c for _, _, c in self._steps_from(side, to)):
+                return
+            self._end_turn()
+            return
+        if self.variant.exchange:
+            self._exchange_step(frm, to, flag)
+        self._end_turn()
+
+    def _exchange_step(self, frm: int, to: int, flag: bool) -> None:
+        ex = self._exchange
+        if not flag:
+            self._exchange = None
+            return
+        if self._side == DEFENDER:
+            if ex is not None and ex.stage == 2 and frm == ex.soldier:
+                self._exchange = Exchange(3, to, ex.first)
+            elif ex is not None and ex.stage == 4 and frm == ex.soldier:
+                bits = (1 << to, (1 << ex.first) | (1 << ex.second))
+                self._bb[DEFENDER] &= ~bits[0]
+                self._bb[ATTACKER] &= ~bits[1]
+                self._off[DEFENDER][1] += 1
+                self._off[ATTACKER][1] += 2
+                self._turn_captured = True  # an exchange counts as progress
+                self._exchange = None
+            else:
+                self._exchange = Exchange(1, to)
+        else:
+            assert ex is not None
+            if ex.stage == 1:
+                self._exchange = Exchange(2, ex.soldier, to)
+            else:
+                self._exchange = Exchange(4, ex.soldier, ex.first, to)
+
+    def _after_placement(self) -> None:
+        v = self.variant
+        placed = self._bb[0].bit_count() + self._bb[1].bit_count()
+        if placed >= 2 * v.pieces_per_side:
+            self._setting = False
+            self._side = ATTACKER
+            self._turn = 1
+            self._start_turn(mover=DEFENDER)
+        else:
+            self._side = (placed // 2) % 2
+
+    def _after_removal(self) -> None:
+        side = self._side
+        if not self._bb[side]:
+            self._finish(1 - side, Termination.ALL_CAPTURED)
+            return
+        self._removals = self._removals[1:]
+        if self._removals:
+            self._side = self._removals[0]
+            return
+        self._side = self._resume
+        self._resume = -1
+        self._start_turn(mover=1 - self._side)
+
+    def _end_turn(self) -> None:
+        """Close the mover's turn and hand over (or not) to the other side."""
+        v = self.variant
+        mover = self._side
+        self._chain = -1
+        self._turn += 1
+        if self._turn_captured:
+            self._noprog = 0
+        else:
+            self._noprog += 1
+        self._turn_captured = False
+        if not self._bb[1 - mover]:
+            self._finish(mover, Termination.ALL_CAPTURED)
+            return
+        if not self._bb[mover]:  # an exchange can take the last soldier
+            self._finish(1 - mover, Termination.ALL_CAPTURED)
+            return
+        self._side = 1 - mover
+        self._start_turn(mover)
+        if self._outcome is not None:
+            return
+        if v.turn_limit and v.pieces_per_side + self._turn - 1 >= v.turn_limit:
+            self._finish(None, Termination.TURN_LIMIT)
+            return
+        if v.no_progress_turns and self._noprog >= v.no_progress_turns:
+            self._adjudicate(Termination.NO_PROGRESS)
+            return
+        if v.repetition:
+            key = self._repetition_key()
+            n = self._repetitions.get(key, 0) + 1
+            self._repetitions[key] = n
+            if n >= 3:
+                self._adjudicate(Termination.REPETITION)
+
+    def _start_turn(self, mover: int) -> None:
+        """The side to move is set; deal with it being blocked."""
+        v = self.variant
+        side = self._side
+        if self._has_step(side):
+            return
+        if v.blocked == "lose":
+            reason = Termination.BLOCKED if self._bb[side] else Termination.ALL_CAPTURED
+            self._finish(1 - side, reason)
+            return
+        if v.blocked_first_turn_defender_wins and side == DEFENDER and self._turn == 2:
+            self._finish(DEFENDER, Termination.BLOCKED_FIRST_TURN)
+            return
+        self._exchange = None
+        if v.blocked == "remove":
+            self._resume = side
+            self._removals = (ATTACKER, ATTACKER, DEFENDER)
+            self._side = ATTACKER
+            return
+        # "move-again" and "reopen": the other side moves again.
+        self._side = 1 - side
+
+    def _adjudicate(self, reason: Termination) -> None:
+        a, d = (x.bit_count() for x in self._bb)
+        winner = ATTACKER if a > d else DEFENDER if d > a else None
+        self._finish(winner, reason, minor=True)
+
+    def _finish(self, winner: int | None, reason: Termination, minor: bool = False) -> None:
+        kind = None
+        if self.variant.win_kinds and winner is not None:
+            kind = "minor" if minor else "major"
+            if reason == Termination.ALL_CAPTURED:
+                kind = "major"
+        name = SIDE_NAMES[winner] if winner is not None else None
+        self._outcome = Outcome(name, reason.value, kind)
+        self._cache = None
+
+    def _repetition_key(self) -> tuple[object, ...]:
+        return (self._bb[0], self._bb[1], self._side, self._exchange, self._removals)
+
+    # ------------------------------------------------------------------
+    # Endings by the players
+
+    def resign(self, side: str | None = None) -> None:
+        """``side`` (default: the side to move) resigns."""
+        s = self._side if side is None else SIDE_NAMES.index(side)
+        self._end_by_players(1 - s, Termination.RESIGNATION, minor=False)
+
+    def agree_draw(self) -> None:
+        """Both players agree a draw."""
+        self._end_by_players(None, Termination.AGREEMENT, minor=False)
+
+    def agree_barrier(self) -> None:
+        """Both players agree no capture is possible any more: the side with
+        more pieces wins (a minor win where wins are graded)."""
+        a, d = (x.bit_count() for x in self._bb)
+        winner = ATTACKER if a > d else DEFENDER if d > a else None
+        self._end_by_players(winner, Termination.BARRIER, minor=True)
+
+    def _end_by_players(self, winner: int | None, reason: Termination, minor: bool) -> None:
+        if self._outcome is not None:
+            raise IllegalMoveError("the game is over")
+        snap = self._snapshot()
+        self._history.append((snap, Move(reason.value, names=self._names)))
+        self._finish(winner, reason, minor)

@@ -1,0 +1,114 @@
+"""Moves, outcomes and the errors of the rules engine."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+
+__all__ = [
+    "ATTACKER",
+    "DEFENDER",
+    "SIDE_NAMES",
+    "Move",
+    "Outcome",
+    "Termination",
+    "RulesError",
+    "IllegalMoveError",
+    "NotationError",
+    "PositionError",
+]
+
+ATTACKER = 0
+DEFENDER = 1
+SIDE_NAMES = ("attacker", "defender")
+
+
+class RulesError(ValueError):
+    """Root of the rules engine's errors; every one is a ``ValueError``."""
+
+
+class IllegalMoveError(RulesError):
+    """A move that the rules do not allow in this position."""
+
+
+class NotationError(RulesError):
+    """A move, square or record token that cannot be read."""
+
+
+class PositionError(RulesError):
+    """A position string that cannot be read or describes no legal state."""
+
+
+class Termination(str, Enum):
+    """Why a game ended."""
+
+    ALL_CAPTURED = "all-captured"
+    BLOCKED = "blocked"
+    BLOCKED_FIRST_TURN = "blocked-first-turn"
+    NO_PROGRESS = "no-progress"
+    REPETITION = "repetition"
+    BARRIER = "barrier"
+    TURN_LIMIT = "turn-limit"
+    RESIGNATION = "resignation"
+    AGREEMENT = "agreement"
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """The end of a game: ``winner`` is ``"attacker"``, ``"defender"`` or
+    ``None`` for a draw; ``kind`` is ``"major"`` or ``"minor"`` in variants
+    that grade wins, else ``None``."""
+
+    winner: str | None
+    reason: str
+    kind: str | None = None
+
+    @property
+    def result(self) -> str:
+        """The record's result token: ``1-0``, ``0-1`` or ``1/2-1/2``."""
+        if self.winner == "attacker":
+            return "1-0"
+        if self.winner == "defender":
+            return "0-1"
+        return "1/2-1/2"
+
+
+PLACE = "place"
+STEP = "step"
+PASS = "pass"
+REMOVE = "remove"
+
+
+@dataclass(frozen=True)
+class Move:
+    """One action: a placement, a step, a ``pass`` or a removal.
+
+    ``capture`` is true for a step that captures; ``flag`` marks a step
+    made with the exchange flag raised.  ``str(move)`` is its notation.
+    """
+
+    kind: str
+    to: int = -1
+    frm: int = -1
+    capture: bool = False
+    flag: bool = False
+    names: tuple[str, ...] = field(default=(), compare=False, repr=False)
+
+    def __str__(self) -> str:
+        names = self.names
+        if self.kind == STEP:
+            sep = "x" if self.capture else "-"
+            return f"{names[self.frm]}{sep}{names[self.to]}{'=' if self.flag else ''}"
+        if self.kind == PLACE:
+            return f"@{names[self.to]}"
+        if self.kind == REMOVE:
+            return f"x{names[self.to]}"
+        return "pass"
+
+    @property
+    def from_square(self) -> str | None:
+        return self.names[self.frm] if self.frm >= 0 else None
+
+    @property
+    def to_square(self) -> str | None:
+        return self.names[self.to] if self.to >= 0 else None

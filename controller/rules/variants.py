@@ -1,0 +1,141 @@
+"""Variants of the Kharbga family: rule options as data.
+
+A new variant is a new :class:`Variant` value in :data:`VARIANTS`; the move
+generator and the endings read these options and nothing else.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from functools import cached_property
+
+from .geometry import Geometry, square_grid
+
+__all__ = ["Variant", "VARIANTS", "find_variant"]
+
+
+@dataclass(frozen=True)
+class Variant:
+    """The rules of one game of the family.
+
+    ``setting_rule``
+        ``"open-first-move"``: the Attacker must be able to make the first
+        move (``kharbga``); ``"first-piece-adjacent"``: each player's first
+        piece goes next to the centre (Ludii's Khamousiyya); ``"free"``.
+    ``compulsory_capture``
+        A capturing step must be made when one exists.
+    ``chain``
+        ``"mandatory"`` or ``"optional"`` (with ``pass``).
+    ``refuge``
+        A piece on the centre cannot be captured.
+    ``exchange``
+        The two-for-one exchange with flagged steps.
+    ``blocked``
+        What happens when the side to move has no step:
+        ``"lose"`` (the side that just moved wins), ``"move-again"`` (the
+        other side moves again), ``"reopen"`` (it moves again and must open a
+        way when it can), ``"remove"`` (the Attacker removes two of its own
+        pieces, the Defender one, then the blocked side plays).
+    ``blocked_first_turn_defender_wins``
+        The Defender wins if it is blocked right after the Attacker's first
+        turn of the moving phase.
+    ``no_progress_turns``
+        Turns without a capture or exchange that end the game by piece
+        count (0: never).
+    ``repetition``
+        The third occurrence of a position (same side to move) ends the
+        game by piece count.
+    ``win_kinds``
+        Results are ``major`` (every enemy piece taken) or ``minor`` (more
+        pieces at adjudication).
+    ``turn_limit``
+        Total turns (setting turns included) after which the game is drawn
+        (0: none).  Ludii draws Khamousiyya and Sabou'iyya at 2,500.
+    """
+
+    name: str
+    size: int = 7
+    setting_rule: str = "open-first-move"
+    compulsory_capture: bool = False
+    chain: str = "mandatory"
+    refuge: bool = False
+    exchange: bool = False
+    blocked: str = "move-again"
+    blocked_first_turn_defender_wins: bool = False
+    no_progress_turns: int = 0
+    repetition: bool = False
+    win_kinds: bool = False
+    turn_limit: int = 0
+    description: str = ""
+
+    @cached_property
+    def geometry(self) -> Geometry:
+        return square_grid(self.size)
+
+    @property
+    def pieces_per_side(self) -> int:
+        return (self.size * self.size - 1) // 2
+
+    def with_options(self, **options: object) -> Variant:
+        """A copy with some options changed (``blocked="remove"``, say)."""
+        return replace(self, **options)  # type: ignore[arg-type]
+
+
+KHARBGA = Variant(
+    name="kharbga",
+    setting_rule="open-first-move",
+    compulsory_capture=False,
+    chain="mandatory",
+    exchange=True,
+    blocked="move-again",
+    blocked_first_turn_defender_wins=True,
+    no_progress_turns=60,
+    repetition=True,
+    description="Tunisian Kharbga: optional captures, exchanges, blocked Defender wins",
+)
+
+KHARBGA_REFUGE = Variant(
+    name="kharbga-refuge",
+    setting_rule="open-first-move",
+    compulsory_capture=True,
+    chain="mandatory",
+    refuge=True,
+    exchange=False,
+    blocked="reopen",
+    blocked_first_turn_defender_wins=True,
+    no_progress_turns=60,
+    repetition=True,
+    win_kinds=True,
+    description="French rules: compulsory captures, refuge centre, major/minor wins",
+)
+
+KHAMOUSIYYA = Variant(
+    name="khamousiyya",
+    setting_rule="first-piece-adjacent",
+    compulsory_capture=False,
+    chain="optional",
+    blocked="lose",
+    turn_limit=2500,
+    description="7x7 as Ludii plays it: optional chains, a blocked side loses",
+)
+
+SABOUIYYA = replace(
+    KHAMOUSIYYA,
+    name="sabouiyya",
+    size=5,
+    description="5x5 with 12 soldiers a side, as Ludii plays it",
+)
+
+VARIANTS: tuple[Variant, ...] = (KHARBGA, KHARBGA_REFUGE, KHAMOUSIYYA, SABOUIYYA)
+_BY_NAME = {v.name: v for v in VARIANTS}
+
+
+def find_variant(name: str | Variant) -> Variant:
+    """The variant called ``name``; ``ValueError`` naming the known ones."""
+    if isinstance(name, Variant):
+        return name
+    try:
+        return _BY_NAME[name]
+    except KeyError:
+        known = ", ".join(_BY_NAME)
+        raise ValueError(f"unknown variant {name!r} (known: {known})") from None
