@@ -312,7 +312,7 @@ class Game:
         own = self._bb[side]
         empty = g.full & ~(own | self._bb[1 - side])
         out = []
-        for d, table in enumerate(g.neighbours):
+        for d in range(len(g.neighbours)):
             back = g.neighbours[g.opposite[d]]
             targets = g.shift(own, d) & empty
             while targets:

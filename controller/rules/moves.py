@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import StrEnum
 
 __all__ = [
     "ATTACKER",
@@ -39,7 +39,7 @@ class PositionError(RulesError):
     """A position string that cannot be read or describes no legal state."""
 
 
-class Termination(str, Enum):
+class Termination(StrEnum):
     """Why a game ended."""
 
     ALL_CAPTURED = "all-captured"

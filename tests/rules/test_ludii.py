@@ -24,7 +24,8 @@ def _games(name: str) -> list[dict[str, Any]]:
 
 
 def _ours(game: Game) -> list[str]:
-    return sorted(str(m).replace("x", "-").upper().replace("PASS", "pass") for m in game.legal_moves())
+    moves = (str(m).replace("x", "-").upper() for m in game.legal_moves())
+    return sorted(m.replace("PASS", "pass") for m in moves)
 
 
 @pytest.mark.parametrize("variant", ["khamousiyya", "sabouiyya"])

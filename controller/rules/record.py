@@ -1,0 +1,284 @@
+"""Game records: a PGN-like text (RULES.md), read and written exactly.
+
+A record is tag pairs, a blank line, then the movetext::
+
+    [Variant "kharbga"]
+    [Attacker "Amel"]
+    [Defender "Youssef"]
+    [Date "2026.11.21"]
+    [Result "1-0"]
+
+    1. @d3 @e4 2. @c4 @d5 ... 25. e4-d4 {[%clk 0:00:12]} 26. c4xd4xd3 ... 1-0
+
+Each turn is numbered in order from 1 (setting turns included, so the
+first move of a 7x7 game is turn 25; in position strings the moving phase
+counts from 1).  A turn holds its actions: two placements, a step, a chain
+joined into one token (``a4xb4xc4``), an optional ``pass``, a flagged step
+(``c4-d4=``) or one removal (``xd5``).  ``{...}`` comments follow a turn;
+``{[%clk H:MM:SS]}`` is the clock time that turn took.  A game that did not
+start on the empty board carries ``[Position "..."]``; one ended by the
+players carries ``[Termination "resignation"]``, ``"agreement"`` or
+``"barrier"``.
+
+:func:`read_record` takes an open text handle, :func:`parse_record` a
+string; errors name the line and the token.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import TextIO
+
+from .game import Game
+from .moves import PASS, PLACE, REMOVE, RulesError, Termination
+from .notation import split_token
+from .variants import find_variant
+
+__all__ = ["Record", "RecordError", "Turn", "parse_record", "read_record", "write_record"]
+
+RESULTS = ("1-0", "0-1", "1/2-1/2", "*")
+SEVEN_TAGS = ("Variant", "Attacker", "Defender", "Date", "Result")
+_TAG_RE = re.compile(r'\[([A-Za-z][A-Za-z0-9_]*)\s+"((?:[^"\\]|\\.)*)"\]\s*')
+_TOKEN_RE = re.compile(r"\{[^}]*\}?|[^\s{]+")
+_CLOCK_RE = re.compile(r"\[%clk (\d+):(\d\d):(\d\d(?:\.\d+)?)\]")
+
+
+class RecordError(RulesError):
+    """A record that cannot be read or replayed; the message names the line."""
+
+
+@dataclass
+class Turn:
+    """One turn of the movetext: its tokens and the comments after it."""
+
+    tokens: list[str]
+    comments: list[str] = field(default_factory=list)
+    line: int = 0
+
+    @property
+    def clock(self) -> float | None:
+        """Seconds from a ``[%clk]`` comment, if any."""
+        for c in self.comments:
+            m = _CLOCK_RE.search(c)
+            if m:
+                return int(m[1]) * 3600 + int(m[2]) * 60 + float(m[3])
+        return None
+
+
+@dataclass
+class Record:
+    """Tags (in order), turns and the result of one game."""
+
+    tags: dict[str, str] = field(default_factory=dict)
+    turns: list[Turn] = field(default_factory=list)
+    result: str = "*"
+
+    @property
+    def variant(self) -> str:
+        return self.tags.get("Variant", "kharbga")
+
+    @classmethod
+    def from_game(
+        cls,
+        game: Game,
+        tags: dict[str, str] | None = None,
+        clocks: list[float] | None = None,
+        start: str | None = None,
+    ) -> Record:
+        """The record of ``game``; ``clocks`` gives seconds per turn;
+        ``start`` the position string the game started from, if not empty."""
+        out = cls()
+        out.tags["Variant"] = game.variant.name
+        for key, value in (tags or {}).items():
+            out.tags[key] = value
+        outcome = game.outcome
+        out.result = outcome.result if outcome else "*"
+        out.tags["Result"] = out.result
+        if start is not None:
+            out.tags["Position"] = start
+        if outcome and outcome.reason in (
+            Termination.RESIGNATION.value,
+            Termination.AGREEMENT.value,
+            Termination.BARRIER.value,
+        ):
+            out.tags["Termination"] = outcome.reason
+            if outcome.reason == Termination.RESIGNATION.value:
+                loser = "defender" if outcome.winner == "attacker" else "attacker"
+                out.tags["Resigned"] = loser
+        out.turns = [Turn(tokens) for tokens in _group_turns(game)]
+        for turn, seconds in zip(out.turns, clocks or [], strict=False):
+            turn.comments.append("{[%clk " + _format_clock(seconds) + "]}")
+        return out
+
+    def game(self) -> Game:
+        """Replay the record; :class:`RecordError` names the line and token."""
+        try:
+            variant = find_variant(self.variant)
+        except ValueError as exc:
+            raise RecordError(f"tag Variant: {exc}") from None
+        start = self.tags.get("Position")
+        try:
+            game = Game.from_position(variant, start) if start else Game.new(variant)
+        except RulesError as exc:
+            raise RecordError(f"tag Position: {exc}") from None
+        for turn in self.turns:
+            for token in turn.tokens:
+                try:
+                    for action in split_token(game.geometry, token):
+                        game.play(action)
+                except RulesError as exc:
+                    raise RecordError(f"line {turn.line}: token {token!r}: {exc}") from None
+        termination = self.tags.get("Termination")
+        if game.outcome is None and termination:
+            try:
+                if termination == Termination.RESIGNATION.value:
+                    game.resign(self.tags.get("Resigned") or game.to_move)
+                elif termination == Termination.AGREEMENT.value:
+                    game.agree_draw()
+                elif termination == Termination.BARRIER.value:
+                    game.agree_barrier()
+            except ValueError as exc:
+                raise RecordError(f"tag Termination: {exc}") from None
+        if game.outcome is not None and self.result != "*" and game.outcome.result != self.result:
+            raise RecordError(
+                f"result {self.result} but the moves end {game.outcome.result} "
+                f"({game.outcome.reason})"
+            )
+        return game
+
+    def __str__(self) -> str:
+        return write_record(self)
+
+
+def _format_clock(seconds: float) -> str:
+    whole = int(seconds)
+    return f"{whole // 3600}:{whole // 60 % 60:02d}:{whole % 60:02d}"
+
+
+def _group_turns(game: Game) -> Iterator[list[str]]:
+    """The game's actions grouped into turns of record tokens."""
+    current: list[str] = []
+    key: tuple[object, ...] | None = None
+    removals = 0
+    for snap, move in game._history:
+        if move.kind not in (PLACE, REMOVE, PASS, "step"):
+            continue  # resignation and agreements live in the tags
+        # snap = (a, d, side, setting, chain, turn, ...)
+        side, setting, chain, turn = snap[2], snap[3], snap[4], snap[5]
+        if setting:
+            placed = int(snap[0]).bit_count() + int(snap[1]).bit_count()  # type: ignore[call-overload]
+            k: tuple[object, ...] = ("s", placed // 2)
+        elif move.kind == REMOVE:
+            removals += 1
+            k = ("r", removals)
+        else:
+            k = ("m", turn, side)
+        text = str(move)
+        if key is not None and k == key:
+            if chain != -1 and move.kind == "step" and current and not current[-1] == "pass":
+                current[-1] += text[2:]  # b4xc4 continues a4xb4 as a4xb4xc4
+            else:
+                current.append(text)
+            continue
+        if current:
+            yield current
+        current = [text]
+        key = k
+    if current:
+        yield current
+
+
+def write_record(record: Record, width: int = 79) -> str:
+    """The record as text: tags, a blank line, wrapped movetext."""
+    lines = [f'[{k} "{_escape(v)}"]' for k, v in record.tags.items()]
+    lines.append("")
+    words: list[str] = []
+    for i, turn in enumerate(record.turns, 1):
+        words.append(f"{i}.")
+        words.extend(turn.tokens)
+        words.extend(turn.comments)
+    words.append(record.result)
+    line = ""
+    for w in words:
+        if line and len(line) + 1 + len(w) > width:
+            lines.append(line)
+            line = w
+        else:
+            line = f"{line} {w}" if line else w
+    lines.append(line)
+    return "\n".join(lines) + "\n"
+
+
+def _escape(value: str) -> str:
+    return value.replace("\\", "\\\\").replace('"', '\\"')
+
+
+def _unescape(value: str) -> str:
+    return re.sub(r"\\(.)", r"\1", value)
+
+
+def read_record(handle: TextIO) -> Record:
+    """Read one record from an open text handle."""
+    return parse_record(handle.read())
+
+
+def parse_record(text: str) -> Record:
+    """Read one record; :class:`RecordError` names the line and the token."""
+    record = Record()
+    lines = text.splitlines()
+    i = 0
+    while i < len(lines) and not lines[i].strip():
+        i += 1
+    while i < len(lines) and lines[i].lstrip().startswith("["):
+        raw = lines[i].strip()
+        m = _TAG_RE.fullmatch(raw)
+        if not m:
+            raise RecordError(f"line {i + 1}: cannot read tag {raw!r} (expected [Name \"value\"])")
+        record.tags[m[1]] = _unescape(m[2])
+        i += 1
+    if "Variant" in record.tags:
+        try:
+            find_variant(record.tags["Variant"])
+        except ValueError as exc:
+            raise RecordError(f"tag Variant: {exc}") from None
+    geometry = find_variant(record.variant).geometry
+    result: str | None = None
+    turn: Turn | None = None
+    body = "\n".join(lines[i:])
+    first_line = i + 1
+    for m in _TOKEN_RE.finditer(body):
+        tok = m[0]
+        n = first_line + body.count("\n", 0, m.start())
+        if result is not None:
+            raise RecordError(f"line {n}: token {tok!r} after the result {result}")
+        if tok.startswith("{"):
+            if "}" not in tok:
+                raise RecordError(f"line {n}: comment not closed")
+            if turn is None:
+                raise RecordError(f"line {n}: a comment before the first turn")
+            turn.comments.append(tok)
+        elif tok in RESULTS:
+            result = tok
+        elif re.fullmatch(r"\d+\.", tok):
+            turn = Turn([], line=n)
+            record.turns.append(turn)
+        elif turn is None:
+            raise RecordError(f"line {n}: token {tok!r} before the first turn number")
+        else:
+            try:
+                split_token(geometry, tok)
+            except RulesError as exc:
+                raise RecordError(f"line {n}: token {tok!r}: {exc}") from None
+            turn.tokens.append(tok)
+    if result is None:
+        raise RecordError("the movetext does not end with a result (1-0, 0-1, 1/2-1/2 or *)")
+    tagged = record.tags.get("Result")
+    if tagged is not None and tagged != result:
+        raise RecordError(f"tag Result {tagged!r} but the movetext ends {result!r}")
+    for t in record.turns:
+        if not t.tokens:
+            raise RecordError(f"line {t.line}: turn with no moves")
+    record.result = result
+    return record

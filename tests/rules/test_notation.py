@@ -1,0 +1,128 @@
+"""Notation, position strings and records: reading, writing, errors."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+
+from controller.rules import Game, NotationError, PositionError
+from controller.rules.record import Record, RecordError, parse_record, read_record
+
+START_MOVING = "ADADADA/DADADAD/DADADAD/ADA.ADA/DADADAD/DADADAD/ADADADA a m - 1"
+
+
+def test_move_strings_and_lookup() -> None:
+    g = Game.from_position("kharbga", START_MOVING)
+    assert sorted(str(m) for m in g.legal_moves()) == ["c4-d4", "d3-d4", "d5-d4", "e4-d4"]
+    assert str(g.find_move("c4", "d4")) == "c4-d4"
+    assert g.find_move(g.geometry.parse_point("d5"), "d4").from_square == "d5"
+    with pytest.raises(ValueError, match="no legal b4-d4"):
+        g.find_move("b4", "d4")
+    # "-" and "x" are accepted alike; the notation says what happened.
+    assert str(g.play("c4xd4")) == "c4-d4"
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("ADADADA/DADADAD a m - 1", "has 2 ranks"),
+        ("ADADADA/DADADAD/ADADADA/DAD.DAD/ADADADA/DADADAD/ADADAD a m - 1", "rank 1"),
+        ("ADADADA/DADADAD/ADADADA/DAD.DAD/ADADADA/DADADAD/ADADADX a m - 1", "unknown piece 'X'"),
+        (START_MOVING.replace(" a m", " b m"), "side to move 'b'"),
+        (START_MOVING.replace(" a m", " a q"), "phase 'q'"),
+        (START_MOVING.replace(" - 1", " - x"), "turn number 'x'"),
+        (START_MOVING.replace(" - 1", " z9 1"), "chain square 'z9'"),
+        (START_MOVING + " ex=9:d4", "extra field 'ex=9:d4'"),
+        (START_MOVING + " foo", "not key=value"),
+        ("AA", "needs 5 fields"),
+    ],
+)
+def test_bad_positions_name_the_field(text: str, message: str) -> None:
+    with pytest.raises(PositionError, match=message):
+        Game.from_position("kharbga", text)
+
+
+def test_unknown_variant() -> None:
+    with pytest.raises(ValueError, match="unknown variant 'chess'"):
+        Game.new("chess")
+
+
+def test_bad_moves() -> None:
+    g = Game.new("kharbga")
+    for text in ("@d4", "@z1", "d1-d9", "hello", "@"):
+        with pytest.raises(ValueError):
+            g.play(text)
+    assert g.moves == []
+
+
+GOOD = """[Variant "sabouiyya"]
+[Attacker "Amel"]
+[Result "*"]
+
+1. @c2 @a1 2. @b3 @a2 {a comment
+over two lines} 3. @a3 @a4 *
+"""
+
+
+def test_record_reads_from_a_handle_and_writes_back() -> None:
+    record = read_record(io.StringIO(GOOD))
+    assert record.tags["Attacker"] == "Amel"
+    assert [t.tokens for t in record.turns] == [["@c2", "@a1"], ["@b3", "@a2"], ["@a3", "@a4"]]
+    assert record.turns[1].comments == ["{a comment\nover two lines}"]
+    game = record.game()
+    assert game.count("attacker") == 4 and game.count("defender") == 2
+    assert game.to_move == "defender"
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (GOOD.replace("@b3", "@b9"), r"line 5: token '@b9'"),
+        (GOOD.replace("@a3 @a4", "@a3 @a3"), r"line 6: token '@a3': illegal move"),
+        (GOOD.replace("@b3", "b3"), r"line 5: token 'b3': cannot read move"),
+        (GOOD.replace(" *\n", "\n"), "does not end with a result"),
+        (GOOD.replace("[Result", "[Result oops"), r"line 3: cannot read tag"),
+        (GOOD.replace("sabouiyya", "go"), "unknown variant 'go'"),
+        (GOOD.replace("1. @c2", "@c2"), r"line 5: token '@c2' before the first turn number"),
+        (GOOD.replace("*\n", "* 4. @b1\n"), "after the result"),
+        (GOOD.replace("two lines}", "two lines"), "comment not closed"),
+        (GOOD.replace('[Result "*"]', '[Result "1-0"]'), "tag Result '1-0'"),
+    ],
+)
+def test_bad_records_name_line_and_token(text: str, message: str) -> None:
+    with pytest.raises(RecordError, match=message):
+        parse_record(text).game()
+
+
+def test_chains_and_pass_are_written_as_one_turn() -> None:
+    start = "......D/......./......./..DA.../..DA.../A.DA.../....... a m - 5"
+    g = Game.from_position("khamousiyya", start)
+    g.play("a2-b2")  # takes c2: the chain goes on
+    assert g.chain_square == "b2" and g.to_move == "attacker"
+    assert sorted(str(m) for m in g.legal_moves()) == ["b2xb3", "pass"]
+    g.play("b2-b3")  # takes c3
+    assert sorted(str(m) for m in g.legal_moves()) == ["b3xb4", "pass"]
+    g.play("pass")
+    assert g.to_move == "defender" and g.chain_square is None
+    record = Record.from_game(g, start=start)
+    assert record.turns[0].tokens == ["a2xb2xb3", "pass"]
+    again = parse_record(str(record)).game()
+    assert again.position() == g.position()
+
+
+def test_resignation_round_trips_through_the_record() -> None:
+    g = Game.new("kharbga")
+    g.play("@a1")
+    g.play("@b1")
+    g.resign("attacker")
+    assert g.outcome is not None and g.outcome.winner == "defender"
+    text = str(Record.from_game(g))
+    assert '[Termination "resignation"]' in text and text.rstrip().endswith("0-1")
+    again = parse_record(text).game()
+    assert again.outcome == g.outcome
+
+
+def test_notation_errors_are_value_errors() -> None:
+    assert issubclass(NotationError, ValueError)
+    assert issubclass(RecordError, ValueError)

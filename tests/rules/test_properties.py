@@ -1,0 +1,116 @@
+"""Property tests over random games of every variant."""
+
+from __future__ import annotations
+
+import random
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from controller.rules import Game, find_variant
+from controller.rules.playout import kernel_supports, random_playout
+from controller.rules.record import Record, parse_record
+
+VARIANTS = [
+    find_variant("kharbga"),
+    find_variant("kharbga-refuge"),
+    find_variant("kharbga-refuge").with_options(blocked="remove"),
+    find_variant("khamousiyya"),
+    find_variant("sabouiyya"),
+]
+variants = st.sampled_from(VARIANTS)
+seeds = st.integers(min_value=0, max_value=2**32 - 1)
+
+
+def _random_game(variant: object, seed: int, limit: int = 3000) -> tuple[Game, list[str]]:
+    rng = random.Random(seed)
+    game = Game.new(variant)  # type: ignore[arg-type]
+    positions = [game.position()]
+    for _ in range(limit):
+        if game.outcome is not None:
+            break
+        moves = game.legal_moves()
+        assert moves, f"no legal move but no outcome in {game.position()}"
+        game.play(rng.choice(moves))
+        positions.append(game.position())
+    return game, positions
+
+
+def _conserved(game: Game) -> None:
+    per_side = game.variant.pieces_per_side
+    for side in ("attacker", "defender"):
+        total = game.count(side) + sum(game.off_board(side))
+        if game.phase == "moving":
+            assert total == per_side, (side, game.position())
+        else:
+            assert total + game.in_hand(side) == per_side, (side, game.position())
+
+
+@settings(max_examples=40, deadline=None)
+@given(variants, seeds)
+def test_random_games_never_raise_and_conserve_pieces(variant: object, seed: int) -> None:
+    rng = random.Random(seed)
+    game = Game.new(variant)  # type: ignore[arg-type]
+    while game.outcome is None:
+        moves = game.legal_moves()
+        assert moves
+        assert len({str(m) for m in moves}) == len(moves), "duplicate moves listed"
+        move = rng.choice(moves)
+        game.play(str(move) if rng.random() < 0.5 else move)
+        _conserved(game)
+    assert game.legal_moves() == []
+    assert game.outcome.winner in ("attacker", "defender", None)
+
+
+@settings(max_examples=25, deadline=None)
+@given(variants, seeds)
+def test_undo_restores_every_position(variant: object, seed: int) -> None:
+    game, positions = _random_game(variant, seed, limit=600)
+    outcome = game.outcome
+    for expected in reversed(positions[:-1]):
+        game.pop()
+        assert game.position() == expected
+        assert game.outcome is None
+    assert outcome is None or positions
+    assert game.moves == []
+
+
+@settings(max_examples=25, deadline=None)
+@given(variants, seeds)
+def test_position_strings_round_trip(variant: object, seed: int) -> None:
+    game, positions = _random_game(variant, seed, limit=400)
+    for text in positions[:: max(1, len(positions) // 25)]:
+        again = Game.from_position(variant, text)  # type: ignore[arg-type]
+        assert again.position() == text
+
+
+@settings(max_examples=20, deadline=None)
+@given(variants, seeds, st.booleans())
+def test_records_round_trip(variant: object, seed: int, clocks: bool) -> None:
+    game, _ = _random_game(variant, seed)
+    times = [float(i % 90) for i in range(4000)] if clocks else None
+    record = Record.from_game(game, {"Attacker": 'Ali "the fox"', "Defender": "Sana"}, times)
+    text = str(record)
+    parsed = parse_record(text)
+    assert str(parsed) == text
+    replayed = parsed.game()
+    assert [str(m) for m in replayed.moves] == [str(m) for m in game.moves]
+    assert replayed.position() == game.position()
+    assert replayed.outcome == game.outcome
+    if clocks:
+        assert parsed.turns[3].clock == 3.0
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.sampled_from([v for v in VARIANTS if kernel_supports(v)]), seeds)
+def test_fast_playouts_are_legal_games(variant: object, seed: int) -> None:
+    playout = random_playout(variant, random.Random(seed), record=True)  # type: ignore[arg-type]
+    game = Game.new(variant)  # type: ignore[arg-type]
+    for token in playout.moves:
+        assert game.outcome is None
+        game.play(token)
+        assert str(game.moves[-1]) == token
+    assert game.outcome is not None
+    winner = {"attacker": 0, "defender": 1, None: None}[game.outcome.winner]
+    assert winner == playout.winner
+    assert len(game.moves) == playout.actions
