@@ -16,7 +16,9 @@ counts from 1).  A turn holds its actions: two placements, a step, a chain
 joined into one token (``a4xb4xc4``), an optional ``pass``, a flagged step
 (``c4-d4=``) or one removal (``xd5``).  ``{...}`` comments follow a turn;
 ``{[%clk H:MM:SS]}`` is the clock time that turn took.  A game that did not
-start on the empty board carries ``[Position "..."]``; one ended by the
+start on the empty board carries ``[Position "..."]``; a variant with
+changed rule options carries them as ``[Options "blocked=remove"]``; one
+ended by the
 players carries ``[Termination "resignation"]``, ``"agreement"`` or
 ``"barrier"``.
 
@@ -34,7 +36,7 @@ from typing import TextIO
 from .game import Game
 from .moves import PASS, PLACE, REMOVE, RulesError, Termination
 from .notation import split_token
-from .variants import find_variant
+from .variants import Variant, apply_options, find_variant, format_options
 
 __all__ = ["Record", "RecordError", "Turn", "parse_record", "read_record", "write_record"]
 
@@ -91,6 +93,9 @@ class Record:
         ``start`` the position string the game started from, if not empty."""
         out = cls()
         out.tags["Variant"] = game.variant.name
+        options = format_options(game.variant)
+        if options:
+            out.tags["Options"] = options
         for key, value in (tags or {}).items():
             out.tags[key] = value
         outcome = game.outcome
@@ -112,12 +117,20 @@ class Record:
             turn.comments.append("{[%clk " + _format_clock(seconds) + "]}")
         return out
 
-    def game(self) -> Game:
-        """Replay the record; :class:`RecordError` names the line and token."""
+    def rules(self) -> Variant:
+        """The variant named by the tags, with its ``Options``."""
         try:
             variant = find_variant(self.variant)
         except ValueError as exc:
             raise RecordError(f"tag Variant: {exc}") from None
+        try:
+            return apply_options(variant, self.tags.get("Options", ""))
+        except ValueError as exc:
+            raise RecordError(f"tag Options: {exc}") from None
+
+    def game(self) -> Game:
+        """Replay the record; :class:`RecordError` names the line and token."""
+        variant = self.rules()
         start = self.tags.get("Position")
         try:
             game = Game.from_position(variant, start) if start else Game.new(variant)
@@ -238,12 +251,7 @@ def parse_record(text: str) -> Record:
             raise RecordError(f"line {i + 1}: cannot read tag {raw!r} (expected [Name \"value\"])")
         record.tags[m[1]] = _unescape(m[2])
         i += 1
-    if "Variant" in record.tags:
-        try:
-            find_variant(record.tags["Variant"])
-        except ValueError as exc:
-            raise RecordError(f"tag Variant: {exc}") from None
-    geometry = find_variant(record.variant).geometry
+    geometry = record.rules().geometry
     result: str | None = None
     turn: Turn | None = None
     body = "\n".join(lines[i:])

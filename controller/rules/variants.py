@@ -6,12 +6,12 @@ generator and the endings read these options and nothing else.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from functools import cached_property
 
 from .geometry import Geometry, square_grid
 
-__all__ = ["Variant", "VARIANTS", "find_variant"]
+__all__ = ["Variant", "VARIANTS", "find_variant", "format_options", "apply_options"]
 
 
 @dataclass(frozen=True)
@@ -139,3 +139,49 @@ def find_variant(name: str | Variant) -> Variant:
     except KeyError:
         known = ", ".join(_BY_NAME)
         raise ValueError(f"unknown variant {name!r} (known: {known})") from None
+
+
+_OPTION_NAMES = tuple(f.name for f in fields(Variant) if f.name not in ("name", "description"))
+
+
+def format_options(variant: Variant) -> str:
+    """The options where ``variant`` differs from the named variant, as
+    ``key=value`` words (empty when it is the named variant itself)."""
+    base = find_variant(variant.name)
+    words = []
+    for name in _OPTION_NAMES:
+        value = getattr(variant, name)
+        if value != getattr(base, name):
+            text = str(value).lower() if isinstance(value, bool) else str(value)
+            words.append(f"{name}={text}")
+    return " ".join(words)
+
+
+def apply_options(variant: Variant, text: str) -> Variant:
+    """``variant`` with the ``key=value`` words of ``text`` applied."""
+    changes: dict[str, object] = {}
+    for word in text.split():
+        key, sep, value = word.partition("=")
+        if not sep or key not in _OPTION_NAMES:
+            raise ValueError(f"unknown rule option {word!r}")
+        current = getattr(variant, key)
+        if isinstance(current, bool):
+            if value not in ("true", "false"):
+                raise ValueError(f"rule option {word!r}: true or false")
+            changes[key] = value == "true"
+        elif isinstance(current, int):
+            if not value.isdigit():
+                raise ValueError(f"rule option {word!r}: a number")
+            changes[key] = int(value)
+        else:
+            changes[key] = value
+    out = variant.with_options(**changes)
+    if out.blocked not in ("lose", "move-again", "reopen", "remove"):
+        raise ValueError(f"rule option blocked={out.blocked}: lose, move-again, reopen or remove")
+    if out.chain not in ("mandatory", "optional"):
+        raise ValueError(f"rule option chain={out.chain}: mandatory or optional")
+    if out.setting_rule not in ("open-first-move", "first-piece-adjacent", "free"):
+        raise ValueError(f"rule option setting_rule={out.setting_rule}: unknown")
+    if out.size not in (5, 7, 9):
+        raise ValueError(f"rule option size={out.size}: 5, 7 or 9")
+    return out
