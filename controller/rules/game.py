@@ -535,6 +535,7 @@ class Game:
             self._side = ATTACKER
             self._turn = 1
             self._start_turn(mover=DEFENDER)
+            self._count_position()
         else:
             self._side = (placed // 2) % 2
 
@@ -550,6 +551,7 @@ class Game:
         self._side = self._resume
         self._resume = -1
         self._start_turn(mover=1 - self._side)
+        self._count_position()
 
     def _end_turn(self) -> None:
         """Close the mover's turn and hand over (or not) to the other side."""
@@ -578,12 +580,20 @@ class Game:
         if v.no_progress_turns and self._noprog >= v.no_progress_turns:
             self._adjudicate(Termination.NO_PROGRESS)
             return
-        if v.repetition:
-            key = self._repetition_key()
-            n = self._repetitions.get(key, 0) + 1
-            self._repetitions[key] = n
-            if n >= 3:
-                self._adjudicate(Termination.REPETITION)
+        self._count_position()
+
+    def _count_position(self) -> None:
+        """Count this position (side to move included) for repetition; the
+        third occurrence ends the game.  Called wherever a turn starts: after
+        a turn, at the start of the moving phase, after removals, and for a
+        position read from a string (its first occurrence)."""
+        if not self.variant.repetition or self._outcome is not None or self._chain >= 0:
+            return
+        key = self._repetition_key()
+        n = self._repetitions.get(key, 0) + 1
+        self._repetitions[key] = n
+        if n >= 3:
+            self._adjudicate(Termination.REPETITION)
 
     def _start_turn(self, mover: int) -> None:
         """The side to move is set; deal with it being blocked."""

@@ -227,3 +227,4 @@ def parse_position(game: Game, text: str) -> None:
             from .moves import Termination
 
             game._finish(1 - loser, Termination.ALL_CAPTURED)
+        game._count_position()
