@@ -61,6 +61,24 @@ def _cmd_run(args: argparse.Namespace) -> int:
     return _cmd_demo(args)
 
 
+def _cmd_replay(args: argparse.Namespace) -> int:
+    from controller.reconcile.reconciler import Settings
+    from controller.reconcile.replay import replay
+
+    settings = Settings(settle=args.settle, error_delay=args.error_delay)
+    if args.log == "-":
+        result = replay(sys.stdin, args.variant, settings, trace=args.trace)
+    else:
+        with open(args.log, encoding="utf-8") as fh:
+            result = replay(fh, args.variant, settings, trace=args.trace)
+    if args.trace:
+        for line in result.trace:
+            print(line)
+    else:
+        sys.stdout.write(result.text())
+    return 0
+
+
 def _add_demo_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--variant",
@@ -91,6 +109,30 @@ def build_parser() -> argparse.ArgumentParser:
     run = sub.add_parser("run", help="run the board service")
     _add_demo_options(run)
     run.set_defaults(command=_cmd_run)
+
+    rp = sub.add_parser(
+        "replay",
+        help="feed a sensor log through the reconciler and print the game record",
+    )
+    rp.add_argument("log", metavar="LOG", help="sensor log (JSON Lines); - for standard input")
+    rp.add_argument(
+        "--variant", default=DEFAULT_VARIANT, help=f"rules variant (default: {DEFAULT_VARIANT})"
+    )
+    rp.add_argument(
+        "--trace",
+        action="store_true",
+        help="print one JSON object per input line (time, status, LED roles) instead",
+    )
+    rp.add_argument(
+        "--settle", type=float, default=0.25, help="settle window in seconds (default: 0.25)"
+    )
+    rp.add_argument(
+        "--error-delay",
+        type=float,
+        default=1.0,
+        help="seconds a wrong reading stays before errors light (default: 1.0)",
+    )
+    rp.set_defaults(command=_cmd_replay)
 
     return parser
 

@@ -81,6 +81,7 @@ class Game:
         self._history: list[tuple[tuple[object, ...], Move]] = []
         self._repetitions: dict[tuple[object, ...], int] = {}
         self._cache: list[Raw] | None = None
+        self._start: str | None = None
 
     # ------------------------------------------------------------------
     # Construction
@@ -97,6 +98,7 @@ class Game:
 
         game = cls(variant)
         parse_position(game, position)
+        game._start = " ".join(position.split())
         return game
 
     def copy(self) -> Game:
@@ -139,6 +141,11 @@ class Game:
     def turn(self) -> int:
         """Turn of the moving phase (1 is the Attacker's first; 0 in setting)."""
         return self._turn
+
+    @property
+    def start_position(self) -> str | None:
+        """The position string the game started from (None: the empty board)."""
+        return self._start
 
     @property
     def exchange(self) -> Exchange | None:

@@ -90,7 +90,8 @@ class Record:
         start: str | None = None,
     ) -> Record:
         """The record of ``game``; ``clocks`` gives seconds per turn;
-        ``start`` the position string the game started from, if not empty."""
+        ``start`` the position string the game started from (by default
+        the one it was made from, if any)."""
         out = cls()
         out.tags["Variant"] = game.variant.name
         options = format_options(game.variant)
@@ -101,6 +102,7 @@ class Record:
         outcome = game.outcome
         out.result = outcome.result if outcome else "*"
         out.tags["Result"] = out.result
+        start = start if start is not None else game.start_position
         if start is not None:
             out.tags["Position"] = start
         if outcome and outcome.reason in (

@@ -1,0 +1,230 @@
+"""Sensor logs: JSON Lines of frames and button presses (INTERFACES.md).
+
+::
+
+    {"t": 0.0, "board": "7x7", "sensor": "occupancy"}     header, first line
+    {"t": 1.25, "occ": "0110..."}                          occupancy frame
+    {"t": 1.25, "cells": "ad.?..."}                        colour frame
+    {"t": 3.0, "button": "hint", "side": "defender"}       button press
+
+Squares are in the order a1, b1, .., g1, a2, .., g7.  Reading a log checks
+every line and raises :class:`LogError` naming the line for anything off.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import TextIO
+
+__all__ = [
+    "BUTTONS",
+    "Button",
+    "Frame",
+    "Header",
+    "LogError",
+    "Event",
+    "parse_line",
+    "read_log",
+    "format_event",
+    "write_log",
+]
+
+BUTTONS = ("hint", "exchange", "undo", "new", "resign", "draw")
+SIDES = ("attacker", "defender")
+SENSORS = ("occupancy", "colour")
+
+
+class LogError(ValueError):
+    """A sensor log line that cannot be used; the message names the line."""
+
+
+@dataclass(frozen=True)
+class Header:
+    """The first line: board size and sensor kind."""
+
+    t: float
+    board: str
+    sensor: str
+
+    @property
+    def size(self) -> int:
+        return int(self.board.split("x")[0])
+
+
+@dataclass(frozen=True)
+class Frame:
+    """The whole board as the sensor saw it.
+
+    ``occupied`` is a bitboard of squares with a piece (``?`` cells not
+    included); for colour frames ``attacker`` and ``defender`` are the
+    pieces of each colour and ``unknown`` the ``?`` cells.
+    """
+
+    t: float
+    occupied: int
+    attacker: int = 0
+    defender: int = 0
+    unknown: int = 0
+    colour: bool = False
+
+    @classmethod
+    def from_occ(cls, t: float, occ: str) -> Frame:
+        bits = 0
+        for i, ch in enumerate(occ):
+            if ch == "1":
+                bits |= 1 << i
+            elif ch != "0":
+                raise ValueError(f"occ character {ch!r} at square {i} is not 0 or 1")
+        return cls(t, bits)
+
+    @classmethod
+    def from_cells(cls, t: float, cells: str) -> Frame:
+        a = d = u = 0
+        for i, ch in enumerate(cells):
+            bit = 1 << i
+            if ch == "a":
+                a |= bit
+            elif ch == "d":
+                d |= bit
+            elif ch == "?":
+                u |= bit
+            elif ch != ".":
+                raise ValueError(f"cells character {ch!r} at square {i} is not a, d, . or ?")
+        return cls(t, a | d, a, d, u, True)
+
+    def same_reading(self, other: Frame) -> bool:
+        """Do both frames show the same board (times aside)?"""
+        return (
+            self.occupied == other.occupied
+            and self.attacker == other.attacker
+            and self.defender == other.defender
+            and self.unknown == other.unknown
+            and self.colour == other.colour
+        )
+
+    def text(self, squares: int) -> str:
+        """The frame's ``occ`` or ``cells`` string."""
+        if not self.colour:
+            return "".join("1" if self.occupied >> i & 1 else "0" for i in range(squares))
+        out = []
+        for i in range(squares):
+            if self.attacker >> i & 1:
+                out.append("a")
+            elif self.defender >> i & 1:
+                out.append("d")
+            elif self.unknown >> i & 1:
+                out.append("?")
+            else:
+                out.append(".")
+        return "".join(out)
+
+
+@dataclass(frozen=True)
+class Button:
+    """A button press; ``side`` is ``None`` when the board does not say."""
+
+    t: float
+    button: str
+    side: str | None = None
+
+
+Event = Header | Frame | Button
+
+
+def _time(obj: dict[str, object]) -> float:
+    t = obj.get("t")
+    if isinstance(t, bool) or not isinstance(t, int | float) or not math.isfinite(t) or t < 0:
+        raise ValueError(f"'t' must be a non-negative number of seconds, not {t!r}")
+    return float(t)
+
+
+def parse_line(text: str, squares: int | None, sensor: str | None = None) -> Event:
+    """One log line as an event; ``ValueError`` says what is wrong.
+
+    ``squares`` is the board's square count (None for the header line).
+    """
+    try:
+        obj = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"not JSON ({exc.msg})") from None
+    if not isinstance(obj, dict):
+        raise ValueError("not a JSON object")
+    t = _time(obj)
+    if squares is None:
+        board = obj.get("board")
+        kind = obj.get("sensor")
+        if not isinstance(board, str) or board not in ("5x5", "7x7"):
+            raise ValueError(f"header 'board' must be \"7x7\" or \"5x5\", not {board!r}")
+        if kind not in SENSORS:
+            raise ValueError(f"header 'sensor' must be \"occupancy\" or \"colour\", not {kind!r}")
+        return Header(t, board, str(kind))
+    keys = {"occ", "cells", "button"} & obj.keys()
+    if len(keys) != 1:
+        raise ValueError("a line needs exactly one of 'occ', 'cells' or 'button'")
+    key = keys.pop()
+    if key == "button":
+        name = obj["button"]
+        side = obj.get("side")
+        if name not in BUTTONS:
+            raise ValueError(f"unknown button {name!r} (known: {', '.join(BUTTONS)})")
+        if side is not None and side not in SIDES:
+            raise ValueError(f"button side must be \"attacker\" or \"defender\", not {side!r}")
+        return Button(t, str(name), side if side is None else str(side))
+    value = obj[key]
+    if not isinstance(value, str) or len(value) != squares:
+        got = len(value) if isinstance(value, str) else type(value).__name__
+        raise ValueError(f"'{key}' must be a string of {squares} characters, got {got}")
+    if key == "occ":
+        if sensor == "colour":
+            raise ValueError("an 'occ' frame in a colour log")
+        return Frame.from_occ(t, value)
+    if sensor == "occupancy":
+        raise ValueError("a 'cells' frame in an occupancy log")
+    return Frame.from_cells(t, value)
+
+
+def read_log(lines: Iterable[str]) -> Iterator[tuple[int, Event]]:
+    """Events with their line numbers; :class:`LogError` at the first bad
+    line (blank lines are skipped; times must not go backwards)."""
+    squares: int | None = None
+    sensor: str | None = None
+    last_t = 0.0
+    for n, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            event = parse_line(line, squares, sensor)
+        except ValueError as exc:
+            where = "header" if squares is None else "line"
+            raise LogError(f"line {n} ({where}): {exc}") from None
+        if isinstance(event, Header):
+            squares = event.size * event.size
+            sensor = event.sensor
+        elif event.t + 1e-9 < last_t:
+            raise LogError(f"line {n}: time {event.t} goes back (previous {last_t})")
+        last_t = max(last_t, event.t)
+        yield n, event
+    if squares is None:
+        raise LogError("empty log: no header line")
+
+
+def format_event(event: Event, squares: int) -> str:
+    """One log line (no newline) for ``event``."""
+    t = round(event.t, 4)
+    if isinstance(event, Header):
+        return json.dumps({"t": t, "board": event.board, "sensor": event.sensor})
+    if isinstance(event, Button):
+        obj: dict[str, object] = {"t": t, "button": event.button}
+        if event.side is not None:
+            obj["side"] = event.side
+        return json.dumps(obj)
+    key = "cells" if event.colour else "occ"
+    return json.dumps({"t": t, key: event.text(squares)})
+
+
+def write_log(events: Iterable[Event], handle: TextIO, squares: int) -> None:
+    for event in events:
+        handle.write(format_event(event, squares) + "\n")

@@ -1,0 +1,612 @@
+"""The reconciler: from sensor readings and buttons to moves and LED roles.
+
+Pure: no hardware, no wall clock.  Every event carries its time; the live
+service also calls :meth:`Reconciler.tick` as time passes.
+
+A reading *settles* when the board has shown it for ``settle`` seconds
+(contact bounce and hovering hands are shorter).  A settled reading is
+explained, in this order, as:
+
+1. the expected board, with some captured pieces still waiting to be
+   lifted off (nothing new happened);
+2. one legal action, or a few within the same turn (a chain made quickly,
+   two placements at once), possibly after an implied ``pass`` that ends
+   an optional chain;
+3. a soldier of the side to move lifted (the LEDs show where it may go),
+   possibly with a piece it is about to capture already taken off;
+4. an earlier position of this game: a takeback, undone to that position;
+5. a correction: the last turn made differently (a soldier set down on a
+   wrong square and then moved on);
+6. a cleared board: a new game;
+otherwise the reading is wrong, nothing is recorded, and after
+``error_delay`` seconds the LEDs show ``error`` on every square that differs
+from the expected board until it is put right.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+
+from controller.rules import Game, Variant, find_variant
+from controller.rules.moves import PASS, PLACE, REMOVE, STEP, Move
+
+from .leds import LedMap, paint
+from .log import Button, Frame
+
+__all__ = ["Settings", "Update", "Reconciler"]
+
+SIDES = ("attacker", "defender")
+TITLE = ("Attacker", "Defender")
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Timing of the reconciler, in seconds."""
+
+    settle: float = 0.25
+    error_delay: float = 1.0
+    max_actions: int = 8
+
+
+@dataclass
+class Update:
+    """What changed after one event."""
+
+    t: float
+    status: str
+    leds: LedMap
+    played: list[str] = field(default_factory=list)
+    undone: int = 0
+    new_game: bool = False
+    hint_requested: str | None = None
+
+
+# A candidate explanation: the actions, the board after them, and the
+# pieces the engine took off during them (by colour).
+@dataclass(frozen=True)
+class _Candidate:
+    actions: tuple[Move, ...]
+    a: int
+    d: int
+    gone_a: int
+    gone_d: int
+    exchanged: int
+
+
+class Reconciler:
+    """Turns frames and buttons into moves of a :class:`Game`."""
+
+    def __init__(
+        self,
+        variant: str | Variant = "kharbga",
+        settings: Settings | None = None,
+        game: Game | None = None,
+        on_new_game: Callable[[Game], None] | None = None,
+    ) -> None:
+        self.variant = find_variant(variant) if game is None else game.variant
+        self.settings = settings or Settings()
+        self.game = game if game is not None else Game.new(self.variant)
+        self._played: list[str] = []
+        self._undone = 0
+        self._new_games = 0
+        self.finished: list[Game] = []
+        self.on_new_game = on_new_game
+        g = self.game.geometry
+        self._names = g.point_names
+        self._boards: list[tuple[int, int]] = [self.game.bitboards()]
+        self._pending_a = 0
+        self._pending_d = 0
+        self._exchange_bits = 0
+        self._reading: Frame | None = None
+        self._since = 0.0
+        self._processed = True
+        self._stale = False
+        self._lifted = -1
+        self._lift_targets = 0
+        self._mismatch_since: float | None = None
+        self._error_bits = 0
+        self._flags = [False, False]
+        self._draw_offer: int | None = None
+        self._hint = 0
+        self._candidates: list[_Candidate] | None = None
+        self._now = 0.0
+        self._message = ""
+
+    # ------------------------------------------------------------------
+    # Events
+
+    def feed(self, event: Frame | Button) -> Update:
+        """Process one frame or button press (times must not go back)."""
+        self._advance(event.t)
+        update = Update(event.t, "", {})
+        if isinstance(event, Button):
+            self._button(event, update)
+        elif self._reading is None or not event.same_reading(self._reading):
+            self._reading = event
+            self._since = event.t
+            self._processed = False
+            self._stale = False
+            if self.settings.settle <= 0:
+                self._advance(event.t)
+        return self._finish_update(update)
+
+    def tick(self, now: float) -> Update:
+        """Time passes with no new frame."""
+        self._advance(now)
+        return self._finish_update(Update(now, "", {}))
+
+    def finish(self) -> Update:
+        """The end of a log: the last reading settles."""
+        t = self._now
+        if self._reading is not None:
+            t = max(t, self._since + self.settings.settle)
+            if self._mismatch_since is not None or not self._processed:
+                t = max(t, self._since + self.settings.settle + self.settings.error_delay)
+        return self.tick(t)
+
+    def _finish_update(self, update: Update) -> Update:
+        update.played, self._played = self._played, []
+        update.undone, self._undone = self._undone, 0
+        update.new_game, self._new_games = bool(self._new_games), 0
+        update.status = self.status()
+        update.leds = self.leds()
+        return update
+
+    def _advance(self, now: float) -> None:
+        self._now = max(self._now, now)
+        r = self._reading
+        if r is None:
+            return
+        settle_at = self._since + self.settings.settle
+        if not self._processed and self._now >= settle_at and not r.unknown and not self._stale:
+            self._processed = True
+            self._settle(r, settle_at)
+        if self._mismatch_since is not None:
+            if self._now >= self._mismatch_since + self.settings.error_delay:
+                self._error_bits = self._difference(r)
+
+    # ------------------------------------------------------------------
+    # Buttons
+
+    def _button(self, event: Button, update: Update) -> None:
+        g = self.game
+        side = SIDES.index(event.side) if event.side else g.side
+        name = event.button
+        if name == "exchange":
+            self._flags[side] = not self._flags[side]
+            self._candidates = None
+        elif name == "hint":
+            update.hint_requested = SIDES[side]
+        elif name == "undo":
+            self._undo_turn()
+            self._stale = True
+            self._check_reading_against_expected()
+        elif name == "new":
+            self._new_game()
+            self._stale = True
+            self._check_reading_against_expected()
+        elif name == "resign" and g.outcome is None:
+            g.resign(SIDES[side])
+            self._boards.append(g.bitboards())
+        elif name == "draw" and g.outcome is None:
+            if self._draw_offer is not None and self._draw_offer != side:
+                g.agree_draw()
+                self._boards.append(g.bitboards())
+                self._draw_offer = None
+            else:
+                self._draw_offer = side
+                self._message = f"{TITLE[side]} offers a draw"
+
+    def _check_reading_against_expected(self) -> None:
+        r = self._reading
+        self._lifted = -1
+        if r is None:
+            return
+        if self._explains_nothing_new(r):
+            self._mismatch_since = None
+            self._error_bits = 0
+        else:
+            self._mismatch_since = self._now
+            self._error_bits = 0
+
+    # ------------------------------------------------------------------
+    # Settled readings
+
+    def _settle(self, r: Frame, now: float) -> None:
+        self._lifted = -1
+        self._lift_targets = 0
+        if self._explains_nothing_new(r):
+            self._ok(r)
+            return
+        cand = self._explain(r)
+        if cand is not None:
+            self._play(cand, r)
+            return
+        if self._explain_lift(r):
+            self._mismatch_since = None
+            self._error_bits = 0
+            return
+        if self._takeback(r) or self._correction(r):
+            return
+        if r.occupied == 0 and (self.game.phase == "moving" or self.game.outcome is not None):
+            self._new_game()
+            self._ok(r)
+            return
+        if self._mismatch_since is None:
+            self._mismatch_since = now
+        self._error_bits = 0
+
+    def _ok(self, r: Frame) -> None:
+        self._pending_a &= r.occupied
+        self._pending_d &= r.occupied
+        self._exchange_bits &= self._pending_a | self._pending_d
+        self._mismatch_since = None
+        self._error_bits = 0
+
+    def _fits(self, r: Frame, a: int, d: int, pend_a: int, pend_d: int) -> bool:
+        """Is reading ``r`` the board (a, d) with some pending pieces left?"""
+        occ = a | d
+        if r.colour:
+            return (
+                r.attacker & a == a
+                and r.defender & d == d
+                and r.attacker & ~a & ~pend_a == 0
+                and r.defender & ~d & ~pend_d == 0
+            )
+        return r.occupied & occ == occ and r.occupied & ~occ & ~(pend_a | pend_d) == 0
+
+    def _explains_nothing_new(self, r: Frame) -> bool:
+        a, d = self.game.bitboards()
+        return self._fits(r, a, d, self._pending_a, self._pending_d)
+
+    def _explain(self, r: Frame) -> _Candidate | None:
+        if self.game.outcome is not None:
+            return None
+        if self._candidates is None:
+            self._candidates = list(self._generate())
+        found = [
+            c
+            for c in self._candidates
+            if self._fits(r, c.a, c.d, self._pending_a | c.gone_a, self._pending_d | c.gone_d)
+        ]
+        if not found:
+            return None
+        # Fewest actions first: a reading usually settles after each step.
+        found.sort(key=lambda c: len(c.actions))
+        return found[0]
+
+    def _play(self, cand: _Candidate, r: Frame) -> None:
+        g = self.game
+        for m in cand.actions:
+            side = g.side
+            g._apply(m.kind, m.frm, m.to, m.flag)
+            self._boards.append(g.bitboards())
+            self._played.append(str(g.moves[-1]))
+            if m.kind == STEP:
+                self._flags[side] = False
+        self._draw_offer = None
+        self._hint = 0
+        self._candidates = None
+        occ = cand.a | cand.d
+        self._pending_a = (self._pending_a | cand.gone_a) & ~occ
+        self._pending_d = (self._pending_d | cand.gone_d) & ~occ
+        self._exchange_bits |= cand.exchanged
+        self._auto_pass()
+        self._ok(r)
+
+    def _auto_pass(self) -> None:
+        """End an optional chain when passing wins at once (a player does
+        not play on past a won game)."""
+        g = self.game
+        if g.chain_square is None or g.outcome is not None:
+            return
+        mover = g.side
+        if any(m.kind == PASS for m in g.legal_moves()):
+            g._apply(PASS, -1, -1, False)
+            if g.outcome is not None and g.outcome.winner == SIDES[mover]:
+                self._boards.append(g.bitboards())
+                self._played.append("pass")
+                self._candidates = None
+                return
+            g.pop()
+
+    def _generate(self) -> Iterator[_Candidate]:
+        g = self.game
+        if g.phase == "setting":
+            yield from self._placements()
+            return
+        side = g.side
+        raw = g._raw_moves()
+        if any(kind == PASS for kind, *_ in raw):
+            g._apply(PASS, -1, -1, False)
+            try:
+                if g.outcome is None:
+                    yield from self._sequences(g.side, (g.moves[-1],))
+            finally:
+                g.pop()
+        yield from self._sequences(side, ())
+
+    def _sequences(
+        self, side: int, prefix: tuple[Move, ...], gone: tuple[int, int, int] = (0, 0, 0)
+    ) -> Iterator[_Candidate]:
+        g = self.game
+        gone_a, gone_d, exchanged = gone
+        flag = self._flags[side]
+        raw = list(g._raw_moves())
+        flagged = {(f, t) for kind, f, t, _, fl in raw if fl}
+        b = g.bitboards()
+        for kind, frm, to, _, fl in raw:
+            if kind == PASS:
+                continue
+            if kind == STEP and fl != (flag and (frm, to) in flagged):
+                continue
+            mover = g.side
+            g._apply(kind, frm, to, fl)
+            try:
+                move = g.moves[-1]
+                actions = prefix + (move,)
+                a, d = g.bitboards()
+                moved = [b[0], b[1]]
+                if kind == STEP:
+                    moved[mover] ^= (1 << frm) | (1 << to)
+                elif kind == REMOVE:
+                    moved[mover] &= ~(1 << to)
+                ga, gd = moved[0] & ~a, moved[1] & ~d
+                exch = 0 if move.capture else ga | gd
+                gone = (gone_a | ga, gone_d | gd, exchanged | exch)
+                yield _Candidate(actions, a, d, *gone)
+                if (
+                    g.outcome is None
+                    and g.side == side
+                    and g.phase == "moving"
+                    and len(actions) < self.settings.max_actions
+                ):
+                    yield from self._sequences(side, actions, gone)
+            finally:
+                g.pop()
+
+    def _placements(self) -> Iterator[_Candidate]:
+        """Placements of this turn: one, or two at once."""
+        g = self.game
+        side = g.side
+        for m in g.legal_moves():
+            g._apply(PLACE, -1, m.to, False)
+            try:
+                a, d = g.bitboards()
+                yield _Candidate((m,), a, d, 0, 0, 0)
+                if g.side == side and g.phase == "setting":
+                    for m2 in g.legal_moves():
+                        if m2.to < m.to and self._order_free(m, m2):
+                            continue
+                        g._apply(PLACE, -1, m2.to, False)
+                        a2, d2 = g.bitboards()
+                        g.pop()
+                        yield _Candidate((m, m2), a2, d2, 0, 0, 0)
+            finally:
+                g.pop()
+
+    def _order_free(self, m: Move, m2: Move) -> bool:
+        """Would placing ``m2`` first then ``m`` be legal too (same board)?"""
+        g = self.game
+        g.pop()
+        try:
+            ok = any(x.to == m2.to for x in g.legal_moves())
+            if ok:
+                g._apply(PLACE, -1, m2.to, False)
+                ok = any(x.to == m.to for x in g.legal_moves())
+                g.pop()
+            return ok
+        finally:
+            g._apply(PLACE, -1, m.to, False)
+
+    def _explain_lift(self, r: Frame) -> bool:
+        """A soldier of the side to move in the hand?"""
+        g = self.game
+        if g.outcome is not None or g.phase != "moving":
+            return False
+        a, d = g.bitboards()
+        enemy = (a, d)[1 - g.side]
+        occ = a | d
+        pend = self._pending_a | self._pending_d
+        if r.occupied & ~occ & ~pend:
+            return False  # a piece where none should be
+        missing = occ & ~r.occupied
+        chain = g.chain_square
+        steps = [m for m in g.legal_moves() if m.kind == STEP]
+        for m in steps:
+            frm_bit = 1 << m.frm
+            if not missing & frm_bit or (chain is not None and m.from_square != chain):
+                continue
+            rest = missing & ~frm_bit
+            if rest & ~enemy:
+                continue
+            # Pieces taken off early must be ones a step of this soldier takes.
+            takes = 0
+            targets = 0
+            for s in steps:
+                if s.frm == m.frm:
+                    targets |= 1 << s.to
+                    takes |= g._captures(g.side, s.frm, s.to)
+            if rest & ~takes:
+                continue
+            if r.colour and (r.attacker & ~a & ~self._pending_a or r.defender & ~d &
+                             ~self._pending_d):
+                continue
+            self._lifted = m.frm
+            self._lift_targets = targets
+            return True
+        return False
+
+    def _takeback(self, r: Frame) -> bool:
+        """The board is back at an earlier position of this game: undo to it."""
+        current = self._boards[-1]
+        for k in range(len(self._boards) - 2, -1, -1):
+            a, d = self._boards[k]
+            if (a, d) == current:
+                continue
+            if self._fits(r, a, d, 0, 0):
+                while len(self._boards) > k + 1:
+                    self._pop()
+                self._pending_a = self._pending_d = self._exchange_bits = 0
+                self._ok(r)
+                return True
+        return False
+
+    def _correction(self, r: Frame) -> bool:
+        """The last turn made another way (set down wrong, then moved on)."""
+        g = self.game
+        n = self._last_turn_length()
+        if n == 0:
+            return False
+        saved = [g.moves[-1 - i] for i in range(n)][::-1]
+        saved_state = (self._pending_a, self._pending_d, self._exchange_bits, self._flags[:])
+        saved_boards = self._boards[-n:]
+        for _ in range(n):
+            g.pop()
+        del self._boards[-n:]
+        self._pending_a = self._pending_d = self._exchange_bits = 0
+        self._candidates = None
+        cand = self._explain(r)
+        if cand is not None and [str(x) for x in cand.actions] != [str(x) for x in saved]:
+            self._undone += n
+            self._play(cand, r)
+            return True
+        for m in saved:
+            g._apply(m.kind, m.frm, m.to, m.flag)
+        self._boards.extend(saved_boards)
+        self._pending_a, self._pending_d, self._exchange_bits, self._flags = saved_state
+        self._candidates = None
+        return False
+
+    def _last_turn_length(self) -> int:
+        """How many actions the last turn took (0 if it cannot be redone)."""
+        hist = self.game._history
+        if not hist or hist[-1][1].kind not in (PLACE, STEP, PASS, REMOVE):
+            return 0
+        side = hist[-1][0][2]
+        n = 0
+        for snap, m in reversed(hist):
+            if snap[2] != side:
+                break
+            n += 1
+            if m.kind == PLACE:
+                placed = int(snap[0]).bit_count() + int(snap[1]).bit_count()  # type: ignore[call-overload]
+                if placed % 2 == 0:
+                    break
+            elif m.kind == REMOVE or (m.kind == STEP and snap[4] == -1):
+                break
+        return n
+
+    def _pop(self) -> None:
+        self.game.pop()
+        self._boards.pop()
+        self._undone += 1
+        self._candidates = None
+
+    def _undo_turn(self) -> None:
+        """The undo button: take back the last turn."""
+        for _ in range(self._last_turn_length()):
+            self._pop()
+        self._pending_a = self._pending_d = self._exchange_bits = 0
+
+    def _new_game(self) -> None:
+        if self.game.moves:
+            self.finished.append(self.game)
+        self.game = Game.new(self.variant)
+        self.start = None
+        self._boards = [self.game.bitboards()]
+        self._pending_a = self._pending_d = self._exchange_bits = 0
+        self._candidates = None
+        self._flags = [False, False]
+        self._draw_offer = None
+        self._hint = 0
+        self._new_games += 1
+        if self.on_new_game is not None:
+            self.on_new_game(self.game)
+
+    def _difference(self, r: Frame) -> int:
+        a, d = self.game.bitboards()
+        pend = self._pending_a | self._pending_d
+        occ = a | d
+        diff = (r.occupied ^ occ) & ~(pend & r.occupied)
+        if r.colour:
+            diff |= (r.attacker & d) | (r.defender & a)
+            diff |= r.attacker & self._pending_d | r.defender & self._pending_a
+        return diff
+
+    # ------------------------------------------------------------------
+    # Output
+
+    def set_hint(self, squares: list[str]) -> None:
+        """Light ``hint`` on these squares until the board next changes."""
+        self._hint = 0
+        for s in squares:
+            self._hint |= 1 << self.game.geometry.parse_point(s)
+
+    def status(self) -> str:
+        g = self.game
+        if self._error_bits:
+            n = self._error_bits.bit_count()
+            return f"Put the board right: {n} square{'s' if n != 1 else ''} lit"
+        o = g.outcome
+        if o is not None:
+            who = "Draw" if o.winner is None else f"{o.winner.capitalize()} wins"
+            return f"Game over: {who} ({o.reason}). Clear the board for a new game"
+        side = TITLE[g.side]
+        pend = self._pending_a | self._pending_d
+        if self._reading is not None:
+            pend &= self._reading.occupied
+        if pend:
+            n = pend.bit_count()
+            what = "exchanged" if pend & self._exchange_bits == pend else "captured"
+            return f"Remove the {n} {what} piece{'s' if n != 1 else ''} lit red"
+        flag = " (exchange flag raised)" if self._flags[g.side] else ""
+        if self._lifted >= 0:
+            return f"{side}: {self._names[self._lifted]} lifted; set it on a lit square{flag}"
+        if g.phase == "setting":
+            placed = (g.count(0) + g.count(1)) % 2 + 1
+            return f"{side}: place a soldier ({placed} of 2)"
+        if g.chain_square is not None:
+            optional = " or carry on with another move (pass)" if g.variant.chain == "optional" \
+                else ""
+            return f"{side}: continue the capture with {g.chain_square}{optional}"
+        if g.removals:
+            return f"{side}: remove one of your own pieces (blocked side rule)"
+        return f"{side} to move{flag}"
+
+    def leds(self) -> LedMap:
+        g = self.game
+        names = self._names
+        leds: LedMap = {}
+        if g.outcome is None and g.phase == "setting":
+            a, d = g.bitboards()
+            empty = g.geometry.full & ~(a | d) & ~(1 << g.geometry.centre)
+            allowed = 0
+            for m in g.legal_moves():
+                allowed |= 1 << m.to
+            if allowed != empty:
+                paint(leds, allowed, "setup", names)
+        last = next((m for m in reversed(g.moves) if m.kind == STEP), None)
+        if last is not None and g.outcome is None:
+            paint(leds, 1 << last.frm, "last-from", names)
+            paint(leds, 1 << last.to, "last-to", names)
+        paint(leds, self._hint, "hint", names)
+        if g.outcome is None and g.chain_square is not None:
+            p = g.geometry.parse_point(g.chain_square)
+            targets = 0
+            for m in g.legal_moves():
+                if m.kind == STEP:
+                    targets |= 1 << m.to
+            paint(leds, targets, "destination", names)
+            paint(leds, 1 << p, "continue", names)
+        if self._lifted >= 0:
+            paint(leds, self._lift_targets, "destination", names)
+            paint(leds, 1 << self._lifted, "lifted", names)
+        pend = self._pending_a | self._pending_d
+        if self._reading is not None:
+            pend &= self._reading.occupied
+        paint(leds, pend & self._exchange_bits, "exchange", names)
+        paint(leds, pend & ~self._exchange_bits, "capture", names)
+        paint(leds, self._error_bits, "error", names)
+        return leds
