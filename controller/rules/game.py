@@ -632,9 +632,10 @@ class Game:
     def _finish(self, winner: int | None, reason: Termination, minor: bool = False) -> None:
         kind = None
         if self.variant.win_kinds and winner is not None:
-            kind = "minor" if minor else "major"
             if reason == Termination.ALL_CAPTURED:
                 kind = "major"
+            elif minor:
+                kind = "minor"
         name = SIDE_NAMES[winner] if winner is not None else None
         self._outcome = Outcome(name, reason.value, kind)
         self._cache = None

@@ -102,7 +102,6 @@ KHARBGA_REFUGE = Variant(
     refuge=True,
     exchange=False,
     blocked="reopen",
-    blocked_first_turn_defender_wins=True,
     no_progress_turns=60,
     repetition=True,
     win_kinds=True,

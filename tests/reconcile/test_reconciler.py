@@ -1,0 +1,336 @@
+"""Table-driven tests of the reconciler: what people do, what it records,
+and the LED roles it shows at each moment."""
+
+from __future__ import annotations
+
+import pytest
+
+from controller.reconcile.log import Button, Frame
+from controller.reconcile.reconciler import Reconciler, Settings, Update
+from controller.rules import Game
+
+SETTLE = 0.25
+DELAY = 1.0
+CHAIN = "......./......./......./..DA.../..DA.../A.DA.../......D a m - 5"
+
+
+class Hands:
+    """A physical board under a reconciler, moved by a person."""
+
+    def __init__(self, variant: str, position: str | None = None, colour: bool = False) -> None:
+        game = Game.from_position(variant, position) if position else Game.new(variant)
+        self.r = Reconciler(game=game, settings=Settings(settle=SETTLE, error_delay=DELAY))
+        self.names = game.geometry.point_names
+        self.a, self.d = game.bitboards()
+        self.colour = colour
+        self.unknown = 0
+        self.t = 0.0
+        self.played: list[str] = []
+        self.last = self._feed()
+        self.hold()
+
+    def _bit(self, square: str) -> int:
+        return 1 << self.names.index(square)
+
+    def frame(self) -> Frame:
+        occ = self.a | self.d
+        if self.colour:
+            return Frame(self.t, occ & ~self.unknown, self.a & ~self.unknown,
+                         self.d & ~self.unknown, self.unknown, True)
+        return Frame(self.t, occ)
+
+    def _feed(self) -> Update:
+        update = self.r.feed(self.frame())
+        self.played += update.played
+        return update
+
+    def hold(self, seconds: float = 0.3) -> Update:
+        """Let time pass with the board as it is."""
+        self.t += seconds
+        self.last = self.r.tick(self.t)
+        self.played += self.last.played
+        return self.last
+
+    def lift(self, *squares: str, hold: float = 0.3) -> Update:
+        for s in squares:
+            bit = self._bit(s)
+            assert (self.a | self.d) & bit, f"nothing on {s}"
+            self.a &= ~bit
+            self.d &= ~bit
+        self.t += 0.01
+        self._feed()
+        return self.hold(hold)
+
+    def put(self, square: str, side: str = "a", hold: float = 0.3) -> Update:
+        bit = self._bit(square)
+        assert not (self.a | self.d) & bit, f"{square} is occupied"
+        if side == "a":
+            self.a |= bit
+        else:
+            self.d |= bit
+        self.t += 0.01
+        self._feed()
+        return self.hold(hold)
+
+    def move(self, frm: str, to: str) -> Update:
+        side = "a" if self.a & self._bit(frm) else "d"
+        self.lift(frm)
+        return self.put(to, side)
+
+    def bounce(self, square: str, side: str = "a") -> None:
+        """A reed switch chattering: flips within a few milliseconds."""
+        bit = self._bit(square)
+        for _ in range(3):
+            for attr in ("a" if side == "a" else "d",):
+                setattr(self, attr, getattr(self, attr) ^ bit)
+            self.t += 0.004
+            self._feed()
+
+    def press(self, button: str, side: str | None = None) -> Update:
+        self.t += 0.05
+        update = self.r.feed(Button(self.t, button, side))
+        self.played += update.played
+        return update
+
+    @property
+    def leds(self) -> dict[str, str]:
+        return self.last.leds
+
+    @property
+    def moves(self) -> list[str]:
+        return [str(m) for m in self.r.game.moves]
+
+
+def test_setting_placements_and_setup_lights() -> None:
+    h = Hands("khamousiyya")
+    # Each player's first piece goes next to the malha: those squares are lit.
+    assert sorted(h.leds) == ["c4", "d3", "d5", "e4"]
+    assert set(h.leds.values()) == {"setup"}
+    h.put("d5")
+    assert h.moves == ["@d5"] and h.leds == {}
+    assert h.last.status == "Attacker: place a soldier (2 of 2)"
+    h.put("a1")
+    assert h.moves == ["@d5", "@a1"]
+    assert sorted(h.leds) == ["c4", "d3", "e4"]
+    assert h.last.status.startswith("Defender")
+
+
+def test_two_placements_at_once_and_a_third_refused() -> None:
+    h = Hands("kharbga")
+    h.a |= h._bit("a1") | h._bit("b1")
+    h.t += 0.01
+    h._feed()
+    h.hold()
+    assert sorted(h.moves) == ["@a1", "@b1"]
+    # Three new pieces at once span two turns: nothing recorded, errors lit.
+    h.d |= h._bit("a7") | h._bit("b7") | h._bit("c7")
+    h.t += 0.01
+    h._feed()
+    h.hold()
+    assert h.leds == {}  # not yet: a reading must stay wrong for error_delay
+    h.hold(DELAY)
+    assert len(h.moves) == 2
+    assert {s: r for s, r in h.leds.items() if r == "error"} == {
+        "a7": "error", "b7": "error", "c7": "error"}
+    h.lift("c7")
+    assert sorted(h.moves) == ["@a1", "@a7", "@b1", "@b7"]
+    assert "error" not in h.leds.values()
+
+
+def test_bounce_and_hover_record_nothing() -> None:
+    h = Hands("kharbga")
+    h.bounce("c3")  # ends with a piece on c3 after three flips
+    h.bounce("c3")  # and off again
+    h.hold()
+    assert h.moves == []
+    h.bounce("c3")
+    h.hold()
+    assert h.moves == ["@c3"]
+
+
+def test_lift_shows_destinations_then_the_step_is_recorded() -> None:
+    h = Hands("kharbga", CHAIN)
+    h.lift("d4")
+    assert h.leds == {"d4": "lifted", "d5": "destination", "e4": "destination"}
+    assert h.last.status.startswith("Attacker: d4 lifted")
+    assert h.moves == []
+    h.put("e4")
+    assert h.moves == ["d4-e4"]
+    assert h.leds == {"d4": "last-from", "e4": "last-to"}
+
+
+def test_lift_and_put_back_is_nothing() -> None:
+    h = Hands("kharbga", CHAIN)
+    h.lift("d3", hold=3.0)
+    assert h.leds["d3"] == "lifted" and "error" not in h.leds.values()
+    h.put("d3")
+    assert h.moves == [] and h.leds == {}
+
+
+def test_capture_chain_with_removals_in_any_order() -> None:
+    h = Hands("kharbga", CHAIN)
+    h.move("a2", "b2")
+    assert h.moves == ["a2xb2"]
+    # The capture is lit; the soldier must continue; b3 is its capturing square.
+    assert h.leds["c2"] == "capture"
+    assert h.leds["b2"] == "continue" and h.leds["b3"] == "destination"
+    assert "Remove the 1 captured piece" in h.last.status
+    h.lift("c2")
+    assert h.leds["b2"] == "continue" and "c2" not in h.leds
+    # Next step: the captured piece is taken off before the soldier lands.
+    h.lift("b2")
+    assert h.leds["b2"] == "lifted"
+    h.lift("c3", hold=2.0)  # early removal: still no error
+    assert "error" not in h.leds.values() and h.leds["b2"] == "lifted"
+    h.put("b3")
+    assert h.moves == ["a2xb2", "b2xb3"]
+    h.move("b3", "b4")
+    assert h.moves == ["a2xb2", "b2xb3", "b3xb4"]
+    assert h.leds["c4"] == "capture"
+    assert h.r.game.to_move == "defender"
+    h.lift("c4")
+    assert "capture" not in h.leds.values()
+
+
+def test_chain_refuses_another_soldier() -> None:
+    h = Hands("kharbga", CHAIN)
+    h.move("a2", "b2")
+    h.lift("c2")
+    h.move("d4", "e4")  # not the chaining soldier
+    h.hold(DELAY)
+    assert h.moves == ["a2xb2"]
+    assert h.leds["e4"] == "error" and h.leds["d4"] == "error"
+    h.move("e4", "d4")
+    assert "error" not in h.leds.values() and h.leds["b2"] == "continue"
+
+
+def test_two_captures_removed_together() -> None:
+    # d4-d5 lands between two sandwiches: b5 A, c5 D | e5 D, f5 A.
+    pos = "......./......./.AD.DA./...A.../......./......./......D a m - 5"
+    h = Hands("kharbga", pos)
+    h.move("d4", "d5")
+    assert h.moves == ["d4xd5"]
+    assert h.leds["c5"] == "capture" and h.leds["e5"] == "capture"
+    h.lift("c5", "e5")
+    assert "capture" not in h.leds.values()
+    assert h.r.game.to_move == "defender"
+
+
+def test_optional_chain_ended_by_the_opponent() -> None:
+    h = Hands("khamousiyya", CHAIN)
+    h.move("a2", "b2")
+    h.lift("c2")
+    assert h.leds["b2"] == "continue"
+    assert "pass" in h.last.status
+    h.move("g1", "g2")  # the Defender moves: an implied pass
+    assert h.moves == ["a2xb2", "pass", "g1-g2"]
+
+
+def test_wrong_square_then_moved_on() -> None:
+    h = Hands("kharbga", CHAIN)
+    h.lift("d4")
+    h.put("f6", hold=2.0)  # not a legal destination: shown as an error
+    assert h.moves == []
+    assert h.leds["f6"] == "error" and h.leds["d4"] == "error"
+    h.move("f6", "e4")
+    assert h.moves == ["d4-e4"]
+    assert "error" not in h.leds.values()
+
+
+def test_legal_wrong_square_is_corrected() -> None:
+    h = Hands("kharbga", CHAIN)
+    h.move("d4", "d5")  # legal, recorded
+    assert h.moves == ["d4-d5"]
+    h.move("d5", "e5")  # moved on: d4-e5 is no step; d5-e5 is the Defender's turn
+    h.hold(DELAY)
+    assert h.moves == ["d4-d5"] and "error" in h.leds.values()
+    h.move("e5", "e4")  # d4-e4 instead of d4-d5: a correction
+    assert h.moves == ["d4-e4"]
+    assert "error" not in h.leds.values()
+
+
+def test_takeback_by_restoring_the_board() -> None:
+    h = Hands("kharbga", CHAIN)
+    h.move("a2", "b2")
+    h.lift("c2")
+    h.move("b2", "b3")
+    h.lift("c3")
+    assert h.moves == ["a2xb2", "b2xb3"]
+    # Put everything back as it was before the chain.
+    h.move("b3", "a2")
+    h.put("c2", "d")
+    h.put("c3", "d")
+    assert h.moves == []
+    assert h.r.game.position() == Game.from_position("kharbga", CHAIN).position()
+
+
+def test_cleared_board_starts_a_new_game() -> None:
+    h = Hands("kharbga", CHAIN)
+    h.move("d4", "e4")
+    for s in ("a2", "c2", "c3", "c4", "d2", "d3", "e4", "g1"):
+        h.lift(s, hold=0.05)
+    h.hold()
+    assert h.r.finished and [str(m) for m in h.r.finished[0].moves] == ["d4-e4"]
+    assert h.r.game.moves == [] and h.r.game.phase == "setting"
+
+
+def test_exchange_flag_from_the_button() -> None:
+    pos = "......./......./......./...A.../.D...../......./A...... d m - 7"
+    h = Hands("kharbga", pos)
+    h.press("exchange", "defender")
+    assert "exchange flag raised" in h.hold().status
+    h.move("b3", "b4")
+    assert h.moves == ["b3-b4="]
+    assert h.r.game.exchange is not None and h.r.game.exchange.stage == 1
+    h.move("a1", "a2")  # no flag: the Attacker denies
+    assert h.moves == ["b3-b4=", "a1-a2"]
+    assert h.r.game.exchange is None
+
+
+def test_undo_button_waits_for_the_board() -> None:
+    h = Hands("kharbga", CHAIN)
+    h.move("d4", "e4")
+    h.press("undo")
+    h.hold(DELAY + 0.1)
+    assert h.moves == []
+    assert h.leds.get("e4") == "error" and h.leds.get("d4") == "error"
+    h.move("e4", "d4")
+    assert "error" not in h.leds.values()
+    h.move("d4", "d5")
+    assert h.moves == ["d4-d5"]
+
+
+def test_resign_and_draw_buttons() -> None:
+    h = Hands("kharbga", CHAIN)
+    h.press("draw", "attacker")
+    assert h.r.game.outcome is None
+    h.press("draw", "defender")
+    assert h.r.game.outcome is not None and h.r.game.outcome.reason == "agreement"
+    h2 = Hands("kharbga", CHAIN)
+    h2.press("resign", "defender")
+    assert h2.r.game.outcome is not None and h2.r.game.outcome.winner == "attacker"
+
+
+def test_colour_frames_wait_out_hands_and_catch_wrong_colours() -> None:
+    h = Hands("kharbga", colour=True)
+    h.unknown = h._bit("c3") | h._bit("c4") | h._bit("d3")
+    h.put("c3", "a", hold=3.0)  # the hand hides the squares: nothing decided
+    assert h.moves == [] and "error" not in h.leds.values()
+    h.unknown = 0
+    h.t += 0.01
+    h._feed()
+    h.hold()
+    assert h.moves == ["@c3"]
+    h.put("e5", "d", hold=2.0)  # a Defender piece in the Attacker's turn
+    assert h.moves == ["@c3"] and h.leds["e5"] == "error"
+    h.lift("e5")
+    h.put("e5", "a")
+    assert h.moves == ["@c3", "@e5"]
+
+
+@pytest.mark.parametrize("colour", [False, True])
+def test_never_a_move_without_proof(colour: bool) -> None:
+    # A piece appearing on the malha in the setting phase proves nothing.
+    h = Hands("kharbga", colour=colour)
+    h.put("d4", hold=3.0)
+    assert h.moves == [] and h.leds.get("d4") == "error"
