@@ -109,7 +109,7 @@ class Reconciler:
         self._flags = [False, False]
         self._draw_offer: int | None = None
         self._hint = 0
-        self._candidates: list[_Candidate] | None = None
+        self._cache: dict[object, list[_Candidate]] = {}
         self._now = 0.0
         self._message = ""
 
@@ -175,7 +175,6 @@ class Reconciler:
         name = event.button
         if name == "exchange":
             self._flags[side] = not self._flags[side]
-            self._candidates = None
         elif name == "hint":
             update.hint_requested = SIDES[side]
         elif name == "undo":
@@ -261,20 +260,60 @@ class Reconciler:
         return self._fits(r, a, d, self._pending_a, self._pending_d)
 
     def _explain(self, r: Frame) -> _Candidate | None:
-        if self.game.outcome is not None:
+        g = self.game
+        if g.outcome is not None:
             return None
-        if self._candidates is None:
-            self._candidates = list(self._generate())
-        found = [
-            c
-            for c in self._candidates
-            if self._fits(r, c.a, c.d, self._pending_a | c.gone_a, self._pending_d | c.gone_d)
-        ]
-        if not found:
+        if g.phase == "setting":
+            return self._explain_placements(r)
+        key = (g._snapshot(), self._flags[0], self._flags[1])
+        cands = self._cache.get(key)
+        if cands is None:
+            cands = list(self._generate())
+            if len(self._cache) > 64:
+                self._cache.clear()
+            self._cache[key] = cands
+        best: _Candidate | None = None
+        for c in cands:
+            if (best is None or len(c.actions) < len(best.actions)) and self._fits(
+                r, c.a, c.d, self._pending_a | c.gone_a, self._pending_d | c.gone_d
+            ):
+                best = c
+                if len(c.actions) == 1:
+                    break
+        return best
+
+    def _explain_placements(self, r: Frame) -> _Candidate | None:
+        """One placement, or the two of this turn at once, read directly."""
+        g = self.game
+        a, d = g.bitboards()
+        occ = a | d
+        if occ & ~r.occupied:
             return None
-        # Fewest actions first: a reading usually settles after each step.
-        found.sort(key=lambda c: len(c.actions))
-        return found[0]
+        new = r.occupied & ~occ
+        count = new.bit_count()
+        if not 1 <= count <= 2:
+            return None
+        side = g.side
+        if r.colour and new & ~(r.attacker, r.defender)[side]:
+            return None
+        squares = [p for p in range(g.geometry.size) if new >> p & 1]
+        orders = [squares] if count == 1 else [squares, squares[::-1]]
+        for order in orders:
+            done: list[Move] = []
+            for p in order:
+                if g.side != side or g.phase != "setting":
+                    break
+                m = next((x for x in g.legal_moves() if x.to == p), None)
+                if m is None:
+                    break
+                g._apply(PLACE, -1, p, False)
+                done.append(m)
+            after = g.bitboards()
+            for _ in done:
+                g.pop()
+            if len(done) == count:
+                return _Candidate(tuple(done), after[0], after[1], 0, 0, 0)
+        return None
 
     def _play(self, cand: _Candidate, r: Frame) -> None:
         g = self.game
@@ -282,12 +321,11 @@ class Reconciler:
             side = g.side
             g._apply(m.kind, m.frm, m.to, m.flag)
             self._boards.append(g.bitboards())
-            self._played.append(str(g.moves[-1]))
+            self._played.append(str(g._history[-1][1]))
             if m.kind == STEP:
                 self._flags[side] = False
         self._draw_offer = None
         self._hint = 0
-        self._candidates = None
         occ = cand.a | cand.d
         self._pending_a = (self._pending_a | cand.gone_a) & ~occ
         self._pending_d = (self._pending_d | cand.gone_d) & ~occ
@@ -307,22 +345,18 @@ class Reconciler:
             if g.outcome is not None and g.outcome.winner == SIDES[mover]:
                 self._boards.append(g.bitboards())
                 self._played.append("pass")
-                self._candidates = None
                 return
             g.pop()
 
     def _generate(self) -> Iterator[_Candidate]:
         g = self.game
-        if g.phase == "setting":
-            yield from self._placements()
-            return
         side = g.side
         raw = g._raw_moves()
         if any(kind == PASS for kind, *_ in raw):
             g._apply(PASS, -1, -1, False)
             try:
                 if g.outcome is None:
-                    yield from self._sequences(g.side, (g.moves[-1],))
+                    yield from self._sequences(g.side, (g._history[-1][1],))
             finally:
                 g.pop()
         yield from self._sequences(side, ())
@@ -344,7 +378,7 @@ class Reconciler:
             mover = g.side
             g._apply(kind, frm, to, fl)
             try:
-                move = g.moves[-1]
+                move = g._history[-1][1]
                 actions = prefix + (move,)
                 a, d = g.bitboards()
                 moved = [b[0], b[1]]
@@ -365,40 +399,6 @@ class Reconciler:
                     yield from self._sequences(side, actions, gone)
             finally:
                 g.pop()
-
-    def _placements(self) -> Iterator[_Candidate]:
-        """Placements of this turn: one, or two at once."""
-        g = self.game
-        side = g.side
-        for m in g.legal_moves():
-            g._apply(PLACE, -1, m.to, False)
-            try:
-                a, d = g.bitboards()
-                yield _Candidate((m,), a, d, 0, 0, 0)
-                if g.side == side and g.phase == "setting":
-                    for m2 in g.legal_moves():
-                        if m2.to < m.to and self._order_free(m, m2):
-                            continue
-                        g._apply(PLACE, -1, m2.to, False)
-                        a2, d2 = g.bitboards()
-                        g.pop()
-                        yield _Candidate((m, m2), a2, d2, 0, 0, 0)
-            finally:
-                g.pop()
-
-    def _order_free(self, m: Move, m2: Move) -> bool:
-        """Would placing ``m2`` first then ``m`` be legal too (same board)?"""
-        g = self.game
-        g.pop()
-        try:
-            ok = any(x.to == m2.to for x in g.legal_moves())
-            if ok:
-                g._apply(PLACE, -1, m2.to, False)
-                ok = any(x.to == m.to for x in g.legal_moves())
-                g.pop()
-            return ok
-        finally:
-            g._apply(PLACE, -1, m.to, False)
 
     def _explain_lift(self, r: Frame) -> bool:
         """A soldier of the side to move in the hand?"""
@@ -466,7 +466,6 @@ class Reconciler:
             g.pop()
         del self._boards[-n:]
         self._pending_a = self._pending_d = self._exchange_bits = 0
-        self._candidates = None
         cand = self._explain(r)
         if cand is not None and [str(x) for x in cand.actions] != [str(x) for x in saved]:
             self._undone += n
@@ -476,7 +475,6 @@ class Reconciler:
             g._apply(m.kind, m.frm, m.to, m.flag)
         self._boards.extend(saved_boards)
         self._pending_a, self._pending_d, self._exchange_bits, self._flags = saved_state
-        self._candidates = None
         return False
 
     def _last_turn_length(self) -> int:
@@ -502,7 +500,6 @@ class Reconciler:
         self.game.pop()
         self._boards.pop()
         self._undone += 1
-        self._candidates = None
 
     def _undo_turn(self) -> None:
         """The undo button: take back the last turn."""
@@ -517,7 +514,6 @@ class Reconciler:
         self.start = None
         self._boards = [self.game.bitboards()]
         self._pending_a = self._pending_d = self._exchange_bits = 0
-        self._candidates = None
         self._flags = [False, False]
         self._draw_offer = None
         self._hint = 0
