@@ -72,6 +72,9 @@ class _Candidate:
     gone_a: int
     gone_d: int
     exchanged: int
+    proof: int = 0  # squares the reading must show occupied
+    entered: int = 0  # squares the moving soldier stepped onto
+    weak: bool = False  # it steps onto a piece it captured: unproven
 
 
 class Reconciler:
@@ -105,6 +108,7 @@ class Reconciler:
         self._lifted = -1
         self._lift_targets = 0
         self._mismatch_since: float | None = None
+        self._deferred: list[_Candidate] = []
         self._error_bits = 0
         self._flags = [False, False]
         self._draw_offer: int | None = None
@@ -137,13 +141,19 @@ class Reconciler:
         return self._finish_update(Update(now, "", {}))
 
     def finish(self) -> Update:
-        """The end of a log: the last reading settles."""
+        """The end of a log: the last reading settles; a soldier still
+        'lifted' that may stand on a captured piece's square stands there."""
         t = self._now
         if self._reading is not None:
             t = max(t, self._since + self.settings.settle)
             if self._mismatch_since is not None or not self._processed:
                 t = max(t, self._since + self.settings.settle + self.settings.error_delay)
-        return self.tick(t)
+        self._advance(t)
+        if self._deferred and self._lifted >= 0 and self._reading is not None:
+            self._lifted = -1
+            self._play(self._deferred[0], self._reading)
+            self._deferred = []
+        return self._finish_update(Update(t, "", {}))
 
     def _finish_update(self, update: Update) -> Update:
         update.played, self._played = self._played, []
@@ -213,18 +223,28 @@ class Reconciler:
     # Settled readings
 
     def _settle(self, r: Frame, now: float) -> None:
+        deferred, self._deferred = self._deferred, []
         self._lifted = -1
         self._lift_targets = 0
         if self._explains_nothing_new(r):
             self._ok(r)
             return
-        cand = self._explain(r)
+        cand = self._explain(r, weak_ok=False)
         if cand is not None:
             self._play(cand, r)
             return
         if self._explain_lift(r):
             self._mismatch_since = None
             self._error_bits = 0
+            # Or the soldier already stands where it captured a piece (the
+            # same occupancy): decided by what the board shows next.
+            self._deferred = self._weak(r)
+            return
+        if deferred and self._resolve(deferred, r):
+            return
+        cand = self._explain(r)
+        if cand is not None:
+            self._play(cand, r)
             return
         if self._takeback(r) or self._correction(r):
             return
@@ -259,12 +279,42 @@ class Reconciler:
         a, d = self.game.bitboards()
         return self._fits(r, a, d, self._pending_a, self._pending_d)
 
-    def _explain(self, r: Frame) -> _Candidate | None:
+    def _weak(self, r: Frame) -> list[_Candidate]:
+        """Unproven explanations of ``r``, fewest actions first."""
+        found = []
+        for c in self._candidates():
+            if self._fits_candidate(r, c) and self._is_weak(c):
+                found.append(c)
+        found.sort(key=lambda c: len(c.actions))
+        return found[:8]
+
+    def _resolve(self, deferred: list[_Candidate], r: Frame) -> bool:
+        """Does an unproven explanation of the last reading, followed by
+        what ``r`` shows, explain ``r``?  Then play both."""
         g = self.game
-        if g.outcome is not None:
-            return None
-        if g.phase == "setting":
-            return self._explain_placements(r)
+        for w in deferred:
+            saved = (self._pending_a, self._pending_d, self._exchange_bits)
+            n = len(g._history)
+            for m in w.actions:
+                g._apply(m.kind, m.frm, m.to, m.flag)
+            occ = w.a | w.d
+            self._pending_a = (self._pending_a | w.gone_a) & ~occ
+            self._pending_d = (self._pending_d | w.gone_d) & ~occ
+            ok = self._explains_nothing_new(r) or self._explain(r, weak_ok=False) is not None
+            while len(g._history) > n:
+                g.pop()
+            self._pending_a, self._pending_d, self._exchange_bits = saved
+            if ok:
+                self._play(w, r)
+                if not self._explains_nothing_new(r):
+                    nxt = self._explain(r, weak_ok=False)
+                    if nxt is not None:
+                        self._play(nxt, r)
+                return True
+        return False
+
+    def _candidates(self) -> list[_Candidate]:
+        g = self.game
         key = (g._snapshot(), self._flags[0], self._flags[1])
         cands = self._cache.get(key)
         if cands is None:
@@ -272,14 +322,37 @@ class Reconciler:
             if len(self._cache) > 64:
                 self._cache.clear()
             self._cache[key] = cands
+        return cands
+
+    def _fits_candidate(self, r: Frame, c: _Candidate) -> bool:
+        return r.occupied & c.proof == c.proof and self._fits(
+            r, c.a, c.d, self._pending_a | c.gone_a, self._pending_d | c.gone_d
+        )
+
+    def _is_weak(self, c: _Candidate) -> bool:
+        return c.weak or bool(c.entered & (self._pending_a | self._pending_d))
+
+    def _explain(self, r: Frame, weak_ok: bool = True) -> _Candidate | None:
+        """The explanation with the fewest actions; one that steps onto a
+        captured piece still standing (unproven by occupancy) only if
+        ``weak_ok`` and nothing stronger fits."""
+        g = self.game
+        if g.outcome is not None:
+            return None
+        if g.phase == "setting":
+            return self._explain_placements(r)
         best: _Candidate | None = None
-        for c in cands:
-            if (best is None or len(c.actions) < len(best.actions)) and self._fits(
-                r, c.a, c.d, self._pending_a | c.gone_a, self._pending_d | c.gone_d
-            ):
+        best_weak: _Candidate | None = None
+        for c in self._candidates():
+            if not self._fits_candidate(r, c):
+                continue
+            if self._is_weak(c):
+                if best_weak is None or len(c.actions) < len(best_weak.actions):
+                    best_weak = c
+            elif best is None or len(c.actions) < len(best.actions):
                 best = c
-                if len(c.actions) == 1:
-                    break
+        if best is None and weak_ok:
+            return best_weak
         return best
 
     def _explain_placements(self, r: Frame) -> _Candidate | None:
@@ -351,18 +424,26 @@ class Reconciler:
     def _generate(self) -> Iterator[_Candidate]:
         g = self.game
         side = g.side
+        a, d = g.bitboards()
         raw = g._raw_moves()
         if any(kind == PASS for kind, *_ in raw):
             g._apply(PASS, -1, -1, False)
             try:
                 if g.outcome is None:
-                    yield from self._sequences(g.side, (g._history[-1][1],))
+                    yield from self._sequences(g.side, (g._history[-1][1],), root=a | d)
             finally:
                 g.pop()
-        yield from self._sequences(side, ())
+        yield from self._sequences(side, (), root=a | d)
 
     def _sequences(
-        self, side: int, prefix: tuple[Move, ...], gone: tuple[int, int, int] = (0, 0, 0)
+        self,
+        side: int,
+        prefix: tuple[Move, ...],
+        gone: tuple[int, int, int] = (0, 0, 0),
+        proof: int = 0,
+        entered: int = 0,
+        weak: bool = False,
+        root: int = 0,
     ) -> Iterator[_Candidate]:
         g = self.game
         gone_a, gone_d, exchanged = gone
@@ -389,14 +470,24 @@ class Reconciler:
                 ga, gd = moved[0] & ~a, moved[1] & ~d
                 exch = 0 if move.capture else ga | gd
                 gone = (gone_a | ga, gone_d | gd, exchanged | exch)
-                yield _Candidate(actions, a, d, *gone)
+                # A soldier taken off by the exchange it completes must be
+                # seen on its destination first: lifting it proves nothing.
+                seen = proof | (1 << to if exch else 0)
+                into = entered | (1 << to if kind == STEP else 0)
+                weak_now = weak or bool((gone_a | gone_d) >> to & 1 and kind == STEP)
+                # Steps that leave no piece on a square empty before them are
+                # unproven too: the reading only shows pieces gone.
+                unseen = kind == STEP and not ((a | d | seen) & ~root)
+                yield _Candidate(actions, a, d, *gone, seen, into, weak_now or unseen)
                 if (
                     g.outcome is None
                     and g.side == side
                     and g.phase == "moving"
                     and len(actions) < self.settings.max_actions
                 ):
-                    yield from self._sequences(side, actions, gone)
+                    yield from self._sequences(
+                        side, actions, gone, seen, into, weak_now, root
+                    )
             finally:
                 g.pop()
 
@@ -441,7 +532,23 @@ class Reconciler:
     def _takeback(self, r: Frame) -> bool:
         """The board is back at an earlier position of this game: undo to it."""
         current = self._boards[-1]
+        g = self.game
+        occ = current[0] | current[1]
+        missing = occ & ~r.occupied
+        extra = r.occupied & ~occ
+        own = current[g.side]
+        # One soldier of the side to move set down on a wrong square is no
+        # takeback, even when the occupancy matches an older position.
+        displaced = (
+            g.phase == "moving"
+            and missing.bit_count() == 1
+            and extra.bit_count() == 1
+            and missing & own
+        )
+        last_turn = len(self._boards) - 1 - self._last_turn_length()
         for k in range(len(self._boards) - 2, -1, -1):
+            if displaced and k < last_turn:
+                break
             a, d = self._boards[k]
             if (a, d) == current:
                 continue
