@@ -492,42 +492,49 @@ class Reconciler:
                 g.pop()
 
     def _explain_lift(self, r: Frame) -> bool:
-        """A soldier of the side to move in the hand?"""
+        """A piece of the side to move in the hand?  While an optional chain
+        waits, the opponent may already be lifting one (an implied pass)."""
         g = self.game
         if g.outcome is not None or g.phase != "moving":
             return False
+        if self._lift(r):
+            return True
+        if g.chain_square is not None and any(m.kind == PASS for m in g.legal_moves()):
+            g._apply(PASS, -1, -1, False)
+            try:
+                return self._lift(r)
+            finally:
+                g.pop()
+        return False
+
+    def _lift(self, r: Frame) -> bool:
+        g = self.game
         a, d = g.bitboards()
+        own = (a, d)[g.side]
         enemy = (a, d)[1 - g.side]
         occ = a | d
-        pend = self._pending_a | self._pending_d
-        if r.occupied & ~occ & ~pend:
+        if r.occupied & ~occ & ~(self._pending_a | self._pending_d):
             return False  # a piece where none should be
+        if r.colour and (r.attacker & ~a & ~self._pending_a or r.defender & ~d & ~self._pending_d):
+            return False
         missing = occ & ~r.occupied
-        chain = g.chain_square
-        steps = [m for m in g.legal_moves() if m.kind == STEP]
-        for m in steps:
-            frm_bit = 1 << m.frm
-            if not missing & frm_bit or (chain is not None and m.from_square != chain):
-                continue
-            rest = missing & ~frm_bit
-            if rest & ~enemy:
-                continue
-            # Pieces taken off early must be ones a step of this soldier takes.
-            takes = 0
-            targets = 0
-            for s in steps:
-                if s.frm == m.frm:
-                    targets |= 1 << s.to
-                    takes |= g._captures(g.side, s.frm, s.to)
-            if rest & ~takes:
-                continue
-            if r.colour and (r.attacker & ~a & ~self._pending_a or r.defender & ~d &
-                             ~self._pending_d):
-                continue
-            self._lifted = m.frm
-            self._lift_targets = targets
-            return True
-        return False
+        lifted = missing & own
+        if g.chain_square is not None:
+            lifted &= 1 << g.geometry.parse_point(g.chain_square)
+        if lifted.bit_count() != 1:
+            return False
+        frm = lifted.bit_length() - 1
+        # Pieces taken off early must be ones a step of this soldier takes.
+        takes = targets = 0
+        for m in g.legal_moves():
+            if m.kind == STEP and m.frm == frm:
+                targets |= 1 << m.to
+                takes |= g._captures(g.side, m.frm, m.to)
+        if missing & ~lifted & ~(enemy & takes):
+            return False
+        self._lifted = frm
+        self._lift_targets = targets
+        return True
 
     def _takeback(self, r: Frame) -> bool:
         """The board is back at an earlier position of this game: undo to it."""
@@ -573,8 +580,14 @@ class Reconciler:
             g.pop()
         del self._boards[-n:]
         self._pending_a = self._pending_d = self._exchange_bits = 0
-        cand = self._explain(r)
-        if cand is not None and [str(x) for x in cand.actions] != [str(x) for x in saved]:
+        cand = self._explain(r, weak_ok=False)
+        # The same piece's turn made another way, no longer than it was.
+        if (
+            cand is not None
+            and [str(x) for x in cand.actions] != [str(x) for x in saved]
+            and len(cand.actions) <= len(saved)
+            and (cand.actions[0].kind, cand.actions[0].frm) == (saved[0].kind, saved[0].frm)
+        ):
             self._undone += n
             self._play(cand, r)
             return True
