@@ -109,6 +109,9 @@ class Reconciler:
         self._lift_targets = 0
         self._mismatch_since: float | None = None
         self._deferred: list[_Candidate] = []
+        self._first_lift = 0
+        self._origin = 0
+        self._held = 0
         self._error_bits = 0
         self._flags = [False, False]
         self._draw_offer: int | None = None
@@ -127,6 +130,10 @@ class Reconciler:
         if isinstance(event, Button):
             self._button(event, update)
         elif self._reading is None or not event.same_reading(self._reading):
+            if self._reading is not None and not self._first_lift:
+                # The first piece lifted since the board last settled tells
+                # who moved when two explanations leave the same board.
+                self._first_lift = self._reading.occupied & ~event.occupied
             self._reading = event
             self._since = event.t
             self._processed = False
@@ -223,6 +230,9 @@ class Reconciler:
     # Settled readings
 
     def _settle(self, r: Frame, now: float) -> None:
+        self._origin = self._first_lift
+        self._held = 1 << self._lifted if self._lifted >= 0 else 0
+        self._first_lift = 0
         deferred, self._deferred = self._deferred, []
         self._lifted = -1
         self._lift_targets = 0
@@ -329,6 +339,13 @@ class Reconciler:
             r, c.a, c.d, self._pending_a | c.gone_a, self._pending_d | c.gone_d
         )
 
+    def _rank(self, c: _Candidate) -> tuple[bool, bool, int]:
+        """Prefer the soldier seen in the hand, then the piece first lifted
+        since the board last settled, then the fewest actions."""
+        first = next((m for m in c.actions if m.kind != PASS), None)
+        frm = 1 << first.frm if first is not None and first.frm >= 0 else 0
+        return (not frm & self._held, not frm & self._origin, len(c.actions))
+
     def _is_weak(self, c: _Candidate) -> bool:
         return c.weak or bool(c.entered & (self._pending_a | self._pending_d))
 
@@ -347,9 +364,9 @@ class Reconciler:
             if not self._fits_candidate(r, c):
                 continue
             if self._is_weak(c):
-                if best_weak is None or len(c.actions) < len(best_weak.actions):
+                if best_weak is None or self._rank(c) < self._rank(best_weak):
                     best_weak = c
-            elif best is None or len(c.actions) < len(best.actions):
+            elif best is None or self._rank(c) < self._rank(best):
                 best = c
         if best is None and weak_ok:
             return best_weak
