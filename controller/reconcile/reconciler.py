@@ -514,32 +514,38 @@ class Reconciler:
         g = self.game
         if g.outcome is not None or g.phase != "moving":
             return False
-        if self._lift(r):
-            return True
+        found = [self._lift(r)]
         if g.chain_square is not None and any(m.kind == PASS for m in g.legal_moves()):
             g._apply(PASS, -1, -1, False)
             try:
-                return self._lift(r)
+                found.append(self._lift(r))
             finally:
                 g.pop()
-        return False
+        options = [f for f in found if f is not None]
+        if not options:
+            return False
+        # The chain soldier, or the opponent's piece after an implied pass:
+        # the one lifted first since the board last settled.
+        options.sort(key=lambda f: not self._origin >> f[0] & 1)
+        self._lifted, self._lift_targets = options[0]
+        return True
 
-    def _lift(self, r: Frame) -> bool:
+    def _lift(self, r: Frame) -> tuple[int, int] | None:
         g = self.game
         a, d = g.bitboards()
         own = (a, d)[g.side]
         enemy = (a, d)[1 - g.side]
         occ = a | d
         if r.occupied & ~occ & ~(self._pending_a | self._pending_d):
-            return False  # a piece where none should be
+            return None  # a piece where none should be
         if r.colour and (r.attacker & ~a & ~self._pending_a or r.defender & ~d & ~self._pending_d):
-            return False
+            return None
         missing = occ & ~r.occupied
         lifted = missing & own
         if g.chain_square is not None:
             lifted &= 1 << g.geometry.parse_point(g.chain_square)
         if lifted.bit_count() != 1:
-            return False
+            return None
         frm = lifted.bit_length() - 1
         # Pieces taken off early must be ones a step of this soldier takes.
         takes = targets = 0
@@ -548,10 +554,8 @@ class Reconciler:
                 targets |= 1 << m.to
                 takes |= g._captures(g.side, m.frm, m.to)
         if missing & ~lifted & ~(enemy & takes):
-            return False
-        self._lifted = frm
-        self._lift_targets = targets
-        return True
+            return None
+        return frm, targets
 
     def _takeback(self, r: Frame) -> bool:
         """The board is back at an earlier position of this game: undo to it."""
