@@ -401,7 +401,7 @@ class Reconciler:
             after = g.bitboards()
             for _ in done:
                 g.pop()
-            if len(done) == count:
+            if len(done) == count and self._fits(r, after[0], after[1], 0, 0):
                 return _Candidate(tuple(done), after[0], after[1], 0, 0, 0)
         return None
 
@@ -525,8 +525,9 @@ class Reconciler:
         if not options:
             return False
         # The chain soldier, or the opponent's piece after an implied pass:
-        # the one lifted first since the board last settled.
-        options.sort(key=lambda f: not self._origin >> f[0] & 1)
+        # the one already in the hand, else the one lifted first since the
+        # board last settled.
+        options.sort(key=lambda f: (not self._held >> f[0] & 1, not self._origin >> f[0] & 1))
         self._lifted, self._lift_targets = options[0]
         return True
 
@@ -601,6 +602,8 @@ class Reconciler:
             g.pop()
         del self._boards[-n:]
         self._pending_a = self._pending_d = self._exchange_bits = 0
+        if saved[0].kind == STEP:
+            self._flags[g.side] = saved[0].flag  # the flag it was made with
         cand = self._explain(r, weak_ok=False)
         # The same piece's turn made another way, no longer than it was.
         if (
