@@ -112,6 +112,7 @@ class Reconciler:
         self._first_lift = 0
         self._origin = 0
         self._held = 0
+        self._seen = 0  # squares shown occupied since the board last settled
         self._error_bits = 0
         self._flags = [False, False]
         self._draw_offer: int | None = None
@@ -134,6 +135,7 @@ class Reconciler:
                 # The first piece lifted since the board last settled tells
                 # who moved when two explanations leave the same board.
                 self._first_lift = self._reading.occupied & ~event.occupied
+            self._seen |= event.occupied
             self._reading = event
             self._since = event.t
             self._processed = False
@@ -230,6 +232,12 @@ class Reconciler:
     # Settled readings
 
     def _settle(self, r: Frame, now: float) -> None:
+        try:
+            self._settle_reading(r, now)
+        finally:
+            self._seen = r.occupied
+
+    def _settle_reading(self, r: Frame, now: float) -> None:
         self._origin = self._first_lift
         self._held = 1 << self._lifted if self._lifted >= 0 else 0
         self._first_lift = 0
@@ -335,7 +343,7 @@ class Reconciler:
         return cands
 
     def _fits_candidate(self, r: Frame, c: _Candidate) -> bool:
-        return r.occupied & c.proof == c.proof and self._fits(
+        return (r.occupied | self._seen) & c.proof == c.proof and self._fits(
             r, c.a, c.d, self._pending_a | c.gone_a, self._pending_d | c.gone_d
         )
 

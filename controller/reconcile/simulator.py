@@ -429,7 +429,11 @@ def simulate(
         second = move.kind == PLACE and previous == (PLACE, side)
         previous = (move.kind, side)
         before = replay.bitboards()
-        wrong = _wrong_squares(replay, move, before[0] | before[1]) if move.kind == STEP else []
+        wrong = (
+            _wrong_squares(replay, move, before[0] | before[1])
+            if move.kind == STEP and replay.chain_square is None
+            else []
+        )
         replay.play(move)
         if move.kind == PASS:
             continue
