@@ -29,7 +29,7 @@ run: install
 	$(BIN)/kharbga-board run
 
 test: install-test
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n auto
 	$(BIN)/ruff check controller calibration tests
 	$(BIN)/mypy --strict controller/rules
 

@@ -1,18 +1,21 @@
-"""Benchmarks entry point (``make bench``): runs ``controller.rules.bench`` if present."""
+"""Benchmarks entry point (``make bench``): prints every figure with its
+reference or target beside it."""
 
 from __future__ import annotations
 
-import importlib
+import sys
 
 
-def main() -> int:
-    """Run the rules benchmarks, or say there are none yet."""
-    try:
-        bench = importlib.import_module("controller.rules.bench")
-    except ImportError:
-        print("no benchmarks yet")
-        return 0
-    bench.main()
+def main(argv: list[str] | None = None) -> int:
+    """Run the benchmarks named in ``argv`` (default: all)."""
+    from controller.reconcile import bench as reconcile_bench
+    from controller.rules import bench as rules_bench
+
+    names = argv if argv is not None else sys.argv[1:]
+    suites = {"rules": rules_bench.main, "reconciler": reconcile_bench.main}
+    for name, run in suites.items():
+        if not names or name in names:
+            run()
     return 0
 
 

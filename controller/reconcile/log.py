@@ -72,13 +72,10 @@ class Frame:
 
     @classmethod
     def from_occ(cls, t: float, occ: str) -> Frame:
-        bits = 0
-        for i, ch in enumerate(occ):
-            if ch == "1":
-                bits |= 1 << i
-            elif ch != "0":
-                raise ValueError(f"occ character {ch!r} at square {i} is not 0 or 1")
-        return cls(t, bits)
+        if occ.strip("01"):
+            i = next(i for i, ch in enumerate(occ) if ch not in "01")
+            raise ValueError(f"occ character {occ[i]!r} at square {i} is not 0 or 1")
+        return cls(t, int(occ[::-1], 2) if occ else 0)
 
     @classmethod
     def from_cells(cls, t: float, cells: str) -> Frame:

@@ -113,6 +113,8 @@ class Reconciler:
         self._origin = 0
         self._held = 0
         self._seen = 0  # squares shown occupied since the board last settled
+        self._shown_key: tuple[object, ...] | None = None
+        self._shown: tuple[str, LedMap] = ("", {})
         self._error_bits = 0
         self._flags = [False, False]
         self._draw_offer: int | None = None
@@ -168,8 +170,29 @@ class Reconciler:
         update.played, self._played = self._played, []
         update.undone, self._undone = self._undone, 0
         update.new_game, self._new_games = bool(self._new_games), 0
-        update.status = self.status()
-        update.leds = self.leds()
+        g = self.game
+        pend = self._pending_a | self._pending_d
+        if self._reading is not None:
+            pend &= self._reading.occupied
+        key = (
+            id(g),
+            len(g._history),
+            g._history[-1][1] if g._history else None,
+            g.outcome,
+            self._lifted,
+            self._lift_targets,
+            self._error_bits,
+            pend,
+            self._exchange_bits,
+            self._hint,
+            tuple(self._flags),
+            self._message,
+        )
+        if key != self._shown_key:
+            self._shown_key = key
+            self._shown = (self.status(), self.leds())
+        update.status = self._shown[0]
+        update.leds = dict(self._shown[1])
         return update
 
     def _advance(self, now: float) -> None:
@@ -735,7 +758,7 @@ class Reconciler:
                 allowed |= 1 << m.to
             if allowed != empty:
                 paint(leds, allowed, "setup", names)
-        last = next((m for m in reversed(g.moves) if m.kind == STEP), None)
+        last = next((m for _, m in reversed(g._history) if m.kind == STEP), None)
         if last is not None and g.outcome is None:
             paint(leds, 1 << last.frm, "last-from", names)
             paint(leds, 1 << last.to, "last-to", names)
