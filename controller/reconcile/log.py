@@ -195,8 +195,8 @@ def read_log(lines: Iterable[str]) -> Iterator[tuple[int, Event]]:
         try:
             event = parse_line(line, squares, sensor)
         except ValueError as exc:
-            where = "header" if squares is None else "line"
-            raise LogError(f"line {n} ({where}): {exc}") from None
+            where = " (header)" if squares is None else ""
+            raise LogError(f"line {n}{where}: {exc}") from None
         if isinstance(event, Header):
             squares = event.size * event.size
             sensor = event.sensor

@@ -1,0 +1,99 @@
+"""The kharbga-board command line: replay, errors, demo."""
+
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from controller.cli import main
+from controller.reconcile.simulator import simulate_log
+from controller.rules import Game
+from controller.rules.record import parse_record
+
+
+def _game(variant: str, seed: int, limit: int) -> Game:
+    rng = random.Random(seed)
+    g = Game.new(variant)
+    while g.outcome is None and len(g.moves) < limit:
+        g.play(rng.choice([m for m in g.legal_moves() if m.kind != "pass"] or g.legal_moves()))
+    return g
+
+
+def test_replay_prints_the_record(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    game = _game("kharbga", 3, 70)
+    log = tmp_path / "game.jsonl"
+    log.write_text(simulate_log(game, seed=1))
+    assert main(["replay", str(log)]) == 0
+    out = capsys.readouterr().out
+    record = parse_record(out)
+    assert [str(m) for m in record.game().moves] == [str(m) for m in game.moves]
+
+
+def test_replay_trace_has_one_object_per_line(tmp_path: Path,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    game = _game("sabouiyya", 4, 30)
+    text = simulate_log(game, seed=2, colour=True)
+    log = tmp_path / "game.jsonl"
+    log.write_text(text)
+    assert main(["replay", str(log), "--variant", "sabouiyya", "--trace"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == len([x for x in text.splitlines() if x.strip()])
+    objs = [json.loads(x) for x in lines]
+    assert all(set(o) == {"t", "status", "leds"} for o in objs)
+    assert any(role == "setup" for o in objs for role in o["leds"].values())
+    assert [o["t"] for o in objs] == sorted(o["t"] for o in objs)
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("", "empty log"),
+        ("not json\n", "line 1 (header): not JSON"),
+        ('{"t": 0, "board": "9x9", "sensor": "occupancy"}\n', "header 'board'"),
+        ('{"t": 0, "board": "7x7", "sensor": "occupancy"}\n{"t": 1, "occ": "01"}\n',
+         "line 2: 'occ' must be a string of 49 characters"),
+        ('{"t": 0, "board": "7x7", "sensor": "occupancy"}\n{"t": 1, "occ": "' + "2" * 49
+         + '"}\n', "line 2: occ character '2'"),
+        ('{"t": 0, "board": "7x7", "sensor": "occupancy"}\n{"t": 5, "occ": "' + "0" * 49
+         + '"}\n{"t": 4, "occ": "' + "0" * 49 + '"}\n', "line 3: time 4.0 goes back"),
+        ('{"t": 0, "board": "7x7", "sensor": "occupancy"}\n{"t": 1, "button": "launch"}\n',
+         "unknown button 'launch'"),
+        ('{"t": 0, "board": "5x5", "sensor": "occupancy"}\n', "variant kharbga is played on 7x7"),
+        ('{"t": 0, "board": "7x7", "sensor": "colour"}\n{"t": 1, "occ": "' + "0" * 49 + '"}\n',
+         "an 'occ' frame in a colour log"),
+        ('{"t": -1, "board": "7x7", "sensor": "colour"}\n', "non-negative"),
+    ],
+)
+def test_bad_logs_exit_2_with_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                       content: str, message: str) -> None:
+    log = tmp_path / "bad.jsonl"
+    log.write_text(content)
+    assert main(["replay", str(log)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and message in err and "Traceback" not in err
+
+
+def test_missing_file_and_unknown_variant(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["replay", "/nonexistent/log.jsonl"]) == 2
+    assert main(["replay", "-", "--variant", "chess"]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 2 and "unknown variant 'chess'" in err[1]
+
+
+def test_console_script_runs_without_traceback(tmp_path: Path) -> None:
+    log = tmp_path / "bad.jsonl"
+    log.write_bytes(b"\xff\xfe garbage")
+    proc = subprocess.run([sys.executable, "-m", "controller", "replay", str(log)],
+                          capture_output=True, text=True, check=False)
+    assert proc.returncode == 2
+    assert "Traceback" not in proc.stderr and proc.stderr.count("\n") == 1
+
+
+def test_demo_plays_a_game(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["demo", "--variant", "sabouiyya", "--seed", "1"]) == 0
+    assert "outcome:" in capsys.readouterr().out
