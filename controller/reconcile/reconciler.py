@@ -25,6 +25,7 @@ from the expected board until it is put right.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
@@ -359,7 +360,8 @@ class Reconciler:
         key = (g._snapshot(), self._flags[0], self._flags[1])
         cands = self._cache.get(key)
         if cands is None:
-            cands = list(self._generate())
+            # Bounded: a pathological position cannot exhaust memory.
+            cands = list(itertools.islice(self._generate(), 20000))
             if len(self._cache) > 64:
                 self._cache.clear()
             self._cache[key] = cands
@@ -527,8 +529,12 @@ class Reconciler:
                 # unproven too: the reading only shows pieces gone.
                 unseen = kind == STEP and not ((a | d | seen) & ~root)
                 yield _Candidate(actions, a, d, *gone, seen, into, weak_now or unseen)
+                # Go on only within the turn: a chain, or the removals owed
+                # (not into a new turn when the opponent is blocked).
+                within_turn = g.chain_square is not None or (kind == REMOVE and bool(g.removals))
                 if (
-                    g.outcome is None
+                    within_turn
+                    and g.outcome is None
                     and g.side == side
                     and g.phase == "moving"
                     and len(actions) < self.settings.max_actions
