@@ -7,7 +7,7 @@ BIN = $(VENV)/bin
 STAMP_INSTALL = $(VENV)/.installed
 STAMP_TEST = $(VENV)/.installed-test
 
-.PHONY: install install-test run test bench clean
+.PHONY: install install-test browser run test bench clean
 
 install: $(STAMP_INSTALL)
 
@@ -18,7 +18,7 @@ $(BIN)/python:
 
 $(STAMP_INSTALL): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --upgrade pip
-	$(BIN)/python -m pip install -e .
+	$(BIN)/python -m pip install -e '.[web]'
 	touch $@
 
 $(STAMP_TEST): pyproject.toml $(STAMP_INSTALL)
@@ -28,10 +28,16 @@ $(STAMP_TEST): pyproject.toml $(STAMP_INSTALL)
 run: install
 	$(BIN)/kharbga-board run
 
-test: install-test
+# The browser tests drive Debian's chromium (never a downloaded browser).
+browser:
+	@command -v chromium >/dev/null 2>&1 || { \
+		echo "installing Debian's chromium for the browser tests"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; }
+
+test: install-test browser
 	$(BIN)/python -m pytest -n auto
 	$(BIN)/ruff check controller calibration tests
-	$(BIN)/mypy --strict controller/rules
+	$(BIN)/mypy --strict controller/rules controller/reconcile
 
 bench: install
 	$(BIN)/python -m controller.bench

@@ -57,8 +57,19 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
-    print("kharbga-board: the board service is not built yet; running the demo instead")
-    return _cmd_demo(args)
+    from pathlib import Path
+
+    from controller.service.config import load_config
+    from controller.service.run import serve
+
+    config = load_config(args.config).with_overrides(
+        board=args.board,
+        variant=args.variant,
+        host=args.host,
+        port=args.port,
+        data_dir=Path(args.data_dir) if args.data_dir else None,
+    )
+    return serve(config)
 
 
 def _cmd_replay(args: argparse.Namespace) -> int:
@@ -106,8 +117,13 @@ def build_parser() -> argparse.ArgumentParser:
     _add_demo_options(demo)
     demo.set_defaults(command=_cmd_demo)
 
-    run = sub.add_parser("run", help="run the board service")
-    _add_demo_options(run)
+    run = sub.add_parser("run", help="run the board service and its web page")
+    run.add_argument("--board", help="sim, gpio or serial:PORT (default: sim)")
+    run.add_argument("--variant", help=f"rules variant (default: {DEFAULT_VARIANT})")
+    run.add_argument("--host", help="address of the web page (default: 127.0.0.1)")
+    run.add_argument("--port", type=int, help="port of the web page (default: 8080)")
+    run.add_argument("--data-dir", help="where games are stored (default: data)")
+    run.add_argument("--config", help="TOML configuration file")
     run.set_defaults(command=_cmd_run)
 
     rp = sub.add_parser(

@@ -98,7 +98,7 @@ class Reconciler:
         self.on_new_game = on_new_game
         g = self.game.geometry
         self._names = g.point_names
-        self._boards: list[tuple[int, int]] = [self.game.bitboards()]
+        self._boards: list[tuple[int, int]] = _boards_of(self.game)
         self._pending_a = 0
         self._pending_d = 0
         self._exchange_bits = 0
@@ -787,3 +787,15 @@ class Reconciler:
         paint(leds, pend & ~self._exchange_bits, "capture", names)
         paint(leds, self._error_bits, "error", names)
         return leds
+
+
+def _boards_of(game: Game) -> list[tuple[int, int]]:
+    """The board before and after each action of ``game`` (for takebacks)."""
+    start = game.start_position
+    replay = Game.from_position(game.variant, start) if start else Game.new(game.variant)
+    boards = [replay.bitboards()]
+    for m in game.moves:
+        if m.kind in (PLACE, STEP, PASS, REMOVE):
+            replay._apply(m.kind, m.frm, m.to, m.flag)
+        boards.append(replay.bitboards())
+    return boards

@@ -1,0 +1,1 @@
+"""The board service: wiring sensors, reconciler, records and the web page."""

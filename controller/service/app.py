@@ -1,0 +1,234 @@
+"""The web page and JSON API (aiohttp), served by the board service.
+
+API (all JSON):
+
+- ``GET /api/state``: position, to_move, status, LED roles, game id, moves,
+  outcome, players, and on the simulated board its occupancy.
+- ``POST /api/sim/occupancy`` ``{"occ": "0110..."}``: set the simulated
+  board's sensors (simulated board only).
+- ``POST /api/button`` ``{"button": "undo", "side": "attacker"}``: a board
+  button (hint, exchange, undo, new, resign, draw).
+- ``POST /api/new`` ``{"variant": "kharbga", "attacker": "..", "defender": ".."}``.
+- ``GET /api/games``: the archive; ``GET /api/games/{id}``: one game's
+  actions; ``GET /api/games/{id}.kgn``: its record.
+- ``GET /ws``: a WebSocket that sends the state whenever it changes.
+
+Off loopback every state-changing request needs the configured token
+(``Authorization: Bearer TOKEN``).  Bad requests get status 400 and
+``{"error": "..."}``; nothing outside the archive is reachable.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import json
+import logging
+from importlib import resources
+from typing import Any
+
+from aiohttp import WSMsgType, web
+
+from .board import BoardService, RequestError
+
+__all__ = ["make_app"]
+
+log = logging.getLogger("kharbga.web")
+MAX_BODY = 16 * 1024
+SERVICE: web.AppKey[BoardService] = web.AppKey("service", BoardService)
+SOCKETS: web.AppKey[set[web.WebSocketResponse]] = web.AppKey("sockets", set)
+TICKER: web.AppKey[asyncio.Task[None]] = web.AppKey("ticker", asyncio.Task)
+STATIC_FILES = {"index.html": "text/html", "app.js": "text/javascript", "style.css": "text/css"}
+
+
+def _static(name: str) -> bytes:
+    return (resources.files("controller.service") / "static" / name).read_bytes()
+
+
+def _error(status: int, message: str) -> web.Response:
+    return web.json_response({"error": message}, status=status)
+
+
+async def _body(request: web.Request) -> dict[str, Any]:
+    if request.content_length is not None and request.content_length > MAX_BODY:
+        raise RequestError("request body too large")
+    raw = await request.content.read(MAX_BODY + 1)
+    if len(raw) > MAX_BODY:
+        raise RequestError("request body too large")
+    try:
+        data = json.loads(raw or b"{}")
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        raise RequestError("the body must be a JSON object") from None
+    if not isinstance(data, dict):
+        raise RequestError("the body must be a JSON object")
+    return data
+
+
+@web.middleware
+async def _guard(request: web.Request, handler: Any) -> web.StreamResponse:
+    service = request.app[SERVICE]
+    if request.method not in ("GET", "HEAD") and not service.config.loopback:
+        token = service.config.token
+        given = request.headers.get("Authorization", "").removeprefix("Bearer ").strip()
+        if not token or not hmac.compare_digest(given.encode(), token.encode()):
+            return _error(401, "a valid token is required")
+    try:
+        response: web.StreamResponse = await handler(request)
+        return response
+    except RequestError as exc:
+        return _error(400, str(exc))
+
+
+async def index(request: web.Request) -> web.Response:
+    return web.Response(body=_static("index.html"), content_type="text/html")
+
+
+async def static(request: web.Request) -> web.Response:
+    name = request.match_info["name"]
+    if name not in STATIC_FILES:
+        return _error(404, "not found")
+    return web.Response(body=_static(name), content_type=STATIC_FILES[name])
+
+
+async def get_state(request: web.Request) -> web.Response:
+    return web.json_response(request.app[SERVICE].state())
+
+
+async def post_occupancy(request: web.Request) -> web.Response:
+    data = await _body(request)
+    service = request.app[SERVICE]
+    service.set_sim_occupancy(data.get("occ"))
+    return web.json_response(service.state())
+
+
+async def post_button(request: web.Request) -> web.Response:
+    data = await _body(request)
+    service = request.app[SERVICE]
+    service.press(data.get("button"), data.get("side"))
+    return web.json_response(service.state())
+
+
+async def post_new(request: web.Request) -> web.Response:
+    data = await _body(request)
+    service = request.app[SERVICE]
+    service.new_game(data.get("variant"), data.get("attacker"), data.get("defender"))
+    return web.json_response(service.state())
+
+
+async def get_games(request: web.Request) -> web.Response:
+    return web.json_response(request.app[SERVICE].store.list_games())
+
+
+def _game_id(request: web.Request) -> int:
+    text = request.match_info["gid"]
+    if not text.isdigit() or len(text) > 12:
+        raise RequestError("a game id is a number")
+    return int(text)
+
+
+async def get_game(request: web.Request) -> web.Response:
+    service = request.app[SERVICE]
+    stored = service.store.get(_game_id(request))
+    if stored is None:
+        return _error(404, "no such game")
+    game = stored.game()
+    positions = []
+    replay = game.copy()
+    while replay.moves:
+        positions.append(replay.position())
+        replay.pop()
+    positions.append(replay.position())
+    positions.reverse()
+    return web.json_response({
+        "id": stored.id, "variant": stored.variant, "start": stored.start,
+        "positions": positions,
+        "attacker": stored.attacker, "defender": stored.defender,
+        "result": stored.result, "termination": stored.termination,
+        "actions": list(stored.actions), "finished": stored.finished is not None,
+    })
+
+
+async def get_record(request: web.Request) -> web.Response:
+    service = request.app[SERVICE]
+    gid = _game_id(request)
+    if service.store.get(gid) is None:
+        return _error(404, "no such game")
+    game = service.reconciler.game if gid == service.gid else None
+    text = service.store.record_text(gid, game)
+    return web.Response(
+        text=text, content_type="text/plain",
+        headers={"Content-Disposition": f'attachment; filename="kharbga-{gid}.kgn"'},
+    )
+
+
+async def websocket(request: web.Request) -> web.WebSocketResponse:
+    ws = web.WebSocketResponse(heartbeat=20)
+    await ws.prepare(request)
+    sockets = request.app[SOCKETS]
+    sockets.add(ws)
+    try:
+        await ws.send_str(request.app[SERVICE].state_json())
+        async for msg in ws:
+            if msg.type == WSMsgType.ERROR:
+                break
+    finally:
+        sockets.discard(ws)
+    return ws
+
+
+async def _ticker(app: web.Application) -> None:
+    service = app[SERVICE]
+    while True:
+        await asyncio.sleep(0.05)
+        try:
+            service.tick()
+        except Exception:  # a bug must not stop the board; it is logged
+            log.exception("tick failed")
+
+
+async def _start(app: web.Application) -> None:
+    service = app[SERVICE]
+    loop = asyncio.get_running_loop()
+
+    def broadcast(state: dict[str, Any]) -> None:
+        text = json.dumps(state)
+        for ws in list(app[SOCKETS]):
+            loop.create_task(_send(ws, text))
+
+    service.listeners.append(broadcast)
+    app[TICKER] = asyncio.create_task(_ticker(app))
+
+
+async def _send(ws: web.WebSocketResponse, text: str) -> None:
+    try:
+        await ws.send_str(text)
+    except (ConnectionError, RuntimeError):
+        pass
+
+
+async def _stop(app: web.Application) -> None:
+    task = app.get(TICKER)
+    if task is not None:
+        task.cancel()
+    for ws in list(app[SOCKETS]):
+        await ws.close()
+    app[SERVICE].close()
+
+
+def make_app(service: BoardService) -> web.Application:
+    app = web.Application(middlewares=[_guard], client_max_size=MAX_BODY)
+    app[SERVICE] = service
+    app[SOCKETS] = set()
+    app.router.add_get("/", index)
+    app.router.add_get("/static/{name}", static)
+    app.router.add_get("/api/state", get_state)
+    app.router.add_post("/api/sim/occupancy", post_occupancy)
+    app.router.add_post("/api/button", post_button)
+    app.router.add_post("/api/new", post_new)
+    app.router.add_get("/api/games", get_games)
+    app.router.add_get(r"/api/games/{gid}.kgn", get_record)
+    app.router.add_get(r"/api/games/{gid}", get_game)
+    app.router.add_get("/ws", websocket)
+    app.on_startup.append(_start)
+    app.on_cleanup.append(_stop)
+    return app

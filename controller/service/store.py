@@ -1,0 +1,271 @@
+"""Durable records: SQLite in WAL mode with full sync.
+
+Every recognised action is written (and the write synced) before the LEDs
+and the web page confirm it, so power lost at any instant loses no
+confirmed move.  The unfinished game is resumed on start; finished games
+keep their record (RULES.md format) and a size-bounded raw sensor log.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from controller.rules import Game
+from controller.rules.record import Record
+from controller.rules.variants import apply_options, find_variant, format_options
+
+__all__ = ["Store", "StoredGame"]
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS games (
+    id INTEGER PRIMARY KEY,
+    variant TEXT NOT NULL,
+    options TEXT NOT NULL DEFAULT '',
+    start TEXT,
+    attacker TEXT NOT NULL,
+    defender TEXT NOT NULL,
+    created REAL NOT NULL,
+    finished REAL,
+    result TEXT NOT NULL DEFAULT '*',
+    termination TEXT,
+    record TEXT
+);
+CREATE TABLE IF NOT EXISTS actions (
+    game_id INTEGER NOT NULL REFERENCES games(id),
+    ply INTEGER NOT NULL,
+    token TEXT NOT NULL,
+    t REAL NOT NULL,
+    PRIMARY KEY (game_id, ply)
+);
+CREATE TABLE IF NOT EXISTS sensor (
+    game_id INTEGER NOT NULL,
+    seq INTEGER NOT NULL,
+    line TEXT NOT NULL,
+    PRIMARY KEY (game_id, seq)
+);
+CREATE TABLE IF NOT EXISTS kv (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+"""
+
+
+@dataclass(frozen=True)
+class StoredGame:
+    id: int
+    variant: str
+    options: str
+    start: str | None
+    attacker: str
+    defender: str
+    created: float
+    finished: float | None
+    result: str
+    termination: str | None
+    actions: tuple[str, ...]
+    times: tuple[float, ...]
+
+    def game(self) -> Game:
+        """The game replayed from its stored actions."""
+        v = apply_options(find_variant(self.variant), self.options)
+        g = Game.from_position(v, self.start) if self.start else Game.new(v)
+        for token in self.actions:
+            if token == "resign:attacker" or token == "resign:defender":
+                g.resign(token.split(":")[1])
+            elif token == "agreement":
+                g.agree_draw()
+            elif token == "barrier":
+                g.agree_barrier()
+            else:
+                g.play(token)
+        return g
+
+
+class Store:
+    """The game archive in ``data_dir/games.sqlite3``."""
+
+    def __init__(self, data_dir: Path, sensor_log_limit: int = 200_000) -> None:
+        data_dir.mkdir(parents=True, exist_ok=True)
+        self.path = data_dir / "games.sqlite3"
+        self.sensor_log_limit = sensor_log_limit
+        self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute("PRAGMA synchronous=FULL")
+        self.db.executescript(SCHEMA)
+        self._stored: dict[int, list[str]] = {}
+        self._sensor_seq: dict[int, int] = {}
+
+    def close(self) -> None:
+        self.db.close()
+
+    # -- games ---------------------------------------------------------
+
+    def new_game(self, game: Game, attacker: str, defender: str) -> int:
+        cur = self.db.execute(
+            "INSERT INTO games (variant, options, start, attacker, defender, created) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            (game.variant.name, format_options(game.variant), game.start_position, attacker,
+             defender, time.time()),
+        )
+        gid = int(cur.lastrowid or 0)
+        self._stored[gid] = []
+        self.sync(gid, game)
+        return gid
+
+    def sync(self, gid: int, game: Game, times: Sequence[float] = ()) -> None:
+        """Make the stored actions of ``gid`` those of ``game`` (undo
+        included), in one synced transaction."""
+        tokens = _tokens(game)
+        stored = self._stored.get(gid)
+        if stored is None:
+            stored = [r[0] for r in self.db.execute(
+                "SELECT token FROM actions WHERE game_id=? ORDER BY ply", (gid,))]
+        common = 0
+        while common < min(len(tokens), len(stored)) and tokens[common] == stored[common]:
+            common += 1
+        if common == len(tokens) == len(stored):
+            return
+        now = time.time()
+        with self.db:
+            self.db.execute("BEGIN IMMEDIATE")
+            self.db.execute("DELETE FROM actions WHERE game_id=? AND ply>=?", (gid, common))
+            self.db.executemany(
+                "INSERT INTO actions (game_id, ply, token, t) VALUES (?, ?, ?, ?)",
+                [(gid, i, tokens[i], times[i] if i < len(times) else now)
+                 for i in range(common, len(tokens))],
+            )
+        self._stored[gid] = tokens
+
+    def finish(self, gid: int, game: Game) -> None:
+        """Archive ``gid``: result, termination and its record."""
+        self.sync(gid, game)
+        row = self.get(gid)
+        outcome = game.outcome
+        result = outcome.result if outcome else "*"
+        record = self.record_text(gid, game)
+        with self.db:
+            self.db.execute(
+                "UPDATE games SET finished=?, result=?, termination=?, record=? WHERE id=?",
+                (time.time(), result, outcome.reason if outcome else "abandoned", record, gid),
+            )
+        del row
+
+    def active(self) -> StoredGame | None:
+        """The unfinished game, if any (the newest)."""
+        row = self.db.execute(
+            "SELECT id FROM games WHERE finished IS NULL ORDER BY id DESC LIMIT 1").fetchone()
+        return self.get(int(row[0])) if row else None
+
+    def get(self, gid: int) -> StoredGame | None:
+        row = self.db.execute(
+            "SELECT id, variant, options, start, attacker, defender, created, finished, result, "
+            "termination FROM games WHERE id=?", (gid,)).fetchone()
+        if row is None:
+            return None
+        acts = self.db.execute(
+            "SELECT token, t FROM actions WHERE game_id=? ORDER BY ply", (gid,)).fetchall()
+        return StoredGame(
+            int(row[0]), row[1], row[2], row[3], row[4], row[5], float(row[6]),
+            None if row[7] is None else float(row[7]), row[8], row[9],
+            tuple(a[0] for a in acts), tuple(float(a[1]) for a in acts),
+        )
+
+    def list_games(self) -> list[dict[str, object]]:
+        rows = self.db.execute(
+            "SELECT g.id, g.variant, g.attacker, g.defender, g.created, g.finished, g.result, "
+            "g.termination, (SELECT COUNT(*) FROM actions a WHERE a.game_id=g.id) "
+            "FROM games g ORDER BY g.id DESC").fetchall()
+        return [
+            {"id": r[0], "variant": r[1], "attacker": r[2], "defender": r[3],
+             "created": _date(r[4]), "finished": r[5] is not None, "result": r[6],
+             "termination": r[7], "actions": r[8]}
+            for r in rows
+        ]
+
+    def record_text(self, gid: int, game: Game | None = None) -> str:
+        """The game record (RULES.md format) of ``gid``."""
+        stored = self.get(gid)
+        if stored is None:
+            raise KeyError(gid)
+        if stored.finished is not None and game is None:
+            row = self.db.execute("SELECT record FROM games WHERE id=?", (gid,)).fetchone()
+            if row and row[0]:
+                return str(row[0])
+        g = game if game is not None else stored.game()
+        tags = {"Attacker": stored.attacker, "Defender": stored.defender,
+                "Date": time.strftime("%Y.%m.%d", time.localtime(stored.created)),
+                "Board": "sensor", "GameId": str(gid)}
+        clocks = _turn_clocks(g, stored.times)
+        return str(Record.from_game(g, tags, clocks))
+
+    # -- raw sensor log --------------------------------------------------
+
+    def append_sensor(self, gid: int, lines: Sequence[str]) -> None:
+        if not lines or self.sensor_log_limit == 0:
+            return
+        seq = self._sensor_seq.get(gid)
+        if seq is None:
+            row = self.db.execute("SELECT MAX(seq) FROM sensor WHERE game_id=?", (gid,)).fetchone()
+            seq = int(row[0]) + 1 if row and row[0] is not None else 0
+        with self.db:
+            self.db.executemany("INSERT INTO sensor (game_id, seq, line) VALUES (?, ?, ?)",
+                                [(gid, seq + i, line) for i, line in enumerate(lines)])
+            seq += len(lines)
+            self.db.execute("DELETE FROM sensor WHERE game_id=? AND seq<?",
+                            (gid, seq - self.sensor_log_limit))
+        self._sensor_seq[gid] = seq
+
+    def sensor_log(self, gid: int) -> list[str]:
+        return [r[0] for r in self.db.execute(
+            "SELECT line FROM sensor WHERE game_id=? ORDER BY seq", (gid,))]
+
+    # -- small settings ------------------------------------------------------
+
+    def get_value(self, key: str) -> object:
+        row = self.db.execute("SELECT value FROM kv WHERE key=?", (key,)).fetchone()
+        return json.loads(row[0]) if row else None
+
+    def set_value(self, key: str, value: object) -> None:
+        with self.db:
+            self.db.execute("INSERT OR REPLACE INTO kv (key, value) VALUES (?, ?)",
+                            (key, json.dumps(value)))
+
+
+def _tokens(game: Game) -> list[str]:
+    out = []
+    for m in game.moves:
+        if m.kind == "resignation":
+            loser = "defender" if game.outcome and game.outcome.winner == "attacker" \
+                else "attacker"
+            out.append(f"resign:{loser}")
+        else:
+            out.append(str(m))
+    return out
+
+
+def _turn_clocks(game: Game, times: Sequence[float]) -> list[float]:
+    """Seconds each turn took, from the wall-clock time of each action."""
+    from controller.rules.record import _group_turns
+
+    out = []
+    i = 0
+    last = times[0] if times else 0.0
+    for turn in _group_turns(game):
+        i += sum(_actions_in(tok) for tok in turn)
+        t = times[min(i, len(times)) - 1] if times and i else last
+        out.append(max(0.0, t - last))
+        last = t
+    return out
+
+
+def _actions_in(token: str) -> int:
+    """How many single actions a record token holds (a chain: its steps)."""
+    if token.startswith(("@", "x")) or token == "pass":
+        return 1
+    return token.count("-") + token.count("x")
+
+
+def _date(t: float) -> str:
+    return time.strftime("%Y-%m-%d %H:%M", time.localtime(t))

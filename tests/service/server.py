@@ -1,0 +1,78 @@
+"""Start the real service (``kharbga-board run``) in a subprocess for tests."""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class Server:
+    def __init__(self, data_dir: Path, variant: str, settle: float = 0.05) -> None:
+        self.data_dir = data_dir
+        self.port = free_port()
+        self.config = data_dir / "config.toml"
+        data_dir.mkdir(parents=True, exist_ok=True)
+        self.config.write_text(
+            f'[board]\nvariant = "{variant}"\nsettle = {settle}\nerror_delay = 0.5\n'
+        )
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self) -> None:
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "controller", "run", "--config", str(self.config),
+             "--data-dir", str(self.data_dir), "--port", str(self.port)],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            try:
+                self.get("/api/state")
+                return
+            except (urllib.error.URLError, ConnectionError):
+                time.sleep(0.05)
+        raise RuntimeError("the service did not start")
+
+    def kill(self) -> None:
+        if self.proc is not None:
+            self.proc.kill()
+            self.proc.wait()
+            self.proc = None
+
+    def stop(self) -> None:
+        if self.proc is not None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(5)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+            self.proc = None
+
+    def get(self, path: str) -> Any:
+        with urllib.request.urlopen(self.url + path, timeout=5) as r:
+            body = r.read()
+        return json.loads(body) if path.startswith("/api/") and not path.endswith(".kgn") \
+            else body.decode()
+
+    def post(self, path: str, body: Any) -> Any:
+        req = urllib.request.Request(self.url + path, data=json.dumps(body).encode(),
+                                     headers={"Content-Type": "application/json"})
+        with urllib.request.urlopen(req, timeout=5) as r:
+            return json.loads(r.read())

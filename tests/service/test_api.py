@@ -1,0 +1,211 @@
+"""The service's JSON API on the simulated board (aiohttp test server)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from aiohttp.test_utils import TestClient, TestServer
+
+from controller.rules import Game
+from controller.service.app import make_app
+from controller.service.board import BoardService
+from controller.service.config import Config
+
+Run = Callable[[Callable[[TestClient[Any, Any]], Awaitable[None]]], None]
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.t = 1000.0
+
+    def __call__(self) -> float:
+        return self.t
+
+
+def occ_of(game: Game) -> str:
+    a, d = game.bitboards()
+    return "".join("1" if (a | d) >> i & 1 else "0" for i in range(game.geometry.size))
+
+
+@pytest.fixture
+def make(tmp_path: Path) -> Callable[..., tuple[BoardService, FakeClock, Run]]:
+    def build(**options: Any) -> tuple[BoardService, FakeClock, Run]:
+        clock = FakeClock()
+        config = Config(data_dir=tmp_path, settle=0.05, error_delay=0.2, **options)
+        service = BoardService(config, clock=clock)
+
+        def run(body: Callable[[TestClient[Any, Any]], Awaitable[None]]) -> None:
+            async def main() -> None:
+                client: TestClient[Any, Any] = TestClient(TestServer(make_app(service)))
+                await client.start_server()
+                try:
+                    await body(client)
+                finally:
+                    await client.close()
+
+            asyncio.run(main())
+
+        return service, clock, run
+
+    return build
+
+
+def test_state_and_a_game_played_through_the_api(make: Any) -> None:
+    service, clock, run = make(variant="sabouiyya")
+    game = Game.new("sabouiyya")
+
+    async def body(client: TestClient[Any, Any]) -> None:
+        r = await client.get("/api/state")
+        state = await r.json()
+        assert state["variant"] == "sabouiyya" and state["moves"] == []
+        assert set(state) >= {"game_id", "position", "to_move", "status", "leds", "moves",
+                              "outcome"}
+        for token in ["@c2", "@a1", "@b3", "@e5"]:
+            game.play(token)
+            r = await client.post("/api/sim/occupancy", json={"occ": occ_of(game)})
+            assert r.status == 200
+            clock.t += 0.1
+            service.tick()
+        r = await client.get("/api/state")
+        state = await r.json()
+        assert state["moves"] == ["@c2", "@a1", "@b3", "@e5"]
+        assert state["position"] == game.position()
+        r = await client.get("/api/games")
+        games = await r.json()
+        assert games[0]["id"] == state["game_id"] and games[0]["actions"] == 4
+        r = await client.get(f"/api/games/{state['game_id']}.kgn")
+        text = await r.text()
+        assert "[Variant \"sabouiyya\"]" in text and "1. @c2 @a1 " in text and "2. @b3 @e5 " in text
+
+    run(body)
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "status", "message"),
+    [
+        ("/api/sim/occupancy", {"occ": "012"}, 400, "'occ' must be a string of 49"),
+        ("/api/sim/occupancy", [1, 2], 400, "JSON object"),
+        ("/api/sim/occupancy", "not json", 400, "JSON object"),
+        ("/api/button", {"button": "launch"}, 400, "unknown button"),
+        ("/api/button", {"button": "undo", "side": "martian"}, 400, "side must be"),
+        ("/api/new", {"variant": "chess"}, 400, "unknown variant"),
+        ("/api/new", {"attacker": "a\"b"}, 400, "short name"),
+    ],
+)
+def test_bad_requests_are_refused(make: Any, path: str, body: Any, status: int,
+                                  message: str) -> None:
+    service, _, run = make()
+    before = service.state()
+
+    async def go(client: TestClient[Any, Any]) -> None:
+        if isinstance(body, str):
+            r = await client.post(path, data=body)
+        else:
+            r = await client.post(path, json=body)
+        assert r.status == status
+        assert message in (await r.json())["error"]
+        r = await client.get("/api/state")
+        assert (await r.json())["moves"] == before["moves"]
+
+    run(go)
+
+
+def test_unknown_paths_and_files(make: Any) -> None:
+    _, _, run = make()
+
+    async def go(client: TestClient[Any, Any]) -> None:
+        for path in ("/static/../store.py", "/static/secret.txt", "/api/games/999.kgn",
+                     "/api/games/..%2F..%2Fetc.kgn", "/api/games/abc"):
+            r = await client.get(path)
+            assert r.status in (400, 404), path
+        r = await client.get("/static/app.js")
+        assert r.status == 200
+
+    run(go)
+
+
+def test_token_required_off_loopback(make: Any) -> None:
+    _, _, run = make(host="0.0.0.0", token="correct horse battery")
+
+    async def go(client: TestClient[Any, Any]) -> None:
+        r = await client.post("/api/button", json={"button": "hint"})
+        assert r.status == 401
+        r = await client.post("/api/button", json={"button": "hint"},
+                              headers={"Authorization": "Bearer wrong"})
+        assert r.status == 401
+        r = await client.post("/api/button", json={"button": "hint"},
+                              headers={"Authorization": "Bearer correct horse battery"})
+        assert r.status == 200
+        r = await client.get("/api/state")
+        assert r.status == 200
+
+    run(go)
+
+
+def test_restart_resumes_the_game_and_the_simulated_board(tmp_path: Path) -> None:
+    clock = FakeClock()
+    config = Config(data_dir=tmp_path, settle=0.05, error_delay=0.2, variant="kharbga")
+    service = BoardService(config, clock=clock)
+    game = Game.new("kharbga")
+    for token in ["@a1", "@b1", "@a7"]:
+        game.play(token)
+        service.set_sim_occupancy(occ_of(game))
+        clock.t += 0.1
+        service.tick()
+    assert service.state()["moves"] == ["@a1", "@b1", "@a7"]
+    gid = service.gid
+    service.close()
+    again = BoardService(config, clock=clock)
+    clock.t += 0.1
+    again.tick()
+    state = again.state()
+    assert again.gid == gid and state["moves"] == ["@a1", "@b1", "@a7"]
+    assert state["sim_occ"] == occ_of(game)
+    assert "error" not in state["leds"].values()
+    again.close()
+
+
+def test_bad_config_files(tmp_path: Path) -> None:
+    from controller.service.config import ConfigError, load_config
+
+    cases = {
+        "[web]\nport = 'x'\n": "[web] port must be an integer",
+        "[web]\nport = 70000\n": "port must be an integer from 1 to 65535",
+        "[board]\nvariant = 'chess'\n": "unknown variant",
+        "[board]\nkind = 'usb'\n": "kind must be sim, gpio",
+        "[bord]\n": "unknown section [bord]",
+        "[web]\nhost = '0.0.0.0'\n": "token of at least 12 characters",
+        "[web\n": "not valid TOML",
+        "[board]\nsettle = -1\n": "settle must be",
+    }
+    for text, message in cases.items():
+        path = tmp_path / "c.toml"
+        path.write_text(text)
+        with pytest.raises(ConfigError, match=message.replace("[", r"\[")):
+            load_config(path)
+    good = tmp_path / "good.toml"
+    good.write_text("[board]\nvariant = 'khamousiyya'\nsettle = 1\n[web]\nport = 9000\n")
+    c = load_config(good)
+    assert (c.variant, c.settle, c.port) == ("khamousiyya", 1.0, 9000)
+
+
+def test_stored_before_published(make: Any) -> None:
+    service, clock, _ = make(variant="sabouiyya")
+    seen: list[tuple[list[str], int]] = []
+
+    def listener(state: dict[str, Any]) -> None:
+        stored = service.store.get(state["game_id"])
+        seen.append((state["moves"], len(stored.actions) if stored else -1))
+
+    service.listeners.append(listener)
+    game = Game.new("sabouiyya")
+    game.play("@c2")
+    service.set_sim_occupancy(occ_of(game))
+    clock.t += 0.1
+    service.tick()
+    assert any(moves == ["@c2"] for moves, _ in seen)
+    assert all(len(moves) <= n for moves, n in seen)

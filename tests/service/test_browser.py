@@ -1,0 +1,109 @@
+"""End to end in a real browser (Debian's chromium driven by Playwright):
+a game played on the virtual board by clicks, with the expected lights and
+the recorded game checked."""
+
+from __future__ import annotations
+
+import random
+import shutil
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Page, expect, sync_playwright
+from server import Server
+
+from controller.rules import Game
+from controller.rules.record import parse_record
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+@pytest.fixture
+def page(tmp_path: Path) -> Iterator[tuple[Page, Server]]:
+    if not Path(CHROMIUM).exists():
+        pytest.fail("chromium is not installed: `make test` installs it (apt-get install chromium)")
+    server = Server(tmp_path / "data", "sabouiyya")
+    server.start()
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+            pg = browser.new_page(viewport={"width": 420, "height": 900})
+            pg.goto(server.url + "/")
+            yield pg, server
+            browser.close()
+    finally:
+        server.stop()
+
+
+def _click(page: Page, square: str) -> None:
+    page.click(f'.board#board [data-square="{square}"]')
+
+
+def _wait_for(server: Server, position: str) -> None:
+    deadline = time.monotonic() + 10
+    while server.get("/api/state")["position"] != position:
+        assert time.monotonic() < deadline, f"the board never reached {position}"
+        time.sleep(0.03)
+
+
+def _moves(page: Page) -> list[str]:
+    return page.locator("#moves li").all_inner_texts()
+
+
+def test_a_game_by_clicks(page: tuple[Page, Server], tmp_path: Path) -> None:
+    pg, server = page
+    # The first piece goes next to the malha: those squares are lit.
+    for sq in ("c2", "b3", "d3", "c4"):
+        expect(pg.locator(f'#board [data-square="{sq}"]')).to_have_attribute("data-led", "setup")
+    rng = random.Random(3)
+    game = Game.new("sabouiyya")
+    checked_lift = checked_capture = False
+    while game.outcome is None and len(game.moves) < 45:
+        moves = [m for m in game.legal_moves() if m.kind != "pass"]
+        going = []
+        for m in moves:  # keep the game going (a blocked side loses at once)
+            game.play(m)
+            if game.outcome is None:
+                going.append(m)
+            game.pop()
+        moves = going or moves
+        captures = [m for m in moves if m.capture]
+        move = captures[0] if captures and not checked_capture else rng.choice(moves)
+        names = game.geometry.point_names
+        before = game.bitboards()
+        game.play(move)
+        after = game.bitboards()
+        if move.kind == "place":
+            _click(pg, names[move.to])
+        else:
+            _click(pg, names[move.frm])
+            if not checked_lift:
+                lifted = pg.locator(f'#board [data-square="{names[move.frm]}"]')
+                expect(lifted).to_have_attribute("data-led", "lifted")
+                dest = pg.locator(f'#board [data-square="{names[move.to]}"]')
+                expect(dest).to_have_attribute("data-led", "destination")
+                checked_lift = True
+            _click(pg, names[move.to])
+            gone = (before[0] | before[1]) & ~(after[0] | after[1]) & ~(1 << move.frm)
+            if gone:
+                for p in range(game.geometry.size):
+                    if gone >> p & 1:
+                        cell = pg.locator(f'#board [data-square="{names[p]}"]')
+                        expect(cell).to_have_attribute("data-led", "capture")
+                        checked_capture = True
+                        _click(pg, names[p])
+        _wait_for(server, game.position())
+        expect(pg.locator("#status")).not_to_contain_text("Put the board right")
+    state = server.get("/api/state")
+    assert state["position"] == game.position()
+    assert checked_lift and checked_capture
+    record = server.get(f"/api/games/{state['game_id']}.kgn")
+    replayed = parse_record(record).game()
+    assert [str(m) for m in replayed.moves] == [str(m) for m in game.moves]
+    # The page shows the move list and lets one download the record.
+    assert _moves(pg)[:2] == [str(m) for m in game.moves[:2]]
+    pg.screenshot(path=str(tmp_path / "board.png"))

@@ -1,0 +1,72 @@
+"""Crash tests: the service killed with SIGKILL at random moments of a game
+fed through the API, twenty times; after each restart the game goes on and
+the final record equals the game played."""
+
+from __future__ import annotations
+
+import random
+import time
+from pathlib import Path
+
+from server import Server
+
+from controller.rules import Game
+from controller.rules.record import parse_record
+
+
+def _occ(game: Game) -> str:
+    a, d = game.bitboards()
+    return "".join("1" if (a | d) >> i & 1 else "0" for i in range(game.geometry.size))
+
+
+def _game(rng: random.Random) -> Game:
+    g = Game.new("sabouiyya")
+    while g.outcome is None and len(g.moves) < 70:
+        moves = [m for m in g.legal_moves() if m.kind != "pass"]
+        if not moves:
+            break
+        g.play(rng.choice(moves))
+    return g
+
+
+def test_sigkill_twenty_times(tmp_path: Path) -> None:
+    rng = random.Random(7)
+    game = _game(rng)
+    tokens = [str(m) for m in game.moves]
+    server = Server(tmp_path / "data", "sabouiyya")
+    server.start()
+    replay = Game.new("sabouiyya")
+    kills = sorted(rng.sample(range(1, len(tokens)), 20))
+    confirmed = 0
+    try:
+        for i, token in enumerate(tokens):
+            replay.play(token)
+            server.post("/api/sim/occupancy", {"occ": _occ(replay)})
+            if kills and kills[0] == i:
+                kills.pop(0)
+                time.sleep(rng.random() * 0.08)  # anywhere around the settle window
+                server.kill()
+                server.start()
+            deadline = time.monotonic() + 10
+            while True:
+                state = server.get("/api/state")
+                if len(state["moves"]) >= 1 and _count(state["moves"]) >= i + 1:
+                    break
+                assert time.monotonic() < deadline, f"action {i} {token} never confirmed"
+                time.sleep(0.02)
+            stored = server.get(f"/api/games/{state['game_id']}")
+            assert stored["actions"][: i + 1] == tokens[: i + 1]
+            confirmed = i + 1
+        record = server.get(f"/api/games/{state['game_id']}.kgn")
+    finally:
+        server.stop()
+    assert confirmed == len(tokens)
+    again = parse_record(record).game()
+    assert [str(m) for m in again.moves] == tokens
+
+
+def _count(tokens: list[str]) -> int:
+    n = 0
+    for t in tokens:
+        n += 1 if t.startswith(("@", "x")) or t == "pass" else t.count("-") + t.count("x")
+    return n
