@@ -90,6 +90,45 @@ def _cmd_replay(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_games(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from controller.service.config import load_config
+    from controller.service.store import Store
+
+    config = load_config(args.config)
+    data_dir = Path(args.data_dir) if args.data_dir else config.data_dir
+    if not (data_dir / "games.sqlite3").exists():
+        raise ValueError(f"no games stored in {data_dir}")
+    store = Store(data_dir)
+    try:
+        if args.action == "list":
+            for g in store.list_games():
+                state = g["result"] if g["finished"] else "playing"
+                print(f"{g['id']:5d}  {g['created']}  {g['variant']:15s} "
+                      f"{g['attacker']} - {g['defender']}  {state}  ({g['actions']} actions)")
+            return 0
+        if args.id is None or not args.id.isdigit():
+            raise ValueError(f"games {args.action} needs a game id (see: games list)")
+        gid = int(args.id)
+        if store.get(gid) is None:
+            raise ValueError(f"no game {gid} in {data_dir}")
+        if args.action == "log":
+            for line in store.sensor_log(gid):
+                print(line)
+        elif args.action == "show":
+            stored = store.get(gid)
+            assert stored is not None
+            game = stored.game()
+            print(store.record_text(gid), end="")
+            print(f"position: {game.position()}")
+        else:
+            sys.stdout.write(store.record_text(gid))
+        return 0
+    finally:
+        store.close()
+
+
 def _add_demo_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--variant",
@@ -125,6 +164,13 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--data-dir", help="where games are stored (default: data)")
     run.add_argument("--config", help="TOML configuration file")
     run.set_defaults(command=_cmd_run)
+
+    gp = sub.add_parser("games", help="the archive: list, show, export a record, raw sensor log")
+    gp.add_argument("action", choices=["list", "show", "export", "log"])
+    gp.add_argument("id", nargs="?", help="game id (show, export, log)")
+    gp.add_argument("--data-dir", help="where games are stored (default: data)")
+    gp.add_argument("--config", help="TOML configuration file")
+    gp.set_defaults(command=_cmd_games)
 
     rp = sub.add_parser(
         "replay",

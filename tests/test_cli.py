@@ -97,3 +97,26 @@ def test_console_script_runs_without_traceback(tmp_path: Path) -> None:
 def test_demo_plays_a_game(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["demo", "--variant", "sabouiyya", "--seed", "1"]) == 0
     assert "outcome:" in capsys.readouterr().out
+
+
+def test_games_archive_commands(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from controller.service.store import Store
+
+    store = Store(tmp_path)
+    game = Game.new("sabouiyya")
+    gid = store.new_game(game, "Amel", "Youssef")
+    for token in ["@c2", "@a1", "@b3"]:
+        game.play(token)
+    store.sync(gid, game)
+    store.append_sensor(gid, ['{"t": 0.0, "occ": "' + "0" * 25 + '"}'])
+    store.close()
+    assert main(["games", "list", "--data-dir", str(tmp_path)]) == 0
+    assert "Amel - Youssef  playing  (3 actions)" in capsys.readouterr().out
+    assert main(["games", "export", str(gid), "--data-dir", str(tmp_path)]) == 0
+    record = parse_record(capsys.readouterr().out)
+    assert record.tags["Attacker"] == "Amel"
+    assert [str(m) for m in record.game().moves] == ["@c2", "@a1", "@b3"]
+    assert main(["games", "log", str(gid), "--data-dir", str(tmp_path)]) == 0
+    assert capsys.readouterr().out.count("\n") == 1
+    assert main(["games", "show", "77", "--data-dir", str(tmp_path)]) == 2
+    assert "no game 77" in capsys.readouterr().err
