@@ -95,6 +95,10 @@ class Reconciler:
         self._undone = 0
         self._new_games = 0
         self.finished: list[Game] = []
+        # Unfinished games put aside by clearing the board; setting one up
+        # again resumes it.  ``resumed`` lists those resumed since last read.
+        self.saved: list[Game] = []
+        self.resumed: list[Game] = []
         self.on_new_game = on_new_game
         g = self.game.geometry
         self._names = g.point_names
@@ -288,11 +292,14 @@ class Reconciler:
         if cand is not None:
             self._play(cand, r)
             return
-        if self._takeback(r) or self._correction(r):
-            return
         if r.occupied == 0 and (self.game.phase == "moving" or self.game.outcome is not None):
+            # Not a takeback to the empty board: the game is put aside.
             self._new_game()
             self._ok(r)
+            return
+        if self._takeback(r) or self._correction(r):
+            return
+        if self._resume(r):
             return
         if self._mismatch_since is None:
             self._mismatch_since = now
@@ -688,8 +695,34 @@ class Reconciler:
             self._pop()
         self._pending_a = self._pending_d = self._exchange_bits = 0
 
+    def _resume(self, r: Frame) -> bool:
+        """The board set up as a saved unfinished game: play on with it."""
+        for saved in self.saved:
+            a, d = saved.bitboards()
+            if saved.phase == "moving" and self._fits(r, a, d, 0, 0):
+                self.saved.remove(saved)
+                if self.game.moves and self.game.outcome is None and self.game.phase == "moving":
+                    self.saved.append(self.game)
+                elif self.game.moves:
+                    self.finished.append(self.game)
+                self._switch(saved)
+                self.resumed.append(saved)
+                self._ok(r)
+                return True
+        return False
+
+    def _switch(self, game: Game) -> None:
+        self.game = game
+        self._boards = _boards_of(game)
+        self._pending_a = self._pending_d = self._exchange_bits = 0
+        self._flags = [False, False]
+        self._draw_offer = None
+        self._hint = 0
+
     def _new_game(self) -> None:
-        if self.game.moves:
+        if self.game.moves and self.game.outcome is None and self.game.phase == "moving":
+            self.saved.append(self.game)  # unfinished: resumed if set up again
+        elif self.game.moves:
             self.finished.append(self.game)
         self.game = Game.new(self.variant)
         self.start = None

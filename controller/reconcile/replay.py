@@ -61,7 +61,7 @@ def replay(
         if trace:
             out.trace.append(_trace_line(update))
     rec.finish()
-    for game in [*rec.finished, rec.game]:
+    for game in [*rec.finished, *rec.saved, rec.game]:
         if game.moves:
             out.records.append(Record.from_game(game))
     return out

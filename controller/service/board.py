@@ -56,6 +56,13 @@ class BoardService:
             self.players = (config.attacker, config.defender)
             self.gid = self.store.new_game(game, *self.players)
         self.reconciler = Reconciler(game=game, settings=self.settings)
+        # Games put aside unfinished (board cleared): resumed when set up again.
+        self._ids: dict[int, int] = {}
+        for other in self.store.unfinished():
+            if other.id != self.gid:
+                g = other.game()
+                self.reconciler.saved.append(g)
+                self._ids[id(g)] = other.id
         self.simulated = config.board == "sim"
         size = game.variant.size
         self.squares = size * size
@@ -96,12 +103,21 @@ class BoardService:
 
     def _after(self, update: Update) -> None:
         rec = self.reconciler
-        if update.new_game:
-            for old in rec.finished[-1:]:
-                self.store.sync(self.gid, old)
-                self.store.finish(self.gid, old)
+        if update.new_game or rec.resumed:
+            for old in rec.finished:
+                gid = self._ids.pop(id(old), self.gid)
+                self.store.sync(gid, old)
+                self.store.finish(gid, old)
             rec.finished.clear()
-            self.gid = self.store.new_game(rec.game, *self.players)
+            for old in rec.saved:  # put aside unfinished: kept as it is
+                if id(old) not in self._ids:
+                    self.store.sync(self.gid, old)
+                    self._ids[id(old)] = self.gid
+            if rec.resumed:
+                self.gid = self._ids.pop(id(rec.game))
+                rec.resumed.clear()
+            else:
+                self.gid = self.store.new_game(rec.game, *self.players)
         if update.played or update.undone or update.new_game:
             self.store.sync(self.gid, rec.game)
         if rec.game.outcome is not None:

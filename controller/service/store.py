@@ -158,6 +158,12 @@ class Store:
             "SELECT id FROM games WHERE finished IS NULL ORDER BY id DESC LIMIT 1").fetchone()
         return self.get(int(row[0])) if row else None
 
+    def unfinished(self) -> list[StoredGame]:
+        """Every game not finished, oldest first."""
+        rows = self.db.execute("SELECT id FROM games WHERE finished IS NULL ORDER BY id")
+        out = [self.get(int(r[0])) for r in rows.fetchall()]
+        return [g for g in out if g is not None]
+
     def get(self, gid: int) -> StoredGame | None:
         row = self.db.execute(
             "SELECT id, variant, options, start, attacker, defender, created, finished, result, "

@@ -270,7 +270,7 @@ def test_cleared_board_starts_a_new_game() -> None:
     for s in ("a2", "c2", "c3", "c4", "d2", "d3", "e4", "g1"):
         h.lift(s, hold=0.05)
     h.hold()
-    assert h.r.finished and [str(m) for m in h.r.finished[0].moves] == ["d4-e4"]
+    assert h.r.saved and [str(m) for m in h.r.saved[0].moves] == ["d4-e4"]
     assert h.r.game.moves == [] and h.r.game.phase == "setting"
 
 
@@ -334,3 +334,20 @@ def test_never_a_move_without_proof(colour: bool) -> None:
     h = Hands("kharbga", colour=colour)
     h.put("d4", hold=3.0)
     assert h.moves == [] and h.leds.get("d4") == "error"
+
+
+def test_cleared_board_puts_the_game_aside_and_setting_it_up_resumes_it() -> None:
+    h = Hands("kharbga", CHAIN)
+    h.move("d4", "e4")
+    board = (h.a, h.d)
+    for s in ("a2", "c2", "c3", "c4", "d2", "d3", "e4", "g1"):
+        h.lift(s, hold=0.05)
+    h.hold()
+    assert h.r.game.moves == [] and len(h.r.saved) == 1
+    # Set the old game up again: it is resumed, with its move.
+    h.a, h.d = board
+    h.t += 0.01
+    h._feed()
+    h.hold()
+    assert [str(m) for m in h.r.game.moves] == ["d4-e4"]
+    assert h.r.saved == [] and "error" not in h.leds.values()

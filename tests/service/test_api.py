@@ -209,3 +209,37 @@ def test_stored_before_published(make: Any) -> None:
     service.tick()
     assert any(moves == ["@c2"] for moves, _ in seen)
     assert all(len(moves) <= n for moves, n in seen)
+
+
+def test_cleared_board_and_resumed_game_keep_their_ids(tmp_path: Path) -> None:
+    import random
+
+    clock = FakeClock()
+    config = Config(data_dir=tmp_path, settle=0.05, error_delay=0.2, variant="sabouiyya")
+    service = BoardService(config, clock=clock)
+    rng = random.Random(2)
+    game = Game.new("sabouiyya")
+    while game.phase == "setting" or len(game.moves) < 26:
+        moves = [m for m in game.legal_moves() if m.kind != "pass"]
+        game.play(rng.choice(moves))
+        if game.outcome is not None:
+            game.pop()
+            continue
+        service.set_sim_occupancy(occ_of(game))
+        clock.t += 0.1
+        service.tick()
+    first = service.gid
+    assert service.state()["position"] == game.position()
+    service.set_sim_occupancy("0" * 25)
+    clock.t += 0.1
+    service.tick()
+    assert service.gid != first and service.state()["moves"] == []
+    service.set_sim_occupancy(occ_of(game))
+    clock.t += 0.1
+    service.tick()
+    assert service.gid == first
+    assert service.state()["position"] == game.position()
+    stored = service.store.get(first)
+    assert stored is not None and stored.finished is None
+    assert list(stored.actions) == [str(m) for m in game.moves]
+    service.close()
