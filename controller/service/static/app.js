@@ -36,8 +36,11 @@ function drawBoard(el, size, pieces, occ, leds, clickable) {
   el.style.gridTemplateColumns = `repeat(${size}, 1fr)`;
   el.classList.toggle("sim", clickable);
   const centre = Math.floor(size * size / 2);
-  for (let row = size - 1; row >= 0; row--) {
-    for (let col = 0; col < size; col++) {
+  const flipped = localStorage.getItem("flipped") === "1";
+  for (let r = size - 1; r >= 0; r--) {
+    for (let c = 0; c < size; c++) {
+      const row = flipped ? size - 1 - r : r;
+      const col = flipped ? size - 1 - c : c;
       const i = row * size + col;
       const name = squareName(i, size);
       const sq = document.createElement("div");
@@ -185,6 +188,13 @@ $("#new-game").addEventListener("submit", async (ev) => {
   const form = new FormData(ev.target);
   accept(await api("/api/new", Object.fromEntries(form.entries())));
   loadGames();
+});
+
+const flip = $("#flip");
+flip.checked = localStorage.getItem("flipped") === "1";
+flip.addEventListener("change", () => {
+  localStorage.setItem("flipped", flip.checked ? "1" : "0");
+  render();
 });
 
 api("/api/state").then(accept);
