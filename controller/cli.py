@@ -8,9 +8,12 @@ traceback.
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import sys
-from collections.abc import Callable, Sequence
+import warnings
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 
 from controller import __version__
 
@@ -69,19 +72,38 @@ def _cmd_run(args: argparse.Namespace) -> int:
         port=args.port,
         data_dir=Path(args.data_dir) if args.data_dir else None,
     )
-    return serve(config)
+    return serve(config, args.config)
 
 
 def _cmd_replay(args: argparse.Namespace) -> int:
     from controller.reconcile.reconciler import Settings
-    from controller.reconcile.replay import replay
+    from controller.reconcile.replay import ReplayResult, replay
 
     settings = Settings(settle=args.settle, error_delay=args.error_delay)
+    if args.via == "gpio":
+        from controller.drivers.gpio_replay import replay_via_gpio
+
+        def run(lines: Iterable[str]) -> ReplayResult:
+            options: dict[str, Any] = {}
+            if args.config:
+                from controller.drivers.gpio_config import load_config
+
+                cfg = load_config(args.config)
+                options = {"matrix": cfg.matrix, "mapping": cfg.mapping}
+            return replay_via_gpio(lines, args.variant, settings, trace=args.trace, **options)
+    elif args.via == "firmware":
+        from controller.drivers.firmware_replay import replay_via_firmware
+
+        def run(lines: Iterable[str]) -> ReplayResult:
+            return replay_via_firmware(lines, args.variant, settings, trace=args.trace)
+    else:
+        def run(lines: Iterable[str]) -> ReplayResult:
+            return replay(lines, args.variant, settings, trace=args.trace)
     if args.log == "-":
-        result = replay(sys.stdin, args.variant, settings, trace=args.trace)
+        result = run(sys.stdin)
     else:
         with open(args.log, encoding="utf-8") as fh:
-            result = replay(fh, args.variant, settings, trace=args.trace)
+            result = run(fh)
     if args.trace:
         for line in result.trace:
             print(line)
@@ -127,6 +149,39 @@ def _cmd_games(args: argparse.Namespace) -> int:
         return 0
     finally:
         store.close()
+
+
+def _cmd_doctor(args: argparse.Namespace) -> int:
+    warnings.simplefilter("ignore")  # gpiozero's pin-factory fallbacks
+    from controller.drivers.console import TerminalConsole
+    from controller.drivers.doctor import doctor_from_config, live_from_config
+
+    if args.live:
+        import threading
+
+        stop = threading.Event()
+
+        def wait_for_enter() -> None:
+            sys.stdin.readline()
+            stop.set()
+
+        def write(text: str) -> None:
+            sys.stdout.write(text)
+            sys.stdout.flush()
+
+        threading.Thread(target=wait_for_enter, daemon=True).start()
+        return live_from_config(args.config, write, stop)
+    report = doctor_from_config(args.config, TerminalConsole())
+    return 0 if report.ok else 1
+
+
+def _cmd_calibrate(args: argparse.Namespace) -> int:
+    warnings.simplefilter("ignore")
+    from controller.drivers.calibrate_matrix import run_calibration
+    from controller.drivers.console import TerminalConsole
+
+    run_calibration(args.config, TerminalConsole(), use_leds=False if args.no_leds else None)
+    return 0
 
 
 def _add_demo_options(parser: argparse.ArgumentParser) -> None:
@@ -194,7 +249,26 @@ def build_parser() -> argparse.ArgumentParser:
         default=1.0,
         help="seconds a wrong reading stays before errors light (default: 1.0)",
     )
+    rp.add_argument(
+        "--via",
+        choices=["direct", "gpio", "firmware"],
+        default="direct",
+        help="feed the log's frames through the simulated switches and the real "
+        "GPIO scanning code, or the firmware and its serial link (default: direct)",
+    )
+    rp.add_argument("--config", help="TOML configuration ([gpio] mapping for --via gpio)")
     rp.set_defaults(command=_cmd_replay)
+
+    dp = sub.add_parser("doctor", help="self-test of the GPIO board: LEDs, switches, ghosting")
+    dp.add_argument("--config", default="config.toml", help="TOML configuration file")
+    dp.add_argument("--live", action="store_true", help="show every switch live until Enter")
+    dp.set_defaults(command=_cmd_doctor)
+
+    cp = sub.add_parser("calibrate", help="calibration: the switch matrix")
+    cp.add_argument("what", choices=["matrix"])
+    cp.add_argument("--config", default="config.toml", help="TOML file to write the mapping to")
+    cp.add_argument("--no-leds", action="store_true", help="do not light the squares")
+    cp.set_defaults(command=_cmd_calibrate)
 
     return parser
 
@@ -206,9 +280,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     command: Command = args.command
     try:
         return command(args)
+    except KeyboardInterrupt:
+        return 130
     except (ValueError, OSError) as exc:
         message = " ".join(str(exc).split()) or type(exc).__name__
         print(f"{PROG}: {message}", file=sys.stderr)
+        return 2
+    except Exception as exc:  # hardware libraries raise their own errors
+        if os.environ.get("KHARBGA_DEBUG"):
+            raise
+        message = " ".join(str(exc).split()) or "failed"
+        print(f"{PROG}: {type(exc).__name__}: {message} (KHARBGA_DEBUG=1 shows details)",
+              file=sys.stderr)
         return 2
 
 

@@ -13,7 +13,7 @@ __all__ = ["serve"]
 log = logging.getLogger("kharbga")
 
 
-def serve(config: Config) -> int:
+def serve(config: Config, config_path: str | None = None) -> int:
     """Run until interrupted; returns the exit status."""
     from aiohttp import web
 
@@ -22,13 +22,56 @@ def serve(config: Config) -> int:
 
     logging.basicConfig(level=logging.INFO, stream=sys.stderr,
                         format="%(asctime)s %(name)s %(levelname)s %(message)s")
-    if config.board != "sim":
-        raise ValueError(f"board {config.board!r}: only the simulated board is wired in yet")
+    backend = None
+    if config.board == "gpio":
+        from .hardware import GpioBackend
+
+        backend = GpioBackend(config_path)
+    elif config.board != "sim":
+        raise ValueError(f"board {config.board!r}: not wired into the service yet "
+                         "(use sim or gpio)")
     service = BoardService(config)
     app = make_app(service)
+    if backend is not None:
+        _attach(app, service, backend)
     where = f"http://{config.host}:{config.port}/"
-    print(f"kharbga-board: {config.variant} on the simulated board at {where}", flush=True)
+    board = "the simulated board" if config.board == "sim" else config.board
+    print(f"kharbga-board: {config.variant} on {board} at {where}", flush=True)
     log.info("data in %s, game %s", config.data_dir, service.gid)
-    web.run_app(app, host=config.host, port=config.port, print=None,
-                handle_signals=True, access_log=None)
+    try:
+        web.run_app(app, host=config.host, port=config.port, print=None,
+                    handle_signals=True, access_log=None)
+    finally:
+        if backend is not None:
+            backend.close()
     return 0
+
+
+def _attach(app: object, service: object, backend: object) -> None:
+    """Run the backend's queue into the service every 10 ms; LEDs follow."""
+    import asyncio
+
+    from aiohttp import web
+
+    from .board import BoardService
+    from .hardware import GpioBackend, drain
+
+    assert isinstance(app, web.Application) and isinstance(service, BoardService)
+    assert isinstance(backend, GpioBackend)
+    pump: web.AppKey[asyncio.Task[None]] = web.AppKey("pump", asyncio.Task)
+
+    async def run_pump() -> None:
+        while True:
+            drain(service, backend.events)
+            backend.show(service.state())  # refreshes blinking roles too
+            await asyncio.sleep(0.01)
+
+    async def start(app: web.Application) -> None:
+        backend.start()
+        app[pump] = asyncio.create_task(run_pump())
+
+    async def stop(app: web.Application) -> None:
+        app[pump].cancel()
+
+    app.on_startup.append(start)
+    app.on_cleanup.append(stop)

@@ -1,0 +1,502 @@
+"""``kharbga-board doctor``: check the LEDs, the switches and the diodes.
+
+Each check is a function of the hardware objects, a clock and a console
+(all parameters, so the simulator runs them in tests) and returns
+:class:`Finding` objects; :func:`run_doctor` runs them all and gives a
+:class:`DoctorReport`, and :func:`render_report` / :func:`render_switches`
+draw them for the terminal.
+
+- :func:`walk_leds` lights each LED in turn and says which square it should
+  be under (the person watches);
+- :func:`check_empty` scans the empty board: a switch closed throughout is
+  **stuck**, one that opens and closes is **chattering**;
+- :func:`check_squares` asks for a piece on each square in turn: a switch
+  that does not close is **never-closes**, a different one closing is
+  **misplaced** (a wiring or mapping fault), another one closing as well
+  is **neighbour** (a magnet too strong for the spacing), one flickering
+  while the piece stands still is **chattering**;
+- :func:`check_ghosting` asks for pieces on a few patterns (two per row and
+  per column, :func:`ghost_patterns`) under which any switch with a missing
+  diode makes a switch that has no piece read closed: a **ghost**, reported
+  with the switches whose diode may be missing.  Ghosts need released rows
+  to float (``row_drive = "open-drain"``, the default).
+- :func:`live_view` redraws every switch's raw state until stopped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from .console import Console, Prompt
+from .gpio_matrix import Clock, MatrixScanner, Stop
+from .mapping import BoardMapping
+from .ws2812 import RGB, LedOutput
+
+__all__ = [
+    "DoctorReport",
+    "Finding",
+    "Observation",
+    "check_empty",
+    "check_ghosting",
+    "check_squares",
+    "ghost_patterns",
+    "live_from_config",
+    "live_view",
+    "doctor_from_config",
+    "observe",
+    "render_report",
+    "render_switches",
+    "run_doctor",
+    "walk_leds",
+]
+
+KINDS = ("stuck", "chattering", "never-closes", "misplaced", "neighbour", "ghost")
+LIT: RGB = (255, 255, 255)
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One fault: its kind (:data:`KINDS`), the switch (``row * size +
+    column``), the square the mapping puts there, and what was seen.
+    ``suspects`` are switches whose diode may be missing (ghosts)."""
+
+    kind: str
+    switch: int
+    square: int
+    detail: str
+    suspects: tuple[int, ...] = ()
+
+
+@dataclass
+class DoctorReport:
+    size: int
+    findings: list[Finding] = field(default_factory=list)
+    leds_walked: int = 0
+    checks: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.findings
+
+    def switches(self, kind: str) -> set[int]:
+        """The switches with a finding of this kind."""
+        return {f.switch for f in self.findings if f.kind == kind}
+
+    def suspects(self) -> set[int]:
+        """Switches whose diode may be missing."""
+        return {s for f in self.findings for s in f.suspects}
+
+
+# ----------------------------------------------------------------------
+# Observing
+
+
+@dataclass
+class Observation:
+    """Raw (undebounced) scans over a while: per switch, in how many scans
+    it was closed and how often it changed."""
+
+    size: int
+    scans: int = 0
+    closed: list[int] = field(default_factory=list)
+    changes: list[int] = field(default_factory=list)
+    last: int | None = None
+
+    def __post_init__(self) -> None:
+        n = self.size * self.size
+        self.closed = self.closed or [0] * n
+        self.changes = self.changes or [0] * n
+
+    def add(self, raw: int) -> None:
+        self.scans += 1
+        for i in _bits(raw):
+            self.closed[i] += 1
+        if self.last is not None:
+            for i in _bits(raw ^ self.last):
+                self.changes[i] += 1
+        self.last = raw
+
+    def always(self) -> int:
+        """Switches closed in every scan."""
+        return sum(1 << i for i, c in enumerate(self.closed) if self.scans and c == self.scans)
+
+    def ever(self) -> int:
+        return sum(1 << i for i, c in enumerate(self.closed) if c)
+
+
+def _bits(mask: int) -> list[int]:
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
+
+
+def observe(scanner: MatrixScanner, clock: Clock, seconds: float) -> Observation:
+    """Scan at the scanner's rate for ``seconds`` (at least two scans)."""
+    obs = Observation(scanner.size)
+    t = clock.now()
+    end = t + seconds
+    while True:
+        obs.add(scanner.read_raw())
+        if obs.scans >= 2 and t >= end:
+            return obs
+        t = clock.sleep_until(t + scanner.period)
+
+
+# ----------------------------------------------------------------------
+# Checks
+
+
+def walk_leds(
+    leds: LedOutput,
+    mapping: BoardMapping,
+    clock: Clock,
+    say: Callable[[str], None],
+    dwell: float = 0.4,
+) -> int:
+    """Light each LED of the chain alone for ``dwell`` seconds, saying
+    where it should be; the number of LEDs lit."""
+    t = clock.now()
+    for i in range(mapping.led_count):
+        pixels: list[RGB] = [(0, 0, 0)] * mapping.led_count
+        pixels[i] = LIT
+        leds.show_pixels(pixels)
+        square = mapping.square_of_led(i)
+        where = f"under {mapping.name(square)}" if square is not None else "a spare LED"
+        say(f"LED {i}: {where}")
+        t = clock.sleep_until(t + dwell)
+    leds.show_pixels([(0, 0, 0)] * mapping.led_count)
+    return mapping.led_count
+
+
+def check_empty(scanner: MatrixScanner, clock: Clock, seconds: float = 1.0) -> list[Finding]:
+    """Findings on a board with no pieces (the caller asks for that)."""
+    m = scanner.mapping
+    obs = observe(scanner, clock, seconds)
+    out = []
+    for i in range(m.squares):
+        if obs.closed[i] == obs.scans:
+            out.append(Finding("stuck", i, m.square_of_switch_index(i), "closed on an empty board"))
+        elif obs.closed[i]:
+            out.append(
+                Finding(
+                    "chattering",
+                    i,
+                    m.square_of_switch_index(i),
+                    f"closed in {obs.closed[i]} of {obs.scans} scans on an empty board",
+                )
+            )
+    return out
+
+
+def check_squares(
+    scanner: MatrixScanner,
+    console: Console,
+    clock: Clock,
+    leds: LedOutput | None = None,
+    squares: Sequence[int] | None = None,
+    seconds: float = 0.3,
+    ignore: int = 0,
+) -> list[Finding]:
+    """Ask for one piece on each square in turn; switches in ``ignore``
+    (already known stuck) are left out."""
+    m = scanner.mapping
+    name = m.name
+    out: list[Finding] = []
+    for square in range(m.squares) if squares is None else squares:
+        if leds is not None:
+            leds.light({square: LIT})
+        answer = console.ask(
+            Prompt(
+                f"Move the piece to {name(square)}, then press Enter (s skips).", "place", (square,)
+            )
+        )
+        if answer.strip().lower() == "s":
+            continue
+        settle = scanner.config.debounce_scans * scanner.period
+        observe(scanner, clock, settle)  # let the piece come to rest
+        obs = observe(scanner, clock, seconds)
+        switch = m.switch_index_of_square(square)
+        seen = obs.ever() & ~ignore
+        if not obs.closed[switch]:
+            others = seen & ~(1 << switch)
+            if others:
+                where = ", ".join(m.switch_label(i) for i in _bits(others))
+                out.append(
+                    Finding(
+                        "misplaced",
+                        switch,
+                        square,
+                        f"a piece on {name(square)} closes {where} instead of "
+                        f"{m.switch_label(switch)}",
+                    )
+                )
+            else:
+                out.append(
+                    Finding(
+                        "never-closes",
+                        switch,
+                        square,
+                        f"a piece on {name(square)} closes no switch",
+                    )
+                )
+        elif seen & ~(1 << switch):
+            where = ", ".join(m.switch_label(i) for i in _bits(seen & ~(1 << switch)))
+            out.append(
+                Finding(
+                    "neighbour",
+                    switch,
+                    square,
+                    f"a piece on {name(square)} also closes {where} (magnet too strong, "
+                    "or a reed too near)",
+                )
+            )
+        elif obs.changes[switch] >= 2:
+            out.append(
+                Finding(
+                    "chattering",
+                    switch,
+                    square,
+                    f"changed {obs.changes[switch]} times in {obs.scans} scans under a still piece",
+                )
+            )
+    if leds is not None:
+        leds.light({})
+    return out
+
+
+def ghost_patterns(size: int = 7) -> list[list[int]]:
+    """Switch patterns with two closed switches in every row and column
+    (diagonals ``k`` and ``k + 1``), covering every switch: under each, a
+    missing diode at any of its switches shows as a ghost."""
+    out = []
+    for k in range(0, size, 2):
+        cells = set()
+        for r in range(size):
+            cells.add(r * size + (r + k) % size)
+            cells.add(r * size + (r + k + 1) % size)
+        out.append(sorted(cells))
+    return out
+
+
+def _suspects(size: int, pattern: set[int], ghost: int) -> tuple[int, ...]:
+    """Closed switches (r, c) with (s, c) and (r, d) closed, for the ghost
+    at (s, d): the current path runs through (r, c) backwards."""
+    s, d = divmod(ghost, size)
+    out = []
+    for sw in sorted(pattern):
+        r, c = divmod(sw, size)
+        if r != s and c != d and s * size + c in pattern and r * size + d in pattern:
+            out.append(sw)
+    return tuple(out)
+
+
+def check_ghosting(
+    scanner: MatrixScanner,
+    console: Console,
+    clock: Clock,
+    leds: LedOutput | None = None,
+    ignore: int = 0,
+) -> list[Finding]:
+    """Ask for pieces on each ghost pattern; a switch read closed without a
+    piece is a ghost (or stuck: pass known stuck ones in ``ignore``)."""
+    m = scanner.mapping
+    label = m.switch_label
+    out: list[Finding] = []
+    seen_ghosts: set[int] = set()
+    for n, pattern in enumerate(ghost_patterns(m.size), 1):
+        squares = tuple(m.square_of_switch_index(i) for i in pattern)
+        if leds is not None:
+            leds.light({sq: LIT for sq in squares})
+        names = " ".join(m.name(sq) for sq in sorted(squares))
+        answer = console.ask(
+            Prompt(
+                f"Ghost test {n}: put pieces on {names} (lit) and nowhere else, then press Enter "
+                "(s skips).",
+                "place",
+                squares,
+            )
+        )
+        if answer.strip().lower() == "s":
+            continue
+        closed = scanner.settle(clock)
+        expected = sum(1 << i for i in pattern)
+        for ghost in _bits(closed & ~expected & ~ignore):
+            if ghost in seen_ghosts:
+                continue
+            seen_ghosts.add(ghost)
+            suspects = _suspects(m.size, set(pattern), ghost)
+            out.append(
+                Finding(
+                    "ghost",
+                    ghost,
+                    m.square_of_switch_index(ghost),
+                    f"reads closed with no piece on it in ghost test {n}; a diode is missing "
+                    f"at {' or '.join(label(s) for s in suspects) or 'an unknown switch'}",
+                    suspects,
+                )
+            )
+    if leds is not None:
+        leds.light({})
+    return out
+
+
+def run_doctor(
+    scanner: MatrixScanner,
+    console: Console,
+    clock: Clock,
+    leds: LedOutput | None = None,
+    *,
+    squares: bool = True,
+    ghosts: bool = True,
+    dwell: float = 0.4,
+) -> DoctorReport:
+    """All the checks in turn (the LED walk only with ``leds``)."""
+    m = scanner.mapping
+    report = DoctorReport(m.size)
+    if leds is not None:
+        console.say("LEDs: each lights in turn; watch that it is under the square named.")
+        report.leds_walked = walk_leds(leds, m, clock, console.say, dwell)
+        report.checks.append("leds")
+    console.ask(Prompt("Take every piece off the board, then press Enter.", "clear"))
+    report.findings += check_empty(scanner, clock)
+    report.checks.append("empty")
+    stuck = sum(1 << f.switch for f in report.findings if f.kind == "stuck")
+    if squares:
+        report.findings += check_squares(scanner, console, clock, leds, ignore=stuck)
+        report.checks.append("squares")
+    if ghosts:
+        if scanner.config.row_drive != "open-drain":
+            console.say('Ghost test skipped: it needs row_drive = "open-drain".')
+        else:
+            report.findings += check_ghosting(scanner, console, clock, leds, ignore=stuck)
+            report.checks.append("ghosting")
+    console.say(render_report(report, m))
+    return report
+
+
+# ----------------------------------------------------------------------
+# Terminal
+
+
+def render_switches(closed: int, mapping: BoardMapping, marks: dict[int, str] | None = None) -> str:
+    """The board as the switches see it: ``#`` closed, ``.`` open, or a
+    mark per switch (``S`` stuck, ``G`` ghost, ..); rank 1 at the bottom."""
+    size = mapping.size
+    marks = marks or {}
+    lines = []
+    for rank in range(size - 1, -1, -1):
+        cells = []
+        for f in range(size):
+            square = rank * size + f
+            switch = mapping.switch_index_of_square(square)
+            mark = marks.get(switch)
+            cells.append(mark if mark else ("#" if closed >> switch & 1 else "."))
+        lines.append(f"{rank + 1} " + " ".join(cells))
+    lines.append("  " + " ".join("abcdefghi"[:size]))
+    return "\n".join(lines)
+
+
+MARKS = {
+    "stuck": "S",
+    "chattering": "C",
+    "never-closes": "N",
+    "misplaced": "M",
+    "neighbour": "X",
+    "ghost": "G",
+}
+
+
+def render_report(report: DoctorReport, mapping: BoardMapping) -> str:
+    """A short report: the board with a letter on every faulty switch and
+    one line per finding."""
+    marks = {f.switch: MARKS[f.kind] for f in report.findings}
+    done = ", ".join(report.checks) or "none"
+    if report.ok:
+        head = f"Doctor: all well (checks: {done})."
+    else:
+        head = f"Doctor: {len(report.findings)} problem(s) (checks: {done})."
+    lines = [head, render_switches(0, mapping, marks)]
+    for f in report.findings:
+        lines.append(
+            f"  {f.kind:<12} {mapping.switch_label(f.switch):<5} "
+            f"{mapping.name(f.square):<3} {f.detail}"
+        )
+    suspects = report.suspects()
+    if suspects:
+        lines.append(
+            "  missing diode: check " + ", ".join(mapping.switch_label(s) for s in sorted(suspects))
+        )
+    lines.append(
+        "  key: # closed . open S stuck C chattering N never closes M misplaced "
+        "X closes a neighbour too G ghost"
+    )
+    return "\n".join(lines)
+
+
+def live_view(
+    scanner: MatrixScanner,
+    clock: Clock,
+    write: Callable[[str], None],
+    stop: Stop,
+    refresh: float = 0.1,
+) -> int:
+    """Redraw the raw switches every ``refresh`` seconds until ``stop`` is
+    set (ANSI home-and-clear before each frame); the frames drawn."""
+    frames = 0
+    t = clock.now()
+    while not stop.is_set():
+        raw = scanner.read_raw()
+        write("\x1b[H\x1b[2J" + render_switches(raw, scanner.mapping) + "\n")
+        frames += 1
+        t = clock.sleep_until(t + refresh)
+    return frames
+
+
+def doctor_from_config(
+    config_path: str,
+    console: Console,
+    *,
+    pin_factory: object = None,
+    spi: object = None,
+    clock: Clock | None = None,
+    squares: bool = True,
+    ghosts: bool = True,
+) -> DoctorReport:
+    """``kharbga-board doctor [--config FILE]``: open the matrix and the
+    LEDs (unless disabled) as configured and run every check."""
+    from .gpio_config import load_config
+    from .gpio_matrix import MonotonicClock
+    from .ws2812 import SquareLeds
+
+    config = load_config(config_path)
+    with MatrixScanner(config.matrix, config.mapping, pin_factory=pin_factory) as scanner:
+        leds = SquareLeds(config.leds, config.mapping, spi) if config.leds.enabled else None
+        try:
+            return run_doctor(
+                scanner, console, clock or MonotonicClock(), leds, squares=squares, ghosts=ghosts
+            )
+        finally:
+            if leds is not None:
+                leds.close()
+
+
+def live_from_config(
+    config_path: str,
+    write: Callable[[str], None],
+    stop: Stop,
+    *,
+    pin_factory: object = None,
+    clock: Clock | None = None,
+) -> int:
+    """``kharbga-board doctor --live``: every switch, redrawn until
+    ``stop`` is set (the command sets it on Ctrl-C or Enter)."""
+    from .gpio_config import load_config
+    from .gpio_matrix import MonotonicClock
+
+    config = load_config(config_path)
+    with MatrixScanner(config.matrix, config.mapping, pin_factory=pin_factory) as scanner:
+        return live_view(scanner, clock or MonotonicClock(), write, stop)

@@ -1,0 +1,123 @@
+"""The ``[gpio]`` table of the configuration file: everything on the Pi's
+GPIO in one dataclass.
+
+::
+
+    [gpio.matrix]          rows, columns, scan rate, debounce (gpio_matrix)
+    [gpio.mapping]         switch and LED positions (mapping)
+    [gpio.leds]            SPI port, colours, brightness (ws2812)
+    [gpio.leds.roles]
+    [gpio.buttons]         button pins (buttons)
+
+Each part checks itself; :class:`GpioConfig` also checks that no GPIO is
+used twice across the parts.  Errors are :class:`ConfigError` (a
+``ValueError``), one line.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from .buttons import ButtonConfig
+from .config_table import ConfigError, Table, dumps
+from .gpio_matrix import MatrixConfig
+from .mapping import BoardMapping
+from .ws2812 import LedConfig
+
+__all__ = ["GpioConfig", "ConfigError", "load_config", "save_config"]
+
+SPI_PINS = {0: (10, 11), 1: (20, 21)}  # MOSI, SCLK per SPI port
+
+
+@dataclass(frozen=True)
+class GpioConfig:
+    matrix: MatrixConfig = field(default_factory=MatrixConfig)
+    mapping: BoardMapping = field(default_factory=BoardMapping)
+    leds: LedConfig = field(default_factory=LedConfig)
+    buttons: ButtonConfig = field(default_factory=ButtonConfig)
+
+    def __post_init__(self) -> None:
+        self.matrix.check_size(self.mapping.size)
+        users: dict[int, str] = {}
+
+        def claim(pin: int, what: str) -> None:
+            if pin in users:
+                raise ConfigError(f"gpio: GPIO{pin} is used for both {users[pin]} and {what}")
+            users[pin] = what
+
+        for i, pin in enumerate(self.matrix.row_pins):
+            claim(pin, f"matrix row {i}")
+        for i, pin in enumerate(self.matrix.column_pins):
+            claim(pin, f"matrix column {i}")
+        if self.leds.enabled:
+            mosi, sclk = SPI_PINS[self.leds.spi_port]
+            claim(mosi, f"the LED data line (SPI{self.leds.spi_port} MOSI)")
+            claim(sclk, f"SPI{self.leds.spi_port} SCLK (the LED port)")
+        for name, side, pin in self.buttons.pins:
+            claim(pin, f"the {name} button" + (f" ({side})" if side else ""))
+
+    @classmethod
+    def from_table(cls, data: Mapping[str, object] | None) -> GpioConfig:
+        t = Table(data, "gpio")
+        config = cls(
+            matrix=MatrixConfig.from_table(t.sub("matrix").data),
+            mapping=BoardMapping.from_table(t.sub("mapping").data),
+            leds=LedConfig.from_table(t.sub("leds").data),
+            buttons=ButtonConfig.from_table(t.sub("buttons").data),
+        )
+        t.done()
+        return config
+
+    def to_table(self) -> dict[str, object]:
+        return {
+            "matrix": self.matrix.to_table(),
+            "mapping": self.mapping.to_table(),
+            "leds": self.leds.to_table(),
+            "buttons": self.buttons.to_table(),
+        }
+
+    def with_mapping(self, mapping: BoardMapping) -> GpioConfig:
+        return replace(self, mapping=mapping)
+
+
+def loads(text: str) -> GpioConfig:
+    """The ``[gpio]`` table of a TOML document (defaults where absent)."""
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"not valid TOML: {exc}") from None
+    gpio = doc.get("gpio")
+    if gpio is not None and not isinstance(gpio, dict):
+        raise ConfigError("gpio: must be a table")
+    return GpioConfig.from_table(gpio)
+
+
+def load_config(path: str | Path) -> GpioConfig:
+    """The ``[gpio]`` table of a configuration file; a missing file gives
+    the defaults."""
+    p = Path(path)
+    if not p.exists():
+        return GpioConfig()
+    try:
+        return loads(p.read_text(encoding="utf-8"))
+    except ConfigError as exc:
+        raise ConfigError(f"{p}: {exc}") from None
+
+
+def save_config(path: str | Path, config: GpioConfig) -> None:
+    """Write the ``[gpio]`` table into the file, keeping its other tables
+    (comments are not kept)."""
+    p = Path(path)
+    doc: dict[str, object] = {}
+    if p.exists():
+        try:
+            doc = tomllib.loads(p.read_text(encoding="utf-8"))
+        except tomllib.TOMLDecodeError as exc:
+            raise ConfigError(f"{p}: not valid TOML: {exc}") from None
+    doc["gpio"] = config.to_table()
+    tmp = p.with_name(p.name + ".tmp")
+    tmp.write_text(dumps(doc), encoding="utf-8")
+    tmp.replace(p)

@@ -1,0 +1,318 @@
+"""WS2812 LEDs under the squares, driven from the Pi's SPI port.
+
+The library is Adafruit's ``neopixel_spi`` (``adafruit-circuitpython-
+neopixel-spi``): it turns each data bit into one SPI byte clocked at
+6.4 MHz on MOSI (GPIO10 for SPI0), which works the same on the Pi 4 and the
+Pi 5 (``rpi_ws281x`` drives the Pi 4's PWM/PCM hardware and does not
+support the Pi 5's RP1).  It needs no root and no timing-critical code of
+ours.  The SPI bus is a parameter: the service opens the real one through
+Blinka (:func:`open_spi`), tests pass an object that records the bytes.
+
+What the lights show is a pure function (:func:`render`) of the
+reconciler's roles (``{"d4": "capture", ..}``, INTERFACES.md), the time
+(for blinking), the configuration (a colour and blink period per role, a
+brightness limit and a current budget) and the LED mapping.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from controller.reconcile.leds import ROLES
+
+from .config_table import ConfigError, Inline, Table
+from .mapping import BoardMapping, parse_square
+
+__all__ = [
+    "DEFAULT_ROLES",
+    "LedConfig",
+    "LedOutput",
+    "RGB",
+    "RoleStyle",
+    "SquareLeds",
+    "open_spi",
+    "render",
+    "limit_current",
+]
+
+WHERE = "gpio.leds"
+RGB = tuple[int, int, int]
+ORDERS = ("GRB", "RGB", "BRG", "BGR", "RBG", "GBR")
+MA_PER_CHANNEL = 20.0  # a WS2812B channel at full duty, milliamps
+MOSI = {0: 10, 1: 20}  # SPI port -> its MOSI GPIO
+
+
+@dataclass(frozen=True)
+class RoleStyle:
+    """A role's colour (full scale, before brightness) and blink period in
+    seconds (0: steady; else on for the first half of each period)."""
+
+    colour: RGB
+    blink: float = 0.0
+
+
+DEFAULT_ROLES: dict[str, RoleStyle] = {
+    "setup": RoleStyle((60, 60, 60)),
+    "last-from": RoleStyle((0, 0, 110)),
+    "last-to": RoleStyle((0, 0, 255)),
+    "hint": RoleStyle((170, 0, 255), 1.0),
+    "destination": RoleStyle((0, 255, 0)),
+    "continue": RoleStyle((255, 190, 0), 0.5),
+    "lifted": RoleStyle((255, 255, 255)),
+    "exchange": RoleStyle((255, 0, 200), 0.5),
+    "capture": RoleStyle((255, 70, 0), 0.5),
+    "error": RoleStyle((255, 0, 0), 0.25),
+}
+assert set(DEFAULT_ROLES) == set(ROLES)
+
+_HEX = re.compile(r"^#([0-9a-fA-F]{6})$")
+
+
+def parse_colour(text: str) -> RGB:
+    """``"#ff8000"`` -> ``(255, 128, 0)``; ``ValueError`` otherwise."""
+    m = _HEX.match(text.strip())
+    if not m:
+        raise ValueError(f'{text!r} is not a colour like "#ff8000"')
+    value = int(m.group(1), 16)
+    return (value >> 16, value >> 8 & 255, value & 255)
+
+
+def format_colour(rgb: RGB) -> str:
+    return "#{:02x}{:02x}{:02x}".format(*rgb)
+
+
+@dataclass(frozen=True)
+class LedConfig:
+    """The LED chain: SPI port, colour order, limits, and the role styles."""
+
+    enabled: bool = True
+    spi_port: int = 0
+    pixel_order: str = "GRB"
+    brightness: float = 0.3
+    max_current_ma: float = 2000.0
+    roles: Mapping[str, RoleStyle] = field(default_factory=lambda: dict(DEFAULT_ROLES))
+
+    def __post_init__(self) -> None:
+        if self.spi_port not in MOSI:
+            raise ConfigError(f"{WHERE}.spi_port: must be 0 or 1, not {self.spi_port}")
+        if self.pixel_order not in ORDERS:
+            raise ConfigError(
+                f"{WHERE}.pixel_order: {self.pixel_order!r} is not one of {', '.join(ORDERS)}"
+            )
+        if not 0 < self.brightness <= 1:
+            raise ConfigError(
+                f"{WHERE}.brightness: must be above 0 and at most 1, not {self.brightness}"
+            )
+        if not (self.max_current_ma == 0 or 50 <= self.max_current_ma <= 100_000):
+            raise ConfigError(
+                f"{WHERE}.max_current_ma: must be 0 (no limit) or 50 to 100000, "
+                f"not {self.max_current_ma}"
+            )
+        for role, style in self.roles.items():
+            if role not in ROLES:
+                raise ConfigError(f"{WHERE}.roles.{role}: unknown role (known: {', '.join(ROLES)})")
+            if len(style.colour) != 3 or not all(0 <= c <= 255 for c in style.colour):
+                raise ConfigError(f"{WHERE}.roles.{role}.colour: channels must be 0 to 255")
+            if not 0 <= style.blink <= 10:
+                raise ConfigError(
+                    f"{WHERE}.roles.{role}.blink: must be 0 (steady) to 10 seconds, "
+                    f"not {style.blink}"
+                )
+
+    @property
+    def data_pin(self) -> int:
+        """The GPIO the chain's data line is on (the SPI port's MOSI)."""
+        return MOSI[self.spi_port]
+
+    @classmethod
+    def from_table(cls, data: Mapping[str, object] | None) -> LedConfig:
+        """Roles not in ``[gpio.leds.roles]`` keep their default style; a role
+        is ``{ colour = "#ff0000", blink = 0.5 }`` or just ``"#ff0000"``."""
+        t = Table(data, WHERE)
+        d = cls()
+        roles = dict(DEFAULT_ROLES)
+        table = t.sub("roles")
+        for role in table.keys():
+            if role not in ROLES:
+                raise table.error(role, f"unknown role (known: {', '.join(ROLES)})")
+            value = table.data[role]
+            if isinstance(value, str):
+                value = {"colour": value}
+            if not isinstance(value, Mapping):
+                raise table.error(role, "must be a colour string or a table")
+            style = Table(value, table.path(role))
+            text = style.get_str("colour", format_colour(roles[role].colour))
+            try:
+                colour = parse_colour(text)
+            except ValueError as exc:
+                raise style.error("colour", str(exc)) from None
+            blink = style.get_float("blink", roles[role].blink, 0.0, 10.0)
+            style.done()
+            roles[role] = RoleStyle(colour, blink)
+        config = cls(
+            enabled=t.get_bool("enabled", d.enabled),
+            spi_port=t.get_int("spi_port", d.spi_port),
+            pixel_order=t.get_str("pixel_order", d.pixel_order, ORDERS),
+            brightness=t.get_float("brightness", d.brightness),
+            max_current_ma=t.get_float("max_current_ma", d.max_current_ma),
+            roles=roles,
+        )
+        t.done()
+        return config
+
+    def to_table(self) -> dict[str, object]:
+        return {
+            "enabled": self.enabled,
+            "spi_port": self.spi_port,
+            "pixel_order": self.pixel_order,
+            "brightness": self.brightness,
+            "max_current_ma": self.max_current_ma,
+            "roles": {
+                role: Inline(colour=format_colour(s.colour), blink=s.blink)
+                for role, s in self.roles.items()
+            },
+        }
+
+
+# ----------------------------------------------------------------------
+# Rendering (pure)
+
+
+def _scale(rgb: RGB, factor: float) -> RGB:
+    return (int(rgb[0] * factor), int(rgb[1] * factor), int(rgb[2] * factor))
+
+
+def limit_current(pixels: list[RGB], max_ma: float) -> list[RGB]:
+    """Scale every pixel down alike so that the chain draws at most
+    ``max_ma`` (estimated at 20 mA per channel at full duty; 0: no limit)."""
+    if max_ma <= 0:
+        return pixels
+    total = sum(sum(p) for p in pixels) * MA_PER_CHANNEL / 255
+    if total <= max_ma:
+        return pixels
+    factor = max_ma / total
+    return [_scale(p, factor) for p in pixels]
+
+
+def render(
+    leds: Mapping[str, str], now: float, config: LedConfig, mapping: BoardMapping
+) -> list[RGB]:
+    """The colour of every LED in the chain (spare ones dark) for the roles
+    ``leds`` at time ``now``.  Unknown roles and squares stay dark."""
+    pixels: list[RGB] = [(0, 0, 0)] * mapping.led_count
+    for name, role in leds.items():
+        style = config.roles.get(role)
+        if style is None:
+            continue
+        if style.blink > 0 and now % style.blink >= style.blink / 2:
+            continue
+        try:
+            square = parse_square(name, mapping.size)
+        except ValueError:
+            continue
+        pixels[mapping.led_of_square(square)] = _scale(style.colour, config.brightness)
+    return limit_current(pixels, config.max_current_ma)
+
+
+# ----------------------------------------------------------------------
+# Output
+
+
+class LedOutput(Protocol):
+    """What the guided procedures need of the lights."""
+
+    def light(self, squares: Mapping[int, RGB]) -> None:
+        """Light these squares (full-scale colours; brightness applies),
+        every other LED off."""
+        ...
+
+    def show_pixels(self, pixels: Sequence[RGB]) -> bool: ...
+
+
+def open_spi(port: int = 0) -> Any:
+    """The Pi's SPI bus through Blinka (``busio.SPI``); on the Pi only."""
+    import board  # type: ignore[import-untyped, import-not-found, unused-ignore]
+    import busio  # type: ignore[import-untyped, import-not-found, unused-ignore]
+
+    if port == 0:
+        return busio.SPI(board.SCLK, MOSI=board.MOSI)
+    return busio.SPI(board.SCLK_1, MOSI=board.MOSI_1)
+
+
+class SquareLeds:
+    """The chain under the board; writes to SPI only when a pixel changes.
+
+    ``spi`` is a ``busio.SPI``-like object (``try_lock``, ``unlock``,
+    ``configure``, ``write``); None opens the configured port on the Pi.
+    """
+
+    def __init__(self, config: LedConfig, mapping: BoardMapping, spi: Any = None) -> None:
+        self.config = config
+        self.mapping = mapping
+        import neopixel_spi  # type: ignore[import-untyped]  # only where there are LEDs
+
+        self._owns_spi = spi is None
+        self._spi = open_spi(config.spi_port) if spi is None else spi
+        try:
+            self._strip = neopixel_spi.NeoPixel_SPI(
+                self._spi,
+                mapping.led_count,
+                pixel_order=config.pixel_order,
+                brightness=1.0,
+                auto_write=False,
+            )
+        except BaseException:
+            self._release_spi()
+            raise
+        self._last: list[RGB] | None = None
+        self.writes = 0
+
+    def show(self, leds: Mapping[str, str], now: float) -> bool:
+        """Show the roles at time ``now``; was anything sent?"""
+        return self.show_pixels(render(leds, now, self.config, self.mapping))
+
+    def show_pixels(self, pixels: Sequence[RGB]) -> bool:
+        """Show these colours as they are (one per LED); was anything sent?"""
+        if len(pixels) != self.mapping.led_count:
+            raise ValueError(f"{len(pixels)} colours for {self.mapping.led_count} LEDs")
+        frame: list[RGB] = [(p[0], p[1], p[2]) for p in pixels]
+        if frame == self._last:
+            return False
+        for i, rgb in enumerate(frame):
+            self._strip[i] = rgb
+        self._strip.show()
+        self._last = frame
+        self.writes += 1
+        return True
+
+    def light(self, squares: Mapping[int, RGB]) -> None:
+        pixels: list[RGB] = [(0, 0, 0)] * self.mapping.led_count
+        for square, rgb in squares.items():
+            pixels[self.mapping.led_of_square(square)] = _scale(rgb, self.config.brightness)
+        self.show_pixels(limit_current(pixels, self.config.max_current_ma))
+
+    def clear(self) -> None:
+        self.show_pixels([(0, 0, 0)] * self.mapping.led_count)
+
+    def _release_spi(self) -> None:
+        if self._owns_spi and self._spi is not None:
+            self._spi.deinit()
+        self._spi = None
+
+    def close(self) -> None:
+        if self._spi is None:
+            return
+        try:
+            self._last = None
+            self.clear()
+        finally:
+            self._release_spi()
+
+    def __enter__(self) -> SquareLeds:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -1,0 +1,83 @@
+"""Sensor backends for the service: the reed matrix on GPIO (and later the
+serial link and the camera).  Each one puts frames and button presses on a
+queue from its own thread; :func:`drain` feeds them to the service on the
+event loop, stamped with the service's clock, and the LEDs follow the
+published state."""
+
+from __future__ import annotations
+
+import dataclasses
+import queue
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from controller.reconcile.log import Button, Frame
+
+from .board import BoardService
+
+__all__ = ["GpioBackend", "drain"]
+
+Event = Frame | Button
+
+
+def drain(service: BoardService, events: queue.Queue[Event]) -> int:
+    """Feed every queued event to the service; returns how many."""
+    n = 0
+    while True:
+        try:
+            event = events.get_nowait()
+        except queue.Empty:
+            return n
+        service.feed(dataclasses.replace(event, t=service.now()))
+        n += 1
+
+
+class GpioBackend:
+    """The matrix scanner, the buttons and the LED strip on the Pi's GPIO,
+    configured by the ``[gpio]`` table of the configuration file."""
+
+    def __init__(self, config_path: str | Path | None, *, pin_factory: Any = None,
+                 spi: Any = None) -> None:
+        from controller.drivers.buttons import ButtonPanel
+        from controller.drivers.gpio_config import GpioConfig, load_config
+        from controller.drivers.gpio_matrix import MatrixScanner, MonotonicClock
+        from controller.drivers.ws2812 import SquareLeds
+
+        self.config = load_config(config_path) if config_path else GpioConfig()
+        self.events: queue.Queue[Event] = queue.Queue()
+        self.clock = MonotonicClock()
+        self.scanner = MatrixScanner(self.config.matrix, self.config.mapping,
+                                     pin_factory=pin_factory)
+        self.buttons: Any = None
+        self.leds: Any = None
+        try:
+            self.buttons = ButtonPanel(self.config.buttons, self.events, self.clock.now,
+                                       pin_factory=pin_factory)
+            if self.config.leds.enabled:
+                self.leds = SquareLeds(self.config.leds, self.config.mapping, spi)
+        except BaseException:
+            self.close()
+            raise
+        self._thread: threading.Thread | None = None
+        self._stop: threading.Event | None = None
+
+    def start(self) -> None:
+        self._thread, self._stop = self.scanner.start(self.events, self.clock)
+
+    def show(self, state: dict[str, Any]) -> None:
+        if self.leds is not None:
+            self.leds.show(state.get("leds", {}), self.clock.now())
+
+    def listener(self) -> Callable[[dict[str, Any]], None]:
+        return self.show
+
+    def close(self) -> None:
+        if self._stop is not None:
+            self._stop.set()
+        if self._thread is not None:
+            self._thread.join(1)
+        for part in (self.buttons, self.leds, self.scanner):
+            if part is not None:
+                part.close()

@@ -1,0 +1,122 @@
+"""``calibrate matrix`` with a simulated person on the simulated matrix: the
+person follows the lights (or the names), and the procedure finds how the
+board is really wired, whatever the configuration said."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from gpio_fakes import FakeSPI, SimPerson
+from gpiozero.pins.mock import MockFactory  # type: ignore[import-untyped]
+
+from controller.drivers.calibrate_matrix import (
+    CalibrationAborted,
+    calibrate_matrix,
+    run_calibration,
+)
+from controller.drivers.console import Prompt
+from controller.drivers.gpio_config import GpioConfig, load_config, save_config
+from controller.drivers.gpio_matrix import MatrixConfig, MatrixScanner
+from controller.drivers.mapping import BoardMapping
+from controller.drivers.matrix_sim import MatrixSimulator, VirtualClock
+from controller.drivers.ws2812 import LedConfig, SquareLeds
+
+CONFIG = MatrixConfig()
+TRUTH = BoardMapping(a1="r6c0", files="rows", led_first="g7", led_runs="files", led_serpentine=True)
+
+
+def same_places(a: BoardMapping, b: BoardMapping) -> None:
+    for sq in range(a.squares):
+        assert a.switch_of_square(sq) == b.switch_of_square(sq)
+        assert a.led_of_square(sq) == b.led_of_square(sq)
+
+
+def test_following_the_lights_finds_the_switches_and_the_leds(
+    factory: MockFactory, spi: FakeSPI
+) -> None:
+    sim = MatrixSimulator(factory, CONFIG, TRUTH)
+    configured = BoardMapping()  # wrong on both counts
+    leds = SquareLeds(LedConfig(), configured, spi)
+    person = SimPerson(sim, spi, TRUTH)
+    with MatrixScanner(CONFIG, configured, pin_factory=factory) as scanner:
+        found = calibrate_matrix(scanner, person, VirtualClock(), leds)
+    same_places(found, TRUTH)
+    assert (found.a1, found.files, found.switches) == ("r6c0", "rows", ())
+    assert (found.led_first, found.led_runs, found.leds) == ("g7", "files", ())
+    assert person.said[-1].startswith("Mapping found: a1 at r6c0, files along rows")
+    assert len([p for p in person.asked if p.action == "place"]) == 49
+
+
+def test_by_names_without_leds_and_an_odd_wiring_gives_a_table(factory: MockFactory) -> None:
+    table = list(range(49))
+    table[10], table[30] = table[30], table[10]
+    truth = BoardMapping().with_switch_table(table)
+    assert truth.switches
+    sim = MatrixSimulator(factory, CONFIG, truth)
+    with MatrixScanner(CONFIG, BoardMapping(), pin_factory=factory) as scanner:
+        found = calibrate_matrix(scanner, SimPerson(sim), VirtualClock())
+    assert found.switches == truth.switches
+    assert found.led_first == "a1" and not found.leds  # LEDs untouched without lights
+
+
+class Forgetful(SimPerson):
+    """Leaves the piece on a1 when asked to move it to b1, the first time."""
+
+    forgot = False
+
+    def ask(self, prompt: Prompt) -> str:
+        if prompt.squares == (1,) and not self.forgot:
+            self.forgot = True
+            self.asked.append(prompt)
+            self.sim.set_occupied(0b11)  # a1 and b1
+            return ""
+        return super().ask(prompt)
+
+
+def test_mistakes_are_explained_and_asked_again(factory: MockFactory) -> None:
+    sim = MatrixSimulator(factory, CONFIG, BoardMapping())
+    person = Forgetful(sim)
+    with MatrixScanner(CONFIG, BoardMapping(), pin_factory=factory) as scanner:
+        found = calibrate_matrix(scanner, person, VirtualClock())
+    assert "Switches r0c0, r0c1 are closed: leave only the one piece." in person.said
+    assert [p.squares for p in person.asked[1:4]] == [(0,), (1,), (1,)]
+    same_places(found, BoardMapping())
+
+
+def test_a_stuck_switch_is_reported_and_stops_calibration(factory: MockFactory) -> None:
+    sim = MatrixSimulator(factory, CONFIG, BoardMapping())
+    sim.stick(3, 3)
+    person = SimPerson(sim, script=["", "c"])
+    with MatrixScanner(CONFIG, BoardMapping(), pin_factory=factory) as scanner:
+        with pytest.raises(CalibrationAborted, match="at d4: no single switch answered"):
+            calibrate_matrix(scanner, person, VirtualClock(), attempts=2)
+    assert any("Switches r3c3 are closed on an empty board" in p.text for p in person.asked)
+
+
+def test_quitting_writes_nothing(factory: MockFactory, tmp_path: Path) -> None:
+    path = tmp_path / "board.toml"
+    save_config(path, GpioConfig())
+    before = path.read_text(encoding="utf-8")
+    sim = MatrixSimulator(factory, CONFIG, TRUTH)
+    person = SimPerson(sim, script=["", "", "q"])
+    with pytest.raises(CalibrationAborted, match="nothing written"):
+        run_calibration(path, person, pin_factory=factory, clock=VirtualClock(), use_leds=False)
+    assert path.read_text(encoding="utf-8") == before
+
+
+def test_run_calibration_saves_the_mapping(
+    factory: MockFactory, spi: FakeSPI, tmp_path: Path
+) -> None:
+    path = tmp_path / "board.toml"
+    path.write_text("[gpio.leds]\nbrightness = 0.2\n[web]\nport = 9000\n", encoding="utf-8")
+    sim = MatrixSimulator(factory, CONFIG, TRUTH)
+    person = SimPerson(sim, spi, TRUTH)
+    found = run_calibration(path, person, pin_factory=factory, spi=spi, clock=VirtualClock())
+    saved = load_config(path)
+    assert saved.mapping == found
+    same_places(saved.mapping, TRUTH)
+    assert saved.leds.brightness == 0.2
+    assert "[web]\nport = 9000" in path.read_text(encoding="utf-8")
+    assert person.said[-1] == f"Written to {path}."
+    assert not any(factory._reservations.values())  # every pin released

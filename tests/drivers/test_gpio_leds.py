@@ -1,0 +1,122 @@
+"""WS2812 output: the exact SPI bytes neopixel_spi sends for the reconciler's
+roles, blinking, brightness and current limits, colour order, the chain's
+layout."""
+
+from __future__ import annotations
+
+import pytest
+from gpio_fakes import FakeSPI, decode, encode
+
+from controller.drivers.gpio_config import loads
+from controller.drivers.mapping import BoardMapping, parse_square
+from controller.drivers.ws2812 import (
+    DEFAULT_ROLES,
+    LedConfig,
+    RoleStyle,
+    SquareLeds,
+    limit_current,
+    render,
+)
+from controller.reconcile.leds import ROLES
+
+STEADY = LedConfig(
+    brightness=1.0,
+    max_current_ma=0,
+    roles={**DEFAULT_ROLES, "capture": RoleStyle((255, 70, 0), 0.0)},
+)
+
+
+def test_every_role_has_a_default_style() -> None:
+    assert set(DEFAULT_ROLES) == set(ROLES)
+    assert len({s.colour for s in DEFAULT_ROLES.values()}) == len(ROLES)
+
+
+def test_the_exact_bytes_on_the_spi_bus(spi: FakeSPI) -> None:
+    mapping = BoardMapping()
+    with SquareLeds(STEADY, mapping, spi) as leds:
+        assert leds.show({"a1": "capture", "b1": "destination", "a2": "last-to"}, now=0.0)
+    grb = bytearray(49 * 3)
+    grb[0:3] = bytes([70, 255, 0])  # a1: LED 0, capture (255, 70, 0) in G, R, B order
+    grb[3:6] = bytes([255, 0, 0])  # b1: LED 1, destination (0, 255, 0)
+    grb[13 * 3 : 14 * 3] = bytes([0, 0, 255])  # a2: LED 13 (serpentine), last-to
+    assert spi.writes[0] == encode(bytes(grb))
+    assert spi.writes[-1] == encode(bytes(49 * 3))  # closing blanks the board
+    assert spi.frequency == 6_400_000 and not spi.locked
+    assert not spi.deinited  # the caller's bus is the caller's to close
+
+
+def test_nothing_is_sent_while_nothing_changes(spi: FakeSPI) -> None:
+    leds = SquareLeds(STEADY, BoardMapping(), spi)
+    assert leds.show({"d4": "lifted"}, 0.0)
+    assert not leds.show({"d4": "lifted"}, 0.3)
+    assert leds.show({"d4": "lifted", "d5": "destination"}, 0.4)
+    assert len(spi.writes) == leds.writes == 2
+
+
+def test_blinking_roles_follow_the_clock(spi: FakeSPI) -> None:
+    config = LedConfig(brightness=1.0, max_current_ma=0)
+    mapping = BoardMapping()
+    leds = SquareLeds(config, mapping, spi)
+    d4 = mapping.led_of_square(parse_square("d4"))
+    seen = []
+    for k in range(8):
+        leds.show({"d4": "error", "e4": "destination"}, now=k * 0.0625)
+        seen.append(decode(spi.writes[-1])[d4])
+    assert seen == [(255, 0, 0)] * 2 + [(0, 0, 0)] * 2 + [(255, 0, 0)] * 2 + [(0, 0, 0)] * 2
+    assert len(spi.writes) == 4  # only the changes
+
+
+def test_brightness_and_the_current_budget_scale_every_pixel(spi: FakeSPI) -> None:
+    config = LedConfig(brightness=0.5, max_current_ma=0)
+    mapping = BoardMapping()
+    SquareLeds(config, mapping, spi).show({"a1": "lifted", "g7": "capture"}, 0.0)
+    pixels = decode(spi.writes[-1])
+    assert pixels[0] == (127, 127, 127)
+    assert pixels[mapping.led_of_square(48)] == (127, 35, 0)
+    full = [(255, 255, 255)] * 49  # 49 x 60 mA = 2940 mA
+    limited = limit_current(full, 1000)
+    assert sum(sum(p) for p in limited) * 20 / 255 <= 1000
+    assert limited[0] == (86, 86, 86)
+    assert limit_current(full, 0) == full
+
+
+def test_the_budget_applies_to_a_whole_board_of_roles() -> None:
+    config = LedConfig(brightness=1.0, max_current_ma=500)
+    mapping = BoardMapping()
+    everything = {mapping.name(s): "lifted" for s in range(49)}
+    pixels = render(everything, 0.0, config, mapping)
+    assert sum(sum(p) for p in pixels) * 20 / 255 <= 500
+    assert len(set(pixels)) == 1 and pixels[0][0] > 0
+
+
+def test_colour_order_and_chain_layout_come_from_the_configuration(spi: FakeSPI) -> None:
+    config = loads(
+        '[gpio.leds]\npixel_order = "RGB"\nbrightness = 1.0\nmax_current_ma = 0\n'
+        '[gpio.leds.roles]\nhint = { colour = "#102030", blink = 0 }\n'
+        '[gpio.mapping]\nled_first = "g7"\nled_runs = "files"\nled_offset = 1\n'
+    )
+    leds = SquareLeds(config.leds, config.mapping, spi)
+    leds.show({"g7": "hint", "g6": "hint", "f1": "hint"}, 0.0)
+    frame = spi.writes[-1]
+    assert len(frame) == 2 * 64 + 50 * 24
+    pixels = decode(frame, "RGB")
+    lit = [i for i, p in enumerate(pixels) if any(p)]
+    assert lit == [1, 2, 8]  # spare LED 0, then g7, g6, .., g1, f1 (serpentine)
+    assert pixels[1] == (0x10, 0x20, 0x30)
+    raw = frame[64 + 24 : 64 + 48]  # LED 1 in R, G, B order
+    assert raw == encode(bytes([0x10, 0x20, 0x30]))[64:-64]
+
+
+def test_unknown_roles_and_squares_stay_dark(spi: FakeSPI) -> None:
+    pixels = render({"d4": "sparkle", "z9": "capture"}, 0.0, STEADY, BoardMapping())
+    assert not any(any(p) for p in pixels)
+
+
+def test_light_and_show_pixels_check_lengths(spi: FakeSPI) -> None:
+    mapping = BoardMapping()
+    leds = SquareLeds(STEADY, mapping, spi)
+    leds.light({parse_square("c5"): (10, 20, 30)})
+    pixels = decode(spi.writes[-1])
+    assert pixels[mapping.led_of_square(parse_square("c5"))] == (10, 20, 30)
+    with pytest.raises(ValueError, match="48 colours for 49 LEDs"):
+        leds.show_pixels([(0, 0, 0)] * 48)

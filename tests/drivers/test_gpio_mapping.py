@@ -1,0 +1,159 @@
+"""The switch/LED mapping and the [gpio] configuration: orientations,
+serpentine chains, explicit tables, TOML round trips, one-line errors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from controller.drivers.config_table import ConfigError
+from controller.drivers.gpio_config import GpioConfig, load_config, loads, save_config
+from controller.drivers.gpio_matrix import MatrixConfig
+from controller.drivers.mapping import BoardMapping, orientations, parse_square, square_name
+from controller.drivers.ws2812 import LedConfig, RoleStyle
+
+
+def test_square_names_follow_the_log_order() -> None:
+    assert [square_name(i) for i in (0, 6, 7, 48)] == ["a1", "g1", "a2", "g7"]
+    assert parse_square("d4") == 24 and parse_square("E5", 5) == 24
+    for bad in ("h1", "a8", "a0", "", "4d"):
+        with pytest.raises(ConfigError):
+            parse_square(bad)
+
+
+@pytest.mark.parametrize("size", [5, 7])
+@pytest.mark.parametrize(("a1", "files"), orientations(7))
+def test_every_orientation_is_a_bijection_with_a1_at_its_corner(
+    size: int, a1: str, files: str
+) -> None:
+    n = size - 1
+    a1 = a1.replace("6", str(n))
+    m = BoardMapping(size=size, a1=a1, files=files)
+    switches = {m.switch_of_square(s) for s in range(size * size)}
+    assert len(switches) == size * size
+    assert f"r{m.switch_of_square(0)[0]}c{m.switch_of_square(0)[1]}" == a1
+    for sq in range(size * size):
+        assert m.square_of_switch(*m.switch_of_square(sq)) == sq
+    # b1 is one step from a1 along the matrix columns or rows, as configured
+    (r0, c0), (r1, c1) = m.switch_of_square(0), m.switch_of_square(1)
+    assert (r0 == r1) == (files == "columns") and abs(r1 - r0) + abs(c1 - c0) == 1
+
+
+def test_serpentine_chain_snakes_and_the_offset_skips_spare_leds() -> None:
+    m = BoardMapping(led_first="g7", led_runs="files", led_serpentine=True, led_offset=1)
+    order = [m.name(s) for s in (m.square_of_led(i) for i in range(1, 16)) if s is not None]
+    assert order[:9] == ["g7", "g6", "g5", "g4", "g3", "g2", "g1", "f1", "f2"]
+    assert m.square_of_led(0) is None and m.led_count == 50
+    assert m.led_of_square(parse_square("g7")) == 1
+    straight = BoardMapping(led_serpentine=False)
+    assert [straight.name(straight.square_of_led(i) or 0) for i in (6, 7)] == ["g1", "a2"]
+
+
+def test_explicit_tables_override_and_calibrated_orientations_are_recognised() -> None:
+    rotated = BoardMapping(a1="r6c6", files="rows")
+    table = [rotated.square_of_switch_index(i) for i in range(49)]
+    again = BoardMapping().with_switch_table(table)
+    assert (again.a1, again.files, again.switches) == ("r6c6", "rows", ())
+    scrambled = table[:]
+    scrambled[3], scrambled[40] = scrambled[40], scrambled[3]  # two swapped wires
+    explicit = BoardMapping().with_switch_table(scrambled)
+    assert (
+        explicit.switches and [explicit.square_of_switch_index(i) for i in range(49)] == scrambled
+    )
+    chain = BoardMapping(led_first="a7", led_runs="ranks", led_serpentine=False)
+    leds = [chain.square_of_led(i) or 0 for i in range(49)]
+    found = BoardMapping().with_led_table(leds)
+    assert (found.led_first, found.led_runs, found.led_serpentine, found.leds) == (
+        "a7",
+        "ranks",
+        False,
+        (),
+    )
+
+
+@pytest.mark.parametrize(
+    ("table", "message"),
+    [
+        ({"a1": "r3c3"}, "gpio.mapping.a1: 'r3c3' is not a corner"),
+        ({"size": 6}, "gpio.mapping.size: must be 5 or 7"),
+        ({"files": "diagonal"}, "gpio.mapping.files: must be"),
+        ({"switches": ["a1"] * 49}, "square a1 appears twice"),
+        ({"switches": ["a1", "b1"]}, "needs 49 squares"),
+        ({"leds": ["z9"] * 49}, "gpio.mapping.leds: item 1: 'z9' is not a square"),
+        ({"led_first": "d4"}, "not a corner square"),
+        ({"led_offset": -1}, "gpio.mapping.led_offset: must be at least 0"),
+        ({"serpentine": True}, "gpio.mapping.serpentine: unknown key"),
+        ({"size": "7"}, "gpio.mapping.size: must be an integer, not a string"),
+    ],
+)
+def test_bad_mappings_give_one_line_errors(table: dict[str, object], message: str) -> None:
+    with pytest.raises(ConfigError) as err:
+        BoardMapping.from_table(table)
+    assert message in str(err.value) and "\n" not in str(err.value)
+    assert isinstance(err.value, ValueError)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (
+            "[gpio.matrix]\nrow_pins = [4, 4, 5, 6, 7, 8, 9]",
+            "gpio.matrix.row_pins: GPIO4 is used twice",
+        ),
+        ("[gpio.matrix]\nrow_pins = [4, 5]", "the 7x7 board needs 7 pins, got 2"),
+        ("[gpio.matrix]\nscan_hz = 50", "gpio.matrix.scan_hz: must be 100 to 5000"),
+        ("[gpio.matrix]\ndebounce_scans = 0", "gpio.matrix.debounce_scans"),
+        ("[gpio.matrix]\ncolumn_pins = [19, 26, 18, 23, 24, 25, 40]", "GPIO40 does not exist"),
+        (
+            "[gpio.buttons.pins]\nhint = 4",
+            "GPIO4 is used for both matrix row 0 and the hint button",
+        ),
+        ("[gpio.buttons.pins]\nnap = 16", "gpio.buttons.pins.nap: unknown button"),
+        ("[gpio.buttons.attacker]\nresign = 10", "GPIO10 is used for both the LED data line"),
+        ("[gpio.leds]\nbrightness = 1.5", "gpio.leds.brightness: must be above 0"),
+        ('[gpio.leds]\npixel_order = "XYZ"', "gpio.leds.pixel_order: 'XYZ' is not one of"),
+        ('[gpio.leds.roles]\ncapture = "red"', "gpio.leds.roles.capture.colour: 'red' is not"),
+        ('[gpio.leds.roles]\nsparkle = "#ffffff"', "gpio.leds.roles.sparkle: unknown role"),
+        (
+            "[gpio]\nmatrx = 1",
+            "gpio.matrx: unknown key (known here: buttons, leds, mapping, matrix)",
+        ),
+        ("[gpio", "not valid TOML"),
+    ],
+)
+def test_bad_configurations_give_one_line_errors(text: str, message: str) -> None:
+    with pytest.raises(ConfigError) as err:
+        loads(text)
+    assert message in str(err.value), str(err.value)
+    assert "\n" not in str(err.value)
+
+
+def test_configuration_round_trips_through_toml(tmp_path: Path) -> None:
+    path = tmp_path / "board.toml"
+    path.write_text("[service]\nport = 8080\n\n[gpio.leds]\nbrightness = 0.5\n", encoding="utf-8")
+    config = GpioConfig(
+        matrix=MatrixConfig(scan_hz=250.0, debounce_scans=4, row_drive="push-pull"),
+        mapping=BoardMapping(a1="r6c0", files="rows", led_offset=1, led_first="g1"),
+        leds=LedConfig(
+            brightness=0.5, roles={**LedConfig().roles, "error": RoleStyle((200, 0, 10), 0.2)}
+        ),
+    )
+    save_config(path, config)
+    assert load_config(path) == config
+    text = path.read_text(encoding="utf-8")
+    assert "[service]\nport = 8080" in text  # the other tables are kept
+    assert load_config(tmp_path / "absent.toml") == GpioConfig()
+
+
+def test_partial_tables_keep_the_defaults() -> None:
+    config = loads(
+        '[gpio.leds.roles]\ncapture = "#010203"\n'
+        "hint = { blink = 0.0 }\n"
+        "[gpio.buttons.attacker]\nresign = 20\n[gpio.buttons.defender]\nresign = 21\n"
+    )
+    roles = config.leds.roles
+    assert roles["capture"] == RoleStyle((1, 2, 3), 0.5)
+    assert roles["hint"].colour == LedConfig().roles["hint"].colour and roles["hint"].blink == 0
+    assert config.buttons.pins == (("resign", "attacker", 20), ("resign", "defender", 21))
+    assert config.matrix == MatrixConfig()

@@ -1,0 +1,124 @@
+"""``replay --via gpio``: simulated logs through the simulated matrix, the
+real scanner and buttons on MockFactory pins, give the records of the
+direct replay, much faster than real time."""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+
+import pytest
+
+from controller.drivers.config_table import ConfigError
+from controller.drivers.gpio_matrix import MatrixConfig
+from controller.drivers.gpio_replay import replay_via_gpio
+from controller.drivers.mapping import BoardMapping
+from controller.reconcile.log import LogError
+from controller.reconcile.replay import ReplayResult, replay
+from controller.reconcile.simulator import simulate_log
+from controller.rules import Game
+
+
+def random_game(variant: str, rng: random.Random, limit: int) -> Game:
+    """Random legal actions; an unfinished game does not end on a pass
+    (a pass leaves no trace on the board)."""
+    g = Game.new(variant)
+    while g.outcome is None and len(g.moves) < limit:
+        g.play(rng.choice(g.legal_moves()))
+    while g.outcome is None and g.moves and g.moves[-1].kind == "pass":
+        g.pop()
+    return g
+
+
+def records(result: ReplayResult) -> list[str]:
+    return [str(r) for r in result.records]
+
+
+CASES = [
+    ("kharbga", 1, 80),
+    ("kharbga", 2, 10**6),
+    ("kharbga-refuge", 3, 120),
+    ("khamousiyya", 4, 200),
+    ("sabouiyya", 5, 10**6),
+]
+
+
+@pytest.mark.parametrize(("variant", "seed", "limit"), CASES)
+def test_same_records_as_the_direct_replay(variant: str, seed: int, limit: int) -> None:
+    game = random_game(variant, random.Random(seed), limit)
+    lines = simulate_log(game, seed=seed).splitlines()
+    direct = replay(lines, variant)
+    via = replay_via_gpio(lines, variant)
+    assert records(via) == records(direct)
+    assert via.reconciler is not None
+    assert [str(m) for m in via.reconciler.game.moves] == [str(m) for m in game.moves]
+
+
+def test_other_wiring_and_timing_give_the_same_records() -> None:
+    game = random_game("kharbga", random.Random(11), 150)
+    lines = simulate_log(game, seed=11).splitlines()
+    mapping = BoardMapping(a1="r6c6", files="rows")
+    matrix = MatrixConfig(scan_hz=100, debounce_scans=2, row_drive="push-pull")
+    via = replay_via_gpio(lines, "kharbga", matrix=matrix, mapping=mapping)
+    assert records(via) == records(replay(lines, "kharbga"))
+
+
+def test_at_least_twenty_times_faster_than_real_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    def no_sleep(seconds: float) -> None:
+        raise AssertionError("replay_via_gpio slept")
+
+    monkeypatch.setattr(time, "sleep", no_sleep)
+    game = random_game("kharbga", random.Random(21), 10**6)
+    lines = simulate_log(game, seed=21).splitlines()
+    duration = json.loads(lines[-1])["t"]
+    start = time.perf_counter()
+    via = replay_via_gpio(lines, "kharbga")
+    wall = time.perf_counter() - start
+    assert via.records
+    assert duration / wall >= 20, f"{duration:.0f} s of log took {wall:.2f} s"
+
+
+def test_buttons_go_through_mock_buttons_even_beyond_the_free_pins() -> None:
+    game = random_game("kharbga", random.Random(5), 40)
+    lines = simulate_log(game, seed=5).splitlines()
+    t = json.loads(lines[-1])["t"]
+    extra = []
+    for i, name in enumerate(["hint", "exchange", "undo", "resign"] * 3):
+        for side in (None, "attacker", "defender"):
+            t += 0.5
+            obj: dict[str, object] = {"t": round(t, 4), "button": name}
+            if side:
+                obj["side"] = side
+            if name != "resign" or i >= 9:
+                extra.append(json.dumps(obj))
+    # 18 kinds of press, 14 free pins: the last ones go straight to the queue
+    extra.append(json.dumps({"t": round(t + 0.5, 4), "button": "draw", "side": "attacker"}))
+    extra.append(json.dumps({"t": round(t + 1.0, 4), "button": "draw", "side": "defender"}))
+    log = lines + extra
+    direct = replay(log, "kharbga", trace=True)
+    via = replay_via_gpio(log, "kharbga", trace=True)
+    assert records(via) == records(direct)
+    assert via.reconciler is not None and direct.reconciler is not None
+    assert via.reconciler.game.outcome == direct.reconciler.game.outcome
+    last = json.loads(via.trace[-1])
+    assert last == json.loads(direct.trace[-1])
+
+
+def test_a_colour_log_is_refused_with_one_line() -> None:
+    game = random_game("kharbga", random.Random(1), 10)
+    lines = simulate_log(game, seed=1, colour=True).splitlines()
+    with pytest.raises(
+        LogError, match=r"line 1 \(header\): a colour log cannot be replayed via gpio"
+    ):
+        replay_via_gpio(lines, "kharbga")
+
+
+def test_board_sizes_must_agree() -> None:
+    small = simulate_log(random_game("sabouiyya", random.Random(2), 6), seed=2).splitlines()
+    with pytest.raises(LogError, match="the log is for a 5x5 board"):
+        replay_via_gpio(small, "kharbga")
+    with pytest.raises(ConfigError, match="the mapping is for a 7x7 board"):
+        replay_via_gpio(small, "sabouiyya", mapping=BoardMapping())
+    with pytest.raises(LogError, match="line 2"):
+        replay_via_gpio([small[0], '{"t": 1, "occ": "01"}'], "sabouiyya")
