@@ -114,10 +114,14 @@ class Reconciler:
         self._lift_targets = 0
         self._mismatch_since: float | None = None
         self._deferred: list[_Candidate] = []
-        self._first_lift = 0
+        self._gone_at: dict[int, float] = {}
+        self._gone_bits = 0
         self._origin = 0
         self._held = 0
         self._seen = 0  # squares shown occupied since the board last settled
+        self._landing = 0  # squares of the latest piece set down
+        self._flag_presses: list[int] = []  # exchange presses awaiting a settle
+        self._landed = 0
         self._shown_key: tuple[object, ...] | None = None
         self._shown: tuple[str, LedMap] = ("", {})
         self._error_bits = 0
@@ -138,10 +142,21 @@ class Reconciler:
         if isinstance(event, Button):
             self._button(event, update)
         elif self._reading is None or not event.same_reading(self._reading):
-            if self._reading is not None and not self._first_lift:
-                # The first piece lifted since the board last settled tells
-                # who moved when two explanations leave the same board.
-                self._first_lift = self._reading.occupied & ~event.occupied
+            # When each expected piece went missing: the one lifted first tells
+            # who moved when two explanations leave the same board.
+            a, d = self.game.bitboards()
+            gone = (a | d) & ~event.occupied
+            for p in list(self._gone_at):
+                if not gone >> p & 1:
+                    del self._gone_at[p]
+            new = gone & ~self._gone_bits
+            while new:
+                low = new & -new
+                self._gone_at[low.bit_length() - 1] = event.t
+                new ^= low
+            self._gone_bits = gone
+            if event.occupied & ~self._reading_occ():
+                self._landing = event.occupied & ~self._reading_occ()
             self._seen |= event.occupied
             self._reading = event
             self._since = event.t
@@ -209,6 +224,9 @@ class Reconciler:
         if not self._processed and self._now >= settle_at and not r.unknown and not self._stale:
             self._processed = True
             self._settle(r, settle_at)
+            for side in self._flag_presses:
+                self._flags[side] = not self._flags[side]
+            self._flag_presses = []
         if self._mismatch_since is not None:
             if self._now >= self._mismatch_since + self.settings.error_delay:
                 self._error_bits = self._difference(r)
@@ -221,7 +239,12 @@ class Reconciler:
         side = SIDES.index(event.side) if event.side else g.side
         name = event.button
         if name == "exchange":
-            self._flags[side] = not self._flags[side]
+            if not self._processed:
+                # The board is still settling from a move made before the
+                # press: the flag is for the next step, not that one.
+                self._flag_presses.append(side)
+            else:
+                self._flags[side] = not self._flags[side]
         elif name == "hint":
             update.hint_requested = SIDES[side]
         elif name == "undo":
@@ -266,9 +289,13 @@ class Reconciler:
             self._seen = r.occupied
 
     def _settle_reading(self, r: Frame, now: float) -> None:
-        self._origin = self._first_lift
+        self._landed = self._landing
+        self._landing = 0
+        a, d = self.game.bitboards()
+        times = {p: t for p, t in self._gone_at.items() if (a | d) >> p & 1}
+        first = min(times.values(), default=None)
+        self._origin = sum(1 << p for p, t in times.items() if t == first)
         self._held = 1 << self._lifted if self._lifted >= 0 else 0
-        self._first_lift = 0
         deferred, self._deferred = self._deferred, []
         self._lifted = -1
         self._lift_targets = 0
@@ -379,12 +406,17 @@ class Reconciler:
             r, c.a, c.d, self._pending_a | c.gone_a, self._pending_d | c.gone_d
         )
 
-    def _rank(self, c: _Candidate) -> tuple[bool, bool, int]:
-        """Prefer the soldier seen in the hand, then the piece first lifted
-        since the board last settled, then the fewest actions."""
+    def _reading_occ(self) -> int:
+        return self._reading.occupied if self._reading is not None else 0
+
+    def _rank(self, c: _Candidate) -> tuple[bool, bool, bool, int]:
+        """Prefer a soldier taken off by its exchange on the square last set
+        down, the soldier seen in the hand, the piece first lifted since the
+        board last settled, then the fewest actions."""
         first = next((m for m in c.actions if m.kind != PASS), None)
         frm = 1 << first.frm if first is not None and first.frm >= 0 else 0
-        return (not frm & self._held, not frm & self._origin, len(c.actions))
+        landed = not c.proof or bool(c.proof & self._landed)
+        return (not landed, not frm & self._held, not frm & self._origin, len(c.actions))
 
     def _is_weak(self, c: _Candidate) -> bool:
         return c.weak or bool(c.entered & (self._pending_a | self._pending_d))
