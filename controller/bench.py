@@ -8,11 +8,16 @@ import sys
 
 def main(argv: list[str] | None = None) -> int:
     """Run the benchmarks named in ``argv`` (default: all)."""
+    from controller.drivers import bench as drivers_bench
     from controller.reconcile import bench as reconcile_bench
     from controller.rules import bench as rules_bench
 
     names = argv if argv is not None else sys.argv[1:]
-    suites = {"rules": rules_bench.main, "reconciler": reconcile_bench.main}
+    suites = {
+        "rules": rules_bench.main,
+        "reconciler": reconcile_bench.main,
+        "drivers": drivers_bench.main,
+    }
     for name, run in suites.items():
         if not names or name in names:
             run()
