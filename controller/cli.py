@@ -151,8 +151,34 @@ def _cmd_games(args: argparse.Namespace) -> int:
         store.close()
 
 
+def _doctor_serial(port: str, seconds: float) -> int:
+    """Link and firmware statistics of a Pico board on ``port``."""
+    import dataclasses
+    import time
+
+    from controller.drivers.serial_link import SerialLink
+
+    with SerialLink(port) as link:
+        if not link.wait_connected(5):
+            print(f"no handshake from a board on {port} within 5 s")
+            return 1
+        print(f"board: {link.device}")
+        time.sleep(seconds)
+        device = link.device_stats(2.0)
+        stats = dataclasses.asdict(link.stats())
+        print("link: " + ", ".join(f"{k} {v}" for k, v in stats.items()))
+        if device is not None:
+            print("firmware: " + ", ".join(f"{k} {v}" for k, v in device.counters.items()))
+            noisy = [f"square {i} {n}" for i, n in enumerate(device.chatter) if n]
+            print("chattering switches: " + (", ".join(noisy) or "none"))
+        bad = stats.get("checksum_failures", 0) or stats.get("framing_errors", 0)
+        return 0 if not bad else 1
+
+
 def _cmd_doctor(args: argparse.Namespace) -> int:
     warnings.simplefilter("ignore")  # gpiozero's pin-factory fallbacks
+    if args.serial:
+        return _doctor_serial(args.serial, args.seconds)
     from controller.drivers.console import TerminalConsole
     from controller.drivers.doctor import doctor_from_config, live_from_config
 
@@ -262,6 +288,9 @@ def build_parser() -> argparse.ArgumentParser:
     dp = sub.add_parser("doctor", help="self-test of the GPIO board: LEDs, switches, ghosting")
     dp.add_argument("--config", default="config.toml", help="TOML configuration file")
     dp.add_argument("--live", action="store_true", help="show every switch live until Enter")
+    dp.add_argument("--serial", metavar="PORT", help="check a Pico board on this serial port")
+    dp.add_argument("--seconds", type=float, default=3.0,
+                    help="how long to watch the serial link (default: 3)")
     dp.set_defaults(command=_cmd_doctor)
 
     cp = sub.add_parser("calibrate", help="calibration: the switch matrix")

@@ -81,3 +81,58 @@ class GpioBackend:
         for part in (self.buttons, self.leds, self.scanner):
             if part is not None:
                 part.close()
+
+
+class SerialBackend:
+    """The Pico board on a serial port (``--board serial:PORT``): the link
+    reconnects by itself; the LED colours of each role come from the
+    ``[gpio.leds]`` table and the square-to-LED map from ``[gpio.mapping]``
+    of the configuration file (sent to the firmware in the handshake)."""
+
+    def __init__(self, url: str, config_path: str | Path | None, size: int = 7) -> None:
+        from controller.drivers.gpio_config import GpioConfig, load_config
+        from controller.drivers.serial_link import SerialLink
+
+        self.config = load_config(config_path) if config_path else GpioConfig()
+        mapping = self.config.mapping
+        led_map = [mapping.led_of_square(sq) for sq in range(size * size)]
+        self.link = SerialLink(url, size=size, led_count=mapping.led_count, led_map=led_map)
+        self.events: queue.Queue[Event] = self.link.events
+        self.size = size
+        self._last: list[tuple[int, int, int]] | None = None
+
+    def start(self) -> None:
+        self.link.start()
+
+    def show(self, state: dict[str, Any]) -> None:
+        import time
+
+        colours = square_colours(state.get("leds", {}), time.monotonic(), self.config.leds,
+                                 self.size)
+        if colours != self._last:
+            self._last = colours
+            self.link.send_leds(colours)
+
+    def close(self) -> None:
+        self.link.close()
+
+
+def square_colours(leds: dict[str, str], now: float, config: Any,
+                   size: int) -> list[tuple[int, int, int]]:
+    """The colour under every square (in square order) for these roles."""
+    from controller.drivers.mapping import parse_square
+    from controller.drivers.ws2812 import limit_current
+
+    out: list[tuple[int, int, int]] = [(0, 0, 0)] * (size * size)
+    for name, role in leds.items():
+        style = config.roles.get(role)
+        if style is None or (style.blink > 0 and now % style.blink >= style.blink / 2):
+            continue
+        try:
+            square = parse_square(name, size)
+        except ValueError:
+            continue
+        r, g, b = style.colour
+        k = config.brightness
+        out[square] = (int(r * k), int(g * k), int(b * k))
+    return limit_current(out, config.max_current_ma)

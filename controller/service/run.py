@@ -22,14 +22,21 @@ def serve(config: Config, config_path: str | None = None) -> int:
 
     logging.basicConfig(level=logging.INFO, stream=sys.stderr,
                         format="%(asctime)s %(name)s %(levelname)s %(message)s")
-    backend = None
+    from controller.rules import find_variant
+
+    backend: object = None
     if config.board == "gpio":
         from .hardware import GpioBackend
 
         backend = GpioBackend(config_path)
+    elif config.board.startswith("serial:"):
+        from .hardware import SerialBackend
+
+        backend = SerialBackend(config.board.removeprefix("serial:"), config_path,
+                                find_variant(config.variant).size)
     elif config.board != "sim":
         raise ValueError(f"board {config.board!r}: not wired into the service yet "
-                         "(use sim or gpio)")
+                         "(use sim, gpio or serial:PORT)")
     service = BoardService(config)
     app = make_app(service)
     if backend is not None:
@@ -42,8 +49,9 @@ def serve(config: Config, config_path: str | None = None) -> int:
         web.run_app(app, host=config.host, port=config.port, print=None,
                     handle_signals=True, access_log=None)
     finally:
-        if backend is not None:
-            backend.close()
+        close = getattr(backend, "close", None)
+        if close is not None:
+            close()
     return 0
 
 
@@ -54,10 +62,10 @@ def _attach(app: object, service: object, backend: object) -> None:
     from aiohttp import web
 
     from .board import BoardService
-    from .hardware import GpioBackend, drain
+    from .hardware import GpioBackend, SerialBackend, drain
 
     assert isinstance(app, web.Application) and isinstance(service, BoardService)
-    assert isinstance(backend, GpioBackend)
+    assert isinstance(backend, GpioBackend | SerialBackend)
     pump: web.AppKey[asyncio.Task[None]] = web.AppKey("pump", asyncio.Task)
 
     async def run_pump() -> None:

@@ -1,0 +1,4 @@
+# Run by MicroPython at boot: the board controller (see app.py).
+import app
+
+app.run()

