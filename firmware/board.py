@@ -1,4 +1,4 @@
-"""The Pico's wiring and the firmware's defaults (docs/protocol.md, "Pico
+"""The Pico's wiring and the firmware's defaults (hardware.md, "Pico
 wiring").  A builder with other wiring edits this file, nothing else.
 
 GPIO numbers are the Pico's GPn.  The switch matrix has one row per rank

@@ -1,4 +1,4 @@
-"""The device's end of the session with the host (docs/protocol.md).
+"""The device's end of the session with the host (hardware.md, "The serial protocol").
 
 Events (occupancy changes, button presses) are numbered and kept until the
 host acknowledges them; unacknowledged ones are sent again, all of them in

@@ -1,4 +1,4 @@
-"""The Pi <-> Pico serial protocol, shared by both ends (docs/protocol.md).
+"""The Pi <-> Pico serial protocol, shared by both ends (hardware.md, "The serial protocol").
 
 This one file runs on CPython (the host driver, ``serial_link``) and on
 MicroPython (the firmware, deployed as ``protocol.py``), so the two ends can

@@ -1,4 +1,4 @@
-"""The host's end of the serial link to the Pico firmware (docs/protocol.md).
+"""The host's end of the serial link to the Pico firmware (hardware.md, "The serial protocol").
 
 :class:`SerialLink` opens the port by URL (``serial_for_url``: a device
 path, ``loop://``, a pty, ``socket://``), runs the handshake, and puts what
