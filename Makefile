@@ -38,7 +38,7 @@ test: install-test browser
 	$(BIN)/python -m pytest -n auto
 	$(BIN)/ruff check controller calibration tests firmware
 	$(BIN)/mypy --strict controller/rules controller/reconcile \
-		controller/drivers/protocol.py controller/drivers/serial_link.py
+		controller/engine controller/drivers/protocol.py controller/drivers/serial_link.py
 
 bench: install
 	$(BIN)/python -m controller.bench

@@ -4,11 +4,13 @@ reference or target beside it."""
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run the benchmarks named in ``argv`` (default: all)."""
     from controller.drivers import bench as drivers_bench
+    from controller.engine import bench as engine_bench
     from controller.reconcile import bench as reconcile_bench
     from controller.rules import bench as rules_bench
 
@@ -17,11 +19,19 @@ def main(argv: list[str] | None = None) -> int:
         "rules": rules_bench.main,
         "reconciler": reconcile_bench.main,
         "drivers": drivers_bench.main,
+        "engine": _engine(engine_bench.main),
     }
     for name, run in suites.items():
         if not names or name in names:
             run()
     return 0
+
+
+def _engine(run: Callable[[list[str]], int]) -> Callable[[], None]:
+    def main() -> None:
+        run([])
+
+    return main
 
 
 if __name__ == "__main__":

@@ -151,6 +151,29 @@ def _cmd_games(args: argparse.Namespace) -> int:
         store.close()
 
 
+def _cmd_hint(args: argparse.Namespace) -> int:
+    from controller.engine.api import DEFAULT_HINT_SECONDS, best_move
+    from controller.rules import Game
+
+    game = Game.from_position(args.variant, args.position)
+    if game.outcome is not None:
+        raise ValueError(f"the game is over in that position ({game.outcome.reason})")
+    seconds = DEFAULT_HINT_SECONDS if args.time is None else args.time
+    if not 0 < seconds <= 600:
+        raise ValueError(f"--time must be between 0 and 600 seconds, not {seconds}")
+    result = best_move(game, seconds, seed=args.seed)
+    print(result.move)
+    print(f"score {result.score}  depth {result.depth}  nodes {result.nodes}")
+    print("pv " + " ".join(result.pv))
+    return 0
+
+
+def _cmd_match(args: argparse.Namespace) -> int:
+    from controller.engine.match import main as match_main
+
+    return match_main(args.rest)
+
+
 def _doctor_serial(port: str, seconds: float) -> int:
     """Link and firmware statistics of a Pico board on ``port``."""
     import dataclasses
@@ -246,6 +269,18 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--config", help="TOML configuration file")
     run.set_defaults(command=_cmd_run)
 
+    hp = sub.add_parser("hint", help="the engine's best move for a position")
+    hp.add_argument("--variant", default=DEFAULT_VARIANT, help="rules variant")
+    hp.add_argument("--position", required=True, help="position string (RULES.md)")
+    hp.add_argument("--time", type=float, help="seconds to think (default: 3)")
+    hp.add_argument("--seed", type=int, default=0, help="seed for weakened levels")
+    hp.set_defaults(command=_cmd_hint)
+
+    mp = sub.add_parser("match", help="engine, greedy or random players against each other",
+                        add_help=False)
+    mp.add_argument("rest", nargs=argparse.REMAINDER)
+    mp.set_defaults(command=_cmd_match)
+
     gp = sub.add_parser("games", help="the archive: list, show, export a record, raw sensor log")
     gp.add_argument("action", choices=["list", "show", "export", "log"])
     gp.add_argument("id", nargs="?", help="game id (show, export, log)")
@@ -304,8 +339,17 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``kharbga-board``; returns the exit status."""
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    if args_list[:1] == ["match"]:  # its own options, passed on whole
+        from controller.engine.match import main as match_main
+
+        try:
+            return match_main(args_list[1:])
+        except (ValueError, OSError) as exc:
+            print(f"{PROG}: {exc}", file=sys.stderr)
+            return 2
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parser.parse_args(args_list)
     command: Command = args.command
     try:
         return command(args)

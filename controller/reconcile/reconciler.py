@@ -158,6 +158,7 @@ class Reconciler:
             if event.occupied & ~self._reading_occ():
                 self._landing = event.occupied & ~self._reading_occ()
             self._seen |= event.occupied
+            self._hint = 0  # a hint lasts until the board changes
             self._reading = event
             self._since = event.t
             self._processed = False

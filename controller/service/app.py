@@ -178,10 +178,15 @@ async def websocket(request: web.Request) -> web.WebSocketResponse:
 
 async def _ticker(app: web.Application) -> None:
     service = app[SERVICE]
+    loop = asyncio.get_running_loop()
     while True:
         await asyncio.sleep(0.05)
         try:
             service.tick()
+            if service.hint_wanted:
+                # The engine thinks in a thread: the board stays live.
+                hint = await loop.run_in_executor(None, service.compute_hint)
+                service.show_hint(*hint)
         except Exception:  # a bug must not stop the board; it is logged
             log.exception("tick failed")
 

@@ -72,6 +72,8 @@ class BoardService:
         else:
             a, d = game.bitboards()
             self.sim_occ = "".join("1" if (a | d) >> i & 1 else "0" for i in range(self.squares))
+        self.hint_wanted = False
+        self.hint_seconds = 1.0
         self._published = _Published()
         self._last_update: Update | None = None
         self._sensor_lines: list[str] = []
@@ -124,6 +126,8 @@ class BoardService:
             stored = self.store.get(self.gid)
             if stored is not None and stored.finished is None:
                 self.store.finish(self.gid, rec.game)
+        if update.hint_requested and rec.game.outcome is None:
+            self.hint_wanted = True
         if self._sensor_lines and (update.played or len(self._sensor_lines) >= 200):
             self.store.append_sensor(self.gid, self._sensor_lines)
             self._sensor_lines = []
@@ -137,6 +141,25 @@ class BoardService:
             self._published.state = state
             for listener in list(self.listeners):
                 listener(self.state())
+
+    def compute_hint(self) -> tuple[int, Game, list[str]]:
+        """The engine's suggestion for the current position (slow: call it
+        off the event loop); returns what :meth:`show_hint` needs."""
+        from controller.engine.api import best_move
+
+        self.hint_wanted = False
+        game = self.reconciler.game.copy()
+        marker = len(game.moves)
+        result = best_move(game, self.hint_seconds)
+        m = result.move
+        squares = [sq for sq in (m.from_square, m.to_square) if sq]
+        return marker, self.reconciler.game, squares
+
+    def show_hint(self, marker: int, game: Game, squares: list[str]) -> None:
+        """Light the hint unless the game moved on meanwhile."""
+        if game is self.reconciler.game and len(game.moves) == marker:
+            self.reconciler.set_hint(squares)
+            self._publish(self.reconciler.tick(self.now()))
 
     # ------------------------------------------------------------------
     # Requests from the web page / API

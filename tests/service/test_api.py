@@ -243,3 +243,19 @@ def test_cleared_board_and_resumed_game_keep_their_ids(tmp_path: Path) -> None:
     assert stored is not None and stored.finished is None
     assert list(stored.actions) == [str(m) for m in game.moves]
     service.close()
+
+
+def test_hint_button_lights_the_suggested_move(make: Any) -> None:
+    service, clock, _ = make(variant="sabouiyya")
+    service.hint_seconds = 0.2
+    service.press("hint")
+    assert service.hint_wanted
+    service.show_hint(*service.compute_hint())
+    leds = service.state()["leds"]
+    hinted = [sq for sq, role in leds.items() if role == "hint"]
+    assert len(hinted) == 1 and hinted[0] in ("b3", "c2", "c4", "d3")
+    # The hint goes out as soon as the board changes.
+    game = Game.new("sabouiyya")
+    game.play("@" + hinted[0])
+    service.set_sim_occupancy(occ_of(game))
+    assert "hint" not in service.state()["leds"].values()

@@ -1,0 +1,160 @@
+"""Static evaluation of a position, per variant family.
+
+Scores are in hundredths of a piece, from the point of view of the side to
+move.  Every term is a handful of bitboard operations on the two
+bitboards of :class:`~controller.rules.Game` (no move generation):
+
+- material: 100 a piece;
+- mobility: the number of steps each side has (weighted more where a
+  blocked side loses, ``khamousiyya``/``sabouiyya``);
+- stable pieces: pieces that can never be captured, because along each
+  axis they stand on the edge or next to a stable friend (corners first,
+  then outwards; the centre too where it is a refuge);
+- threats: pieces that an enemy step could capture next (an enemy beside
+  it and an empty square on the other side that an enemy can step into);
+- the malha in the setting phase: pieces next to the centre that the first
+  move into the centre would capture.
+
+Terminal positions are not scored here: the search scores them as
++-:data:`WIN` (minus the distance).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+
+from controller.rules import Game, Variant
+
+__all__ = ["WIN", "Masks", "masks", "evaluate", "vulnerable", "stable"]
+
+WIN = 1_000_000
+"""Score of a won position (a win in ``k`` actions scores ``WIN - k``)."""
+
+
+@dataclass(frozen=True)
+class Masks:
+    """Bitboard masks of a variant's square board."""
+
+    n: int
+    full: int
+    not_east: int
+    not_west: int
+    edge_cols: int
+    edge_rows: int
+    centre: int
+    refuge: bool
+    lose_when_blocked: bool
+
+
+@cache
+def masks(variant: Variant) -> Masks:
+    n = variant.size
+    full = (1 << (n * n)) - 1
+    not_east = not_west = edge_cols = edge_rows = 0
+    for p in range(n * n):
+        f, r = p % n, p // n
+        if f != n - 1:
+            not_east |= 1 << p
+        if f != 0:
+            not_west |= 1 << p
+        if f in (0, n - 1):
+            edge_cols |= 1 << p
+        if r in (0, n - 1):
+            edge_rows |= 1 << p
+    return Masks(
+        n=n,
+        full=full,
+        not_east=not_east,
+        not_west=not_west,
+        edge_cols=edge_cols,
+        edge_rows=edge_rows,
+        centre=1 << (n * n // 2),
+        refuge=variant.refuge,
+        lose_when_blocked=variant.blocked == "lose",
+    )
+
+
+def mobility(m: Masks, own: int, empty: int) -> int:
+    """Number of steps of the pieces ``own`` onto ``empty`` squares."""
+    n = m.n
+    return (
+        ((own << n) & empty).bit_count()
+        + ((own >> n) & empty).bit_count()
+        + (((own & m.not_east) << 1) & empty).bit_count()
+        + (((own & m.not_west) >> 1) & empty).bit_count()
+    )
+
+
+def vulnerable(m: Masks, own: int, enemy: int, empty: int) -> int:
+    """Pieces of ``own`` that one enemy step onto ``empty`` would capture."""
+    n, full, ne, nw = m.n, m.full, m.not_east, m.not_west
+    # Empty squares an enemy piece can step into.
+    reach = empty & (
+        ((enemy << n) & full) | (enemy >> n) | ((enemy & ne) << 1) | ((enemy & nw) >> 1)
+    )
+    # Piece p with an enemy on one side and a reachable square on the other.
+    north_e = enemy >> n  # p has an enemy to the north
+    south_e = (enemy << n) & full
+    east_e = (enemy & nw) >> 1
+    west_e = (enemy & ne) << 1
+    north_r = reach >> n
+    south_r = (reach << n) & full
+    east_r = (reach & nw) >> 1
+    west_r = (reach & ne) << 1
+    v = own & ((north_e & south_r) | (south_e & north_r) | (east_e & west_r) | (west_e & east_r))
+    if m.refuge:
+        v &= ~m.centre
+    return v
+
+
+def stable(m: Masks, own: int) -> int:
+    """Pieces of ``own`` that can never be captured while their friends
+    stay: along each axis on the edge or beside a stable friend."""
+    n, full, ne, nw = m.n, m.full, m.not_east, m.not_west
+    seeds_ew = m.edge_cols
+    seeds_ns = m.edge_rows
+    if m.refuge:
+        seeds_ew |= m.centre
+        seeds_ns |= m.centre
+    s = 0
+    while True:
+        ew = own & (seeds_ew | ((s & ne) << 1) | ((s & nw) >> 1))
+        ns = own & (seeds_ns | ((s << n) & full) | (s >> n))
+        new = ew & ns
+        if m.refuge:
+            new |= own & m.centre
+        if new == s:
+            return s
+        s = new
+
+
+def evaluate(game: Game) -> int:
+    """The static score of ``game`` for its side to move."""
+    m = masks(game.variant)
+    bb = game._bb
+    side = game._side
+    own, opp = bb[side], bb[1 - side]
+    if game._setting:
+        return _setting_score(m, bb[0], bb[1], side)
+    empty = m.full & ~(own | opp)
+    score = 100 * (own.bit_count() - opp.bit_count())
+    mob_w = 4 if m.lose_when_blocked else 1
+    score += mob_w * (mobility(m, own, empty) - mobility(m, opp, empty))
+    score += 15 * (stable(m, own).bit_count() - stable(m, opp).bit_count())
+    # The side to move can take one of the opponent's hanging pieces now;
+    # its own hanging pieces are the opponent's next chance.
+    score += 10 * vulnerable(m, opp, own, empty).bit_count()
+    score -= 20 * vulnerable(m, own, opp, empty).bit_count()
+    return score
+
+
+def _setting_score(m: Masks, a: int, d: int, side: int) -> int:
+    """Setting phase, from the Attacker's view then turned to ``side``:
+    pieces exposed to the first move into the malha (the Defender's cost
+    more: the Attacker strikes first), and stable pieces."""
+    centre = m.centre
+    score = 30 * vulnerable(m, d, a, centre).bit_count()
+    score -= 15 * vulnerable(m, a, d, centre).bit_count()
+    score += 8 * (stable(m, a).bit_count() - stable(m, d).bit_count())
+    return score if side == 0 else -score

@@ -1,0 +1,172 @@
+"""Matches between players: the engine, a random player and a greedy one.
+
+``python -m controller.engine.match --variant khamousiyya --games 20
+--a engine:0.1 --b greedy`` plays 20 games, the players changing colours
+every game, and prints A's wins, draws and losses with a 95% Wilson
+interval on A's score (a draw counts half).  Games longer than ``--cap``
+turns of the moving phase are adjudicated by piece count.
+
+Players: ``random`` (uniform over legal actions), ``greedy`` (the action
+capturing the most pieces at once, random tie-break), ``engine:SECONDS``
+or ``engine:SECONDS:LEVEL`` (:func:`~controller.engine.best_move`).
+Every game is deterministic under ``--seed`` except for the engine's
+time-bounded depth.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import random
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from controller.rules import Game, find_variant
+
+from .api import best_move
+
+__all__ = [
+    "Player",
+    "make_player",
+    "play_game",
+    "MatchResult",
+    "run_match",
+    "wilson",
+    "main",
+]
+
+Raw = tuple[str, int, int, int, bool]
+Player = Callable[[Game, random.Random], Raw]
+
+
+def random_player(game: Game, rng: random.Random) -> Raw:
+    moves = game._raw_moves()
+    return moves[int(rng.random() * len(moves))]
+
+
+def greedy_player(game: Game, rng: random.Random) -> Raw:
+    """Most pieces captured by this action; random among the ties."""
+    moves = game._raw_moves()
+    best = max(m[3].bit_count() for m in moves)
+    top = [m for m in moves if m[3].bit_count() == best]
+    return top[int(rng.random() * len(top))]
+
+
+def engine_player(seconds: float, level: int | None = None) -> Player:
+    def play(game: Game, rng: random.Random) -> Raw:
+        r = best_move(game, seconds, seed=rng.getrandbits(32), level=level)
+        m = r.move
+        assert m is not None
+        return (m.kind, m.frm, m.to, 0, m.flag)
+
+    return play
+
+
+def make_player(spec: str) -> Player:
+    """``random``, ``greedy``, ``engine:SECONDS`` or ``engine:SECONDS:LEVEL``."""
+    name, _, rest = spec.partition(":")
+    if name == "random":
+        return random_player
+    if name == "greedy":
+        return greedy_player
+    if name == "engine":
+        parts = rest.split(":") if rest else []
+        seconds = float(parts[0]) if parts else 0.1
+        level = int(parts[1]) if len(parts) > 1 else None
+        return engine_player(seconds, level)
+    raise ValueError(f"unknown player {spec!r}: random, greedy, engine:SECONDS[:LEVEL]")
+
+
+def play_game(
+    variant: str, attacker: Player, defender: Player, seed: int, cap: int = 200
+) -> int | None:
+    """Play one game; the winner (0 Attacker, 1 Defender) or None (draw).
+    After ``cap`` turns of the moving phase the side with more pieces wins."""
+    rng = random.Random(seed)
+    game = Game.new(variant)
+    players = (attacker, defender)
+    while game.outcome is None:
+        if game.turn > cap:
+            a, d = game.count(0), game.count(1)
+            return 0 if a > d else 1 if d > a else None
+        kind, frm, to, _, flag = players[game.side](game, rng)
+        game._apply(kind, frm, to, flag)
+    w = game.outcome.winner
+    return None if w is None else ("attacker", "defender").index(w)
+
+
+@dataclass
+class MatchResult:
+    """A's results over the match."""
+
+    wins: int
+    draws: int
+    losses: int
+
+    @property
+    def games(self) -> int:
+        return self.wins + self.draws + self.losses
+
+    @property
+    def score(self) -> float:
+        return (self.wins + 0.5 * self.draws) / self.games if self.games else 0.0
+
+    def interval(self) -> tuple[float, float]:
+        return wilson(self.wins + 0.5 * self.draws, self.games)
+
+    def __str__(self) -> str:
+        lo, hi = self.interval()
+        return (
+            f"+{self.wins} ={self.draws} -{self.losses}  score {100 * self.score:.0f}% "
+            f"(95% CI {100 * lo:.0f}-{100 * hi:.0f}%)"
+        )
+
+
+def wilson(successes: float, n: int, z: float = 1.96) -> tuple[float, float]:
+    """The Wilson score interval for a proportion (95% by default)."""
+    if n == 0:
+        return 0.0, 1.0
+    p = successes / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def run_match(
+    variant: str, a: Player, b: Player, games: int, seed: int = 0, cap: int = 200
+) -> MatchResult:
+    """``games`` games, A the Attacker in even games, the Defender in odd."""
+    wins = draws = losses = 0
+    for i in range(games):
+        a_side = i % 2
+        pair = (a, b) if a_side == 0 else (b, a)
+        w = play_game(variant, pair[0], pair[1], seed * 100_003 + i, cap)
+        if w is None:
+            draws += 1
+        elif w == a_side:
+            wins += 1
+        else:
+            losses += 1
+    return MatchResult(wins, draws, losses)
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m controller.engine.match", description=__doc__)
+    p.add_argument("--variant", default="kharbga")
+    p.add_argument("--games", type=int, default=20)
+    p.add_argument("--a", default="engine:0.1", help="player A (default engine:0.1)")
+    p.add_argument("--b", default="random", help="player B (default random)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--cap", type=int, default=200, help="moving-phase turns before adjudication")
+    args = p.parse_args(argv)
+    find_variant(args.variant)
+    result = run_match(
+        args.variant, make_player(args.a), make_player(args.b), args.games, args.seed, args.cap
+    )
+    print(f"{args.variant}: {args.a} vs {args.b}, {result.games} games: {result}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,382 @@
+"""Anytime alpha-beta search on the rules engine.
+
+Iterative deepening negamax with a transposition table, move ordering
+(the table's move, captures by size, killers, history) and a quiescence
+search over captures and capture chains.  One *ply* is one action of the
+rules engine: a placement, a step, a chain continuation or a ``pass``.
+
+The side to move does not always change after an action (the second
+placement of a setting turn, a chain continuation, a side that moves again
+because the other is blocked), so a child's score is negated only when the
+side to move changed; otherwise the same window is passed down unchanged.
+
+Time control: the deadline (and an optional node limit) is checked every
+:data:`CHECK_EVERY` nodes; the result is the best move of the last
+completed iteration.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from dataclasses import dataclass, field
+
+from controller.rules import Game, Move
+from controller.rules.moves import SIDE_NAMES
+
+from .evaluate import WIN, evaluate
+
+__all__ = ["SearchResult", "Searcher", "CHECK_EVERY", "INF"]
+
+INF = 10 * WIN
+CHECK_EVERY = 512
+MAX_PLY = 128
+EXACT, LOWER, UPPER = 0, 1, 2
+WON = WIN - 1000  # scores beyond this are wins/losses at a distance
+
+Raw = tuple[str, int, int, int, bool]
+
+
+@dataclass
+class SearchResult:
+    """The answer of a search.
+
+    ``move`` is the chosen action (None only when the game is over),
+    ``score`` its value for the side to move in hundredths of a piece
+    (``WIN - k``: a forced win in ``k`` actions), ``pv`` the principal
+    variation in notation, ``depth`` the last completed depth, ``nodes``
+    the nodes searched, ``seconds`` the time taken, ``scores`` the score of
+    each root move when every root move was scored exactly (weak levels).
+    """
+
+    move: Move | None
+    score: int
+    pv: list[str]
+    depth: int
+    nodes: int
+    seconds: float = 0.0
+    scores: dict[str, int] = field(default_factory=dict)
+
+
+class _Timeout(Exception):
+    pass
+
+
+class _Zobrist:
+    """Zobrist keys: a random 64-bit key per (side, square), combined per
+    7-bit chunk of each bitboard so a key costs a few table lookups, plus
+    keys for the side to move, the chain square, the phase, the exchange in
+    progress and the first turns of the moving phase (which decide the
+    blocked-first-turn rule)."""
+
+    CHUNK = 7
+
+    def __init__(self, squares: int, seed: int = 0x4B48) -> None:
+        rng = random.Random(seed)
+        c = self.CHUNK
+        self.tables: list[list[list[int]]] = []
+        for _side in (0, 1):
+            per_square = [rng.getrandbits(64) for _ in range(squares)]
+            chunks = []
+            for base in range(0, squares, c):
+                table = []
+                for v in range(1 << c):
+                    k = 0
+                    for i in range(c):
+                        if v >> i & 1 and base + i < squares:
+                            k ^= per_square[base + i]
+                    table.append(k)
+                chunks.append(table)
+            self.tables.append(chunks)
+        self.side = rng.getrandbits(64)
+        self.setting = rng.getrandbits(64)
+        self.first_turns = rng.getrandbits(64)
+        self.chain = [rng.getrandbits(64) for _ in range(squares + 1)]
+        self._rng = rng
+        self._exchange: dict[object, int] = {}
+
+    def key(self, game: Game) -> int:
+        a, d = game._bb
+        ta, td = self.tables
+        mask = (1 << self.CHUNK) - 1
+        k = 0
+        i = 0
+        while a:
+            k ^= ta[i][a & mask]
+            a >>= self.CHUNK
+            i += 1
+        i = 0
+        while d:
+            k ^= td[i][d & mask]
+            d >>= self.CHUNK
+            i += 1
+        if game._side:
+            k ^= self.side
+        if game._setting:
+            k ^= self.setting
+        elif game._turn <= 2:
+            k ^= self.first_turns
+        k ^= self.chain[game._chain + 1]
+        ex = game._exchange
+        if ex is not None or game._removals:
+            state = (ex, game._removals)
+            ek = self._exchange.get(state)
+            if ek is None:
+                ek = self._exchange[state] = self._rng.getrandbits(64)
+            k ^= ek
+        return k
+
+
+class Searcher:
+    """A search over a private copy of ``game``.
+
+    ``use_tt=False`` searches without the transposition table (for tests);
+    ``qdepth`` bounds the quiescence search (captures only).
+    """
+
+    def __init__(self, game: Game, *, use_tt: bool = True, qdepth: int = 8) -> None:
+        self.game = game.copy()
+        self.use_tt = use_tt
+        self.qdepth = qdepth
+        self.zobrist = _Zobrist(game.geometry.size)
+        self.tt: dict[int, tuple[int, int, int, Raw | None]] = {}
+        self.killers: list[list[Raw]] = [[] for _ in range(MAX_PLY + 1)]
+        self.history: dict[tuple[int, int, int], int] = {}
+        self.nodes = 0
+        self._deadline = float("inf")
+        self._max_nodes = 1 << 62
+        self._next_check = CHECK_EVERY
+        self._pv: list[list[Raw]] = [[] for _ in range(MAX_PLY + 2)]
+        self._horizon = False
+
+    # ------------------------------------------------------------------
+
+    def search(
+        self,
+        seconds: float | None = None,
+        max_depth: int = 64,
+        max_nodes: int | None = None,
+        all_scores: bool = False,
+    ) -> SearchResult:
+        """Iterative deepening until ``seconds``, ``max_depth`` or
+        ``max_nodes``; ``all_scores`` scores every root move exactly."""
+        g = self.game
+        start = time.perf_counter()
+        self._deadline = start + seconds if seconds is not None else float("inf")
+        self._max_nodes = max_nodes if max_nodes is not None else 1 << 62
+        self.nodes = 0
+        self._next_check = CHECK_EVERY
+        names = g.geometry.point_names
+        root_moves = list(g._raw_moves())
+        if not root_moves:
+            return SearchResult(None, 0, [], 0, 0)
+        best: Raw = root_moves[0]
+        best_score = evaluate(g)
+        best_pv: list[Raw] = [best]
+        scores: dict[Raw, int] = {}
+        depth_done = 0
+        base = len(g._history)
+        order = self._order(root_moves, None, 0, g._side)
+        for depth in range(1, max_depth + 1):
+            self._horizon = False
+            try:
+                score, move, round_scores, pv = self._root(order, depth, all_scores)
+            except _Timeout:
+                while len(g._history) > base:
+                    g.pop()
+                break
+            best, best_score, depth_done = move, score, depth
+            best_pv = pv
+            scores = round_scores
+            order = [move] + [m for m in order if m != move]
+            if all_scores:
+                order.sort(key=lambda m: -round_scores.get(m, -INF))
+            if abs(score) >= WON and depth >= WIN - abs(score):
+                break  # a forced result, seen by the main search
+            if not self._horizon:
+                break  # the whole game tree was seen
+            if time.perf_counter() >= self._deadline:
+                break
+        return SearchResult(
+            move=_to_move(best, names),
+            score=best_score,
+            pv=self._pv_strings(best_pv),
+            depth=depth_done,
+            nodes=self.nodes,
+            seconds=time.perf_counter() - start,
+            scores={str(_to_move(m, names)): s for m, s in scores.items()},
+        )
+
+    def _root(
+        self, order: list[Raw], depth: int, all_scores: bool
+    ) -> tuple[int, Raw, dict[Raw, int], list[Raw]]:
+        g = self.game
+        side = g._side
+        alpha, beta = -INF, INF
+        best_score = -INF
+        best = order[0]
+        best_pv: list[Raw] = [best]
+        scores: dict[Raw, int] = {}
+        self.nodes += 1
+        for m in order:
+            kind, frm, to, _, flag = m
+            g._apply(kind, frm, to, flag)
+            lo = -INF if all_scores else alpha
+            if g._side == side:
+                v = self._negamax(depth - 1, lo, beta, 1)
+            else:
+                v = -self._negamax(depth - 1, -beta, -lo, 1)
+            g.pop()
+            scores[m] = v
+            if v > best_score:
+                best_score, best = v, m
+                best_pv = [m, *self._pv[1]]
+                if v > alpha:
+                    alpha = v
+        if self.use_tt:
+            self.tt[self.zobrist.key(g)] = (depth, EXACT, best_score, best)
+        return best_score, best, scores, best_pv
+
+    def _check(self) -> None:
+        self._next_check = self.nodes + CHECK_EVERY
+        if self.nodes >= self._max_nodes or time.perf_counter() >= self._deadline:
+            raise _Timeout
+
+    def _terminal(self, ply: int) -> int:
+        out = self.game._outcome
+        assert out is not None
+        if out.winner is None:
+            return 0
+        me = SIDE_NAMES[self.game._side]
+        return WIN - ply if out.winner == me else -(WIN - ply)
+
+    def _order(self, moves: list[Raw], tt_move: Raw | None, ply: int, side: int) -> list[Raw]:
+        killers = self.killers[ply] if ply <= MAX_PLY else []
+        hist = self.history
+
+        def key(m: Raw) -> int:
+            if m == tt_move:
+                return 1 << 40
+            caps = m[3]
+            if caps:
+                return (1 << 30) + caps.bit_count()
+            if m in killers:
+                return (1 << 29) - killers.index(m)
+            return hist.get((side, m[1], m[2]), 0) - (1 << 20 if m[4] else 0)
+
+        return sorted(moves, key=key, reverse=True)
+
+    def _negamax(self, depth: int, alpha: int, beta: int, ply: int) -> int:
+        g = self.game
+        self.nodes += 1
+        if self.nodes >= self._next_check:
+            self._check()
+        self._pv[ply] = []
+        if g._outcome is not None:
+            return self._terminal(ply)
+        if depth <= 0 or ply >= MAX_PLY:
+            self._horizon = True
+            return self._quiesce(alpha, beta, ply, self.qdepth)
+        tt_move: Raw | None = None
+        key = 0
+        if self.use_tt:
+            key = self.zobrist.key(g)
+            entry = self.tt.get(key)
+            if entry is not None:
+                edepth, eflag, escore, tt_move = entry
+                if edepth == depth:
+                    s = escore - ply if escore > WON else escore + ply if escore < -WON else escore
+                    if (
+                        eflag == EXACT
+                        or (eflag == LOWER and s >= beta)
+                        or (eflag == UPPER and s <= alpha)
+                    ):
+                        self._horizon = True  # conservatively: the entry may hide a horizon
+                        if eflag == EXACT and tt_move is not None:
+                            self._pv[ply] = [tt_move]
+                        return s
+        side = g._side
+        moves = self._order(g._raw_moves(), tt_move, ply, side)
+        alpha0 = alpha
+        best = -INF
+        best_move: Raw | None = None
+        pv = self._pv
+        for m in moves:
+            kind, frm, to, caps, flag = m
+            g._apply(kind, frm, to, flag)
+            if g._side == side:
+                v = self._negamax(depth - 1, alpha, beta, ply + 1)
+            else:
+                v = -self._negamax(depth - 1, -beta, -alpha, ply + 1)
+            g.pop()
+            if v > best:
+                best, best_move = v, m
+                if v > alpha:
+                    alpha = v
+                    pv[ply] = [m, *pv[ply + 1]]
+                    if v >= beta:
+                        if not caps:
+                            k = self.killers[ply]
+                            if m not in k:
+                                k.insert(0, m)
+                                del k[2:]
+                            hk = (side, frm, to)
+                            self.history[hk] = self.history.get(hk, 0) + depth * depth
+                        break
+        if self.use_tt:
+            flag_ = LOWER if best >= beta else EXACT if best > alpha0 else UPPER
+            s = best + ply if best > WON else best - ply if best < -WON else best
+            self.tt[key] = (depth, flag_, s, best_move)
+            if len(self.tt) > 2_000_000:
+                self.tt.clear()
+        return best
+
+    def _quiesce(self, alpha: int, beta: int, ply: int, qdepth: int) -> int:
+        g = self.game
+        if g._outcome is not None:
+            return self._terminal(ply)
+        stand = evaluate(g)
+        if stand >= beta or qdepth <= 0 or ply >= MAX_PLY:
+            return stand
+        if stand > alpha:
+            alpha = stand
+        best = stand
+        side = g._side
+        captures = [m for m in g._raw_moves() if m[3]]
+        if not captures:
+            return stand
+        captures.sort(key=lambda m: m[3].bit_count(), reverse=True)
+        for kind, frm, to, _, flag in captures:
+            self.nodes += 1
+            if self.nodes >= self._next_check:
+                self._check()
+            g._apply(kind, frm, to, flag)
+            if g._side == side:
+                v = self._quiesce(alpha, beta, ply + 1, qdepth - 1)
+            else:
+                v = -self._quiesce(-beta, -alpha, ply + 1, qdepth - 1)
+            g.pop()
+            if v > best:
+                best = v
+                if v > alpha:
+                    alpha = v
+                    if v >= beta:
+                        break
+        return best
+
+    def _pv_strings(self, pv: list[Raw]) -> list[str]:
+        """The principal variation in notation, replayed to check it."""
+        g = self.game.copy()
+        out = []
+        for m in pv:
+            if g._outcome is not None or m not in g._raw_moves():
+                break
+            kind, frm, to, caps, flag = m
+            out.append(str(_to_move(m, g.geometry.point_names)))
+            g._apply(kind, frm, to, flag)
+        return out
+
+
+def _to_move(m: Raw, names: tuple[str, ...]) -> Move:
+    kind, frm, to, caps, flag = m
+    return Move(kind, to, frm, bool(caps), flag, names)
