@@ -15,11 +15,14 @@ def main(argv: list[str] | None = None) -> int:
     from controller.rules import bench as rules_bench
 
     names = argv if argv is not None else sys.argv[1:]
+    from calibration import bench as camera_bench
+
     suites = {
         "rules": rules_bench.main,
         "reconciler": reconcile_bench.main,
         "drivers": drivers_bench.main,
-        "engine": _engine(engine_bench.main),
+        "engine": _no_args(engine_bench.main),
+        "camera": _no_args(camera_bench.main),
     }
     for name, run in suites.items():
         if not names or name in names:
@@ -27,7 +30,7 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def _engine(run: Callable[[list[str]], int]) -> Callable[[], None]:
+def _no_args(run: Callable[[list[str]], int]) -> Callable[[], None]:
     def main() -> None:
         run([])
 

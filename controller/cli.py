@@ -174,6 +174,30 @@ def _cmd_match(args: argparse.Namespace) -> int:
     return match_main(args.rest)
 
 
+def _cmd_markers(args: argparse.Namespace) -> int:
+    from calibration.markers import write_marker_sheet
+
+    paths = write_marker_sheet(args.out, square_mm=args.square_mm, dpi=args.dpi)
+    for path in paths:
+        print(path)
+    return 0
+
+
+def _cmd_calibrate_camera(args: argparse.Namespace) -> int:
+    from calibration.camera import calibrate_camera
+
+    calibrate_camera(args.empty, args.layout, args.cells, args.out)
+    print(f"profile written to {args.out}")
+    return 0
+
+
+def _cmd_camera_read(args: argparse.Namespace) -> int:
+    from calibration.camera import read_image
+
+    print(read_image(args.image, args.profile))
+    return 0
+
+
 def _doctor_serial(port: str, seconds: float) -> int:
     """Link and firmware statistics of a Pico board on ``port``."""
     import dataclasses
@@ -328,11 +352,30 @@ def build_parser() -> argparse.ArgumentParser:
                     help="how long to watch the serial link (default: 3)")
     dp.set_defaults(command=_cmd_doctor)
 
-    cp = sub.add_parser("calibrate", help="calibration: the switch matrix")
-    cp.add_argument("what", choices=["matrix"])
-    cp.add_argument("--config", default="config.toml", help="TOML file to write the mapping to")
-    cp.add_argument("--no-leds", action="store_true", help="do not light the squares")
-    cp.set_defaults(command=_cmd_calibrate)
+    cp = sub.add_parser("calibrate", help="calibration: switch matrix, camera markers, camera")
+    csub = cp.add_subparsers(dest="what", metavar="WHAT", required=True)
+    cm = csub.add_parser("matrix", help="walk through the switch and LED mapping")
+    cm.add_argument("--config", default="config.toml", help="TOML file to write the mapping to")
+    cm.add_argument("--no-leds", action="store_true", help="do not light the squares")
+    cm.set_defaults(command=_cmd_calibrate)
+    ck = csub.add_parser("markers", help="print sheet of the four ArUco markers (and a board)")
+    ck.add_argument("--out", required=True, help="PNG file to write")
+    ck.add_argument("--square-mm", type=float, default=40.0, help="square size (default 40 mm)")
+    ck.add_argument("--dpi", type=int, default=300, help="print resolution (default 300)")
+    ck.set_defaults(command=_cmd_markers)
+    cc = csub.add_parser("camera", help="learn the board's colours from two photos")
+    cc.add_argument("--empty", required=True, help="photo of the empty board")
+    cc.add_argument("--layout", required=True, help="photo of the board with known pieces")
+    cc.add_argument("--cells", required=True, help="the layout's 49 cells (a, d, .)")
+    cc.add_argument("--out", required=True, help="profile (JSON) to write")
+    cc.set_defaults(command=_cmd_calibrate_camera)
+
+    cr = sub.add_parser("camera", help="read a board from a photo")
+    crs = cr.add_subparsers(dest="camera_action", metavar="ACTION", required=True)
+    read = crs.add_parser("read", help="print the 49-character cells string of a photo")
+    read.add_argument("image", metavar="IMG")
+    read.add_argument("--profile", required=True, help="profile from calibrate camera")
+    read.set_defaults(command=_cmd_camera_read)
 
     return parser
 

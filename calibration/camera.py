@@ -1,0 +1,250 @@
+"""Camera calibration and reading: photos of the board to ``cells`` strings.
+
+``calibrate_camera`` learns a profile (JSON) from two photos taken by the
+fixed camera: the empty board, and the board with a known layout.
+``read_image`` reads one photo with a profile; :class:`CameraReader` reads a
+live stream (homography tracking, bump detection, optional smoothing).
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+from calibration.colour import CLASSES, ColourModel, Empty, Grid, features
+from calibration.homography import HomographyTracker, fit_from_centres, fit_homography, project
+from calibration.markers import detect_markers
+from calibration.smooth import CellSmoother
+
+__all__ = ["calibrate_camera", "read_image", "load_profile", "CameraProfile", "CameraReader",
+           "check_cells"]
+
+PROFILE_KIND = "kharbga-camera-profile"
+PROFILE_VERSION = 1
+SQUARE_PX = 24
+
+
+def check_cells(cells: str, allow_unknown: bool = False) -> str:
+    if not isinstance(cells, str):
+        raise ValueError("cells must be a string")
+    allowed = "ad.?" if allow_unknown else "ad."
+    if len(cells) != 49:
+        raise ValueError(f"cells must be 49 characters (a1..g7), got {len(cells)}")
+    bad = cells.strip(allowed)
+    if bad:
+        i = next(i for i, ch in enumerate(cells) if ch not in allowed)
+        raise ValueError(f"cells character {cells[i]!r} at square {i} is not one of {allowed!r}")
+    return cells
+
+
+def _load_image(path: str | Path) -> np.ndarray:
+    p = Path(path)
+    if not p.is_file():
+        raise ValueError(f"cannot read image {p}: no such file")
+    img = cv2.imread(str(p), cv2.IMREAD_COLOR)
+    if img is None:
+        raise ValueError(f"cannot read image {p}: not a picture OpenCV can decode")
+    return img
+
+
+def _as_bgr(image: np.ndarray) -> np.ndarray:
+    if not isinstance(image, np.ndarray) or image.dtype != np.uint8:
+        raise ValueError("image must be a uint8 numpy array")
+    if image.ndim == 2:
+        return cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
+    if image.ndim != 3 or image.shape[2] != 3:
+        raise ValueError("image must be grey or 3-channel BGR")
+    return image
+
+
+def _all_markers(img: np.ndarray, what: str) -> dict[int, np.ndarray]:
+    found = detect_markers(cv2.cvtColor(img, cv2.COLOR_BGR2GRAY))
+    if not found:
+        raise ValueError(f"no board markers found in {what} (ArUco DICT_4X4_50 ids 0-3)")
+    missing = sorted(set(range(4)) - set(found))
+    if missing:
+        raise ValueError(f"markers {missing} not found in {what}; calibration needs all four")
+    return found
+
+
+class CameraProfile:
+    """Everything learned at calibration."""
+
+    def __init__(self, homography: np.ndarray, markers: dict[int, np.ndarray],
+                 empty_top: np.ndarray, model: ColourModel, image_size: tuple[int, int],
+                 square_px: int = SQUARE_PX):
+        self.homography = homography
+        self.markers = markers
+        self.empty_top = empty_top
+        self.model = model
+        self.image_size = image_size
+        self.grid = Grid(square_px)
+        self.empty = Empty.from_warp(self.grid, empty_top)
+
+    def to_json(self) -> dict[str, Any]:
+        ok, png = cv2.imencode(".png", self.empty_top)
+        return {
+            "kind": PROFILE_KIND,
+            "version": PROFILE_VERSION,
+            "square_px": self.grid.s,
+            "image_size": list(self.image_size),
+            "homography": self.homography.tolist(),
+            "markers": {str(k): v.tolist() for k, v in self.markers.items()},
+            "empty_top_png": base64.b64encode(png.tobytes()).decode("ascii"),
+            "model": self.model.to_json(),
+        }
+
+    @classmethod
+    def from_json(cls, d: Any) -> CameraProfile:
+        if not isinstance(d, dict) or d.get("kind") != PROFILE_KIND:
+            raise ValueError("not a kharbga camera profile")
+        if d.get("version") != PROFILE_VERSION:
+            raise ValueError(f"unsupported camera profile version {d.get('version')!r}")
+        try:
+            s = int(d["square_px"])
+            h = np.array(d["homography"], np.float64)
+            markers = {int(k): np.array(v, np.float64) for k, v in d["markers"].items()}
+            png = np.frombuffer(base64.b64decode(d["empty_top_png"], validate=True), np.uint8)
+            top = cv2.imdecode(png, cv2.IMREAD_COLOR)
+            model = ColourModel.from_json(d["model"])
+            size = (int(d["image_size"][0]), int(d["image_size"][1]))
+        except (KeyError, TypeError, ValueError, IndexError, cv2.error) as exc:
+            raise ValueError(f"corrupt camera profile ({type(exc).__name__}: {exc})") from None
+        if h.shape != (3, 3) or not np.isfinite(h).all():
+            raise ValueError("corrupt camera profile (homography is not a finite 3x3 matrix)")
+        if top is None or top.shape != (8 * s, 8 * s, 3):
+            raise ValueError("corrupt camera profile (empty-board picture unreadable)")
+        if not markers or any(v.shape != (4, 2) for v in markers.values()):
+            raise ValueError("corrupt camera profile (marker corners)")
+        return cls(h, markers, top, model, size, s)
+
+
+def load_profile(path: str | Path) -> CameraProfile:
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ValueError(f"cannot read camera profile {p}: {exc}") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"camera profile {p} is not valid JSON: {exc.msg}") from None
+    try:
+        return CameraProfile.from_json(data)
+    except ValueError as exc:
+        raise ValueError(f"camera profile {p}: {exc}") from None
+
+
+def calibrate(empty: np.ndarray, layout: np.ndarray, cells: str) -> CameraProfile:
+    """Learn a profile from an empty-board photo and a photo of ``cells``."""
+    check_cells(cells)
+    for c, name in (("a", "Attacker"), ("d", "Defender"), (".", "empty")):
+        if cells.count(c) < 2:
+            raise ValueError(f"the layout needs at least 2 {name} squares, has {cells.count(c)}")
+    empty, layout = _as_bgr(empty), _as_bgr(layout)
+    found = _all_markers(empty, "the empty-board photo")
+    h0 = fit_from_centres(found)
+    # learn each marker's corners in board units (so markers stuck turned still work)
+    inv = np.linalg.inv(h0)
+    board = {i: project(inv, c) for i, c in found.items()}
+    h, err = fit_homography(found, board)
+    if h is None:
+        raise ValueError("the markers in the empty-board photo do not fit a board")
+    grid = Grid(SQUARE_PX)
+    empty_top = grid.warp(empty, h)
+    found2 = _all_markers(layout, "the layout photo")
+    h2, err2 = fit_homography(found2, board)
+    if h2 is None or err2 > 5.0:
+        raise ValueError("the camera moved between the empty-board and layout photos")
+    e = Empty.from_warp(grid, empty_top)
+    feats = features(grid, e, grid.warp(layout, h2))
+    samples = [(feats.f[i], cells[i]) for i in range(49) if feats.valid[i] >= 2]
+    samples += [(np.zeros(3), ".")] * 3  # the empty photo itself
+    model = ColourModel.learn(samples)
+    sep = model.separation()
+    if sep < 4.0:
+        raise ValueError(
+            "Attacker, Defender and empty squares look too alike to tell apart"
+            f" (separation {sep:.1f})"
+        )
+    profile = CameraProfile(h, board, empty_top, model, (empty.shape[1], empty.shape[0]))
+    got = profile.model.classify(feats, profile.grid)
+    wrong = [i for i in range(49) if got[i] not in ("?", cells[i])]
+    if wrong:
+        raise ValueError(f"the layout photo does not match cells at {len(wrong)} squares")
+    return profile
+
+
+def calibrate_camera(empty_path: str | Path, layout_path: str | Path, cells: str,
+                     out_path: str | Path) -> None:
+    """``kharbga-board calibrate camera``: write the profile JSON to ``out_path``."""
+    check_cells(cells)
+    profile = calibrate(_load_image(empty_path), _load_image(layout_path), cells)
+    out = Path(out_path)
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps(profile.to_json()) + "\n", encoding="utf-8")
+    except OSError as exc:
+        raise ValueError(f"cannot write camera profile {out}: {exc}") from None
+
+
+class CameraReader:
+    """Reads frames with one profile, keeping the homography between frames.
+
+    ``read(image)`` returns the cells string of one BGR frame (all ``?`` when
+    the board cannot be located).  With ``smooth`` frames, the result goes
+    through a :class:`CellSmoother`.  ``tracker.bumped`` / ``tracker.status``
+    tell what the last frame did to the homography.
+    """
+
+    def __init__(self, profile: CameraProfile, smooth: int = 0) -> None:
+        self.profile = profile
+        self.tracker = HomographyTracker(profile.markers, profile.homography.copy())
+        self.smoother = CellSmoother(smooth) if smooth else None
+        self.last_raw = "?" * 49
+
+    def read_raw(self, image: np.ndarray) -> str:
+        image = _as_bgr(image)
+        gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+        h = self.tracker.update(detect_markers(gray))
+        if h is None:
+            return "?" * 49
+        p = self.profile
+        feats = features(p.grid, p.empty, p.grid.warp(image, h))
+        return p.model.classify(feats, p.grid)
+
+    def read(self, image: np.ndarray) -> str:
+        self.last_raw = self.read_raw(image)
+        return self.smoother.update(self.last_raw) if self.smoother else self.last_raw
+
+
+def read_image(path: str | Path, profile_path: str | Path) -> str:
+    """``kharbga-board camera read``: the 49-character cells string of one photo.
+
+    The photo is taken by the calibrated camera; a marker hidden by a hand is
+    covered by the profile's homography.
+    """
+    profile = load_profile(profile_path)
+    image = _load_image(path)
+    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    found = detect_markers(gray)
+    if not found:
+        raise ValueError(f"no board markers found in {path} (ArUco DICT_4X4_50 ids 0-3)")
+    reader = CameraReader(profile)
+    h = reader.tracker.update(found)
+    if h is None:
+        raise ValueError(
+            f"cannot locate the board in {path}: the markers seen ({sorted(found)}) do not match"
+            " the calibration and fewer than 3 are visible"
+        )
+    feats = features(profile.grid, profile.empty, profile.grid.warp(image, h))
+    return profile.model.classify(feats, profile.grid)
+
+
+def class_names() -> tuple[str, ...]:
+    return CLASSES

@@ -1,0 +1,227 @@
+"""Per-square colour features normalised by local illumination, and the classifier.
+
+The frame is warped to a top-down grid (``S`` pixels a square, half a square
+of margin).  For every square we take the median colour of its central disc
+(radius 0.2 square, so an off-centre piece still covers it) and compare it
+with the same disc on the empty board: ``log(disc / empty_disc)`` per channel.
+Lighting is divided out with the board itself: the small patches at the grid
+intersections (the square's corners, which pieces do not cover) give
+``log(patch / empty_patch)``, the local illumination and white balance.  A
+patch counts only when it still looks like the empty board there
+(normalised cross-correlation of its grid-line pattern, and a colour ratio
+close to the board's usual one): a hand or an arm hides the lines.
+
+The feature of a square is ``log(disc ratio) - log(local illumination)``: about
+0 for an empty square whatever the light, and the piece's reflectance relative
+to the board for a piece.  Each class (empty, Attacker, Defender) is a
+Gaussian learned from the layout photo, widened by a floor and by the spread
+of the square's corner illuminations (a shadow edge across it).  A square is
+``?`` unless one class is close and the next clearly farther.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+__all__ = ["Grid", "Features", "ColourModel", "CLASSES"]
+
+CLASSES = (".", "a", "d")
+
+
+class Grid:
+    """Pixel index sets of the top-down warp."""
+
+    def __init__(self, s: int = 24) -> None:
+        self.s = s
+        self.size = 8 * s  # board units -0.5 .. 7.5
+        n = self.size
+        yy, xx = np.mgrid[0:n, 0:n]
+        u = (xx + 0.5) / s - 0.5
+        v = 7.5 - (yy + 0.5) / s
+        flat = np.arange(n * n).reshape(n, n)
+        discs = []
+        rings = []
+        for i in range(49):
+            f, r = i % 7, i // 7
+            d = np.hypot(u - (f + 0.5), v - (r + 0.5))
+            discs.append(flat[d <= 0.2])
+            rings.append(flat[(np.abs(u - (f + 0.5)) < 0.5) & (np.abs(v - (r + 0.5)) < 0.5)])
+        k = min(len(x) for x in discs)
+        self.disc = np.stack([x[:k] for x in discs])
+        self.square = np.stack(rings)
+        half = max(3, round(0.16 * s))
+
+        def box(cu: float, cv: float) -> np.ndarray:
+            x, y = round((cu + 0.5) * s), round((7.5 - cv) * s)
+            return flat[y - half : y + half, x - half : x + half].ravel()
+
+        # 64 intersections (index j*8+i), then 56 horizontal edge midpoints
+        # (64 + j*7+i: (i+0.5, j)), then 56 vertical ones (120 + j*8+i: (i, j+0.5))
+        patches = [box(i, j) for j in range(8) for i in range(8)]
+        patches += [box(i + 0.5, j) for j in range(8) for i in range(7)]
+        patches += [box(i, j + 0.5) for j in range(7) for i in range(8)]
+        self.patch = np.stack(patches)
+        corners, edges, across = [], [], []
+        for sq in range(49):
+            f, r = sq % 7, sq // 7
+            corners.append([r * 8 + f, r * 8 + f + 1, (r + 1) * 8 + f, (r + 1) * 8 + f + 1])
+            # bottom, top, left, right edges and the square across each (-1: off the board)
+            edges.append([64 + r * 7 + f, 64 + (r + 1) * 7 + f,
+                          120 + r * 8 + f, 120 + r * 8 + f + 1])
+            across.append([sq - 7 if r > 0 else -1, sq + 7 if r < 6 else -1,
+                           sq - 1 if f > 0 else -1, sq + 1 if f < 6 else -1])
+        self.corners = np.array(corners)  # 49 x 4 intersection indices
+        self.edges = np.array(edges)  # 49 x 4 edge-midpoint patch indices
+        self.across = np.array(across)  # 49 x 4 neighbouring squares
+
+    def to_warp(self, h: np.ndarray) -> np.ndarray:
+        """Homography mapping warp pixels to image pixels (for WARP_INVERSE_MAP)."""
+        s = self.s
+        t = np.array([[1 / s, 0, 0.5 / s - 0.5], [0, -1 / s, 7.5 - 0.5 / s], [0, 0, 1]])
+        return h @ t
+
+    def warp(self, image: np.ndarray, h: np.ndarray) -> np.ndarray:
+        return cv2.warpPerspective(
+            image, self.to_warp(h), (self.size, self.size),
+            flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_REPLICATE,
+        )
+
+
+@dataclass
+class Empty:
+    """The empty board's appearance: disc and patch medians, patch grey patterns."""
+
+    disc: np.ndarray  # 49 x 3
+    patch: np.ndarray  # 64 x 3
+    pattern: np.ndarray  # 64 x P zero-mean unit-norm grey patterns
+
+    @classmethod
+    def from_warp(cls, grid: Grid, top: np.ndarray) -> Empty:
+        flat = top.reshape(-1, 3).astype(np.float32) + 1.0
+        disc = np.median(flat[grid.disc], axis=1)
+        patch = np.median(flat[grid.patch], axis=1)
+        return cls(disc, patch, _patterns(flat[grid.patch]))
+
+
+def _patterns(pix: np.ndarray) -> np.ndarray:
+    g = pix.mean(axis=2)
+    g = g - g.mean(axis=1, keepdims=True)
+    return g / (np.linalg.norm(g, axis=1, keepdims=True) + 1e-6)
+
+
+@dataclass
+class Features:
+    f: np.ndarray  # 49 x 3 normalised log colour
+    spread: np.ndarray  # 49: illumination disagreement between the square's corners
+    valid: np.ndarray  # 49: number of usable corners
+    patch_ok: np.ndarray  # 176 bool: the board's line pattern is visible there
+    edge_ok: np.ndarray  # 49 x 4 bool: the square's edge lines are visible
+
+
+def features(grid: Grid, empty: Empty, top: np.ndarray, ncc_min: float = 0.55,
+             chroma_tol: float = 0.12) -> Features:
+    flat = top.reshape(-1, 3).astype(np.float32) + 1.0
+    disc = np.median(flat[grid.disc], axis=1)
+    ppix = flat[grid.patch]
+    patch = np.median(ppix, axis=1)
+    ncc = np.sum(_patterns(ppix) * empty.pattern, axis=1)
+    logl = np.log(patch / empty.patch)  # 64 x 3
+    chroma = logl - logl.mean(axis=1, keepdims=True)
+    ok = ncc >= ncc_min
+    if ok[:64].sum() >= 4:
+        ref = np.median(chroma[:64][ok[:64]], axis=0)
+        ok &= np.abs(chroma - ref).max(axis=1) <= chroma_tol
+    cl = logl[grid.corners]  # 49 x 4 x 3
+    cok = ok[grid.corners]  # 49 x 4
+    n = cok.sum(axis=1)
+    w = cok[..., None].astype(np.float32)
+    mean = (cl * w).sum(axis=1) / np.maximum(n, 1)[:, None]
+    big = np.where(cok[..., None], cl, -np.inf).max(axis=1)
+    small = np.where(cok[..., None], cl, np.inf).min(axis=1)
+    spread = np.where(n >= 2, (big - small).max(axis=1), 0.0)
+    f = np.log(disc / empty.disc) - mean
+    return Features(f, spread, n, ok, ok[grid.edges])
+
+
+class ColourModel:
+    """Gaussian per class over the 3 normalised log-colour channels."""
+
+    def __init__(self, means: np.ndarray, covs: np.ndarray, floor: float = 0.05,
+                 max_dist: float = 4.0, margin: float = 2.5) -> None:
+        self.means = np.asarray(means, np.float64)  # 3 x 3 (class, channel)
+        self.covs = np.asarray(covs, np.float64)  # 3 x 3 x 3
+        self.floor = floor
+        self.max_dist = max_dist
+        self.margin = margin
+
+    @classmethod
+    def learn(cls, feats: list[tuple[np.ndarray, str]], **kw: float) -> ColourModel:
+        """From (feature row, class) samples; every class needs at least one."""
+        means, covs = [], []
+        for c in CLASSES:
+            x = np.array([f for f, k in feats if k == c], np.float64)
+            if len(x) == 0:
+                raise ValueError(f"the layout has no {c!r} square to learn from")
+            means.append(x.mean(axis=0))
+            covs.append(np.cov(x.T) if len(x) >= 3 else np.zeros((3, 3)))
+        return cls(np.array(means), np.array(covs), **kw)
+
+    def separation(self) -> float:
+        """The smallest distance between two class means, in floor units."""
+        d = [np.linalg.norm(self.means[i] - self.means[j]) / self.floor
+             for i in range(3) for j in range(i + 1, 3)]
+        return float(min(d))
+
+    def distances(self, f: np.ndarray, spread: np.ndarray) -> np.ndarray:
+        """49 x 3 Mahalanobis distances."""
+        out = np.empty((len(f), 3))
+        eye = np.eye(3)
+        for c in range(3):
+            diff = f - self.means[c]
+            # shadow edges across the square (corner disagreement) make the
+            # brightness uncertain, much less the chromaticity
+            grey = (0.5 * spread) ** 2
+            cov = (self.covs[c][None] + (self.floor**2 + 0.04 * grey)[:, None, None] * eye[None]
+                   + grey[:, None, None] * np.ones((1, 3, 3)))
+            sol = np.linalg.solve(cov, diff[..., None])[..., 0]
+            out[:, c] = np.sqrt(np.maximum(np.sum(diff * sol, axis=1), 0))
+        return out
+
+    def classify(self, feats: Features, grid: Grid) -> str:
+        d = self.distances(feats.f, feats.spread)
+        order = np.argsort(d, axis=1)
+        best = d[np.arange(49), order[:, 0]]
+        second = d[np.arange(49), order[:, 1]]
+        # at least 3 of the square's corners must show the board: the square is not
+        # under a hand or an arm, and its illumination is known
+        ok = (best <= self.max_dist) & (second - best >= self.margin) & (feats.valid >= 3)
+        out = [CLASSES[order[i, 0]] if ok[i] else "?" for i in range(49)]
+        # An empty reading needs the board around the square in view: its corners
+        # and its edge lines, unless a piece next door explains a hidden edge.
+        # A finger over a piece can look like bare wood; it cannot hide that it
+        # crosses the square's lines.
+        for i in range(49):
+            if out[i] != ".":
+                continue
+            for k in range(4):
+                if not feats.edge_ok[i, k]:
+                    j = grid.across[i, k]
+                    if j < 0 or out[j] not in ("a", "d"):
+                        out[i] = "?"
+                        break
+        return "".join(out)
+
+    def to_json(self) -> dict:
+        return {"means": self.means.tolist(), "covs": self.covs.tolist(), "floor": self.floor,
+                "max_dist": self.max_dist, "margin": self.margin}
+
+    @classmethod
+    def from_json(cls, d: dict) -> ColourModel:
+        m = cls(d["means"], d["covs"], float(d["floor"]), float(d["max_dist"]),
+                float(d["margin"]))
+        if m.means.shape != (3, 3) or m.covs.shape != (3, 3, 3):
+            raise ValueError("class statistics have the wrong shape")
+        return m

@@ -1,0 +1,42 @@
+"""The camera commands of kharbga-board: the marker sheet, calibration from
+two rendered photos, reading a photo (cells as the last line of standard
+output); bad input exits 2 with one line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import pytest
+
+from calibration.render import Camera, Lighting, Scene, render
+from controller.cli import main
+
+LAYOUT = "".join("ad."[(i * 5) % 3] for i in range(49))
+LIGHT = Lighting(level=1.0, gradient=(0.1, 0.1), blur=0.8, noise=2, jpeg=90)
+
+
+def test_camera_commands(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["calibrate", "markers", "--out", str(tmp_path / "sheet.png")]) == 0
+    assert (tmp_path / "sheet.png").exists() and (tmp_path / "sheet-board.png").exists()
+    cam = Camera(angle=-6, scale=520, tilt=0.15, cx=640, cy=360)
+    for name, cells, seed in (("empty.png", "." * 49, 1), ("layout.png", LAYOUT, 2)):
+        cv2.imwrite(str(tmp_path / name), render(Scene(cells, "blue-pink", cam, LIGHT,
+                                                       seed=seed)).image)
+    profile = tmp_path / "profile.json"
+    assert main(["calibrate", "camera", "--empty", str(tmp_path / "empty.png"), "--layout",
+                 str(tmp_path / "layout.png"), "--cells", LAYOUT, "--out", str(profile)]) == 0
+    cells = "d.a..ad" * 7
+    cv2.imwrite(str(tmp_path / "game.png"),
+                render(Scene(cells, "blue-pink", cam, Lighting(level=0.85), seed=7)).image)
+    capsys.readouterr()
+    assert main(["camera", "read", str(tmp_path / "game.png"), "--profile", str(profile)]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == cells
+    # Bad input: one line, exit 2.
+    assert main(["camera", "read", str(tmp_path / "missing.jpg"), "--profile",
+                 str(profile)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert main(["calibrate", "camera", "--empty", str(tmp_path / "empty.png"), "--layout",
+                 str(tmp_path / "layout.png"), "--cells", "x", "--out", str(profile)]) == 2
+    assert capsys.readouterr().err.count("\n") == 1
