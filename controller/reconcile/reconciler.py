@@ -98,6 +98,9 @@ class Reconciler:
         # Unfinished games put aside by clearing the board; setting one up
         # again resumes it.  ``resumed`` lists those resumed since last read.
         self.saved: list[Game] = []
+        # The computer's next action, shown with ``hint`` lights: while it is
+        # set, only it is accepted (set by the service, cleared when played).
+        self.expected: Move | None = None
         self.resumed: list[Game] = []
         self.on_new_game = on_new_game
         g = self.game.geometry
@@ -208,6 +211,7 @@ class Reconciler:
             self._hint,
             tuple(self._flags),
             self._message,
+            self.expected,
         )
         if key != self._shown_key:
             self._shown_key = key
@@ -423,6 +427,21 @@ class Reconciler:
         return c.weak or bool(c.entered & (self._pending_a | self._pending_d))
 
     def _explain(self, r: Frame, weak_ok: bool = True) -> _Candidate | None:
+        """The explanation with the fewest actions; while the computer's
+        move is awaited, only that move."""
+        cand = self._explain_any(r, weak_ok)
+        if cand is None or self.expected is None:
+            return cand
+        if len(cand.actions) == 1 and _same(cand.actions[0], self.expected):
+            return cand
+        if self.game.phase == "moving":
+            for c in self._candidates():
+                if len(c.actions) == 1 and _same(c.actions[0], self.expected) and \
+                        self._fits_candidate(r, c):
+                    return c
+        return None
+
+    def _explain_any(self, r: Frame, weak_ok: bool = True) -> _Candidate | None:
         """The explanation with the fewest actions; one that steps onto a
         captured piece still standing (unproven by occupancy) only if
         ``weak_ok`` and nothing stronger fits."""
@@ -480,6 +499,7 @@ class Reconciler:
 
     def _play(self, cand: _Candidate, r: Frame) -> None:
         g = self.game
+        self.expected = None
         for m in cand.actions:
             side = g.side
             g._apply(m.kind, m.frm, m.to, m.flag)
@@ -622,6 +642,8 @@ class Reconciler:
         lifted = missing & own
         if g.chain_square is not None:
             lifted &= 1 << g.geometry.parse_point(g.chain_square)
+        if self.expected is not None and self.expected.frm >= 0:
+            lifted &= 1 << self.expected.frm  # the computer's soldier only
         if lifted.bit_count() != 1:
             return None
         frm = lifted.bit_length() - 1
@@ -781,6 +803,17 @@ class Reconciler:
     # ------------------------------------------------------------------
     # Output
 
+    def expect(self, move: Move | None) -> None:
+        """Wait for the computer's action ``move`` (a legal action): it is
+        lit, and only it is accepted; a ``pass`` is played at once."""
+        if move is not None and move.kind == PASS:
+            self.game._apply(PASS, -1, -1, False)
+            self._boards.append(self.game.bitboards())
+            self._played.append("pass")
+            self.expected = None
+            return
+        self.expected = move
+
     def set_hint(self, squares: list[str]) -> None:
         """Light ``hint`` on these squares until the board next changes."""
         self._hint = 0
@@ -805,6 +838,8 @@ class Reconciler:
             what = "exchanged" if pend & self._exchange_bits == pend else "captured"
             return f"Remove the {n} {what} piece{'s' if n != 1 else ''} lit red"
         flag = " (exchange flag raised)" if self._flags[g.side] else ""
+        if self.expected is not None and self._lifted < 0:
+            return f"{side} (computer): make the lit move {self.expected}"
         if self._lifted >= 0:
             return f"{side}: {self._names[self._lifted]} lifted; set it on a lit square{flag}"
         if g.phase == "setting":
@@ -835,6 +870,9 @@ class Reconciler:
             paint(leds, 1 << last.frm, "last-from", names)
             paint(leds, 1 << last.to, "last-to", names)
         paint(leds, self._hint, "hint", names)
+        if self.expected is not None and g.outcome is None:
+            e = self.expected
+            paint(leds, sum(1 << x for x in (e.frm, e.to) if x >= 0), "hint", names)
         if g.outcome is None and g.chain_square is not None:
             p = g.geometry.parse_point(g.chain_square)
             targets = 0
@@ -853,6 +891,10 @@ class Reconciler:
         paint(leds, pend & ~self._exchange_bits, "capture", names)
         paint(leds, self._error_bits, "error", names)
         return leds
+
+
+def _same(a: Move, b: Move) -> bool:
+    return (a.kind, a.frm, a.to, a.flag) == (b.kind, b.frm, b.to, b.flag)
 
 
 def _boards_of(game: Game) -> list[tuple[int, int]]:

@@ -9,6 +9,8 @@ API (all JSON):
 - ``POST /api/button`` ``{"button": "undo", "side": "attacker"}``: a board
   button (hint, exchange, undo, new, resign, draw).
 - ``POST /api/new`` ``{"variant": "kharbga", "attacker": "..", "defender": ".."}``.
+- ``POST /api/computer`` ``{"side": "defender", "seconds": 1.0}``: the engine
+  plays that side (``null``: nobody); its actions are lit with ``hint``.
 - ``GET /api/games``: the archive; ``GET /api/games/{id}``: one game's
   actions; ``GET /api/games/{id}.kgn``: its record.
 - ``GET /ws``: a WebSocket that sends the state whenever it changes.
@@ -115,6 +117,13 @@ async def post_new(request: web.Request) -> web.Response:
     return web.json_response(service.state())
 
 
+async def post_computer(request: web.Request) -> web.Response:
+    data = await _body(request)
+    service = request.app[SERVICE]
+    service.set_computer(data.get("side"), data.get("seconds"))
+    return web.json_response(service.state())
+
+
 async def get_games(request: web.Request) -> web.Response:
     return web.json_response(request.app[SERVICE].store.list_games())
 
@@ -183,6 +192,9 @@ async def _ticker(app: web.Application) -> None:
         await asyncio.sleep(0.05)
         try:
             service.tick()
+            if service.computer_wanted:
+                move = await loop.run_in_executor(None, service.compute_computer)
+                service.play_computer(*move)
             if service.hint_wanted:
                 # The engine thinks in a thread: the board stays live.
                 hint = await loop.run_in_executor(None, service.compute_hint)
@@ -230,6 +242,7 @@ def make_app(service: BoardService) -> web.Application:
     app.router.add_post("/api/sim/occupancy", post_occupancy)
     app.router.add_post("/api/button", post_button)
     app.router.add_post("/api/new", post_new)
+    app.router.add_post("/api/computer", post_computer)
     app.router.add_get("/api/games", get_games)
     app.router.add_get(r"/api/games/{gid}.kgn", get_record)
     app.router.add_get(r"/api/games/{gid}", get_game)

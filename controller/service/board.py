@@ -17,7 +17,7 @@ from typing import Any
 
 from controller.reconcile.log import BUTTONS, Button, Frame, format_event
 from controller.reconcile.reconciler import Reconciler, Settings, Update
-from controller.rules import Game, find_variant
+from controller.rules import Game, Move, find_variant
 
 from .config import Config
 from .store import Store
@@ -74,6 +74,9 @@ class BoardService:
             self.sim_occ = "".join("1" if (a | d) >> i & 1 else "0" for i in range(self.squares))
         self.hint_wanted = False
         self.hint_seconds = 1.0
+        self.computer: str | None = config.computer or None
+        self.think = config.think
+        self.computer_wanted = False
         self._published = _Published()
         self._last_update: Update | None = None
         self._sensor_lines: list[str] = []
@@ -128,6 +131,7 @@ class BoardService:
                 self.store.finish(self.gid, rec.game)
         if update.hint_requested and rec.game.outcome is None:
             self.hint_wanted = True
+        self._want_computer()
         if self._sensor_lines and (update.played or len(self._sensor_lines) >= 200):
             self.store.append_sensor(self.gid, self._sensor_lines)
             self._sensor_lines = []
@@ -141,6 +145,53 @@ class BoardService:
             self._published.state = state
             for listener in list(self.listeners):
                 listener(self.state())
+
+    def _want_computer(self) -> None:
+        g = self.reconciler.game
+        self.computer_wanted = (
+            self.computer is not None
+            and g.outcome is None
+            and g.to_move == self.computer
+            and self.reconciler.expected is None
+            and not g.removals
+        )
+
+    def set_computer(self, side: object, seconds: object = None) -> None:
+        """The engine plays ``side`` (None: nobody); its moves are lit and
+        the players make them on the board."""
+        if side is not None and side not in SIDES:
+            raise RequestError("computer side must be \"attacker\", \"defender\" or null")
+        if seconds is not None:
+            if isinstance(seconds, bool) or not isinstance(seconds, int | float) or \
+                    not 0.01 <= seconds <= 60:
+                raise RequestError("seconds must be a number from 0.01 to 60")
+            self.think = float(seconds)
+        self.computer = None if side is None else str(side)
+        self.reconciler.expected = None
+        names = list(self.players)
+        if self.computer is not None:
+            names[SIDES.index(self.computer)] = f"Computer ({self.think:g} s)"
+        self.players = (names[0], names[1])
+        self.store.rename(self.gid, *self.players)
+        self._want_computer()
+        self._publish(self.reconciler.tick(self.now()))
+
+    def compute_computer(self) -> tuple[int, Game, Move]:
+        """The computer's next action (slow: call it off the event loop)."""
+        from controller.engine.api import best_move
+
+        self.computer_wanted = False
+        game = self.reconciler.game
+        result = best_move(game.copy(), self.think)
+        return len(game.moves), game, result.move
+
+    def play_computer(self, marker: int, game: Game, move: Move) -> None:
+        """Show the computer's action unless the game moved on meanwhile."""
+        if game is self.reconciler.game and len(game.moves) == marker and \
+                game.to_move == self.computer:
+            self.reconciler.expect(move)
+            update = self.reconciler.tick(self.now())
+            self._after(update)
 
     def compute_hint(self) -> tuple[int, Game, list[str]]:
         """The engine's suggestion for the current position (slow: call it
@@ -239,6 +290,9 @@ class BoardService:
             "board": self.config.board,
             "sim_occ": self.sim_occ if self.simulated else None,
             "counts": {"attacker": g.count("attacker"), "defender": g.count("defender")},
+            "computer": self.computer,
+            "expected": None if self.reconciler.expected is None
+            else str(self.reconciler.expected),
         }
 
     def state(self) -> dict[str, Any]:

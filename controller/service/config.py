@@ -19,6 +19,8 @@ Every mistake gives one line naming the key, e.g.
     [players]
     attacker = "Attacker"
     defender = "Defender"
+    computer = ""             # "attacker" or "defender": the engine plays that side
+    think = 1.0               # the computer's seconds a move
 
     [storage]
     data_dir = "data"
@@ -53,6 +55,8 @@ class Config:
     token: str = ""
     attacker: str = "Attacker"
     defender: str = "Defender"
+    computer: str = ""  # "attacker" or "defender": the side the engine plays
+    think: float = 1.0  # the computer's seconds a move
     data_dir: Path = field(default_factory=lambda: Path("data"))
     sensor_log_limit: int = 200_000
 
@@ -78,7 +82,8 @@ _SCHEMA: dict[str, dict[str, tuple[str, type]]] = {
     "board": {"kind": ("board", str), "variant": ("variant", str), "settle": ("settle", float),
               "error_delay": ("error_delay", float)},
     "web": {"host": ("host", str), "port": ("port", int), "token": ("token", str)},
-    "players": {"attacker": ("attacker", str), "defender": ("defender", str)},
+    "players": {"attacker": ("attacker", str), "defender": ("defender", str),
+                "computer": ("computer", str), "think": ("think", float)},
     "storage": {"data_dir": ("data_dir", str), "sensor_log_limit": ("sensor_log_limit", int)},
 }
 
@@ -154,5 +159,10 @@ def _check(c: Config, name: str) -> None:
     for side, value in (("attacker", c.attacker), ("defender", c.defender)):
         if len(value) > 80 or any(ch in value for ch in '"\\\n\r'):
             raise ConfigError(f"{name}: [players] {side} must be a short name without quotes")
+    if c.computer not in ("", "attacker", "defender"):
+        raise ConfigError(f"{name}: [players] computer must be \"attacker\", \"defender\" or "
+                          f"\"\", not {c.computer!r}")
+    if not 0.01 <= c.think <= 60:
+        raise ConfigError(f"{name}: [players] think must be 0.01 to 60 seconds, not {c.think}")
     if c.sensor_log_limit < 0:
         raise ConfigError(f"{name}: [storage] sensor_log_limit must not be negative")

@@ -138,6 +138,11 @@ class Store:
             )
         self._stored[gid] = tokens
 
+    def rename(self, gid: int, attacker: str, defender: str) -> None:
+        with self.db:
+            self.db.execute("UPDATE games SET attacker=?, defender=? WHERE id=?",
+                            (attacker, defender, gid))
+
     def finish(self, gid: int, game: Game) -> None:
         """Archive ``gid``: result, termination and its record."""
         self.sync(gid, game)

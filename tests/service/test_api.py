@@ -259,3 +259,49 @@ def test_hint_button_lights_the_suggested_move(make: Any) -> None:
     game.play("@" + hinted[0])
     service.set_sim_occupancy(occ_of(game))
     assert "hint" not in service.state()["leds"].values()
+
+
+def test_computer_opponent_is_lit_and_waited_for(make: Any) -> None:
+    service, clock, run = make(variant="sabouiyya")
+    service.set_computer("defender", 0.1)
+    assert service.state()["players"]["defender"].startswith("Computer")
+    game = Game.new("sabouiyya")
+
+    def settle() -> None:
+        clock.t += 0.1
+        service.tick()
+
+    for token in ["@c2", "@a1"]:  # the human Attacker
+        game.play(token)
+        service.set_sim_occupancy(occ_of(game))
+        settle()
+    assert service.computer_wanted
+    service.play_computer(*service.compute_computer())
+    move = service.reconciler.expected
+    assert move is not None and move.kind == "place"
+    assert service.state()["leds"].get(move.to_square or "") == "hint"
+    # A piece on another square is refused: errors after the delay.
+    wrong = next(m for m in game.legal_moves() if m.to != move.to)
+    game.play(wrong)
+    service.set_sim_occupancy(occ_of(game))
+    settle()
+    clock.t += 0.3
+    service.tick()
+    assert service.state()["moves"] == ["@c2", "@a1"]
+    assert "error" in service.state()["leds"].values()
+    game.pop()
+    game.play(move)
+    service.set_sim_occupancy(occ_of(game))
+    settle()
+    assert service.state()["moves"] == ["@c2", "@a1", str(move)]
+    assert service.computer_wanted  # its second placement
+    stored = service.store.get(service.gid)
+    assert stored is not None and stored.defender.startswith("Computer")
+
+    async def go(client: TestClient[Any, Any]) -> None:
+        r = await client.post("/api/computer", json={"side": "nobody"})
+        assert r.status == 400
+        r = await client.post("/api/computer", json={"side": None})
+        assert (await r.json())["computer"] is None
+
+    run(go)

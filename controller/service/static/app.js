@@ -80,6 +80,8 @@ function render() {
   $("#count-attacker").textContent = state.counts.attacker;
   $("#count-defender").textContent = state.counts.defender;
   $("#turn").textContent = state.outcome ? state.outcome.result : state.to_move + " to play";
+  const sel = document.querySelector("#computer select");
+  if (sel && document.activeElement !== sel) sel.value = state.computer || "";
   const list = $("#moves");
   list.innerHTML = "";
   for (const m of state.moves) {
@@ -188,6 +190,12 @@ $("#new-game").addEventListener("submit", async (ev) => {
   const form = new FormData(ev.target);
   accept(await api("/api/new", Object.fromEntries(form.entries())));
   loadGames();
+});
+
+$("#computer").addEventListener("change", async (ev) => {
+  const form = new FormData(ev.currentTarget);
+  const side = form.get("side") || null;
+  accept(await api("/api/computer", {side, seconds: Number(form.get("seconds"))}));
 });
 
 const flip = $("#flip");
