@@ -285,7 +285,7 @@ def build_parser() -> argparse.ArgumentParser:
     demo.set_defaults(command=_cmd_demo)
 
     run = sub.add_parser("run", help="run the board service and its web page")
-    run.add_argument("--board", help="sim, gpio or serial:PORT (default: sim)")
+    run.add_argument("--board", help="sim, gpio, serial:PORT or camera:DEVICE (default: sim)")
     run.add_argument("--variant", help=f"rules variant (default: {DEFAULT_VARIANT})")
     run.add_argument("--host", help="address of the web page (default: 127.0.0.1)")
     run.add_argument("--port", type=int, help="port of the web page (default: 8080)")

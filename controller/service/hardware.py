@@ -136,3 +136,37 @@ def square_colours(leds: dict[str, str], now: float, config: Any,
         k = config.brightness
         out[square] = (int(r * k), int(g * k), int(b * k))
     return limit_current(out, config.max_current_ma)
+
+
+class CameraBackend:
+    """An overhead camera (``--board camera:DEVICE``: a device number or a
+    video file), with the profile named by ``[camera] profile`` in the
+    configuration file.  LEDs are optional on such a board: none here."""
+
+    def __init__(self, device: str, config_path: str | Path | None) -> None:
+        import tomllib
+
+        from calibration.video import CameraStream
+
+        profile: object = None
+        if config_path:
+            try:
+                data = tomllib.loads(Path(config_path).read_text(encoding="utf-8"))
+            except (OSError, tomllib.TOMLDecodeError) as exc:
+                raise ValueError(f"{config_path}: {exc}") from None
+            camera = data.get("camera", {})
+            profile = camera.get("profile") if isinstance(camera, dict) else None
+        if not isinstance(profile, str) or not profile:
+            raise ValueError("a camera board needs [camera] profile = \"FILE\" in the "
+                             "configuration (made by kharbga-board calibrate camera)")
+        self.stream = CameraStream(device, profile)
+        self.events: queue.Queue[Event] = self.stream.events  # type: ignore[assignment]
+
+    def start(self) -> None:
+        self.stream.start()
+
+    def show(self, state: dict[str, Any]) -> None:
+        return None
+
+    def close(self) -> None:
+        self.stream.close()

@@ -34,9 +34,12 @@ def serve(config: Config, config_path: str | None = None) -> int:
 
         backend = SerialBackend(config.board.removeprefix("serial:"), config_path,
                                 find_variant(config.variant).size)
+    elif config.board.startswith("camera:"):
+        from .hardware import CameraBackend
+
+        backend = CameraBackend(config.board.removeprefix("camera:"), config_path)
     elif config.board != "sim":
-        raise ValueError(f"board {config.board!r}: not wired into the service yet "
-                         "(use sim, gpio or serial:PORT)")
+        raise ValueError(f"board {config.board!r}: use sim, gpio, serial:PORT or camera:DEVICE")
     service = BoardService(config)
     app = make_app(service)
     if backend is not None:
@@ -62,10 +65,10 @@ def _attach(app: object, service: object, backend: object) -> None:
     from aiohttp import web
 
     from .board import BoardService
-    from .hardware import GpioBackend, SerialBackend, drain
+    from .hardware import CameraBackend, GpioBackend, SerialBackend, drain
 
     assert isinstance(app, web.Application) and isinstance(service, BoardService)
-    assert isinstance(backend, GpioBackend | SerialBackend)
+    assert isinstance(backend, GpioBackend | SerialBackend | CameraBackend)
     pump: web.AppKey[asyncio.Task[None]] = web.AppKey("pump", asyncio.Task)
 
     async def run_pump() -> None:

@@ -1,0 +1,100 @@
+"""A recorded (rendered) video of a short game replays through the camera
+path (markers, colour model, smoothing, reconciler) to the right record."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import cv2
+
+from calibration.camera import calibrate_camera
+from calibration.render import Camera, Lighting, Scene, render
+from calibration.video import replay_video
+from controller.reconcile.replay import replay
+from controller.rules import Game
+
+LAYOUT = "".join("ad."[(i * 5) % 3] for i in range(49))
+CAM = Camera(angle=4, scale=520, tilt=0.1, cx=640, cy=360)
+
+
+def _cells(game: Game) -> str:
+    a, d = game.bitboards()
+    return "".join("a" if a >> i & 1 else "d" if d >> i & 1 else "." for i in range(49))
+
+
+def test_rendered_video_of_a_game_replays(tmp_path: Path) -> None:
+    light = Lighting(level=1.0, gradient=(0.1, 0.1), blur=0.8, noise=2, jpeg=90)
+    for name, cells, seed in (("empty.png", "." * 49, 1), ("layout.png", LAYOUT, 2)):
+        cv2.imwrite(str(tmp_path / name), render(Scene(cells, "white-black", CAM, light,
+                                                       seed=seed)).image)
+    profile = tmp_path / "profile.json"
+    calibrate_camera(tmp_path / "empty.png", tmp_path / "layout.png", LAYOUT, profile)
+    rng = random.Random(4)
+    game = Game.new("kharbga")
+    for _ in range(6):
+        game.play(rng.choice(game.legal_moves()))
+    # The video: each board held for a second at 5 frames a second, with a
+    # hand over the board between two boards.
+    video = tmp_path / "game.avi"
+    writer = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"MJPG"), 5, (1280, 720))
+    assert writer.isOpened()
+    replayed = Game.new("kharbga")
+    boards = [_cells(replayed)]
+    for m in game.moves:
+        replayed.play(m)
+        boards.append(_cells(replayed))
+    seed = 10
+    for k, cells in enumerate(boards):
+        if k:
+            writer.write(render(Scene(cells, "white-black", CAM, Lighting(level=0.95),
+                                      hand=True, seed=seed)).image)
+            seed += 1
+        for _ in range(5):
+            writer.write(render(Scene(cells, "white-black", CAM, Lighting(level=0.95),
+                                      seed=seed)).image)
+            seed += 1
+    writer.release()
+    lines = replay_video(str(video), profile, "kharbga")
+    result = replay(lines, "kharbga")
+    assert result.reconciler is not None
+    assert [str(m) for m in result.reconciler.game.moves] == [str(m) for m in game.moves]
+
+
+def test_service_on_a_camera_board_from_a_video(tmp_path: Path) -> None:
+    import time
+
+    from controller.service.board import BoardService
+    from controller.service.config import Config
+    from controller.service.hardware import CameraBackend, drain
+
+    light = Lighting(level=1.0, gradient=(0.1, 0.1), blur=0.8, noise=2, jpeg=90)
+    for name, cells, seed in (("empty.png", "." * 49, 1), ("layout.png", LAYOUT, 2)):
+        cv2.imwrite(str(tmp_path / name), render(Scene(cells, "white-black", CAM, light,
+                                                       seed=seed)).image)
+    profile = tmp_path / "profile.json"
+    calibrate_camera(tmp_path / "empty.png", tmp_path / "layout.png", LAYOUT, profile)
+    video = tmp_path / "two.avi"
+    writer = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"MJPG"), 10, (1280, 720))
+    boards = ["." * 49, "." * 14 + "a" + "." * 34]  # a piece set on a3
+    for k, cells in enumerate(boards):
+        for i in range(8):
+            writer.write(render(Scene(cells, "white-black", CAM, Lighting(level=0.95),
+                                      seed=20 * k + i)).image)
+    writer.release()
+    config_file = tmp_path / "config.toml"
+    config_file.write_text(f'[camera]\nprofile = "{profile}"\n')
+    backend = CameraBackend(str(video), config_file)
+    service = BoardService(Config(data_dir=tmp_path / "data", settle=0.2, error_delay=0.5,
+                                  board=f"camera:{video}"))
+    backend.start()
+    try:
+        deadline = time.monotonic() + 20
+        while service.state()["moves"] != ["@a3"] and time.monotonic() < deadline:
+            drain(service, backend.events)
+            service.tick()
+            time.sleep(0.02)
+        assert service.state()["moves"] == ["@a3"]
+    finally:
+        backend.close()
+        service.close()
