@@ -23,7 +23,7 @@ from .config_table import ConfigError
 from .console import Console, Prompt
 from .gpio_config import load_config, save_config
 from .gpio_matrix import Clock, MatrixScanner, MonotonicClock
-from .mapping import BoardMapping, parse_square
+from .mapping import BoardMapping, parse_square, points
 from .ws2812 import RGB, LedOutput, SquareLeds
 
 __all__ = ["CalibrationAborted", "calibrate_matrix", "run_calibration"]
@@ -34,15 +34,6 @@ LIT: RGB = (255, 255, 255)
 class CalibrationAborted(ValueError):
     """The person quit, or a square could not be calibrated; nothing is
     written."""
-
-
-def _bits(mask: int) -> list[int]:
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
 
 
 def calibrate_matrix(
@@ -83,7 +74,7 @@ def calibrate_matrix(
         ignored = read()
         if not ignored:
             break
-        stuck = ", ".join(label(i) for i in _bits(ignored))
+        stuck = ", ".join(label(i) for i in points(ignored))
         answer = console.ask(
             Prompt(
                 f"Switches {stuck} are closed on an empty board. Enter to look again, "
@@ -121,7 +112,7 @@ def calibrate_matrix(
                 except ValueError as exc:
                     console.say(str(exc))
                     continue
-            closed = [i for i in _bits(read() & ~ignored)]
+            closed = [i for i in points(read() & ~ignored)]
             if len(closed) != 1:
                 if not closed:
                     console.say(f"No switch closed under {name(square)}: is the piece down?")

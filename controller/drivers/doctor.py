@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 
 from .console import Console, Prompt
 from .gpio_matrix import Clock, MatrixScanner, Stop
-from .mapping import BoardMapping
+from .mapping import BoardMapping, points
 from .ws2812 import RGB, LedOutput
 
 __all__ = [
@@ -110,10 +110,10 @@ class Observation:
 
     def add(self, raw: int) -> None:
         self.scans += 1
-        for i in _bits(raw):
+        for i in points(raw):
             self.closed[i] += 1
         if self.last is not None:
-            for i in _bits(raw ^ self.last):
+            for i in points(raw ^ self.last):
                 self.changes[i] += 1
         self.last = raw
 
@@ -123,15 +123,6 @@ class Observation:
 
     def ever(self) -> int:
         return sum(1 << i for i, c in enumerate(self.closed) if c)
-
-
-def _bits(mask: int) -> list[int]:
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
 
 
 def observe(scanner: MatrixScanner, clock: Clock, seconds: float) -> Observation:
@@ -224,7 +215,7 @@ def check_squares(
         if not obs.closed[switch]:
             others = seen & ~(1 << switch)
             if others:
-                where = ", ".join(m.switch_label(i) for i in _bits(others))
+                where = ", ".join(m.switch_label(i) for i in points(others))
                 out.append(
                     Finding(
                         "misplaced",
@@ -244,7 +235,7 @@ def check_squares(
                     )
                 )
         elif seen & ~(1 << switch):
-            where = ", ".join(m.switch_label(i) for i in _bits(seen & ~(1 << switch)))
+            where = ", ".join(m.switch_label(i) for i in points(seen & ~(1 << switch)))
             out.append(
                 Finding(
                     "neighbour",
@@ -324,7 +315,7 @@ def check_ghosting(
             continue
         closed = scanner.settle(clock)
         expected = sum(1 << i for i in pattern)
-        for ghost in _bits(closed & ~expected & ~ignore):
+        for ghost in points(closed & ~expected & ~ignore):
             if ghost in seen_ghosts:
                 continue
             seen_ghosts.add(ghost)

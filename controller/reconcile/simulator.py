@@ -35,6 +35,7 @@ import random
 from dataclasses import dataclass
 
 from controller.rules import Game
+from controller.rules.geometry import points
 from controller.rules.moves import PASS, PLACE, REMOVE, STEP, Move
 
 from .log import Button, Event, Frame, Header, write_log
@@ -82,15 +83,6 @@ class Style:
 
 def _ticks(seconds: float) -> int:
     return max(1, round(seconds * TICKS))
-
-
-def _bits(mask: int) -> list[int]:
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
 
 
 class _Board:
@@ -218,7 +210,7 @@ class _Board:
         mask = 0
         for sq in squares:
             mask |= 1 << sq
-            for nb in _bits(self.adjacent[sq]):
+            for nb in points(self.adjacent[sq]):
                 if self.rng.random() < 0.5:
                     mask |= 1 << nb
         self.hand = mask
@@ -275,7 +267,7 @@ class _Board:
         self.hand = 0
 
     def lift_and_replace(self, side: int) -> None:
-        own = _bits(self.pieces[side])
+        own = points(self.pieces[side])
         if not own:
             return
         q = self.rng.choice(own)
@@ -293,7 +285,7 @@ class _Board:
         near = (self.adjacent[frm] | self.adjacent[to]) & ~occupied & ~(1 << frm | 1 << to)
         if not near:
             return
-        h = self.rng.choice(_bits(near))
+        h = self.rng.choice(points(near))
         if self.hands:
             self.hand_over(h)
         else:
@@ -463,7 +455,7 @@ def simulate(
             mid[side] ^= 1 << move.frm | 1 << move.to
             if after[0] & ~mid[0] or after[1] & ~mid[1]:
                 raise ValueError(f"{move}: pieces appeared on the board")
-            removed = _bits(mid[0] & ~after[0] | mid[1] & ~after[1])
+            removed = points(mid[0] & ~after[0] | mid[1] & ~after[1])
             board.step(side, move.frm, move.to, removed, move.capture, wrong)
     board.finish(max(2.0, think()))
     return [header, *board.events]

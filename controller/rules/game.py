@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from .geometry import Geometry
+from .geometry import Geometry, points
 from .moves import (
     ATTACKER,
     DEFENDER,
@@ -240,13 +240,7 @@ class Game:
             return [(PLACE, -1, p, 0, False) for p in self._placements()]
         side = self._side
         if self._removals:
-            own = self._bb[side]
-            out: list[Raw] = []
-            while own:
-                low = own & -own
-                out.append((REMOVE, -1, low.bit_length() - 1, 0, False))
-                own ^= low
-            return out
+            return [(REMOVE, -1, p, 0, False) for p in points(self._bb[side])]
         v = self.variant
         if self._chain >= 0:
             steps = [s for s in self._steps_from(side, self._chain) if s[2]]
@@ -295,12 +289,7 @@ class Game:
                     allowed = empty & ~near
             elif a.bit_count() == self.variant.pieces_per_side - 1 and empty & near:
                 allowed = empty & near
-        out = []
-        while allowed:
-            low = allowed & -allowed
-            out.append(low.bit_length() - 1)
-            allowed ^= low
-        return out
+        return points(allowed)
 
     def _captures(self, side: int, frm: int, to: int) -> int:
         """The enemy pieces a step of ``side`` from ``frm`` to ``to`` takes."""

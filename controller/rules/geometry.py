@@ -12,7 +12,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-__all__ = ["Geometry", "square_grid"]
+__all__ = ["Geometry", "points", "square_grid"]
+
+
+def points(bb: int) -> list[int]:
+    """The points of bitboard ``bb``, lowest first."""
+    out = []
+    while bb:
+        low = bb & -bb
+        out.append(low.bit_length() - 1)
+        bb ^= low
+    return out
 
 
 @dataclass(frozen=True)

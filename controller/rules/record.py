@@ -38,7 +38,15 @@ from .moves import PASS, PLACE, REMOVE, RulesError, Termination
 from .notation import split_token
 from .variants import Variant, apply_options, find_variant, format_options
 
-__all__ = ["Record", "RecordError", "Turn", "parse_record", "read_record", "write_record"]
+__all__ = [
+    "Record",
+    "RecordError",
+    "Turn",
+    "group_turns",
+    "parse_record",
+    "read_record",
+    "write_record",
+]
 
 RESULTS = ("1-0", "0-1", "1/2-1/2", "*")
 SEVEN_TAGS = ("Variant", "Attacker", "Defender", "Date", "Result")
@@ -114,7 +122,7 @@ class Record:
             if outcome.reason == Termination.RESIGNATION.value:
                 loser = "defender" if outcome.winner == "attacker" else "attacker"
                 out.tags["Resigned"] = loser
-        out.turns = [Turn(tokens) for tokens in _group_turns(game)]
+        out.turns = [Turn(tokens) for tokens in group_turns(game)]
         for turn, seconds in zip(out.turns, clocks or [], strict=False):
             turn.comments.append("{[%clk " + _format_clock(seconds) + "]}")
         return out
@@ -172,7 +180,7 @@ def _format_clock(seconds: float) -> str:
     return f"{whole // 3600}:{whole // 60 % 60:02d}:{whole % 60:02d}"
 
 
-def _group_turns(game: Game) -> Iterator[list[str]]:
+def group_turns(game: Game) -> Iterator[list[str]]:
     """The game's actions grouped into turns of record tokens."""
     current: list[str] = []
     key: tuple[object, ...] | None = None

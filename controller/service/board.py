@@ -306,6 +306,6 @@ class BoardService:
 
 def _record_tokens(game: Game) -> list[str]:
     """The game's tokens in record notation (a chain joined into one)."""
-    from controller.rules.record import _group_turns
+    from controller.rules.record import group_turns
 
-    return [tok for turn in _group_turns(game) for tok in turn]
+    return [tok for turn in group_turns(game) for tok in turn]

@@ -146,7 +146,6 @@ class Store:
     def finish(self, gid: int, game: Game) -> None:
         """Archive ``gid``: result, termination and its record."""
         self.sync(gid, game)
-        row = self.get(gid)
         outcome = game.outcome
         result = outcome.result if outcome else "*"
         record = self.record_text(gid, game)
@@ -155,7 +154,6 @@ class Store:
                 "UPDATE games SET finished=?, result=?, termination=?, record=? WHERE id=?",
                 (time.time(), result, outcome.reason if outcome else "abandoned", record, gid),
             )
-        del row
 
     def active(self) -> StoredGame | None:
         """The unfinished game, if any (the newest)."""
@@ -258,12 +256,12 @@ def _tokens(game: Game) -> list[str]:
 
 def _turn_clocks(game: Game, times: Sequence[float]) -> list[float]:
     """Seconds each turn took, from the wall-clock time of each action."""
-    from controller.rules.record import _group_turns
+    from controller.rules.record import group_turns
 
     out = []
     i = 0
     last = times[0] if times else 0.0
-    for turn in _group_turns(game):
+    for turn in group_turns(game):
         i += sum(_actions_in(tok) for tok in turn)
         t = times[min(i, len(times)) - 1] if times and i else last
         out.append(max(0.0, t - last))
