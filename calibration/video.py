@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import cv2
+import numpy as np
 
 from controller.reconcile.log import Frame
 
@@ -73,6 +74,8 @@ class CameraStream:
         fps = self.cap.get(cv2.CAP_PROP_FPS) if not device.isdigit() else 0.0
         self.period = 1.0 / fps if fps and fps > 0 else 0.0
         self.events: queue.Queue[Frame] = queue.Queue()
+        self.last_image: np.ndarray | None = None
+        self.last_cells = "?" * 49
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="camera", daemon=True)
 
@@ -92,10 +95,23 @@ class CameraStream:
                 time.sleep(0.05)
                 continue
             cells = self.reader.read(image)
+            self.last_image, self.last_cells = image, cells
             now = time.monotonic()
             if cells != last or now - beat >= 1.0:
                 self.events.put(Frame.from_cells(now, cells))
                 last, beat = cells, now
+
+    def preview(self) -> bytes:
+        """The newest frame as JPEG, with the markers, grid and readings drawn."""
+        from .markers import detect_markers
+        from .preview import draw_overlay, jpeg
+
+        image, cells = self.last_image, self.last_cells
+        if image is None:
+            raise ValueError("no picture from the camera yet")
+        markers = detect_markers(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY))
+        return jpeg(draw_overlay(image, markers=markers,
+                                 homography=self.reader.tracker.homography, cells=cells))
 
     def close(self) -> None:
         self._stop.set()

@@ -184,6 +184,18 @@ def _cmd_markers(args: argparse.Namespace) -> int:
 
 
 def _cmd_calibrate_camera(args: argparse.Namespace) -> int:
+    from calibration.camera import check_cells
+
+    if args.live is not None:
+        if args.empty or args.layout:
+            raise ValueError("--live takes the photos itself: drop --empty and --layout")
+        from calibration.live import DEFAULT_LAYOUT, serve
+
+        layout = check_cells(args.cells) if args.cells else DEFAULT_LAYOUT
+        return serve(args.live, args.out, layout, host=args.host, port=args.port)
+    missing = [f"--{n}" for n in ("empty", "layout", "cells") if not getattr(args, n)]
+    if missing:
+        raise ValueError(f"calibrate camera needs {', '.join(missing)} (or --live DEVICE)")
     from calibration.camera import calibrate_camera
 
     calibrate_camera(args.empty, args.layout, args.cells, args.out)
@@ -363,11 +375,18 @@ def build_parser() -> argparse.ArgumentParser:
     ck.add_argument("--square-mm", type=float, default=40.0, help="square size (default 40 mm)")
     ck.add_argument("--dpi", type=int, default=300, help="print resolution (default 300)")
     ck.set_defaults(command=_cmd_markers)
-    cc = csub.add_parser("camera", help="learn the board's colours from two photos")
-    cc.add_argument("--empty", required=True, help="photo of the empty board")
-    cc.add_argument("--layout", required=True, help="photo of the board with known pieces")
-    cc.add_argument("--cells", required=True, help="the layout's 49 cells (a, d, .)")
+    cc = csub.add_parser("camera", help="learn the board's colours from two photos",
+                         description="From two photos (--empty, --layout, --cells), or "
+                         "interactively on the live camera with a preview page (--live).")
+    cc.add_argument("--empty", help="photo of the empty board")
+    cc.add_argument("--layout", help="photo of the board with known pieces")
+    cc.add_argument("--cells", help="the layout's 49 cells (a, d, .); with --live, the "
+                    "layout asked for (default: a, d, . in turn)")
     cc.add_argument("--out", required=True, help="profile (JSON) to write")
+    cc.add_argument("--live", metavar="DEVICE", help="calibrate on the live camera (a device "
+                    "number, or a video file) with a preview page")
+    cc.add_argument("--host", default="127.0.0.1", help="preview page address (--live)")
+    cc.add_argument("--port", type=int, default=8081, help="preview page port (--live)")
     cc.set_defaults(command=_cmd_calibrate_camera)
 
     cr = sub.add_parser("camera", help="read a board from a photo")

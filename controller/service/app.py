@@ -13,6 +13,8 @@ API (all JSON):
   plays that side (``null``: nobody); its actions are lit with ``hint``.
 - ``GET /api/games``: the archive; ``GET /api/games/{id}``: one game's
   actions; ``GET /api/games/{id}.kgn``: its record.
+- ``GET /api/camera.jpg``: on a camera board, the newest picture with the
+  markers, the grid and every square's reading drawn over it.
 - ``GET /ws``: a WebSocket that sends the state whenever it changes.
 
 Off loopback every state-changing request needs the configured token
@@ -122,6 +124,18 @@ async def post_computer(request: web.Request) -> web.Response:
     service = request.app[SERVICE]
     service.set_computer(data.get("side"), data.get("seconds"))
     return web.json_response(service.state())
+
+
+async def get_camera(request: web.Request) -> web.Response:
+    preview = request.app[SERVICE].camera_preview
+    if preview is None:
+        return _error(404, "this board has no camera")
+    try:
+        data = await asyncio.get_running_loop().run_in_executor(None, preview)
+    except ValueError as exc:
+        return _error(503, str(exc))
+    return web.Response(body=data, content_type="image/jpeg",
+                        headers={"Cache-Control": "no-store"})
 
 
 async def get_games(request: web.Request) -> web.Response:
@@ -243,6 +257,7 @@ def make_app(service: BoardService) -> web.Application:
     app.router.add_post("/api/button", post_button)
     app.router.add_post("/api/new", post_new)
     app.router.add_post("/api/computer", post_computer)
+    app.router.add_get("/api/camera.jpg", get_camera)
     app.router.add_get("/api/games", get_games)
     app.router.add_get(r"/api/games/{gid}.kgn", get_record)
     app.router.add_get(r"/api/games/{gid}", get_game)

@@ -81,6 +81,8 @@ class BoardService:
         self._last_update: Update | None = None
         self._sensor_lines: list[str] = []
         self.listeners: list[Callable[[dict[str, Any]], None]] = []
+        # A camera board's picture with its readings (JPEG), for the page.
+        self.camera_preview: Callable[[], bytes] | None = None
         if self.simulated:
             self.feed(Frame.from_occ(self.now(), self.sim_occ))
         else:

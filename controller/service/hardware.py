@@ -168,5 +168,9 @@ class CameraBackend:
     def show(self, state: dict[str, Any]) -> None:
         return None
 
+    def preview(self) -> bytes:
+        """What the camera sees, with the grid and each square's reading."""
+        return self.stream.preview()
+
     def close(self) -> None:
         self.stream.close()

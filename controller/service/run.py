@@ -77,6 +77,9 @@ def _attach(app: object, service: object, backend: object) -> None:
             backend.show(service.state())  # refreshes blinking roles too
             await asyncio.sleep(0.01)
 
+    if isinstance(backend, CameraBackend):
+        service.camera_preview = backend.preview
+
     async def start(app: web.Application) -> None:
         backend.start()
         app[pump] = asyncio.create_task(run_pump())

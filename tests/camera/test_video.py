@@ -3,10 +3,12 @@ path (markers, colour model, smoothing, reconciler) to the right record."""
 
 from __future__ import annotations
 
+import asyncio
 import random
 from pathlib import Path
 
 import cv2
+import numpy as np
 
 from calibration.camera import calibrate_camera
 from calibration.render import Camera, Lighting, Scene, render
@@ -61,6 +63,18 @@ def test_rendered_video_of_a_game_replays(tmp_path: Path) -> None:
     assert [str(m) for m in result.reconciler.game.moves] == [str(m) for m in game.moves]
 
 
+async def _get_camera(service: object) -> tuple[int, str, bytes]:
+    from aiohttp.test_utils import TestClient, TestServer
+
+    from controller.service.app import make_app
+    from controller.service.board import BoardService
+
+    assert isinstance(service, BoardService)
+    async with TestClient(TestServer(make_app(service))) as client:
+        r = await client.get("/api/camera.jpg")
+        return r.status, r.content_type, await r.read()
+
+
 def test_service_on_a_camera_board_from_a_video(tmp_path: Path) -> None:
     import time
 
@@ -95,6 +109,12 @@ def test_service_on_a_camera_board_from_a_video(tmp_path: Path) -> None:
             service.tick()
             time.sleep(0.02)
         assert service.state()["moves"] == ["@a3"]
+        # The page's camera picture: the grid and the readings over the frame.
+        service.camera_preview = backend.preview
+        status, kind, body = asyncio.run(_get_camera(service))
+        assert (status, kind) == (200, "image/jpeg")
+        picture = cv2.imdecode(np.frombuffer(body, np.uint8), cv2.IMREAD_COLOR)
+        assert picture is not None and picture.shape[1] == 960
     finally:
         backend.close()
         service.close()

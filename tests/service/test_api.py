@@ -119,7 +119,7 @@ def test_unknown_paths_and_files(make: Any) -> None:
 
     async def go(client: TestClient[Any, Any]) -> None:
         for path in ("/static/../store.py", "/static/secret.txt", "/api/games/999.kgn",
-                     "/api/games/..%2F..%2Fetc.kgn", "/api/games/abc"):
+                     "/api/games/..%2F..%2Fetc.kgn", "/api/games/abc", "/api/camera.jpg"):
             r = await client.get(path)
             assert r.status in (400, 404), path
         r = await client.get("/static/app.js")

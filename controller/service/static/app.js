@@ -66,6 +66,14 @@ function drawBoard(el, size, pieces, occ, leds, clickable) {
   }
 }
 
+// A camera board: its picture with the readings, refreshed twice a second.
+function refreshCamera() {
+  const img = new Image();
+  img.onload = () => { $("#camera-img").src = img.src; setTimeout(refreshCamera, 500); };
+  img.onerror = () => setTimeout(refreshCamera, 2000);
+  img.src = "/api/camera.jpg?t=" + Date.now();
+}
+
 function render() {
   if (!state) return;
   const size = state.size;
@@ -74,6 +82,11 @@ function render() {
   const occ = state.sim_occ;
   drawBoard($("#board"), size, pieces, occ, state.leds, occ !== null);
   $("#sim-help").hidden = occ === null;
+  const camera = typeof state.board === "string" && state.board.startsWith("camera:");
+  if (camera && $("#camera").hidden) {
+    $("#camera").hidden = false;
+    refreshCamera();
+  }
   $("#status").textContent = state.status;
   $("#name-attacker").textContent = state.players.attacker;
   $("#name-defender").textContent = state.players.defender;

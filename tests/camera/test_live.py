@@ -1,0 +1,289 @@
+"""Interactive calibration on the live camera (``calibrate camera --live``):
+the steps over rendered camera frames, the preview drawn over the picture,
+the page in a real browser, and the command on a video file."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+import pytest
+
+from calibration.camera import CameraReader, load_profile
+from calibration.homography import fit_from_centres, project
+from calibration.live import DEFAULT_LAYOUT, FrameGrabber, LiveCalibration, make_app
+from calibration.markers import detect_markers
+from calibration.preview import draw_overlay
+from calibration.render import Camera, Lighting, Scene, render
+
+CAM = Camera(angle=-7, scale=500, tilt=0.12, cx=640, cy=370)
+LIGHT = Lighting(level=1.0, gradient=(0.1, -0.1), blur=0.7, noise=2, jpeg=90)
+
+
+def _frame(cells: str, seed: int, **kw: Any) -> np.ndarray:
+    return render(Scene(cells, "blue-pink", CAM, LIGHT, seed=seed, **kw)).image
+
+
+class Switchable:
+    """A camera whose picture the test changes (the frame is the seam)."""
+
+    def __init__(self, image: np.ndarray) -> None:
+        self.image = image
+        self.released = False
+
+    def read(self) -> tuple[bool, np.ndarray]:
+        return True, self.image
+
+    def release(self) -> None:
+        self.released = True
+
+
+def test_steps_write_a_profile_that_reads_the_board(tmp_path: Path) -> None:
+    out = tmp_path / "cam" / "profile.json"
+    cal = LiveCalibration(out)
+    assert cal.step == "empty"
+    with pytest.raises(ValueError, match="no picture"):
+        cal.capture_empty()
+    with pytest.raises(ValueError, match="empty board first"):
+        cal.capture_layout()
+    cal.frame(_frame("." * 49, 1))
+    assert cal.status()["markers"] == [0, 1, 2, 3]
+    cal.capture_empty()
+    assert cal.step == "layout"
+    # The pieces are not set yet: the layout does not read back, nothing written.
+    with pytest.raises(ValueError):
+        cal.capture_layout()
+    assert cal.step == "layout" and not out.exists()
+    cal.frame(_frame(DEFAULT_LAYOUT, 2))
+    cal.capture_layout()
+    assert cal.step == "done" and out.exists()
+    # The profile reads other boards, and the page shows the reading.
+    other = "a" * 10 + "." * 20 + "d" * 12 + "." * 7
+    assert CameraReader(load_profile(out)).read(_frame(other, 3)) == other
+    cal.frame(_frame(other, 4))
+    cal.preview()
+    assert cal.status()["reading"] == other
+
+
+def test_errors_keep_the_step(tmp_path: Path) -> None:
+    cal = LiveCalibration(tmp_path / "p.json")
+    image = _frame("." * 49, 1)
+    # Paint over marker 2 (beyond g7): the empty board is refused.
+    h = fit_from_centres(detect_markers(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)))
+    c = project(h, np.array([[7.5 + 0.5, 7.5 + 0.5]]))[0]
+    hidden = image.copy()
+    cv2.circle(hidden, (int(c[0]), int(c[1])), 60, (90, 120, 150), -1)
+    cal.frame(hidden)
+    with pytest.raises(ValueError, match=r"markers \[2\] are not in view"):
+        cal.capture_empty()
+    assert cal.step == "empty"
+    cal.frame(image)
+    cal.capture_empty()
+    cal.frame(_frame(DEFAULT_LAYOUT, 2))
+    with pytest.raises(ValueError, match="49 characters"):
+        cal.capture_layout("ad.")
+    swapped = "dadaa" + DEFAULT_LAYOUT[5:]  # three of a1..e1 not as set
+    assert swapped[:5] != DEFAULT_LAYOUT[:5]
+    with pytest.raises(ValueError, match="does not match cells"):
+        cal.capture_layout(swapped)
+    assert cal.step == "layout"
+    cal.frame(np.zeros((4, 4), np.uint8))  # a broken frame is skipped
+    cal.capture_layout(DEFAULT_LAYOUT)
+    assert cal.step == "done"
+    cal.restart()
+    assert cal.step == "empty"
+
+
+def _red_blue_at(img: np.ndarray, h: np.ndarray, sq: int) -> tuple[int, int]:
+    """Strongly red and strongly blue pixels around square ``sq``'s centre."""
+    c = project(h, np.array([[sq % 7 + 0.5, sq // 7 + 0.5]]))[0]
+    x, y = int(c[0]), int(c[1])
+    patch = img[y - 12 : y + 12, x - 12 : x + 12].astype(int)
+    b, g, r = patch[..., 0], patch[..., 1], patch[..., 2]
+    return int(((r > 180) & (b < 90) & (g < 90)).sum()), int(((b > 180) & (r < 90)).sum())
+
+
+def test_overlay_draws_grid_and_readings() -> None:
+    image = np.full((720, 1280, 3), 128, np.uint8)
+    h = np.array([[60.0, 0, 400], [0, -60.0, 600], [0, 0, 1]])
+    cells = "a" + "d" + "?" + "." * 46
+    out = draw_overlay(image, homography=h, cells=cells)
+    assert out.shape == image.shape and not np.array_equal(out, image)
+    assert (image == 128).all()  # the camera frame itself is left alone
+    red, blue = _red_blue_at(out, h, 0)
+    assert red > 50 and blue == 0
+    red, blue = _red_blue_at(out, h, 1)
+    assert blue > 50 and red == 0
+    # Grid lines pass through the corners of the board.
+    for u, v in ((0, 0), (7, 7), (3, 0)):
+        x, y = project(h, np.array([[u, v]], np.float64))[0]
+        assert (out[int(round(y)), int(round(x))] != 128).any()
+    # Where a layout is asked for, a disagreeing reading is ringed in magenta.
+    ring = draw_overlay(image, homography=h, cells="." * 49, expected="a" + "." * 48)
+    assert not np.array_equal(ring, draw_overlay(image, homography=h, cells="." * 49))
+
+
+# -- the page in a real browser -------------------------------------------------
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class AppThread:
+    def __init__(self, app: Any) -> None:
+        from aiohttp import web
+
+        self.port = _free_port()
+        self.loop = asyncio.new_event_loop()
+        self.runner = web.AppRunner(app)
+        self.loop.run_until_complete(self.runner.setup())
+        site = web.TCPSite(self.runner, "127.0.0.1", self.port)
+        self.loop.run_until_complete(site.start())
+        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
+        self.thread.start()
+
+    def stop(self) -> None:
+        asyncio.run_coroutine_threadsafe(self.runner.cleanup(), self.loop).result(10)
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(5)
+
+
+@pytest.fixture
+def live(tmp_path: Path) -> Iterator[tuple[LiveCalibration, Switchable, str]]:
+    cal = LiveCalibration(tmp_path / "profile.json")
+    camera = Switchable(_frame("." * 49, 11))
+    grabber = FrameGrabber(cal, "test", capture=camera)
+    grabber.start()
+    server = AppThread(make_app(cal))
+    try:
+        yield cal, camera, f"http://127.0.0.1:{server.port}"
+    finally:
+        server.stop()
+        grabber.close()
+    assert camera.released
+
+
+def test_page_in_a_browser(live: tuple[LiveCalibration, Switchable, str]) -> None:
+    from playwright.sync_api import expect, sync_playwright
+
+    chromium = shutil.which("chromium") or "/usr/bin/chromium"
+    if not Path(chromium).exists():
+        pytest.fail("chromium is not installed: `make test` installs it (apt-get install chromium)")
+    cal, camera, url = live
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium,
+                                    args=["--no-sandbox", "--disable-gpu"])
+        page = browser.new_page(viewport={"width": 1000, "height": 1200})
+        page.goto(url + "/")
+        expect(page.locator("#markers")).to_have_text("0 1 2 3", timeout=10_000)
+        expect(page.locator("body")).to_have_attribute("data-step", "empty")
+        page.wait_for_function("document.getElementById('preview').naturalWidth > 0")
+        # Layout before the empty board: refused, shown as one line.
+        page.click("#layout")
+        expect(page.locator("#error")).to_have_text("take the empty board first")
+        page.click("#empty")
+        expect(page.locator("body")).to_have_attribute("data-step", "layout")
+        expect(page.locator("#error")).to_have_text("")
+        camera.image = _frame(DEFAULT_LAYOUT, 12)
+        time.sleep(0.2)
+        expect(page.locator("#cells")).to_have_value(DEFAULT_LAYOUT)
+        page.click("#layout")
+        expect(page.locator("body")).to_have_attribute("data-step", "done", timeout=10_000)
+        expect(page.locator("#reading")).to_have_text(DEFAULT_LAYOUT, timeout=10_000)
+        # Moving pieces changes what the page reads.
+        moved = "." * 7 + DEFAULT_LAYOUT[7:]
+        camera.image = _frame(moved, 13)
+        expect(page.locator("#reading")).to_have_text(moved, timeout=10_000)
+        shot = page.locator("#preview").screenshot()
+        browser.close()
+    picture = cv2.imdecode(np.frombuffer(shot, np.uint8), cv2.IMREAD_COLOR)
+    assert picture is not None and picture.shape[1] > 300
+    assert load_profile(cal.out) is not None
+
+
+# -- the command on a video file --------------------------------------------------
+
+def _get(url: str) -> Any:
+    with urllib.request.urlopen(url, timeout=5) as r:
+        return json.loads(r.read())
+
+
+def _post(url: str, body: dict[str, Any]) -> tuple[int, Any]:
+    req = urllib.request.Request(url, data=json.dumps(body).encode(), method="POST",
+                                 headers={"Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(req, timeout=10) as r:
+            return r.status, json.loads(r.read())
+    except urllib.error.HTTPError as exc:
+        return exc.code, json.loads(exc.read())
+
+
+def test_command_on_a_video_file(tmp_path: Path) -> None:
+    video = tmp_path / "empty.avi"
+    writer = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"MJPG"), 10, (1280, 720))
+    for i in range(5):
+        writer.write(_frame("." * 49, 30 + i))
+    writer.release()
+    port = _free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "controller", "calibrate", "camera", "--live", str(video),
+         "--out", str(tmp_path / "p.json"), "--port", str(port)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                status = _get(url + "/api/status")
+                if status["frames"] > 5:  # the video has looped
+                    break
+            except (urllib.error.URLError, ConnectionError):
+                pass
+            assert time.monotonic() < deadline, "the calibration page did not start"
+            time.sleep(0.1)
+        assert status["markers"] == [0, 1, 2, 3] and status["step"] == "empty"
+        with urllib.request.urlopen(url + "/preview.jpg", timeout=5) as r:
+            assert r.headers["Content-Type"] == "image/jpeg"
+            assert cv2.imdecode(np.frombuffer(r.read(), np.uint8), cv2.IMREAD_COLOR) is not None
+        assert _post(url + "/api/empty", {})[0] == 200
+        # The board is still empty: the layout is refused with one line.
+        code, body = _post(url + "/api/layout", {"cells": DEFAULT_LAYOUT})
+        assert code == 400 and "\n" not in body["error"]
+        assert _post(url + "/api/layout", {"cells": 5})[1] == {"error": "cells must be a string"}
+    finally:
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=20)
+    assert proc.returncode == 1
+    assert "no profile written" in out and "Traceback" not in err
+    assert not (tmp_path / "p.json").exists()
+
+
+def test_command_refuses_bad_arguments(tmp_path: Path) -> None:
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "controller", "calibrate", "camera", *args],
+                              capture_output=True, text=True, timeout=60)
+
+    r = run("--out", str(tmp_path / "p.json"))
+    assert r.returncode == 2 and "needs --empty, --layout, --cells" in r.stderr
+    r = run("--live", "0", "--empty", "x.png", "--out", str(tmp_path / "p.json"))
+    assert r.returncode == 2 and "--live takes the photos itself" in r.stderr
+    r = run("--live", str(tmp_path / "none.avi"), "--out", str(tmp_path / "p.json"))
+    assert r.returncode == 2 and "cannot open camera or video" in r.stderr
+    r = run("--live", "0", "--cells", "abc", "--out", str(tmp_path / "p.json"))
+    assert r.returncode == 2 and "49 characters" in r.stderr
