@@ -10,7 +10,8 @@ placement of a setting turn, a chain continuation, a side that moves again
 because the other is blocked), so a child's score is negated only when the
 side to move changed; otherwise the same window is passed down unchanged.
 
-Time control: the deadline (and an optional node limit) is checked every
+Time control: an iteration is not started when the last two predict it
+cannot finish before the deadline.  The deadline (and an optional node limit) is checked every
 :data:`CHECK_EVERY` nodes; the result is the best move of the last
 completed iteration.
 """
@@ -177,7 +178,9 @@ class Searcher:
         depth_done = 0
         base = len(g._history)
         order = self._order(root_moves, None, 0, g._side)
+        last_time = 0.0
         for depth in range(1, max_depth + 1):
+            began = time.perf_counter()
             self._horizon = False
             try:
                 score, move, round_scores, pv = self._root(order, depth, all_scores)
@@ -195,7 +198,13 @@ class Searcher:
                 break  # a forced result, seen by the main search
             if not self._horizon:
                 break  # the whole game tree was seen
-            if time.perf_counter() >= self._deadline:
+            now = time.perf_counter()
+            took = now - began
+            # Only a completed iteration counts: do not start one that cannot
+            # finish in time (its cost predicted from the last two).
+            growth = min(8.0, max(2.0, took / last_time)) if last_time > 0.002 else 2.0
+            last_time = took
+            if now + took * growth > self._deadline:
                 break
         return SearchResult(
             move=_to_move(best, names),
