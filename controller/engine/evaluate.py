@@ -13,7 +13,11 @@ bitboards of :class:`~controller.rules.Game` (no move generation):
 - threats: pieces that an enemy step could capture next (an enemy beside
   it and an empty square on the other side that an enemy can step into);
 - the malha in the setting phase: pieces next to the centre that the first
-  move into the centre would capture.
+  move into the centre would capture, and the blocked first move: an
+  Attacker piece next to the centre whose other neighbours are all
+  Attackers blocks the Defender when it steps in (:func:`first_move_blocks`),
+  which wins for the Attacker in ``khamousiyya``/``sabouiyya`` and for the
+  Defender in ``kharbga`` when every first move does it.
 
 Terminal positions are not scored here: the search scores them as
 +-:data:`WIN` (minus the distance).
@@ -45,6 +49,10 @@ class Masks:
     centre: int
     refuge: bool
     lose_when_blocked: bool
+    defender_wins_blocked_first: bool
+    # per centre neighbour N: (N, N's other neighbours, the captures of the
+    # step N -> centre as (M, the square beyond M, M's two side squares))
+    malha: tuple[tuple[int, int, tuple[tuple[int, int, int], ...]], ...]
 
 
 @cache
@@ -62,6 +70,28 @@ def masks(variant: Variant) -> Masks:
             edge_cols |= 1 << p
         if r in (0, n - 1):
             edge_rows |= 1 << p
+    def bit(f: int, r: int) -> int:
+        return 1 << (r * n + f) if 0 <= f < n and 0 <= r < n else 0
+
+    c = n * n // 2
+    cf, cr = c % n, c // n
+    dirs = ((1, 0), (-1, 0), (0, 1), (0, -1))
+    malha = []
+    for df, dr in dirs:
+        nf, nr = cf + df, cr + dr
+        others = 0
+        for ef, er in dirs:
+            if (nf + ef, nr + er) != (cf, cr):
+                others |= bit(nf + ef, nr + er)
+        caps = []
+        for ef, er in dirs:
+            if (ef, er) == (df, dr):
+                continue  # the direction the piece came from is empty now
+            mf, mr = cf + ef, cr + er
+            beyond = bit(cf + 2 * ef, cr + 2 * er)
+            sides = bit(mf + er, mr + ef) | bit(mf - er, mr - ef)
+            caps.append((bit(mf, mr), beyond, sides))
+        malha.append((bit(nf, nr), others, tuple(caps)))
     return Masks(
         n=n,
         full=full,
@@ -72,6 +102,8 @@ def masks(variant: Variant) -> Masks:
         centre=1 << (n * n // 2),
         refuge=variant.refuge,
         lose_when_blocked=variant.blocked == "lose",
+        defender_wins_blocked_first=variant.blocked_first_turn_defender_wins,
+        malha=tuple(malha),
     )
 
 
@@ -129,6 +161,65 @@ def stable(m: Masks, own: int) -> int:
         s = new
 
 
+SEALED, COVERED = -1, -2
+
+
+def first_move_blocks(m: Masks, a: int, d: int) -> list[int]:
+    """For each centre neighbour held by the Attacker, or empty (the
+    Attacker may still take it), what its step into the centre does to the
+    Defender once the board is full: ``SEALED`` (the Defender is blocked
+    whatever is placed later), ``COVERED`` (a Defender piece already gives
+    it a step), or the number of placements the Attacker still needs to
+    seal it (0 < k)."""
+    out = []
+    empty_all = m.full & ~(a | d) & ~m.centre
+    for nb, others, caps in m.malha:
+        if nb & d:
+            continue
+        if others & d:
+            out.append(COVERED)
+            continue
+        need = (others & empty_all).bit_count() + (1 if nb & empty_all else 0)
+        covered = False
+        for mb, beyond, sides in caps:
+            # M is captured if it is a Defender's and the square beyond is the
+            # Attacker's (the Attacker never has to complete that itself); the
+            # Defender then steps into M from one of M's side squares.
+            if not beyond & a or mb & a:
+                continue
+            if mb & d:
+                if sides & d:
+                    covered = True
+                    break
+                need += (sides & empty_all).bit_count()
+            elif sides & ~a:
+                need += 1  # the Defender could still set this up: fill M
+        if covered:
+            out.append(COVERED)
+        else:
+            out.append(SEALED if need == 0 else need)
+    return out
+
+
+def _block_score(m: Masks, a: int, d: int, side: int) -> int:
+    """The blocked first move, from the Attacker's view."""
+    blocks = first_move_blocks(m, a, d)
+    if m.lose_when_blocked:
+        if SEALED in blocks:
+            return 5000
+        left = 2 - (a if side == 0 else d).bit_count() % 2  # placements left this turn
+        needs = [k for k in blocks if k > 0]
+        if side == 0 and any(k <= left for k in needs):
+            return 4000  # sealed before the Defender places again
+        threats = sum(1 for k in needs if k <= 2)
+        if side == 1 and threats > left:
+            return 3500  # more threats than the Defender can answer
+        return 40 * threats + 15 * sum(1 for k in needs if k == 3)
+    if m.defender_wins_blocked_first and blocks and all(k == SEALED for k in blocks):
+        return -5000  # every first move blocks the Defender, which then wins
+    return 0
+
+
 def evaluate(game: Game) -> int:
     """The static score of ``game`` for its side to move."""
     m = masks(game.variant)
@@ -157,4 +248,5 @@ def _setting_score(m: Masks, a: int, d: int, side: int) -> int:
     score = 30 * vulnerable(m, d, a, centre).bit_count()
     score -= 15 * vulnerable(m, a, d, centre).bit_count()
     score += 8 * (stable(m, a).bit_count() - stable(m, d).bit_count())
+    score += _block_score(m, a, d, side)
     return score if side == 0 else -score

@@ -144,6 +144,56 @@ def test_khamousiyya_defender_avoids_the_block_three_turns_ahead(
     assert r.score > -WON
 
 
+def _placed(variant: str, a: str, d: str, side: str) -> Game:
+    """A setting-phase position with these pieces placed, ``side`` to place
+    the first piece of its turn."""
+    return Game.from_position(variant, f"{board(a, d)} {side[0]} s - 0")
+
+
+def test_first_move_blocks_sees_sealed_covered_and_open_neighbours() -> None:
+    from controller.engine.evaluate import COVERED, SEALED, first_move_blocks, masks
+
+    m = masks(Game.new("khamousiyya").variant)
+
+    def bb(squares: str) -> int:
+        out = 0
+        for sq in squares.split():
+            out |= 1 << ((int(sq[1]) - 1) * 7 + FILES.index(sq[0]))
+        return out
+
+    # c4 with b4, c3, c5 the Attacker's: stepping c4-d4 leaves the Defender no step.
+    assert SEALED in first_move_blocks(m, bb("c4 b4 c3 c5 d3 e4 d5"), bb("a1"))
+    # A Defender on c3 covers it.
+    assert SEALED not in first_move_blocks(m, bb("c4 b4 c5"), bb("c3"))
+    assert COVERED in first_move_blocks(m, bb("c4 b4 c5"), bb("c3"))
+    # c5 still empty: one placement from sealed.
+    assert 1 in first_move_blocks(m, bb("c4 b4 c3"), bb("a1"))
+    # A Defender on e4 taken by c4-d4 (f4 the Attacker's) escapes through e3.
+    assert COVERED in first_move_blocks(m, bb("c4 b4 c3 c5 f4"), bb("e4 e3"))
+
+
+@pytest.mark.parametrize("variant", ["khamousiyya", "sabouiyya"])
+def test_defender_answers_a_block_threat_in_the_early_setting(variant: str) -> None:
+    # The Attacker holds a centre neighbour with two of its other neighbours:
+    # one more Attacker piece there seals it. Many squares are still empty,
+    # so only the evaluation (not the look-ahead) can see it.
+    if variant == "khamousiyya":
+        g = _placed(variant, "c4 b4 c3 a1", "d3 g7 a7", "defender")
+        cover = {"@c5"}
+    else:  # 5x5, centre c3: b3 and b2 the Attacker's, a3 and b4 free
+        g = Game.from_position(variant, "...../...../.A.D./.A.../..... d s - 0")
+        cover = {"@a3", "@b4"}
+    assert g.phase == "setting"
+    r = best_move(g, 10.0, max_depth=2)
+    assert str(r.move) in cover
+    # Without the answer the Attacker seals it at once.
+    other = next(m for m in g.legal_moves() if str(m) not in cover)
+    h = replay(g, [str(other)])
+    while h.to_move == "defender":
+        h.play(next(m for m in h.legal_moves() if str(m) not in cover))
+    assert best_move(h, 10.0, max_depth=2).score >= 3000
+
+
 @pytest.mark.parametrize(
     "position,trap",
     [
