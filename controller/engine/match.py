@@ -31,6 +31,7 @@ __all__ = [
     "play_game",
     "MatchResult",
     "run_match",
+    "run_match_parallel",
     "wilson",
     "main",
 ]
@@ -139,16 +140,34 @@ def run_match(
     """``games`` games, A the Attacker in even games, the Defender in odd."""
     wins = draws = losses = 0
     for i in range(games):
-        a_side = i % 2
-        pair = (a, b) if a_side == 0 else (b, a)
-        w = play_game(variant, pair[0], pair[1], seed * 100_003 + i, cap)
-        if w is None:
-            draws += 1
-        elif w == a_side:
-            wins += 1
-        else:
-            losses += 1
+        r = _outcome(i, variant, a, b, seed, cap)
+        wins, draws, losses = wins + (r == 1), draws + (r == 0), losses + (r == -1)
     return MatchResult(wins, draws, losses)
+
+
+def _outcome(i: int, variant: str, a: Player, b: Player, seed: int, cap: int) -> int:
+    """Game ``i`` of a match: 1 A won, 0 draw, -1 A lost."""
+    a_side = i % 2
+    pair = (a, b) if a_side == 0 else (b, a)
+    w = play_game(variant, pair[0], pair[1], seed * 100_003 + i, cap)
+    return 0 if w is None else 1 if w == a_side else -1
+
+
+def _job(args: tuple[int, str, str, str, int, int]) -> int:
+    i, variant, a, b, seed, cap = args
+    return _outcome(i, variant, make_player(a), make_player(b), seed, cap)
+
+
+def run_match_parallel(variant: str, a: str, b: str, games: int, seed: int = 0,
+                       cap: int = 200, jobs: int = 2) -> MatchResult:
+    """:func:`run_match` with the games shared among ``jobs`` processes
+    (players given by their specs); the same games, the same seeds."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    work = [(i, variant, a, b, seed, cap) for i in range(games)]
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        results = list(pool.map(_job, work))
+    return MatchResult(results.count(1), results.count(0), results.count(-1))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -159,11 +178,15 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--b", default="random", help="player B (default random)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--cap", type=int, default=200, help="moving-phase turns before adjudication")
+    p.add_argument("--jobs", type=int, default=1, help="games played at once (processes)")
     args = p.parse_args(argv)
     find_variant(args.variant)
-    result = run_match(
-        args.variant, make_player(args.a), make_player(args.b), args.games, args.seed, args.cap
-    )
+    players = make_player(args.a), make_player(args.b)
+    if args.jobs > 1:
+        result = run_match_parallel(args.variant, args.a, args.b, args.games, args.seed,
+                                    args.cap, args.jobs)
+    else:
+        result = run_match(args.variant, *players, args.games, args.seed, args.cap)
     print(f"{args.variant}: {args.a} vs {args.b}, {result.games} games: {result}")
     return 0
 

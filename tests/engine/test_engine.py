@@ -335,5 +335,15 @@ def test_match_main(capsys: pytest.CaptureFixture[str]) -> None:
     assert "greedy vs random, 4 games" in out and "95% CI" in out
 
 
+def test_parallel_match_plays_the_same_games() -> None:
+    from controller.engine.match import run_match_parallel
+
+    serial = run_match("sabouiyya", greedy_player, random_player, 6, seed=4)
+    parallel = run_match_parallel("sabouiyya", "greedy", "random", 6, seed=4, jobs=2)
+    assert (serial.wins, serial.draws, serial.losses) == (
+        parallel.wins, parallel.draws, parallel.losses)
+    assert parallel.games == 6
+
+
 def test_win_constant_is_large() -> None:
     assert WIN > 100 * 100
