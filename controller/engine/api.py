@@ -18,8 +18,9 @@ from .search import WON, Searcher, SearchResult
 
 __all__ = ["Level", "LEVELS", "best_move", "SETTING_HORIZON", "DEFAULT_HINT_SECONDS"]
 
-DEFAULT_HINT_SECONDS = 3.0
-"""Default think time for a hint on a Raspberry Pi 4 (see docs/engine.md)."""
+DEFAULT_HINT_SECONDS = 0.9
+"""Default think time for a hint: on a Raspberry Pi 4 the hint is lit within
+1 s of the request (see docs/engine.md)."""
 
 SETTING_HORIZON = 8
 """The search looks ahead in the setting phase only when at most this many

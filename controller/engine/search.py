@@ -30,7 +30,7 @@ from .evaluate import WIN, evaluate
 __all__ = ["SearchResult", "Searcher", "CHECK_EVERY", "INF"]
 
 INF = 10 * WIN
-CHECK_EVERY = 512
+CHECK_EVERY = 256
 MAX_PLY = 128
 EXACT, LOWER, UPPER = 0, 1, 2
 WON = WIN - 1000  # scores beyond this are wins/losses at a distance

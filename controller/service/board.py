@@ -73,7 +73,9 @@ class BoardService:
             a, d = game.bitboards()
             self.sim_occ = "".join("1" if (a | d) >> i & 1 else "0" for i in range(self.squares))
         self.hint_wanted = False
-        self.hint_seconds = 1.0
+        from controller.engine.api import DEFAULT_HINT_SECONDS
+
+        self.hint_seconds = DEFAULT_HINT_SECONDS
         self.computer: str | None = config.computer or None
         self.think = config.think
         self.computer_wanted = False
