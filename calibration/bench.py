@@ -31,7 +31,7 @@ LAYOUT = "".join("ad."[(i * 5) % 3] for i in range(49))
 REFERENCE = "chesscog (chess, synthetic): 0.24% wrong squares, 94% boards exact, 2.1 s/board CPU"
 
 
-def run(setups: int = 8, frames: int = 20, seed: int = 0) -> dict[str, float]:
+def run(setups: int = 24, frames: int = 20, seed: int = 0) -> dict[str, float]:
     cv2.setNumThreads(1)
     rng = np.random.default_rng(seed)
     base = Lighting(level=1.0, gradient=(0.1, 0.1), blur=0.8, noise=2, jpeg=90)
@@ -75,7 +75,7 @@ def run(setups: int = 8, frames: int = 20, seed: int = 0) -> dict[str, float]:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m calibration.bench", description=__doc__)
-    ap.add_argument("--setups", type=int, default=8)
+    ap.add_argument("--setups", type=int, default=24)
     ap.add_argument("--frames", type=int, default=20)
     ap.add_argument("--seed", type=int, default=0)
     a = ap.parse_args(argv)

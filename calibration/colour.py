@@ -29,6 +29,7 @@ import numpy as np
 __all__ = ["Grid", "Features", "ColourModel", "CLASSES"]
 
 CLASSES = (".", "a", "d")
+CLOSE_DIST, CLOSE_MARGIN = 1.5, 1.5
 
 
 class Grid:
@@ -150,7 +151,7 @@ class ColourModel:
     """Gaussian per class over the 3 normalised log-colour channels."""
 
     def __init__(self, means: np.ndarray, covs: np.ndarray, floor: float = 0.05,
-                 max_dist: float = 4.0, margin: float = 2.5) -> None:
+                 max_dist: float = 4.5, margin: float = 2.5) -> None:
         self.means = np.asarray(means, np.float64)  # 3 x 3 (class, channel)
         self.covs = np.asarray(covs, np.float64)  # 3 x 3 x 3
         self.floor = floor
@@ -197,7 +198,11 @@ class ColourModel:
         second = d[np.arange(49), order[:, 1]]
         # at least 3 of the square's corners must show the board: the square is not
         # under a hand or an arm, and its illumination is known
-        ok = (best <= self.max_dist) & (second - best >= self.margin) & (feats.valid >= 3)
+        # A reading close to its class's centre needs a smaller lead over the
+        # next class (a shadow edge across the square widens both).
+        lead = second - best
+        ok = (((best <= self.max_dist) & (lead >= self.margin))
+              | ((best <= CLOSE_DIST) & (lead >= CLOSE_MARGIN))) & (feats.valid >= 3)
         out = [CLASSES[order[i, 0]] if ok[i] else "?" for i in range(49)]
         # An empty reading needs the board around the square in view: its corners
         # and its edge lines, unless a piece next door explains a hidden edge.
