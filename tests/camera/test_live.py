@@ -287,3 +287,55 @@ def test_command_refuses_bad_arguments(tmp_path: Path) -> None:
     assert r.returncode == 2 and "cannot open camera or video" in r.stderr
     r = run("--live", "0", "--cells", "abc", "--out", str(tmp_path / "p.json"))
     assert r.returncode == 2 and "49 characters" in r.stderr
+
+
+def test_service_page_shows_the_camera_picture(tmp_path: Path) -> None:
+    """``kharbga-board run --board camera:VIDEO``: the page shows what the
+    camera reads (the picture with the grid and readings drawn)."""
+    from playwright.sync_api import expect, sync_playwright
+
+    from calibration.camera import calibrate_camera
+
+    chromium = shutil.which("chromium") or "/usr/bin/chromium"
+    if not Path(chromium).exists():
+        pytest.fail("chromium is not installed: `make test` installs it (apt-get install chromium)")
+    cv2.imwrite(str(tmp_path / "empty.png"), _frame("." * 49, 1))
+    cv2.imwrite(str(tmp_path / "layout.png"), _frame(DEFAULT_LAYOUT, 2))
+    profile = tmp_path / "camera.json"
+    calibrate_camera(tmp_path / "empty.png", tmp_path / "layout.png", DEFAULT_LAYOUT, profile)
+    video = tmp_path / "board.avi"
+    writer = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"MJPG"), 10, (1280, 720))
+    for i in range(10):
+        writer.write(_frame("." * 49, 40 + i))
+    writer.release()
+    config = tmp_path / "config.toml"
+    config.write_text(f'[board]\nkind = "camera:{video}"\n\n[camera]\nprofile = "{profile}"\n')
+    port = _free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "controller", "run", "--config", str(config),
+         "--data-dir", str(tmp_path / "data"), "--port", str(port)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                if _get(url + "/api/state")["board"].startswith("camera:"):
+                    break
+            except (urllib.error.URLError, ConnectionError):
+                pass
+            assert time.monotonic() < deadline, "the service did not start"
+            time.sleep(0.1)
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=chromium,
+                                        args=["--no-sandbox", "--disable-gpu"])
+            page = browser.new_page(viewport={"width": 1000, "height": 1400})
+            page.goto(url + "/")
+            expect(page.locator("#camera")).to_be_visible(timeout=10_000)
+            page.wait_for_function(
+                "document.getElementById('camera-img').naturalWidth === 960", timeout=15_000)
+            browser.close()
+    finally:
+        proc.terminate()
+        _, err = proc.communicate(timeout=20)
+    assert "Traceback" not in err
