@@ -224,6 +224,20 @@ def _get(url: str) -> Any:
         return json.loads(r.read())
 
 
+def _wait_for(url: str, ready: Any, seconds: float = 30) -> Any:
+    """GET ``url`` until the server answers and ``ready(answer)`` holds."""
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            answer = _get(url)
+            if ready(answer):
+                return answer
+        except (urllib.error.URLError, ConnectionError):
+            pass
+        assert time.monotonic() < deadline, f"{url} never became ready"
+        time.sleep(0.1)
+
+
 def _post(url: str, body: dict[str, Any]) -> tuple[int, Any]:
     req = urllib.request.Request(url, data=json.dumps(body).encode(), method="POST",
                                  headers={"Content-Type": "application/json"})
@@ -247,16 +261,8 @@ def test_command_on_a_video_file(tmp_path: Path) -> None:
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                status = _get(url + "/api/status")
-                if status["frames"] > 5:  # the video has looped
-                    break
-            except (urllib.error.URLError, ConnectionError):
-                pass
-            assert time.monotonic() < deadline, "the calibration page did not start"
-            time.sleep(0.1)
+        # the page is up and the video has looped
+        status = _wait_for(url + "/api/status", lambda s: s["frames"] > 5)
         assert status["markers"] == [0, 1, 2, 3] and status["step"] == "empty"
         with urllib.request.urlopen(url + "/preview.jpg", timeout=5) as r:
             assert r.headers["Content-Type"] == "image/jpeg"
@@ -317,15 +323,7 @@ def test_service_page_shows_the_camera_picture(tmp_path: Path) -> None:
         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                if _get(url + "/api/state")["board"].startswith("camera:"):
-                    break
-            except (urllib.error.URLError, ConnectionError):
-                pass
-            assert time.monotonic() < deadline, "the service did not start"
-            time.sleep(0.1)
+        _wait_for(url + "/api/state", lambda s: s["board"].startswith("camera:"))
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=chromium,
                                         args=["--no-sandbox", "--disable-gpu"])
