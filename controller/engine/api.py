@@ -16,17 +16,11 @@ from controller.rules import Game
 
 from .search import WON, Searcher, SearchResult
 
-__all__ = ["Level", "LEVELS", "best_move", "SETTING_HORIZON", "DEFAULT_HINT_SECONDS"]
+__all__ = ["Level", "LEVELS", "best_move", "DEFAULT_HINT_SECONDS"]
 
 DEFAULT_HINT_SECONDS = 0.9
 """Default think time for a hint: on a Raspberry Pi 4 the hint is lit within
 1 s of the request (see docs/engine.md)."""
-
-SETTING_HORIZON = 8
-"""The search looks ahead in the setting phase only when at most this many
-squares are left to fill: the decisive blocks happen in the last turns, and
-earlier placements are chosen by the static evaluation (depth 2)."""
-
 
 @dataclass(frozen=True)
 class Level:
@@ -69,11 +63,6 @@ def best_move(
     depth = max_depth if max_depth is not None else 64
     if lv.max_depth:
         depth = min(depth, lv.max_depth)
-    if game.phase == "setting":
-        a, d = game.bitboards()
-        empties = game.geometry.size - 1 - (a | d).bit_count()
-        if empties > SETTING_HORIZON:
-            depth = min(depth, 2)
     searcher = Searcher(game, use_tt=use_tt)
     weak = lv.margin > 0
     if len(game._raw_moves()) == 1 and not weak:
