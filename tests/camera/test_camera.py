@@ -9,6 +9,7 @@ import cv2
 import numpy as np
 import pytest
 
+from calibration.bench import LAYOUT
 from calibration.camera import (
     CameraReader,
     calibrate,
@@ -30,7 +31,6 @@ from calibration.render import (
 )
 from calibration.smooth import CellSmoother
 
-LAYOUT = "".join("ad."[(i * 5) % 3] for i in range(49))
 CALIB_LIGHT = Lighting(level=1.0, gradient=(0.1, 0.1), blur=0.8, noise=2, jpeg=90)
 
 

@@ -10,13 +10,13 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from calibration.bench import LAYOUT
 from calibration.camera import calibrate_camera
 from calibration.render import Camera, Lighting, Scene, render
 from calibration.video import replay_video
 from controller.reconcile.replay import replay
 from controller.rules import Game
 
-LAYOUT = "".join("ad."[(i * 5) % 3] for i in range(49))
 CAM = Camera(angle=4, scale=520, tilt=0.1, cx=640, cy=360)
 
 
@@ -25,13 +25,19 @@ def _cells(game: Game) -> str:
     return "".join("a" if a >> i & 1 else "d" if d >> i & 1 else "." for i in range(49))
 
 
-def test_rendered_video_of_a_game_replays(tmp_path: Path) -> None:
+def _calibrated(tmp_path: Path) -> Path:
+    """A profile learned from two rendered photos taken by ``CAM``."""
     light = Lighting(level=1.0, gradient=(0.1, 0.1), blur=0.8, noise=2, jpeg=90)
     for name, cells, seed in (("empty.png", "." * 49, 1), ("layout.png", LAYOUT, 2)):
         cv2.imwrite(str(tmp_path / name), render(Scene(cells, "white-black", CAM, light,
                                                        seed=seed)).image)
     profile = tmp_path / "profile.json"
     calibrate_camera(tmp_path / "empty.png", tmp_path / "layout.png", LAYOUT, profile)
+    return profile
+
+
+def test_rendered_video_of_a_game_replays(tmp_path: Path) -> None:
+    profile = _calibrated(tmp_path)
     rng = random.Random(4)
     game = Game.new("kharbga")
     for _ in range(6):
@@ -82,12 +88,7 @@ def test_service_on_a_camera_board_from_a_video(tmp_path: Path) -> None:
     from controller.service.config import Config
     from controller.service.hardware import CameraBackend, drain
 
-    light = Lighting(level=1.0, gradient=(0.1, 0.1), blur=0.8, noise=2, jpeg=90)
-    for name, cells, seed in (("empty.png", "." * 49, 1), ("layout.png", LAYOUT, 2)):
-        cv2.imwrite(str(tmp_path / name), render(Scene(cells, "white-black", CAM, light,
-                                                       seed=seed)).image)
-    profile = tmp_path / "profile.json"
-    calibrate_camera(tmp_path / "empty.png", tmp_path / "layout.png", LAYOUT, profile)
+    profile = _calibrated(tmp_path)
     video = tmp_path / "two.avi"
     writer = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"MJPG"), 10, (1280, 720))
     boards = ["." * 49, "." * 14 + "a" + "." * 34]  # a piece set on a3
