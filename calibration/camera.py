@@ -207,11 +207,13 @@ class CameraReader:
         self.tracker = HomographyTracker(profile.markers, profile.homography.copy())
         self.smoother = CellSmoother(smooth) if smooth else None
         self.last_raw = "?" * 49
+        self.last_markers: dict[int, np.ndarray] = {}  # found in the last frame read
 
     def read_raw(self, image: np.ndarray) -> str:
         image = _as_bgr(image)
         gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
-        h = self.tracker.update(detect_markers(gray))
+        self.last_markers = detect_markers(gray)
+        h = self.tracker.update(self.last_markers)
         if h is None:
             return "?" * 49
         p = self.profile

@@ -63,6 +63,7 @@ class LiveCalibration:
         self._empty: np.ndarray | None = None
         self._reader: CameraReader | None = None
         self._reading: str | None = None
+        self._seen: tuple[np.ndarray, dict[int, np.ndarray]] | None = None
         self.message = "Clear the board, show all four markers, then press Empty board."
 
     # -- frames -------------------------------------------------------------
@@ -89,7 +90,7 @@ class LiveCalibration:
     # -- the buttons ----------------------------------------------------------
     def capture_empty(self) -> None:
         image = self._latest()
-        found = detect_markers(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY))
+        found = self._markers(image)
         missing = sorted(set(range(4)) - set(found))
         if missing:
             raise ValueError(f"markers {missing} are not in view: all four are needed")
@@ -126,15 +127,24 @@ class LiveCalibration:
         self.message = "Clear the board, show all four markers, then press Empty board."
 
     # -- what the page shows --------------------------------------------------
+    def _markers(self, image: np.ndarray) -> dict[int, np.ndarray]:
+        """The markers in ``image``, found once per frame (status and
+        preview both ask)."""
+        seen = self._seen
+        if seen is None or seen[0] is not image:
+            seen = self._seen = (image, detect_markers(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)))
+        return seen[1]
+
     def _overlay(self, image: np.ndarray) -> np.ndarray:
-        markers = detect_markers(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY))
         reader = self._reader
         if reader is not None:
             with self._lock:
                 cells = reader.read(image)
                 h = reader.tracker.homography
+                markers = reader.last_markers
             self._reading = cells
             return draw_overlay(image, markers=markers, homography=h, cells=cells)
+        markers = self._markers(image)
         h = fit_from_centres(markers) if len(markers) == 4 and set(markers) == {0, 1, 2, 3} \
             else None
         expected = self.layout if self._empty is not None else None
@@ -157,7 +167,7 @@ class LiveCalibration:
             frames = self._frames
         markers: list[int] = []
         if image is not None:
-            markers = sorted(detect_markers(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)))
+            markers = sorted(self._markers(image))
         return {
             "step": self.step, "message": self.message, "markers": markers,
             "frames": frames, "layout": self.layout, "reading": self._reading,

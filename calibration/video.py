@@ -74,8 +74,8 @@ class CameraStream:
         fps = self.cap.get(cv2.CAP_PROP_FPS) if not device.isdigit() else 0.0
         self.period = 1.0 / fps if fps and fps > 0 else 0.0
         self.events: queue.Queue[Frame] = queue.Queue()
-        self.last_image: np.ndarray | None = None
-        self.last_cells = "?" * 49
+        # the newest frame, its reading and its markers (replaced as one)
+        self.last: tuple[np.ndarray, str, dict[int, np.ndarray]] | None = None
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="camera", daemon=True)
 
@@ -95,7 +95,7 @@ class CameraStream:
                 time.sleep(0.05)
                 continue
             cells = self.reader.read(image)
-            self.last_image, self.last_cells = image, cells
+            self.last = (image, cells, self.reader.last_markers)
             now = time.monotonic()
             if cells != last or now - beat >= 1.0:
                 self.events.put(Frame.from_cells(now, cells))
@@ -103,13 +103,12 @@ class CameraStream:
 
     def preview(self) -> bytes:
         """The newest frame as JPEG, with the markers, grid and readings drawn."""
-        from .markers import detect_markers
         from .preview import draw_overlay, jpeg
 
-        image, cells = self.last_image, self.last_cells
-        if image is None:
+        last = self.last
+        if last is None:
             raise ValueError("no picture from the camera yet")
-        markers = detect_markers(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY))
+        image, cells, markers = last
         return jpeg(draw_overlay(image, markers=markers,
                                  homography=self.reader.tracker.homography, cells=cells))
 
