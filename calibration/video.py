@@ -18,7 +18,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from controller.reconcile.log import Frame
+from controller.board.sensorlog import Frame
 
 from .camera import CameraReader, load_profile
 
@@ -54,7 +54,7 @@ def video_frames(device: str, profile_path: str | Path, smooth: int = 3,
 def replay_video(device: str, profile_path: str | Path, variant: str) -> list[str]:
     """The sensor log (JSON lines) of a video: header, then a colour frame
     for each video frame."""
-    from controller.reconcile.log import Header, format_event
+    from controller.board.sensorlog import Header, format_event
     from controller.rules import find_variant
 
     size = find_variant(variant).size

@@ -1,7 +1,7 @@
 """The board's push buttons on the Pi's GPIO (gpiozero ``Button``).
 
 Each button is wired from its GPIO to ground (internal pull-up).  A press
-puts a :class:`~controller.reconcile.log.Button` event, stamped by the
+puts a :class:`~controller.board.sensorlog.Button` event, stamped by the
 injected clock, on the output queue; that is all the callback does, on
 whatever thread gpiozero calls it from: the service reads the queue on its
 own thread.
@@ -33,7 +33,7 @@ from typing import Any
 
 from gpiozero import Button as GpioButton  # type: ignore[import-untyped]
 
-from controller.reconcile.log import BUTTONS, Button
+from controller.board.events import BUTTONS, Button
 
 from .config_table import ConfigError, Table, check_pins
 from .gpio_matrix import Sink

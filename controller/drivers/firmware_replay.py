@@ -37,7 +37,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import NamedTuple
 
-from controller.reconcile.log import Button, Frame, Header, LogError, read_log
+from controller.board.sensorlog import Button, Frame, Header, LogError, read_log
 from controller.reconcile.reconciler import Reconciler, Settings, Update
 from controller.reconcile.replay import ReplayResult
 from controller.rules import find_variant

@@ -30,7 +30,7 @@ from typing import Any, Protocol
 
 from gpiozero import GPIODevice, InputDevice  # type: ignore[import-untyped]
 
-from controller.reconcile.log import Button, Frame
+from controller.board.events import Button, Frame
 
 from .config_table import ConfigError, Table, check_pins
 from .mapping import BoardMapping

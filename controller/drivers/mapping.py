@@ -30,6 +30,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from controller.board.geometry import points
+
 from .config_table import ConfigError, Table
 
 __all__ = [
@@ -51,16 +53,6 @@ WHERE = "gpio.mapping"
 def square_name(index: int, size: int = 7) -> str:
     """``0`` -> ``"a1"``, ``8`` -> ``"b2"`` on a 7x7 board."""
     return f"{FILES[index % size]}{index // size + 1}"
-
-
-def points(mask: int) -> list[int]:
-    """The indices of the set bits of ``mask`` (squares, switches), lowest first."""
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
 
 
 def parse_square(name: str, size: int = 7) -> int:

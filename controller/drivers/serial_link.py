@@ -3,8 +3,8 @@
 :class:`SerialLink` opens the port by URL (``serial_for_url``: a device
 path, ``loop://``, a pty, ``socket://``), runs the handshake, and puts what
 the board reports on :attr:`SerialLink.events`, a queue of
-:class:`~controller.reconcile.log.Frame` (occupancy, bit i = square i) and
-:class:`~controller.reconcile.log.Button` objects, in the order they
+:class:`~controller.board.sensorlog.Frame` (occupancy, bit i = square i) and
+:class:`~controller.board.sensorlog.Button` objects, in the order they
 happened.  Nothing is called back on its thread.  It reconnects by itself
 after the port goes away or the device falls silent, and after every
 (re)connection asks for a full report, so a move made while the link was
@@ -36,7 +36,7 @@ from typing import Any
 import serial
 from serial.threaded import Protocol
 
-from controller.reconcile.log import Button, Frame
+from controller.board.events import Button, Frame
 
 from . import protocol as P
 

@@ -21,7 +21,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from controller.reconcile.leds import ROLES
+from controller.board.leds import DEFAULT_STYLES, RGB, ROLES, RoleStyle, format_colour, role_colours
 
 from .config_table import ConfigError, Inline, Table
 from .mapping import BoardMapping, parse_square
@@ -39,34 +39,12 @@ __all__ = [
 ]
 
 WHERE = "gpio.leds"
-RGB = tuple[int, int, int]
 ORDERS = ("GRB", "RGB", "BRG", "BGR", "RBG", "GBR")
 MA_PER_CHANNEL = 20.0  # a WS2812B channel at full duty, milliamps
 MOSI = {0: 10, 1: 20}  # SPI port -> its MOSI GPIO
 
 
-@dataclass(frozen=True)
-class RoleStyle:
-    """A role's colour (full scale, before brightness) and blink period in
-    seconds (0: steady; else on for the first half of each period)."""
-
-    colour: RGB
-    blink: float = 0.0
-
-
-DEFAULT_ROLES: dict[str, RoleStyle] = {
-    "setup": RoleStyle((60, 60, 60)),
-    "last-from": RoleStyle((0, 0, 110)),
-    "last-to": RoleStyle((0, 0, 255)),
-    "hint": RoleStyle((170, 0, 255), 1.0),
-    "destination": RoleStyle((0, 255, 0)),
-    "continue": RoleStyle((255, 190, 0), 0.5),
-    "lifted": RoleStyle((255, 255, 255)),
-    "exchange": RoleStyle((255, 0, 200), 0.5),
-    "capture": RoleStyle((255, 70, 0), 0.5),
-    "error": RoleStyle((255, 0, 0), 0.25),
-}
-assert set(DEFAULT_ROLES) == set(ROLES)
+DEFAULT_ROLES = DEFAULT_STYLES
 
 _HEX = re.compile(r"^#([0-9a-fA-F]{6})$")
 
@@ -78,10 +56,6 @@ def parse_colour(text: str) -> RGB:
         raise ValueError(f'{text!r} is not a colour like "#ff8000"')
     value = int(m.group(1), 16)
     return (value >> 16, value >> 8 & 255, value & 255)
-
-
-def format_colour(rgb: RGB) -> str:
-    return "#{:02x}{:02x}{:02x}".format(*rgb)
 
 
 @dataclass(frozen=True)
@@ -203,17 +177,12 @@ def render(
     """The colour of every LED in the chain (spare ones dark) for the roles
     ``leds`` at time ``now``.  Unknown roles and squares stay dark."""
     pixels: list[RGB] = [(0, 0, 0)] * mapping.led_count
-    for name, role in leds.items():
-        style = config.roles.get(role)
-        if style is None:
-            continue
-        if style.blink > 0 and now % style.blink >= style.blink / 2:
-            continue
+    for name, rgb in role_colours(leds, now, config.roles, config.brightness).items():
         try:
             square = parse_square(name, mapping.size)
         except ValueError:
             continue
-        pixels[mapping.led_of_square(square)] = _scale(style.colour, config.brightness)
+        pixels[mapping.led_of_square(square)] = rgb
     return limit_current(pixels, config.max_current_ma)
 
 

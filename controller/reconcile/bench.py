@@ -10,9 +10,9 @@ import random
 import statistics
 import time
 
+from controller.board.sensorlog import Button, Frame, Header, read_log
 from controller.rules import Game
 
-from .log import Button, Frame, Header, read_log
 from .reconciler import Reconciler
 from .simulator import simulate_log
 

@@ -29,11 +29,10 @@ import itertools
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
+from controller.board.events import Button, Frame
+from controller.board.leds import LedMap, paint
 from controller.rules import Game, Variant, find_variant
 from controller.rules.moves import PASS, PLACE, REMOVE, STEP, Move
-
-from .leds import LedMap, paint
-from .log import Button, Frame
 
 __all__ = ["Settings", "Update", "Reconciler"]
 

@@ -6,10 +6,10 @@ import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from controller.board.sensorlog import Button, Frame, Header, LogError, read_log
 from controller.rules import find_variant
 from controller.rules.record import Record
 
-from .log import Button, Frame, Header, LogError, read_log
 from .reconciler import Reconciler, Settings, Update
 
 __all__ = ["ReplayResult", "replay"]

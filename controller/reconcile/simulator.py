@@ -34,11 +34,10 @@ import math
 import random
 from dataclasses import dataclass
 
+from controller.board.geometry import points
+from controller.board.sensorlog import Button, Event, Frame, Header, write_log
 from controller.rules import Game
-from controller.rules.geometry import points
 from controller.rules.moves import PASS, PLACE, REMOVE, STEP, Move
-
-from .log import Button, Event, Frame, Header, write_log
 
 __all__ = ["Style", "simulate", "simulate_log"]
 

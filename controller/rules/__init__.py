@@ -8,8 +8,9 @@
 ['@a1', '@a2', '@a3']
 """
 
+from controller.board.geometry import Geometry, square_grid
+
 from .game import Exchange, Game
-from .geometry import Geometry, square_grid
 from .moves import (
     IllegalMoveError,
     Move,

@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from .geometry import Geometry, points
+from controller.board.geometry import Geometry, points
+
 from .moves import (
     ATTACKER,
     DEFENDER,

@@ -18,7 +18,8 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from .geometry import Geometry
+from controller.board.geometry import Geometry
+
 from .moves import ATTACKER, DEFENDER, PASS, PLACE, REMOVE, STEP, NotationError, PositionError
 
 if TYPE_CHECKING:

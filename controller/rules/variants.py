@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, fields, replace
 from functools import cached_property
 
-from .geometry import Geometry, square_grid
+from controller.board.geometry import Geometry, square_grid
 
 __all__ = ["Variant", "VARIANTS", "find_variant", "format_options", "apply_options"]
 

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from controller.reconcile.log import Button, Frame
+from controller.board.events import Button, Frame
 
 from .board import BoardService
 
@@ -120,21 +120,16 @@ class SerialBackend:
 def square_colours(leds: dict[str, str], now: float, config: Any,
                    size: int) -> list[tuple[int, int, int]]:
     """The colour under every square (in square order) for these roles."""
+    from controller.board.leds import role_colours
     from controller.drivers.mapping import parse_square
     from controller.drivers.ws2812 import limit_current
 
     out: list[tuple[int, int, int]] = [(0, 0, 0)] * (size * size)
-    for name, role in leds.items():
-        style = config.roles.get(role)
-        if style is None or (style.blink > 0 and now % style.blink >= style.blink / 2):
-            continue
+    for name, rgb in role_colours(leds, now, config.roles, config.brightness).items():
         try:
-            square = parse_square(name, size)
+            out[parse_square(name, size)] = rgb
         except ValueError:
             continue
-        r, g, b = style.colour
-        k = config.brightness
-        out[square] = (int(r * k), int(g * k), int(b * k))
     return limit_current(out, config.max_current_ma)
 
 

@@ -10,9 +10,9 @@ from gpiozero import InputDevice  # type: ignore[import-untyped]
 from gpiozero.exc import GPIOPinInUse  # type: ignore[import-untyped]
 from gpiozero.pins.mock import MockFactory  # type: ignore[import-untyped]
 
+from controller.board.events import BUTTONS, Button, Frame
 from controller.drivers.buttons import ButtonConfig, ButtonPanel
 from controller.drivers.config_table import ConfigError
-from controller.reconcile.log import BUTTONS, Button, Frame
 
 
 def press(factory: MockFactory, pin: int) -> None:

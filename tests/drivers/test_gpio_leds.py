@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 from gpio_fakes import FakeSPI, decode, encode
 
+from controller.board.leds import ROLES
 from controller.drivers.gpio_config import loads
 from controller.drivers.mapping import BoardMapping, parse_square
 from controller.drivers.ws2812 import (
@@ -17,7 +18,6 @@ from controller.drivers.ws2812 import (
     limit_current,
     render,
 )
-from controller.reconcile.leds import ROLES
 
 STEADY = LedConfig(
     brightness=1.0,

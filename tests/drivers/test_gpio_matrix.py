@@ -13,6 +13,7 @@ from gpiozero import InputDevice  # type: ignore[import-untyped]
 from gpiozero.exc import GPIOPinInUse  # type: ignore[import-untyped]
 from gpiozero.pins.mock import MockFactory  # type: ignore[import-untyped]
 
+from controller.board.events import Button, Frame
 from controller.drivers.gpio_matrix import (
     Debouncer,
     MatrixConfig,
@@ -21,7 +22,6 @@ from controller.drivers.gpio_matrix import (
 )
 from controller.drivers.mapping import BoardMapping, parse_square
 from controller.drivers.matrix_sim import MatrixSimulator, VirtualClock
-from controller.reconcile.log import Button, Frame
 
 CONFIG = MatrixConfig()
 

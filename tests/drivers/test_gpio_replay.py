@@ -10,11 +10,11 @@ import time
 
 import pytest
 
+from controller.board.sensorlog import LogError
 from controller.drivers.config_table import ConfigError
 from controller.drivers.gpio_matrix import MatrixConfig
 from controller.drivers.gpio_replay import replay_via_gpio
 from controller.drivers.mapping import BoardMapping
-from controller.reconcile.log import LogError
 from controller.reconcile.replay import ReplayResult, replay
 from controller.reconcile.simulator import simulate_log
 from controller.rules import Game

@@ -7,8 +7,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from controller.board.events import Button, Frame
 from controller.drivers.serial_link import LinkSettings, SerialLink
-from controller.reconcile.log import Button, Frame
 
 # Quick timing for tests that run against the real clock.
 FAST = LinkSettings(

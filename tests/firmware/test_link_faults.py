@@ -13,9 +13,9 @@ from collections.abc import Callable
 import pytest
 from fw_helpers import collect, distinct, frames, wait_for
 
+from controller.board.events import Button, Frame
 from controller.drivers.firmware_replay import FirmwareSim
 from controller.drivers.serial_link import SerialLink
-from controller.reconcile.log import Button, Frame
 
 pytestmark = pytest.mark.timeout(120)  # a hung simulator fails, never hangs the run
 

@@ -10,8 +10,8 @@ import time
 
 import pytest
 
+from controller.board.sensorlog import LogError
 from controller.drivers.firmware_replay import FirmwareSimError, replay_via_firmware
-from controller.reconcile.log import LogError
 from controller.reconcile.replay import replay
 from controller.reconcile.simulator import simulate_log
 from controller.rules import Game

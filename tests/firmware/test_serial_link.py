@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from controller.board.events import Button, Frame
 from controller.drivers import protocol as P
 from controller.drivers.serial_link import (
     LinkError,
@@ -19,7 +20,6 @@ from controller.drivers.serial_link import (
     LinkSettings,
     SerialLink,
 )
-from controller.reconcile.log import Button, Frame
 
 
 class FakeClock:

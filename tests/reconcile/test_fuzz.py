@@ -8,7 +8,7 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from controller.reconcile.log import Button, Frame
+from controller.board.events import Button, Frame
 from controller.reconcile.reconciler import Reconciler, Settings
 from controller.rules import Game
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from controller.reconcile.log import Button, Frame
+from controller.board.events import Button, Frame
 from controller.reconcile.reconciler import Reconciler, Settings, Update
 from controller.rules import Game
 

@@ -18,7 +18,7 @@ from itertools import combinations
 
 import pytest
 
-from controller.reconcile.log import Button, Event, Frame, Header, read_log, write_log
+from controller.board.sensorlog import Button, Event, Frame, Header, read_log, write_log
 from controller.reconcile.simulator import Style, simulate, simulate_log
 from controller.rules import Game, find_variant
 

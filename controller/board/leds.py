@@ -1,0 +1,132 @@
+"""LED roles: what the lights under the squares mean (INTERFACES.md), and
+the one function that turns roles into colours.
+
+The reconciler gives each square at most one role; where several apply the
+one later in :data:`ROLES` wins (an error outranks everything).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+__all__ = [
+    "DEFAULT_STYLES",
+    "MEANINGS",
+    "RGB",
+    "ROLES",
+    "LedMap",
+    "RoleStyle",
+    "format_colour",
+    "legend",
+    "paint",
+    "role_colours",
+]
+
+ROLES = (
+    "setup",
+    "last-from",
+    "last-to",
+    "hint",
+    "destination",
+    "continue",
+    "lifted",
+    "exchange",
+    "capture",
+    "error",
+)
+_RANK = {role: i for i, role in enumerate(ROLES)}
+
+LedMap = dict[str, str]
+
+
+def paint(leds: LedMap, bits: int, role: str, names: tuple[str, ...]) -> None:
+    """Give ``role`` to every square of bitboard ``bits`` unless a square
+    already has a role that outranks it."""
+    rank = _RANK[role]
+    while bits:
+        low = bits & -bits
+        name = names[low.bit_length() - 1]
+        current = leds.get(name)
+        if current is None or _RANK[current] <= rank:
+            leds[name] = role
+        bits ^= low
+
+
+RGB = tuple[int, int, int]
+
+
+@dataclass(frozen=True)
+class RoleStyle:
+    """A role's colour (full scale, before brightness) and blink period in
+    seconds (0: steady; else on for the first half of each period)."""
+
+    colour: RGB
+    blink: float = 0.0
+
+
+# The default look of each role, and what it tells the player.  The WS2812
+# driver, the Pico host side and the page's legend all read these.
+DEFAULT_STYLES: dict[str, RoleStyle] = {
+    "setup": RoleStyle((60, 60, 60)),
+    "last-from": RoleStyle((0, 0, 110)),
+    "last-to": RoleStyle((0, 0, 255)),
+    "hint": RoleStyle((170, 0, 255), 1.0),
+    "destination": RoleStyle((0, 255, 0)),
+    "continue": RoleStyle((255, 190, 0), 0.5),
+    "lifted": RoleStyle((255, 255, 255)),
+    "exchange": RoleStyle((255, 0, 200), 0.5),
+    "capture": RoleStyle((255, 70, 0), 0.5),
+    "error": RoleStyle((255, 0, 0), 0.25),
+}
+
+MEANINGS: dict[str, str] = {
+    "setup": "put a piece here to set the board up",
+    "last-from": "the last move started here",
+    "last-to": "the last move ended here",
+    "hint": "the suggested move",
+    "destination": "the lifted soldier may go here",
+    "continue": "this soldier must (or may) capture again",
+    "lifted": "the soldier lifted",
+    "exchange": "a soldier in the two-for-one exchange",
+    "capture": "captured: remove this piece",
+    "error": "out of place: put this square right",
+}
+
+
+def format_colour(rgb: RGB) -> str:
+    """``(255, 128, 0)`` -> ``"#ff8000"``."""
+    return "#{:02x}{:02x}{:02x}".format(*rgb)
+
+
+def role_colours(
+    leds: Mapping[str, str],
+    now: float,
+    styles: Mapping[str, RoleStyle] = DEFAULT_STYLES,
+    brightness: float = 1.0,
+) -> dict[str, RGB]:
+    """The colour each lit point shows at time ``now`` (blinking roles are
+    dark in the second half of their period).  Unknown roles stay dark;
+    points that are dark are left out."""
+    out: dict[str, RGB] = {}
+    for name, role in leds.items():
+        style = styles.get(role)
+        if style is None or (style.blink > 0 and now % style.blink >= style.blink / 2):
+            continue
+        r, g, b = style.colour
+        out[name] = (int(r * brightness), int(g * brightness), int(b * brightness))
+    return out
+
+
+def legend(styles: Mapping[str, RoleStyle] = DEFAULT_STYLES) -> list[dict[str, object]]:
+    """Every role with its colour, blink period and meaning, lowest rank first."""
+    return [
+        {
+            "role": role,
+            "colour": format_colour(styles[role].colour),
+            "blink": styles[role].blink,
+            "meaning": MEANINGS[role],
+        }
+        for role in ROLES
+        if role in styles
+    ]
