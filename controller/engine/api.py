@@ -65,7 +65,7 @@ def best_move(
         depth = min(depth, lv.max_depth)
     searcher = Searcher(game, use_tt=use_tt)
     weak = lv.margin > 0
-    if len(game._raw_moves()) == 1 and not weak:
+    if len(game.raw_moves()) == 1 and not weak:
         seconds = seconds / 10  # forced: search only for the score and the line
     result = searcher.search(seconds, max_depth=depth, max_nodes=max_nodes, all_scores=weak)
     if weak and result.scores:

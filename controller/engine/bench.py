@@ -28,7 +28,7 @@ def mid_game_positions(variant: str, count: int, seed: int = 4) -> list[Game]:
         stop = rng.randrange(10, 40)
         while g.outcome is None and (g.phase == "setting" or g.turn < stop):
             kind, frm, to, _, flag = random_player(g, rng)
-            g._apply(kind, frm, to, flag)
+            g.push(kind, frm, to, flag)
         if g.outcome is None:
             out.append(g)
     return out

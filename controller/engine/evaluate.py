@@ -223,10 +223,10 @@ def _block_score(m: Masks, a: int, d: int, side: int) -> int:
 def evaluate(game: Game) -> int:
     """The static score of ``game`` for its side to move."""
     m = masks(game.variant)
-    bb = game._bb
-    side = game._side
+    bb = game.bitboards()
+    side = game.side
     own, opp = bb[side], bb[1 - side]
-    if game._setting:
+    if game.setting:
         return _setting_score(m, bb[0], bb[1], side)
     empty = m.full & ~(own | opp)
     score = 100 * (own.bit_count() - opp.bit_count())

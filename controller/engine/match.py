@@ -41,13 +41,13 @@ Player = Callable[[Game, random.Random], Raw]
 
 
 def random_player(game: Game, rng: random.Random) -> Raw:
-    moves = game._raw_moves()
+    moves = game.raw_moves()
     return moves[int(rng.random() * len(moves))]
 
 
 def greedy_player(game: Game, rng: random.Random) -> Raw:
     """Most pieces captured by this action; random among the ties."""
-    moves = game._raw_moves()
+    moves = game.raw_moves()
     best = max(m[3].bit_count() for m in moves)
     top = [m for m in moves if m[3].bit_count() == best]
     return top[int(rng.random() * len(top))]
@@ -91,7 +91,7 @@ def play_game(
             a, d = game.count(0), game.count(1)
             return 0 if a > d else 1 if d > a else None
         kind, frm, to, _, flag = players[game.side](game, rng)
-        game._apply(kind, frm, to, flag)
+        game.push(kind, frm, to, flag)
     w = game.outcome.winner
     return None if w is None else ("attacker", "defender").index(w)
 

@@ -97,7 +97,7 @@ class _Zobrist:
         self._exchange: dict[object, int] = {}
 
     def key(self, game: Game) -> int:
-        a, d = game._bb
+        a, d = game.bitboards()
         ta, td = self.tables
         mask = (1 << self.CHUNK) - 1
         k = 0
@@ -111,16 +111,16 @@ class _Zobrist:
             k ^= td[i][d & mask]
             d >>= self.CHUNK
             i += 1
-        if game._side:
+        if game.side:
             k ^= self.side
-        if game._setting:
+        if game.setting:
             k ^= self.setting
-        elif game._turn <= 2:
+        elif game.turn <= 2:
             k ^= self.first_turns
-        k ^= self.chain[game._chain + 1]
-        ex = game._exchange
-        if ex is not None or game._removals:
-            state = (ex, game._removals)
+        k ^= self.chain[game.chain_point + 1]
+        ex = game.exchange
+        if ex is not None or game.removals:
+            state = (ex, game.removals)
             ek = self._exchange.get(state)
             if ek is None:
                 ek = self._exchange[state] = self._rng.getrandbits(64)
@@ -168,7 +168,7 @@ class Searcher:
         self.nodes = 0
         self._next_check = CHECK_EVERY
         names = g.geometry.point_names
-        root_moves = list(g._raw_moves())
+        root_moves = list(g.raw_moves())
         if not root_moves:
             return SearchResult(None, 0, [], 0, 0)
         best: Raw = root_moves[0]
@@ -176,8 +176,8 @@ class Searcher:
         best_pv: list[Raw] = [best]
         scores: dict[Raw, int] = {}
         depth_done = 0
-        base = len(g._history)
-        order = self._order(root_moves, None, 0, g._side)
+        base = g.ply
+        order = self._order(root_moves, None, 0, g.side)
         last_time = 0.0
         for depth in range(1, max_depth + 1):
             began = time.perf_counter()
@@ -185,7 +185,7 @@ class Searcher:
             try:
                 score, move, round_scores, pv = self._root(order, depth, all_scores)
             except _Timeout:
-                while len(g._history) > base:
+                while g.ply > base:
                     g.pop()
                 break
             best, best_score, depth_done = move, score, depth
@@ -220,7 +220,7 @@ class Searcher:
         self, order: list[Raw], depth: int, all_scores: bool
     ) -> tuple[int, Raw, dict[Raw, int], list[Raw]]:
         g = self.game
-        side = g._side
+        side = g.side
         alpha, beta = -INF, INF
         best_score = -INF
         best = order[0]
@@ -229,9 +229,9 @@ class Searcher:
         self.nodes += 1
         for m in order:
             kind, frm, to, _, flag = m
-            g._apply(kind, frm, to, flag)
+            g.push(kind, frm, to, flag)
             lo = -INF if all_scores else alpha
-            if g._side == side:
+            if g.side == side:
                 v = self._negamax(depth - 1, lo, beta, 1)
             else:
                 v = -self._negamax(depth - 1, -beta, -lo, 1)
@@ -252,11 +252,11 @@ class Searcher:
             raise _Timeout
 
     def _terminal(self, ply: int) -> int:
-        out = self.game._outcome
+        out = self.game.outcome
         assert out is not None
         if out.winner is None:
             return 0
-        me = SIDE_NAMES[self.game._side]
+        me = SIDE_NAMES[self.game.side]
         return WIN - ply if out.winner == me else -(WIN - ply)
 
     def _order(self, moves: list[Raw], tt_move: Raw | None, ply: int, side: int) -> list[Raw]:
@@ -281,7 +281,7 @@ class Searcher:
         if self.nodes >= self._next_check:
             self._check()
         self._pv[ply] = []
-        if g._outcome is not None:
+        if g.outcome is not None:
             return self._terminal(ply)
         if depth <= 0 or ply >= MAX_PLY:
             self._horizon = True
@@ -304,16 +304,16 @@ class Searcher:
                         if eflag == EXACT and tt_move is not None:
                             self._pv[ply] = [tt_move]
                         return s
-        side = g._side
-        moves = self._order(g._raw_moves(), tt_move, ply, side)
+        side = g.side
+        moves = self._order(g.raw_moves(), tt_move, ply, side)
         alpha0 = alpha
         best = -INF
         best_move: Raw | None = None
         pv = self._pv
         for m in moves:
             kind, frm, to, caps, flag = m
-            g._apply(kind, frm, to, flag)
-            if g._side == side:
+            g.push(kind, frm, to, flag)
+            if g.side == side:
                 v = self._negamax(depth - 1, alpha, beta, ply + 1)
             else:
                 v = -self._negamax(depth - 1, -beta, -alpha, ply + 1)
@@ -342,7 +342,7 @@ class Searcher:
 
     def _quiesce(self, alpha: int, beta: int, ply: int, qdepth: int) -> int:
         g = self.game
-        if g._outcome is not None:
+        if g.outcome is not None:
             return self._terminal(ply)
         stand = evaluate(g)
         if stand >= beta or qdepth <= 0 or ply >= MAX_PLY:
@@ -350,8 +350,8 @@ class Searcher:
         if stand > alpha:
             alpha = stand
         best = stand
-        side = g._side
-        captures = [m for m in g._raw_moves() if m[3]]
+        side = g.side
+        captures = [m for m in g.raw_moves() if m[3]]
         if not captures:
             return stand
         captures.sort(key=lambda m: m[3].bit_count(), reverse=True)
@@ -359,8 +359,8 @@ class Searcher:
             self.nodes += 1
             if self.nodes >= self._next_check:
                 self._check()
-            g._apply(kind, frm, to, flag)
-            if g._side == side:
+            g.push(kind, frm, to, flag)
+            if g.side == side:
                 v = self._quiesce(alpha, beta, ply + 1, qdepth - 1)
             else:
                 v = -self._quiesce(-beta, -alpha, ply + 1, qdepth - 1)
@@ -378,11 +378,11 @@ class Searcher:
         g = self.game.copy()
         out = []
         for m in pv:
-            if g._outcome is not None or m not in g._raw_moves():
+            if g.outcome is not None or m not in g.raw_moves():
                 break
             kind, frm, to, caps, flag = m
             out.append(str(_to_move(m, g.geometry.point_names)))
-            g._apply(kind, frm, to, flag)
+            g.push(kind, frm, to, flag)
         return out
 
 

@@ -199,8 +199,8 @@ class Reconciler:
             pend &= self._reading.occupied
         key = (
             id(g),
-            len(g._history),
-            g._history[-1][1] if g._history else None,
+            g.ply,
+            g.last_move,
             g.outcome,
             self._lifted,
             self._lift_targets,
@@ -374,14 +374,14 @@ class Reconciler:
         g = self.game
         for w in deferred:
             saved = (self._pending_a, self._pending_d, self._exchange_bits)
-            n = len(g._history)
+            n = g.ply
             for m in w.actions:
-                g._apply(m.kind, m.frm, m.to, m.flag)
+                g.push(m.kind, m.frm, m.to, m.flag)
             occ = w.a | w.d
             self._pending_a = (self._pending_a | w.gone_a) & ~occ
             self._pending_d = (self._pending_d | w.gone_d) & ~occ
             ok = self._explains_nothing_new(r) or self._explain(r, weak_ok=False) is not None
-            while len(g._history) > n:
+            while g.ply > n:
                 g.pop()
             self._pending_a, self._pending_d, self._exchange_bits = saved
             if ok:
@@ -395,7 +395,7 @@ class Reconciler:
 
     def _candidates(self) -> list[_Candidate]:
         g = self.game
-        key = (g._snapshot(), self._flags[0], self._flags[1])
+        key = (g.state(), self._flags[0], self._flags[1])
         cands = self._cache.get(key)
         if cands is None:
             # Bounded: a pathological position cannot exhaust memory.
@@ -487,7 +487,7 @@ class Reconciler:
                 m = next((x for x in g.legal_moves() if x.to == p), None)
                 if m is None:
                     break
-                g._apply(PLACE, -1, p, False)
+                g.push(PLACE, -1, p, False)
                 done.append(m)
             after = g.bitboards()
             for _ in done:
@@ -501,9 +501,9 @@ class Reconciler:
         self.expected = None
         for m in cand.actions:
             side = g.side
-            g._apply(m.kind, m.frm, m.to, m.flag)
+            g.push(m.kind, m.frm, m.to, m.flag)
             self._boards.append(g.bitboards())
-            self._played.append(str(g._history[-1][1]))
+            self._played.append(str(g.last_move))
             if m.kind == STEP:
                 self._flags[side] = False
         self._draw_offer = None
@@ -523,7 +523,7 @@ class Reconciler:
             return
         mover = g.side
         if any(m.kind == PASS for m in g.legal_moves()):
-            g._apply(PASS, -1, -1, False)
+            g.push(PASS, -1, -1, False)
             if g.outcome is not None and g.outcome.winner == SIDES[mover]:
                 self._boards.append(g.bitboards())
                 self._played.append("pass")
@@ -534,12 +534,12 @@ class Reconciler:
         g = self.game
         side = g.side
         a, d = g.bitboards()
-        raw = g._raw_moves()
+        raw = g.raw_moves()
         if any(kind == PASS for kind, *_ in raw):
-            g._apply(PASS, -1, -1, False)
+            g.push(PASS, -1, -1, False)
             try:
                 if g.outcome is None:
-                    yield from self._sequences(g.side, (g._history[-1][1],), root=a | d)
+                    yield from self._sequences(g.side, (g.history[-1][1],), root=a | d)
             finally:
                 g.pop()
         yield from self._sequences(side, (), root=a | d)
@@ -557,7 +557,7 @@ class Reconciler:
         g = self.game
         gone_a, gone_d, exchanged = gone
         flag = self._flags[side]
-        raw = list(g._raw_moves())
+        raw = list(g.raw_moves())
         flagged = {(f, t) for kind, f, t, _, fl in raw if fl}
         b = g.bitboards()
         for kind, frm, to, _, fl in raw:
@@ -566,9 +566,9 @@ class Reconciler:
             if kind == STEP and fl != (flag and (frm, to) in flagged):
                 continue
             mover = g.side
-            g._apply(kind, frm, to, fl)
+            g.push(kind, frm, to, fl)
             try:
-                move = g._history[-1][1]
+                move = g.history[-1][1]
                 actions = prefix + (move,)
                 a, d = g.bitboards()
                 moved = [b[0], b[1]]
@@ -612,7 +612,7 @@ class Reconciler:
             return False
         found = [self._lift(r)]
         if g.chain_square is not None and any(m.kind == PASS for m in g.legal_moves()):
-            g._apply(PASS, -1, -1, False)
+            g.push(PASS, -1, -1, False)
             try:
                 found.append(self._lift(r))
             finally:
@@ -651,7 +651,7 @@ class Reconciler:
         for m in g.legal_moves():
             if m.kind == STEP and m.frm == frm:
                 targets |= 1 << m.to
-                takes |= g._captures(g.side, m.frm, m.to)
+                takes |= g.captures(m.frm, m.to)
         if missing & ~lifted & ~(enemy & takes):
             return None
         return frm, targets
@@ -714,27 +714,26 @@ class Reconciler:
             self._play(cand, r)
             return True
         for m in saved:
-            g._apply(m.kind, m.frm, m.to, m.flag)
+            g.push(m.kind, m.frm, m.to, m.flag)
         self._boards.extend(saved_boards)
         self._pending_a, self._pending_d, self._exchange_bits, self._flags = saved_state
         return False
 
     def _last_turn_length(self) -> int:
         """How many actions the last turn took (0 if it cannot be redone)."""
-        hist = self.game._history
+        hist = self.game.history
         if not hist or hist[-1][1].kind not in (PLACE, STEP, PASS, REMOVE):
             return 0
-        side = hist[-1][0][2]
+        side = hist[-1][0].side
         n = 0
         for snap, m in reversed(hist):
-            if snap[2] != side:
+            if snap.side != side:
                 break
             n += 1
             if m.kind == PLACE:
-                placed = int(snap[0]).bit_count() + int(snap[1]).bit_count()  # type: ignore[call-overload]
-                if placed % 2 == 0:
+                if snap.placed % 2 == 0:
                     break
-            elif m.kind == REMOVE or (m.kind == STEP and snap[4] == -1):
+            elif m.kind == REMOVE or (m.kind == STEP and snap.chain == -1):
                 break
         return n
 
@@ -806,7 +805,7 @@ class Reconciler:
         """Wait for the computer's action ``move`` (a legal action): it is
         lit, and only it is accepted; a ``pass`` is played at once."""
         if move is not None and move.kind == PASS:
-            self.game._apply(PASS, -1, -1, False)
+            self.game.push(PASS, -1, -1, False)
             self._boards.append(self.game.bitboards())
             self._played.append("pass")
             self.expected = None
@@ -864,7 +863,7 @@ class Reconciler:
                 allowed |= 1 << m.to
             if allowed != empty:
                 paint(leds, allowed, "setup", names)
-        last = next((m for _, m in reversed(g._history) if m.kind == STEP), None)
+        last = next((m for _, m in reversed(g.history) if m.kind == STEP), None)
         if last is not None and g.outcome is None:
             paint(leds, 1 << last.frm, "last-from", names)
             paint(leds, 1 << last.to, "last-to", names)
@@ -903,6 +902,6 @@ def _boards_of(game: Game) -> list[tuple[int, int]]:
     boards = [replay.bitboards()]
     for m in game.moves:
         if m.kind in (PLACE, STEP, PASS, REMOVE):
-            replay._apply(m.kind, m.frm, m.to, m.flag)
+            replay.push(m.kind, m.frm, m.to, m.flag)
         boards.append(replay.bitboards())
     return boards

@@ -360,7 +360,7 @@ def _reachable(game: Game, frm: int) -> set[int]:
         if m.kind != STEP or m.frm != frm:
             continue
         out.add(m.to)
-        game._apply(m.kind, m.frm, m.to, m.flag)
+        game.push(m.kind, m.frm, m.to, m.flag)
         try:
             if game.outcome is None and game.side == side and game.chain_square is not None:
                 out |= _reachable(game, m.to)

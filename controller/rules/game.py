@@ -7,7 +7,7 @@ is a small tuple; :class:`~.moves.Move` objects are made only at the API.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from controller.board.geometry import Geometry, points
@@ -28,7 +28,7 @@ from .moves import (
 )
 from .variants import Variant, find_variant
 
-__all__ = ["Game", "Exchange"]
+__all__ = ["Game", "Exchange", "Raw", "State"]
 
 
 @dataclass(frozen=True)
@@ -47,8 +47,41 @@ class Exchange:
     second: int = -1
 
 
-# A raw action: (kind, frm, to, captured_mask, flag).
+# A raw action: (kind, frm, to, captured_mask, flag).  Points are ints,
+# ``-1`` where an action has no such point; ``captured_mask`` is the
+# bitboard of the pieces a step takes.
 Raw = tuple[str, int, int, int, bool]
+
+
+@dataclass(frozen=True)
+class State:
+    """Everything that decides a position, as one typed value.
+
+    ``attacker`` and ``defender`` are bitboards; ``side`` 0 is the Attacker;
+    ``chain`` the point of the soldier that must or may continue (``-1``:
+    none); ``removals`` the sides still to remove one of their own pieces;
+    ``resume`` the side to move after them; ``off`` per side the pieces
+    captured, exchanged and removed.
+    """
+
+    attacker: int
+    defender: int
+    side: int
+    setting: bool
+    chain: int
+    turn: int
+    exchange: Exchange | None
+    no_progress: int
+    removals: tuple[int, ...]
+    resume: int
+    turn_captured: bool
+    off: tuple[tuple[int, int, int], tuple[int, int, int]]
+    outcome: Outcome | None
+
+    @property
+    def placed(self) -> int:
+        """Pieces on the board, both sides."""
+        return self.attacker.bit_count() + self.defender.bit_count()
 
 
 class Game:
@@ -79,7 +112,7 @@ class Game:
         self._turn_captured = False
         self._off = [[0, 0, 0], [0, 0, 0]]  # per side: captured, exchanged, removed
         self._outcome: Outcome | None = None
-        self._history: list[tuple[tuple[object, ...], Move]] = []
+        self._history: list[tuple[State, Move]] = []
         self._repetitions: dict[tuple[object, ...], int] = {}
         self._cache: list[Raw] | None = None
         self._start: str | None = None
@@ -132,6 +165,16 @@ class Game:
     @property
     def phase(self) -> str:
         return "setting" if self._setting else "moving"
+
+    @property
+    def setting(self) -> bool:
+        """Is the game in the setting phase?"""
+        return self._setting
+
+    @property
+    def chain_point(self) -> int:
+        """The point of the piece that must or may continue a chain (-1: none)."""
+        return self._chain
 
     @property
     def chain_square(self) -> str | None:
@@ -406,8 +449,10 @@ class Game:
         for m in moves:
             self.play(m)
 
-    def _snapshot(self) -> tuple[object, ...]:
-        return (
+    def state(self) -> State:
+        """The current position as a typed value (see :meth:`restore`)."""
+        off = self._off
+        return State(
             self._bb[0],
             self._bb[1],
             self._side,
@@ -419,25 +464,59 @@ class Game:
             self._removals,
             self._resume,
             self._turn_captured,
-            tuple(tuple(x) for x in self._off),
+            ((off[0][0], off[0][1], off[0][2]), (off[1][0], off[1][1], off[1][2])),
             self._outcome,
         )
 
-    def _restore(self, snap: tuple[object, ...]) -> None:
-        (a, d, side, setting, chain, turn, ex, noprog, rem, resume, tc, off, outcome) = snap
-        self._bb = [a, d]  # type: ignore[list-item]
-        self._side = side  # type: ignore[assignment]
-        self._setting = setting  # type: ignore[assignment]
-        self._chain = chain  # type: ignore[assignment]
-        self._turn = turn  # type: ignore[assignment]
-        self._exchange = ex  # type: ignore[assignment]
-        self._noprog = noprog  # type: ignore[assignment]
-        self._removals = rem  # type: ignore[assignment]
-        self._resume = resume  # type: ignore[assignment]
-        self._turn_captured = tc  # type: ignore[assignment]
-        self._off = [list(x) for x in off]  # type: ignore[attr-defined]
-        self._outcome = outcome  # type: ignore[assignment]
+    _snapshot = state
+
+    def _restore(self, snap: State) -> None:
+        self._bb = [snap.attacker, snap.defender]
+        self._side = snap.side
+        self._setting = snap.setting
+        self._chain = snap.chain
+        self._turn = snap.turn
+        self._exchange = snap.exchange
+        self._noprog = snap.no_progress
+        self._removals = snap.removals
+        self._resume = snap.resume
+        self._turn_captured = snap.turn_captured
+        self._off = [list(x) for x in snap.off]
+        self._outcome = snap.outcome
         self._cache = None
+
+    # ------------------------------------------------------------------
+    # The low-level interface for the reconciler and the engine: raw
+    # actions (see ``Raw``) without Move objects or legality checks.
+
+    def raw_moves(self) -> list[Raw]:
+        """The legal actions as raw tuples, in :meth:`legal_moves` order.
+        The list is shared: do not change it."""
+        return self._raw_moves()
+
+    def push(self, kind: str, frm: int, to: int, flag: bool = False) -> None:
+        """Play a raw action known to be legal (no check; undo with :meth:`pop`)."""
+        self._apply(kind, frm, to, flag)
+
+    def captures(self, frm: int, to: int) -> int:
+        """The bitboard of enemy pieces a step of the side to move from
+        ``frm`` to ``to`` would take."""
+        return self._captures(self._side, frm, to)
+
+    @property
+    def ply(self) -> int:
+        """How many actions have been played (the length of the history)."""
+        return len(self._history)
+
+    @property
+    def last_move(self) -> Move | None:
+        return self._history[-1][1] if self._history else None
+
+    @property
+    def history(self) -> Sequence[tuple[State, Move]]:
+        """Every action played with the state before it, oldest first.
+        Read only: the sequence is the game's own."""
+        return self._history
 
     def pop(self) -> Move:
         """Undo the last action and return it."""

@@ -210,7 +210,7 @@ def random_game(
         game._apply(kind, frm, to, flag)
         actions += 1
         if record:
-            moves.append(str(game._history[-1][1]))
+            moves.append(str(game.last_move))
     outcome = game.outcome
     winner = None if outcome.winner is None else ("attacker", "defender").index(outcome.winner)
     return Playout(winner, actions, tuple(moves))

@@ -185,14 +185,12 @@ def group_turns(game: Game) -> Iterator[list[str]]:
     current: list[str] = []
     key: tuple[object, ...] | None = None
     removals = 0
-    for snap, move in game._history:
+    for snap, move in game.history:
         if move.kind not in (PLACE, REMOVE, PASS, "step"):
             continue  # resignation and agreements live in the tags
-        # snap = (a, d, side, setting, chain, turn, ...)
-        side, setting, chain, turn = snap[2], snap[3], snap[4], snap[5]
+        side, setting, chain, turn = snap.side, snap.setting, snap.chain, snap.turn
         if setting:
-            placed = int(snap[0]).bit_count() + int(snap[1]).bit_count()  # type: ignore[call-overload]
-            k: tuple[object, ...] = ("s", placed // 2)
+            k: tuple[object, ...] = ("s", snap.placed // 2)
         elif move.kind == REMOVE:
             removals += 1
             k = ("r", removals)
