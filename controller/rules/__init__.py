@@ -10,7 +10,7 @@
 
 from controller.board.geometry import Geometry, square_grid
 
-from .game import Exchange, Game
+from .game import Game
 from .moves import (
     IllegalMoveError,
     Move,
@@ -20,11 +20,13 @@ from .moves import (
     RulesError,
     Termination,
 )
+from .state import Exchange, State
 from .variants import VARIANTS, Variant, find_variant
 
 __all__ = [
     "Exchange",
     "Game",
+    "State",
     "Geometry",
     "IllegalMoveError",
     "Move",

@@ -8,7 +8,6 @@ is a small tuple; :class:`~.moves.Move` objects are made only at the API.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 
 from controller.board.geometry import Geometry, points
 
@@ -26,62 +25,11 @@ from .moves import (
     Outcome,
     Termination,
 )
+from .notation import format_position, parse_action, parse_position
+from .state import Exchange, Raw, State
 from .variants import Variant, find_variant
 
 __all__ = ["Game", "Exchange", "Raw", "State"]
-
-
-@dataclass(frozen=True)
-class Exchange:
-    """A two-for-one exchange in progress (variant ``kharbga``).
-
-    ``stage`` is the last stage reached: 1 the Defender asked with soldier
-    on ``soldier``; 2 the Attacker offered the soldier on ``first``; 3 the
-    Defender took it; 4 the Attacker offered the soldier on ``second``.
-    Squares follow the Defender's soldier as it steps.
-    """
-
-    stage: int
-    soldier: int
-    first: int = -1
-    second: int = -1
-
-
-# A raw action: (kind, frm, to, captured_mask, flag).  Points are ints,
-# ``-1`` where an action has no such point; ``captured_mask`` is the
-# bitboard of the pieces a step takes.
-Raw = tuple[str, int, int, int, bool]
-
-
-@dataclass(frozen=True)
-class State:
-    """Everything that decides a position, as one typed value.
-
-    ``attacker`` and ``defender`` are bitboards; ``side`` 0 is the Attacker;
-    ``chain`` the point of the soldier that must or may continue (``-1``:
-    none); ``removals`` the sides still to remove one of their own pieces;
-    ``resume`` the side to move after them; ``off`` per side the pieces
-    captured, exchanged and removed.
-    """
-
-    attacker: int
-    defender: int
-    side: int
-    setting: bool
-    chain: int
-    turn: int
-    exchange: Exchange | None
-    no_progress: int
-    removals: tuple[int, ...]
-    resume: int
-    turn_captured: bool
-    off: tuple[tuple[int, int, int], tuple[int, int, int]]
-    outcome: Outcome | None
-
-    @property
-    def placed(self) -> int:
-        """Pieces on the board, both sides."""
-        return self.attacker.bit_count() + self.defender.bit_count()
 
 
 class Game:
@@ -128,12 +76,23 @@ class Game:
     @classmethod
     def from_position(cls, variant: str | Variant, position: str) -> Game:
         """A game starting from a position string (RULES.md)."""
-        from .notation import parse_position
-
         game = cls(variant)
-        parse_position(game, position)
+        game._restore(parse_position(game.variant, position))
         game._start = " ".join(position.split())
+        if not game._setting:
+            game._settle_loaded()
         return game
+
+    def _settle_loaded(self) -> None:
+        """A position read from a string: apply the blocked rule to a side
+        to move that is blocked, end a game with a side without pieces, and
+        count the position for repetition."""
+        if not self._removals and self._chain < 0:
+            self._start_turn(mover=1 - self._side)
+        if self._bb[0] == 0 or self._bb[1] == 0:
+            loser = 0 if self._bb[0] == 0 else 1
+            self._finish(1 - loser, Termination.ALL_CAPTURED)
+        self._count_position()
 
     def copy(self) -> Game:
         """An independent copy, history included."""
@@ -244,9 +203,7 @@ class Game:
 
     def position(self) -> str:
         """The position string (RULES.md), with extra fields as needed."""
-        from .notation import format_position
-
-        return format_position(self)
+        return format_position(self.variant, self.state())
 
     def __repr__(self) -> str:
         return f"Game({self.variant.name!r}, {self.position()!r})"
@@ -419,8 +376,6 @@ class Game:
 
     def parse_move(self, text: str) -> Move:
         """The legal action written ``text`` (``-`` and ``x`` alike)."""
-        from .notation import parse_action
-
         kind, frm, to, flag = parse_action(self.geometry, text)
         if self._outcome is not None:
             raise IllegalMoveError(f"{text}: the game is over")

@@ -16,14 +16,13 @@ chain square or ``-``, and the moving-phase turn number.  Optional
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
 
 from controller.board.geometry import Geometry
 
 from .moves import ATTACKER, DEFENDER, PASS, PLACE, REMOVE, STEP, NotationError, PositionError
-
-if TYPE_CHECKING:
-    from .game import Game
+from .state import NO_OFF, Exchange, Off, State
+from .variants import Variant
 
 __all__ = ["parse_action", "split_token", "format_position", "parse_position"]
 
@@ -77,10 +76,35 @@ def _square(geometry: Geometry, text: str) -> int:
         raise NotationError(str(exc)) from None
 
 
-def format_position(game: Game) -> str:
-    g = game.geometry
-    n = game.variant.size
-    a, d = game.bitboards()
+def format_position(variant: Variant, state: State) -> str:
+    """The position string of ``state`` in ``variant`` (RULES.md), with
+    the extra fields the state needs."""
+    g = variant.geometry
+    names = g.point_names
+    fields = [
+        _format_board(variant.size, state.attacker, state.defender),
+        "ad"[state.side],
+        "s" if state.setting else "m",
+        names[state.chain] if state.chain >= 0 else "-",
+        str(state.turn),
+    ]
+    ex = state.exchange
+    if ex is not None:
+        parts = [str(ex.stage), names[ex.soldier]]
+        parts += [names[x] for x in (ex.first, ex.second) if x >= 0]
+        fields.append("ex=" + ":".join(parts))
+    if variant.no_progress_turns and not state.setting:
+        fields.append(f"np={state.no_progress}")
+    if state.removals:
+        sides = "".join("ad"[s] for s in state.removals)
+        fields.append(f"rm={sides}:{'ad'[state.resume]}")
+    off = [x for side in state.off for x in side]
+    if any(off):
+        fields.append("off=" + ",".join(map(str, off)))
+    return " ".join(fields)
+
+
+def _format_board(n: int, a: int, d: int) -> str:
     ranks = []
     for r in range(n - 1, -1, -1):
         row = []
@@ -88,36 +112,24 @@ def format_position(game: Game) -> str:
             p = r * n + f
             row.append("A" if a >> p & 1 else "D" if d >> p & 1 else ".")
         ranks.append("".join(row))
-    fields = [
-        "/".join(ranks),
-        "a" if game.side == ATTACKER else "d",
-        "s" if game.phase == "setting" else "m",
-        game.chain_square or "-",
-        str(game.turn),
-    ]
-    ex = game.exchange
-    if ex is not None:
-        parts = [str(ex.stage), g.point_names[ex.soldier]]
-        parts += [g.point_names[x] for x in (ex.first, ex.second) if x >= 0]
-        fields.append("ex=" + ":".join(parts))
-    if game.variant.no_progress_turns and game.phase == "moving":
-        fields.append(f"np={game.no_progress}")
-    if game.removals:
-        sides = "".join("ad"[s] for s in game.removals)
-        fields.append(f"rm={sides}:{'ad'[game._resume]}")
-    off = [x for s in (ATTACKER, DEFENDER) for x in game.off_board(s)]
-    if any(off):
-        fields.append("off=" + ",".join(map(str, off)))
-    return " ".join(fields)
+    return "/".join(ranks)
 
 
-def parse_position(game: Game, text: str) -> None:
-    """Set ``game`` (fresh) to the position ``text``; :class:`PositionError`."""
-    from .game import Exchange
+@dataclass(frozen=True)
+class _Extras:
+    """The optional ``key=value`` fields of a position string."""
 
-    v = game.variant
-    g = game.geometry
-    n = v.size
+    exchange: Exchange | None = None
+    no_progress: int = 0
+    removals: tuple[int, ...] = ()
+    resume: int = -1
+    off: Off = NO_OFF
+
+
+def parse_position(variant: Variant, text: str) -> State:
+    """The state that the position string ``text`` describes in ``variant``
+    (as written: a blocked side to move is not yet dealt with);
+    :class:`PositionError` when it cannot be read or is impossible."""
     fields = text.split()
     if len(fields) < 5:
         raise PositionError(
@@ -125,9 +137,37 @@ def parse_position(game: Game, text: str) -> None:
             f"{text!r}"
         )
     board, side_t, phase_t, chain_t, turn_t = fields[:5]
+    a, d = _parse_board(variant, board)
+    side, setting, turn = _parse_side_phase_turn(side_t, phase_t, turn_t)
+    _check_counts(variant, a, d)
+    if setting:
+        _check_setting(variant, a, d, side, turn)
+    elif turn < 1:
+        raise PositionError(f"turn number {turn} in the moving phase (1 is the first)")
+    chain = _parse_chain(variant.geometry, chain_t, (a, d)[side], setting)
+    extras = _parse_extras(variant, fields[5:], side)
+    return State(
+        a,
+        d,
+        side,
+        setting,
+        chain,
+        turn,
+        exchange=extras.exchange,
+        no_progress=extras.no_progress,
+        removals=extras.removals,
+        resume=extras.resume,
+        off=extras.off,
+    )
+
+
+def _parse_board(variant: Variant, board: str) -> tuple[int, int]:
+    n = variant.size
     ranks = board.split("/")
     if len(ranks) != n:
-        raise PositionError(f"board {board!r} has {len(ranks)} ranks, the {g.name} board {n}")
+        raise PositionError(
+            f"board {board!r} has {len(ranks)} ranks, the {variant.geometry.name} board {n}"
+        )
     a = d = 0
     for i, rank in enumerate(ranks):
         r = n - 1 - i
@@ -141,91 +181,110 @@ def parse_position(game: Game, text: str) -> None:
                 d |= bit
             elif ch != ".":
                 raise PositionError(f"rank {r + 1} {rank!r}: unknown piece {ch!r} (A, D or .)")
+    return a, d
+
+
+def _parse_side_phase_turn(side_t: str, phase_t: str, turn_t: str) -> tuple[int, bool, int]:
     if side_t not in ("a", "d"):
         raise PositionError(f"side to move {side_t!r} is not 'a' or 'd'")
     if phase_t not in ("s", "m"):
         raise PositionError(f"phase {phase_t!r} is not 's' or 'm'")
-    side = ATTACKER if side_t == "a" else DEFENDER
-    setting = phase_t == "s"
     if not turn_t.isdigit():
         raise PositionError(f"turn number {turn_t!r} is not a number")
-    turn = int(turn_t)
-    per_side = v.pieces_per_side
+    return (ATTACKER if side_t == "a" else DEFENDER), phase_t == "s", int(turn_t)
+
+
+def _check_counts(variant: Variant, a: int, d: int) -> None:
+    per_side = variant.pieces_per_side
     for name, bb in (("Attacker", a), ("Defender", d)):
         if bb.bit_count() > per_side:
             raise PositionError(f"the {name} has {bb.bit_count()} pieces, at most {per_side}")
-    if setting:
-        if (a | d) >> g.centre & 1:
-            raise PositionError("a piece on the centre during the setting phase")
-        placed = a.bit_count() + d.bit_count()
-        if placed >= 2 * per_side:
-            raise PositionError("a full board is not in the setting phase")
-        expect = (placed // 2) % 2
-        if side != expect:
-            raise PositionError(
-                f"with {placed} pieces placed the {'ad'[expect]} side places next, not {side_t!r}"
-            )
-        if a.bit_count() - d.bit_count() not in (0, 1, 2) or turn != 0:
-            raise PositionError("piece counts or turn number impossible in the setting phase")
-    elif turn < 1:
-        raise PositionError(f"turn number {turn} in the moving phase (1 is the first)")
-    chain = -1
-    if chain_t != "-":
-        try:
-            chain = g.parse_point(chain_t)
-        except ValueError:
-            raise PositionError(f"chain square {chain_t!r} is not a square") from None
-        if setting or not ((a, d)[side] >> chain & 1):
-            raise PositionError(f"chain square {chain_t} holds no piece of the side to move")
-    game._bb = [a, d]
-    game._side = side
-    game._setting = setting
-    game._chain = chain
-    game._turn = turn
-    for extra in fields[5:]:
+
+
+def _check_setting(variant: Variant, a: int, d: int, side: int, turn: int) -> None:
+    if (a | d) >> variant.geometry.centre & 1:
+        raise PositionError("a piece on the centre during the setting phase")
+    placed = a.bit_count() + d.bit_count()
+    if placed >= 2 * variant.pieces_per_side:
+        raise PositionError("a full board is not in the setting phase")
+    expect = (placed // 2) % 2
+    if side != expect:
+        raise PositionError(
+            f"with {placed} pieces placed the {'ad'[expect]} side places next, "
+            f"not {'ad'[side]!r}"
+        )
+    if a.bit_count() - d.bit_count() not in (0, 1, 2) or turn != 0:
+        raise PositionError("piece counts or turn number impossible in the setting phase")
+
+
+def _parse_chain(geometry: Geometry, chain_t: str, own: int, setting: bool) -> int:
+    if chain_t == "-":
+        return -1
+    try:
+        chain = geometry.parse_point(chain_t)
+    except ValueError:
+        raise PositionError(f"chain square {chain_t!r} is not a square") from None
+    if setting or not own >> chain & 1:
+        raise PositionError(f"chain square {chain_t} holds no piece of the side to move")
+    return chain
+
+
+def _parse_extras(variant: Variant, extras: list[str], side: int) -> _Extras:
+    values: dict[str, object] = {}
+    for extra in extras:
         key, sep, value = extra.partition("=")
         if not sep:
             raise PositionError(f"extra field {extra!r} is not key=value")
+        reader = _EXTRA_READERS.get(key)
+        if reader is None:
+            raise PositionError(f"unknown extra field {key!r} in {extra!r}")
         try:
-            if key == "ex":
-                parts = value.split(":")
-                stage = int(parts[0])
-                squares = [g.parse_point(p) for p in parts[1:]]
-                if not 1 <= stage <= 4 or len(squares) != (1, 2, 2, 3)[stage - 1]:
-                    raise ValueError
-                if not v.exchange:
-                    raise PositionError(f"variant {v.name} has no exchange: {extra!r}")
-                game._exchange = Exchange(stage, *squares)
-            elif key == "np":
-                game._noprog = int(value)
-                if game._noprog < 0:
-                    raise ValueError
-            elif key == "rm":
-                sides_t, _, resume_t = value.partition(":")
-                if not sides_t or any(c not in "ad" for c in sides_t) or resume_t not in ("a", "d"):
-                    raise ValueError
-                game._removals = tuple("ad".index(c) for c in sides_t)
-                game._resume = "ad".index(resume_t)
-                if game._removals[0] != side:
-                    raise PositionError(f"{extra!r}: the side to move must remove first")
-            elif key == "off":
-                nums = [int(x) for x in value.split(",")]
-                if len(nums) != 6 or min(nums) < 0:
-                    raise ValueError
-                game._off = [nums[:3], nums[3:]]
-            else:
-                raise PositionError(f"unknown extra field {key!r} in {extra!r}")
+            values.update(reader(variant, value, side, extra))
         except PositionError:
             raise
         except ValueError:
             raise PositionError(f"cannot read extra field {extra!r}") from None
-    if not setting and game._outcome is None:
-        # A side to move that is blocked: apply the variant's blocked rule.
-        if not game._removals and chain < 0:
-            game._start_turn(mover=1 - side)
-        if game._bb[0] == 0 or game._bb[1] == 0:
-            loser = 0 if game._bb[0] == 0 else 1
-            from .moves import Termination
+    return _Extras(**values)  # type: ignore[arg-type]
 
-            game._finish(1 - loser, Termination.ALL_CAPTURED)
-        game._count_position()
+
+def _read_exchange(variant: Variant, value: str, side: int, extra: str) -> dict[str, object]:
+    parts = value.split(":")
+    stage = int(parts[0])
+    squares = [variant.geometry.parse_point(p) for p in parts[1:]]
+    if not 1 <= stage <= 4 or len(squares) != (1, 2, 2, 3)[stage - 1]:
+        raise ValueError
+    if not variant.exchange:
+        raise PositionError(f"variant {variant.name} has no exchange: {extra!r}")
+    return {"exchange": Exchange(stage, *squares)}
+
+
+def _read_no_progress(variant: Variant, value: str, side: int, extra: str) -> dict[str, object]:
+    n = int(value)
+    if n < 0:
+        raise ValueError
+    return {"no_progress": n}
+
+
+def _read_removals(variant: Variant, value: str, side: int, extra: str) -> dict[str, object]:
+    sides_t, _, resume_t = value.partition(":")
+    if not sides_t or any(c not in "ad" for c in sides_t) or resume_t not in ("a", "d"):
+        raise ValueError
+    removals = tuple("ad".index(c) for c in sides_t)
+    if removals[0] != side:
+        raise PositionError(f"{extra!r}: the side to move must remove first")
+    return {"removals": removals, "resume": "ad".index(resume_t)}
+
+
+def _read_off(variant: Variant, value: str, side: int, extra: str) -> dict[str, object]:
+    nums = [int(x) for x in value.split(",")]
+    if len(nums) != 6 or min(nums) < 0:
+        raise ValueError
+    return {"off": ((nums[0], nums[1], nums[2]), (nums[3], nums[4], nums[5]))}
+
+
+_EXTRA_READERS = {
+    "ex": _read_exchange,
+    "np": _read_no_progress,
+    "rm": _read_removals,
+    "off": _read_off,
+}
