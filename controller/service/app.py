@@ -17,21 +17,29 @@ API (all JSON):
   markers, the grid and every square's reading drawn over it.
 - ``GET /ws``: a WebSocket that sends the state whenever it changes.
 
-Off loopback every state-changing request needs the configured token
-(``Authorization: Bearer TOKEN``).  Bad requests get status 400 and
-``{"error": "..."}``; nothing outside the archive is reachable.
+- ``GET /api/legend``: every light's role, colour, blink period and meaning.
+
+Every state-changing request must be JSON (``Content-Type:
+application/json``) and, from a browser, come from the page itself
+(``Origin`` equal to the service's own address): another web site cannot
+start a game or press a button.  A caller on another machine also needs the
+token (``Authorization: Bearer TOKEN``).  Bad requests get a 4xx status and
+``{"error": "one line"}``; nothing outside the archive is reachable.
 """
 
 from __future__ import annotations
 
 import asyncio
 import hmac
+import ipaddress
 import json
 import logging
 from importlib import resources
 from typing import Any
 
-from aiohttp import WSMsgType, web
+from aiohttp import WSCloseCode, WSMsgType, web
+
+from controller.board.leds import legend
 
 from .board import BoardService, RequestError
 
@@ -61,26 +69,64 @@ async def _body(request: web.Request) -> dict[str, Any]:
         raise RequestError("request body too large")
     try:
         data = json.loads(raw or b"{}")
-    except (json.JSONDecodeError, UnicodeDecodeError):
+    except (ValueError, RecursionError):  # bad JSON, bad UTF-8, nested too deep
         raise RequestError("the body must be a JSON object") from None
     if not isinstance(data, dict):
         raise RequestError("the body must be a JSON object")
     return data
 
 
+def _local_caller(request: web.Request) -> bool:
+    """Is the caller on this machine? (Its address, not the listening one.)"""
+    try:
+        return ipaddress.ip_address((request.remote or "").split("%")[0]).is_loopback
+    except ValueError:
+        return False
+
+
+def _refusal(request: web.Request) -> web.Response | None:
+    """Why a state-changing request is refused, or None."""
+    site = request.headers.get("Sec-Fetch-Site", "")
+    origin = request.headers.get("Origin")
+    if site in ("cross-site", "same-site") or (
+            origin is not None and origin != f"{request.scheme}://{request.host}"):
+        return _error(403, "refused: the request comes from another web site, not this page")
+    if request.content_type != "application/json":
+        return _error(415, "refused: a change must be sent as JSON "
+                           "(Content-Type: application/json)")
+    if _local_caller(request):
+        return None
+    token = request.app[SERVICE].config.token
+    if not token:
+        return _error(403, "refused: changes are accepted only from this machine "
+                           "(start the service with a token to play from elsewhere)")
+    given = request.headers.get("Authorization", "").removeprefix("Bearer ").strip()
+    if not hmac.compare_digest(given.encode(), token.encode()):
+        return _error(401, "a valid token is required: open the address the service "
+                           "printed on start, or enter the token")
+    return None
+
+
 @web.middleware
 async def _guard(request: web.Request, handler: Any) -> web.StreamResponse:
-    service = request.app[SERVICE]
-    if request.method not in ("GET", "HEAD") and not service.config.loopback:
-        token = service.config.token
-        given = request.headers.get("Authorization", "").removeprefix("Bearer ").strip()
-        if not token or not hmac.compare_digest(given.encode(), token.encode()):
-            return _error(401, "a valid token is required")
+    if request.method not in ("GET", "HEAD", "OPTIONS"):
+        refused = _refusal(request)
+        if refused is not None:
+            return refused
     try:
         response: web.StreamResponse = await handler(request)
         return response
     except RequestError as exc:
-        return _error(400, str(exc))
+        return _error(400, " ".join(str(exc).split()))
+    except web.HTTPException as exc:
+        if not 400 <= exc.status < 500:
+            raise
+        return _error(exc.status, exc.reason)
+    except (asyncio.CancelledError, ConnectionError):
+        raise
+    except Exception:  # a bug: logged with its traceback, one line to the caller
+        log.exception("%s %s failed", request.method, request.rel_url)
+        return _error(500, "internal error (logged by the service)")
 
 
 async def index(request: web.Request) -> web.Response:
@@ -139,36 +185,32 @@ async def get_camera(request: web.Request) -> web.Response:
 
 
 async def get_games(request: web.Request) -> web.Response:
-    return web.json_response(request.app[SERVICE].store.list_games())
+    store = request.app[SERVICE].store
+    loop = asyncio.get_running_loop()
+    games = await loop.run_in_executor(None, store.archive)
+    return web.json_response(games)
 
 
 def _game_id(request: web.Request) -> int:
     text = request.match_info["gid"]
-    if not text.isdigit() or len(text) > 12:
+    if not text.isascii() or not text.isdigit() or len(text) > 12:
         raise RequestError("a game id is a number")
     return int(text)
 
 
 async def get_game(request: web.Request) -> web.Response:
-    service = request.app[SERVICE]
-    stored = service.store.get(_game_id(request))
-    if stored is None:
+    # Replaying a long game takes a while: a worker thread does it, the
+    # board (the event loop) stays live.
+    store = request.app[SERVICE].store
+    gid = _game_id(request)
+    data = await asyncio.get_running_loop().run_in_executor(None, store.game_view, gid)
+    if data is None:
         return _error(404, "no such game")
-    game = stored.game()
-    positions = []
-    replay = game.copy()
-    while replay.moves:
-        positions.append(replay.position())
-        replay.pop()
-    positions.append(replay.position())
-    positions.reverse()
-    return web.json_response({
-        "id": stored.id, "variant": stored.variant, "start": stored.start,
-        "positions": positions,
-        "attacker": stored.attacker, "defender": stored.defender,
-        "result": stored.result, "termination": stored.termination,
-        "actions": list(stored.actions), "finished": stored.finished is not None,
-    })
+    return web.Response(body=data, content_type="application/json")
+
+
+async def get_legend(request: web.Request) -> web.Response:
+    return web.json_response(legend())
 
 
 async def get_record(request: web.Request) -> web.Response:
@@ -185,7 +227,7 @@ async def get_record(request: web.Request) -> web.Response:
 
 
 async def websocket(request: web.Request) -> web.WebSocketResponse:
-    ws = web.WebSocketResponse(heartbeat=20)
+    ws = web.WebSocketResponse(heartbeat=10)
     await ws.prepare(request)
     sockets = request.app[SOCKETS]
     sockets.add(ws)
@@ -213,6 +255,8 @@ async def _ticker(app: web.Application) -> None:
                 # The engine thinks in a thread: the board stays live.
                 hint = await loop.run_in_executor(None, service.compute_hint)
                 service.show_hint(*hint)
+        except asyncio.CancelledError:
+            raise
         except Exception:  # a bug must not stop the board; it is logged
             log.exception("tick failed")
 
@@ -237,12 +281,23 @@ async def _send(ws: web.WebSocketResponse, text: str) -> None:
         pass
 
 
+async def _close_sockets(app: web.Application) -> None:
+    """On shutdown (SIGTERM) the pages are told at once: they show
+    "offline" and reconnect to the next start."""
+    task = app.get(TICKER)
+    if task is not None:
+        task.cancel()
+    sockets = list(app[SOCKETS])
+    if sockets:
+        await asyncio.wait([asyncio.ensure_future(
+            ws.close(code=WSCloseCode.GOING_AWAY, message=b"the service is stopping"))
+            for ws in sockets], timeout=1.0)
+
+
 async def _stop(app: web.Application) -> None:
     task = app.get(TICKER)
     if task is not None:
         task.cancel()
-    for ws in list(app[SOCKETS]):
-        await ws.close()
     app[SERVICE].close()
 
 
@@ -258,10 +313,12 @@ def make_app(service: BoardService) -> web.Application:
     app.router.add_post("/api/new", post_new)
     app.router.add_post("/api/computer", post_computer)
     app.router.add_get("/api/camera.jpg", get_camera)
+    app.router.add_get("/api/legend", get_legend)
     app.router.add_get("/api/games", get_games)
     app.router.add_get(r"/api/games/{gid}.kgn", get_record)
     app.router.add_get(r"/api/games/{gid}", get_game)
     app.router.add_get("/ws", websocket)
     app.on_startup.append(_start)
+    app.on_shutdown.append(_close_sockets)
     app.on_cleanup.append(_stop)
     return app

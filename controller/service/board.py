@@ -10,9 +10,11 @@ web page) is published.
 from __future__ import annotations
 
 import json
+import secrets
 import time
+import unicodedata
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from controller.board.sensorlog import BUTTONS, Button, Frame, format_event
@@ -20,11 +22,45 @@ from controller.reconcile.reconciler import Reconciler, Settings, Update
 from controller.rules import Game, Move, find_variant
 
 from .config import Config
-from .store import Store
+from .store import Store, turn_numbers
 
 __all__ = ["BoardService", "RequestError"]
 
 SIDES = ("attacker", "defender")
+# Why a game ended, in words (the page, the status line and the archive).
+REASONS = {
+    "all-captured": "all soldiers captured",
+    "blocked": "the losing side could not move",
+    "blocked-first-turn": "blocked on the first move",
+    "no-progress": "no capture for too long",
+    "repetition": "the same position three times",
+    "barrier": "a barrier neither side can break",
+    "turn-limit": "the turn limit was reached",
+    "resignation": "resignation",
+    "agreement": "a draw agreed",
+}
+
+
+def reason_words(reason: str | None) -> str:
+    """A termination code (``all-captured``) as words a player reads."""
+    if not reason:
+        return ""
+    return REASONS.get(reason, reason.replace("-", " "))
+
+
+def check_name(label: str, value: object) -> str:
+    """A player's name: up to 40 printable characters (no control, format
+    or bidi-override characters, no quotes: it goes into the record)."""
+    if not isinstance(value, str):
+        raise RequestError(f"{label} must be a name (text)")
+    value = value.strip()
+    if len(value) > 40:
+        raise RequestError(f"{label} must be at most 40 characters")
+    for c in value:
+        if c in '"\\' or unicodedata.category(c) in ("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"):
+            raise RequestError(f"{label} must be printable text without quotes or backslashes "
+                               f"(U+{ord(c):04X} is not allowed)")
+    return value
 
 
 class RequestError(ValueError):
@@ -46,15 +82,22 @@ class BoardService:
         self._t0 = clock()
         self.store = Store(config.data_dir, config.sensor_log_limit)
         self.settings = Settings(settle=config.settle, error_delay=config.error_delay)
+        # Every start of the service has its own identity: a page that saw
+        # another one takes the state as new whatever its version.
+        self.server_id = secrets.token_hex(8)
+        # The game's settings (stored with it): the players' own names, the
+        # side the computer plays and its seconds a move.
+        self.names = (config.attacker, config.defender)
+        self.computer: str | None = config.computer or None
+        self.think = config.think
         active = self.store.active()
         if active is not None:
             game = active.game()
             self.gid = active.id
-            self.players = (active.attacker, active.defender)
+            self._load_settings(active.settings, (active.attacker, active.defender))
         else:
             game = Game.new(config.variant)
-            self.players = (config.attacker, config.defender)
-            self.gid = self.store.new_game(game, *self.players)
+            self.gid = self.store.new_game(game, *self.players, self.game_settings())
         self.reconciler = Reconciler(game=game, settings=self.settings)
         # Games put aside unfinished (board cleared): resumed when set up again.
         self._ids: dict[int, int] = {}
@@ -76,15 +119,24 @@ class BoardService:
         from controller.engine.api import DEFAULT_HINT_SECONDS
 
         self.hint_seconds = DEFAULT_HINT_SECONDS
-        self.computer: str | None = config.computer or None
-        self.think = config.think
+        self.hint_move: str | None = None
+        self.hint_squares: list[str] = []
         self.computer_wanted = False
+        self.draw_offer: str | None = None
+        # A new game started with pieces on the board waits for it to be
+        # cleared (or set up as the game's start) before it reads moves.
+        self.waiting_clear = False
+        self._occupied = 0
         self._published = _Published()
         self._last_update: Update | None = None
         self._sensor_lines: list[str] = []
+        self._log_now = False
+        self._last_frame: Frame | None = None
         self.listeners: list[Callable[[dict[str, Any]], None]] = []
         # A camera board's picture with its readings (JPEG), for the page.
         self.camera_preview: Callable[[], bytes] | None = None
+        self.waiting_clear = self.store.get_value("waiting_clear") == self.gid and \
+            not game.moves
         if self.simulated:
             self.feed(Frame.from_occ(self.now(), self.sim_occ))
         else:
@@ -95,15 +147,80 @@ class BoardService:
     def now(self) -> float:
         return self.clock() - self._t0
 
+    @property
+    def players(self) -> tuple[str, str]:
+        """The names shown and recorded: the computer's side is named so."""
+        names = list(self.names)
+        if self.computer is not None:
+            names[SIDES.index(self.computer)] = f"Computer ({self.think:g} s)"
+        return names[0], names[1]
+
+    def game_settings(self) -> dict[str, object]:
+        return {"names": list(self.names), "computer": self.computer, "think": self.think}
+
+    def _load_settings(self, stored: dict[str, object], shown: tuple[str, str]) -> None:
+        """The settings a stored game was played with (games stored before
+        settings were kept: their recorded names, no computer)."""
+        names = stored.get("names")
+        if isinstance(names, list) and len(names) == 2 and all(isinstance(n, str) for n in names):
+            self.names = (names[0], names[1])
+        else:
+            self.names = shown
+        if "computer" in stored:
+            computer = stored.get("computer")
+            self.computer = computer if isinstance(computer, str) and computer in SIDES else None
+        think = stored.get("think")
+        if isinstance(think, int | float) and not isinstance(think, bool) and 0.01 <= think <= 60:
+            self.think = float(think)
+
     def close(self) -> None:
         self.store.close()
 
     def feed(self, event: Frame | Button) -> Update:
         """A sensor frame or button press, with the service's clock."""
+        if isinstance(event, Frame):
+            self._occupied = event.occupied
+            self._last_frame = event
+        if self.waiting_clear:
+            return self._feed_waiting(event)
         self._sensor_lines.append(format_event(event, self.squares))
+        if isinstance(event, Button):
+            self._note_button(event)
         update = self.reconciler.feed(event)
         self._after(update)
         return update
+
+    def _feed_waiting(self, event: Frame | Button) -> Update:
+        """A new game waits for the cleared board (or its start position):
+        frames until then are not moves."""
+        if isinstance(event, Frame) and event.occupied == self._start_occupied():
+            self.waiting_clear = False
+            self.store.set_value("waiting_clear", None)
+            self._sensor_lines.append(format_event(event, self.squares))
+            update = self.reconciler.feed(event)
+            self._after(update)
+            return update
+        update = self.reconciler.tick(event.t)
+        self._publish(update)
+        return update
+
+    def _start_occupied(self) -> int:
+        a, d = self.reconciler.game.bitboards()
+        return a | d if not self.reconciler.game.moves else -1
+
+    def _note_button(self, event: Button) -> None:
+        """Flush the log at every press (a resign or draw ends a game), and
+        follow the draw offer for the page."""
+        g = self.reconciler.game
+        side = event.side or g.to_move
+        if event.button == "draw" and g.outcome is None:
+            self.draw_offer = None if self.draw_offer not in (None, side) else side
+        self._log_now = True
+
+    def _flush_log(self) -> None:
+        if self._sensor_lines:
+            self.store.append_sensor(self.gid, self._sensor_lines)
+            self._sensor_lines = []
 
     def tick(self) -> Update:
         update = self.reconciler.tick(self.now())
@@ -112,7 +229,13 @@ class BoardService:
 
     def _after(self, update: Update) -> None:
         rec = self.reconciler
+        if update.played or update.undone or update.new_game or rec.resumed:
+            self.draw_offer = None
+            self.hint_move = None
         if update.new_game or rec.resumed:
+            # What led here belongs to the game that ends or is put aside;
+            # the next game's log starts with the board as it is now.
+            self._flush_log()
             for old in rec.finished:
                 gid = self._ids.pop(id(old), self.gid)
                 self.store.sync(gid, old)
@@ -125,8 +248,12 @@ class BoardService:
             if rec.resumed:
                 self.gid = self._ids.pop(id(rec.game))
                 rec.resumed.clear()
+                stored = self.store.get(self.gid)
+                if stored is not None:
+                    self._load_settings(stored.settings, (stored.attacker, stored.defender))
             else:
-                self.gid = self.store.new_game(rec.game, *self.players)
+                self.gid = self.store.new_game(rec.game, *self.players, self.game_settings())
+            self._sensor_lines.append(self._board_line())
         if update.played or update.undone or update.new_game:
             self.store.sync(self.gid, rec.game)
         if rec.game.outcome is not None:
@@ -136,10 +263,18 @@ class BoardService:
         if update.hint_requested and rec.game.outcome is None:
             self.hint_wanted = True
         self._want_computer()
-        if self._sensor_lines and (update.played or len(self._sensor_lines) >= 200):
-            self.store.append_sensor(self.gid, self._sensor_lines)
-            self._sensor_lines = []
+        if self._sensor_lines and (update.played or update.undone or self._log_now
+                                   or rec.game.outcome is not None
+                                   or len(self._sensor_lines) >= 200):
+            self._flush_log()
+        self._log_now = False
         self._publish(update)
+
+    def _board_line(self) -> str:
+        """The board as it stands now, as a sensor-log frame."""
+        if self._last_frame is not None:
+            return format_event(replace(self._last_frame, t=self.now()), self.squares)
+        return format_event(Frame(self.now(), 0), self.squares)
 
     def _publish(self, update: Update) -> None:
         self._last_update = update
@@ -172,11 +307,7 @@ class BoardService:
             self.think = float(seconds)
         self.computer = None if side is None else str(side)
         self.reconciler.expected = None
-        names = list(self.players)
-        if self.computer is not None:
-            names[SIDES.index(self.computer)] = f"Computer ({self.think:g} s)"
-        self.players = (names[0], names[1])
-        self.store.rename(self.gid, *self.players)
+        self.store.rename(self.gid, *self.players, self.game_settings())
         self._want_computer()
         self._publish(self.reconciler.tick(self.now()))
 
@@ -197,7 +328,7 @@ class BoardService:
             update = self.reconciler.tick(self.now())
             self._after(update)
 
-    def compute_hint(self) -> tuple[int, Game, list[str]]:
+    def compute_hint(self) -> tuple[int, Game, list[str], str]:
         """The engine's suggestion for the current position (slow: call it
         off the event loop); returns what :meth:`show_hint` needs."""
         from controller.engine.api import best_move
@@ -208,11 +339,13 @@ class BoardService:
         result = best_move(game, self.hint_seconds)
         m = result.move
         squares = [sq for sq in (m.from_square, m.to_square) if sq]
-        return marker, self.reconciler.game, squares
+        return marker, self.reconciler.game, squares, str(m)
 
-    def show_hint(self, marker: int, game: Game, squares: list[str]) -> None:
+    def show_hint(self, marker: int, game: Game, squares: list[str], move: str = "") -> None:
         """Light the hint unless the game moved on meanwhile."""
         if game is self.reconciler.game and len(game.moves) == marker:
+            self.hint_move = move or None
+            self.hint_squares = squares
             self.reconciler.set_hint(squares)
             self._publish(self.reconciler.tick(self.now()))
 
@@ -246,15 +379,9 @@ class BoardService:
         except ValueError as exc:
             raise RequestError(str(exc)) from None
         names = []
-        for label, value, default in (("attacker", attacker, self.players[0]),
-                                      ("defender", defender, self.players[1])):
-            if value is None:
-                names.append(default)
-            elif not isinstance(value, str) or len(value) > 80 or any(
-                    c in value for c in '"\\\n\r'):
-                raise RequestError(f"{label} must be a short name without quotes")
-            else:
-                names.append(value.strip() or default)
+        for label, value, default in (("attacker", attacker, self.names[0]),
+                                      ("defender", defender, self.names[1])):
+            names.append(default if value is None else check_name(label, value) or default)
         old = self.reconciler.game
         if old.moves and old.outcome is None:
             self.store.sync(self.gid, old)
@@ -262,22 +389,69 @@ class BoardService:
         if v.size != old.variant.size and self.simulated:
             self.sim_occ = "0" * (v.size * v.size)
             self.store.set_value("sim_occ", self.sim_occ)
-        self.players = (names[0], names[1])
+        self._flush_log()
+        self.names = (names[0], names[1])
         game = Game.new(v)
-        self.gid = self.store.new_game(game, *self.players)
+        self.gid = self.store.new_game(game, *self.players, self.game_settings())
         self.squares = v.size * v.size
         self.reconciler = Reconciler(game=game, settings=self.settings)
+        self.draw_offer = self.hint_move = None
+        if self.simulated:
+            self._occupied = Frame.from_occ(0, self.sim_occ).occupied
+        a, d = game.bitboards()
+        # Pieces left on the board are not the new game's first moves.
+        self.waiting_clear = self._occupied != a | d
+        self.store.set_value("waiting_clear", self.gid if self.waiting_clear else None)
         if self.simulated:
             self.feed(Frame.from_occ(self.now(), self.sim_occ))
         else:
+            if not self.waiting_clear:
+                self._sensor_lines.append(self._board_line())
             self._publish(self.reconciler.tick(self.now()))
 
     # ------------------------------------------------------------------
     # State
 
+    def _waiting_view(self) -> tuple[str, dict[str, str]]:
+        a, d = self.reconciler.game.bitboards()
+        extra = self._occupied & ~(a | d)
+        names = self.reconciler.game.geometry.point_names
+        leds = {names[i]: "error" for i in range(self.squares) if extra >> i & 1}
+        n = len(leds)
+        return (f"New game: clear the board first ({n} soldier{'s' if n != 1 else ''} "
+                f"still on it, lit red)"), leds
+
+    def _status(self, update: Update) -> tuple[str, dict[str, str]]:
+        """The status line and lights: the reconciler's, or the service's
+        own while a new game waits for the cleared board."""
+        if self.waiting_clear:
+            return self._waiting_view()
+        status = update.status
+        g = self.reconciler.game
+        if g.outcome is not None and g.outcome.reason in status:
+            status = status.replace(f"({g.outcome.reason})", f"({reason_words(g.outcome.reason)})")
+        elif self.hint_move and "hint" in update.leds.values() and self.reconciler.expected is None:
+            status = f"{status}. Hint for {g.to_move.capitalize()}: {self.hint_move}"
+        elif self.draw_offer and g.outcome is None and "offers a draw" not in status:
+            other = "defender" if self.draw_offer == "attacker" else "attacker"
+            status = (f"{status}. {self.draw_offer.capitalize()} offers a draw: "
+                      f"{other.capitalize()} accepts with Draw")
+        return status, update.leds
+
+    def _hint_squares(self, leds: dict[str, str]) -> dict[str, str] | None:
+        """The lit hint's squares, from and to (the page draws them apart)."""
+        e = self.reconciler.expected
+        squares = [sq for sq in (e.from_square, e.to_square) if sq] if e is not None \
+            else self.hint_squares
+        if not squares or any(leds.get(sq) != "hint" for sq in squares):
+            return None
+        return {"from": squares[0], "to": squares[-1]} if len(squares) == 2 \
+            else {"to": squares[0]}
+
     def _state(self, update: Update) -> dict[str, Any]:
         g = self.reconciler.game
         o = g.outcome
+        status, leds = self._status(update)
         return {
             "game_id": self.gid,
             "variant": g.variant.name,
@@ -285,11 +459,19 @@ class BoardService:
             "position": g.position(),
             "to_move": g.to_move,
             "phase": g.phase,
-            "status": update.status,
-            "leds": update.leds,
+            "status": status,
+            "leds": leds,
             "moves": _record_tokens(g),
             "outcome": None if o is None else {"winner": o.winner, "reason": o.reason,
-                                               "kind": o.kind, "result": o.result},
+                                               "kind": o.kind, "result": o.result,
+                                               "words": reason_words(o.reason)},
+            "turns": turn_numbers(g),
+            "names": {"attacker": self.names[0], "defender": self.names[1]},
+            "think": self.think,
+            "draw_offer": self.draw_offer if o is None else None,
+            "hint_move": self.hint_move if "hint" in leds.values() else None,
+            "hint_squares": self._hint_squares(leds),
+            "waiting_clear": self.waiting_clear,
             "players": {"attacker": self.players[0], "defender": self.players[1]},
             "board": self.config.board,
             "sim_occ": self.sim_occ if self.simulated else None,
@@ -302,6 +484,7 @@ class BoardService:
     def state(self) -> dict[str, Any]:
         out = dict(self._published.state)
         out["version"] = self._published.version
+        out["server"] = self.server_id
         return out
 
     def state_json(self) -> str:

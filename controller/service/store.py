@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import threading
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
+from controller.board.sensorlog import Header, format_event
 from controller.rules import Game
 from controller.rules.record import Record
 from controller.rules.variants import apply_options, find_variant, format_options
@@ -66,6 +68,8 @@ class StoredGame:
     termination: str | None
     actions: tuple[str, ...]
     times: tuple[float, ...]
+    # The game's own settings: human names, the computer's side and think time.
+    settings: dict[str, object] = field(default_factory=dict)
 
     def game(self) -> Game:
         """The game replayed from its stored actions."""
@@ -94,6 +98,11 @@ class Store:
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=FULL")
         self.db.executescript(SCHEMA)
+        columns = {r[1] for r in self.db.execute("PRAGMA table_info(games)")}
+        if "settings" not in columns:  # archives from before settings were kept
+            self.db.execute("ALTER TABLE games ADD COLUMN settings TEXT")
+        self._local = threading.local()
+        self._views: dict[tuple[int, int], bytes] = {}
         self._stored: dict[int, list[str]] = {}
         self._sensor_seq: dict[int, int] = {}
 
@@ -102,12 +111,13 @@ class Store:
 
     # -- games ---------------------------------------------------------
 
-    def new_game(self, game: Game, attacker: str, defender: str) -> int:
+    def new_game(self, game: Game, attacker: str, defender: str,
+                 settings: dict[str, object] | None = None) -> int:
         cur = self.db.execute(
-            "INSERT INTO games (variant, options, start, attacker, defender, created) "
-            "VALUES (?, ?, ?, ?, ?, ?)",
+            "INSERT INTO games (variant, options, start, attacker, defender, created, settings) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)",
             (game.variant.name, format_options(game.variant), game.start_position, attacker,
-             defender, time.time()),
+             defender, time.time(), json.dumps(settings or {})),
         )
         gid = int(cur.lastrowid or 0)
         self._stored[gid] = []
@@ -138,10 +148,16 @@ class Store:
             )
         self._stored[gid] = tokens
 
-    def rename(self, gid: int, attacker: str, defender: str) -> None:
+    def rename(self, gid: int, attacker: str, defender: str,
+               settings: dict[str, object] | None = None) -> None:
+        """The players' names shown in the record, and the game's settings."""
         with self.db:
-            self.db.execute("UPDATE games SET attacker=?, defender=? WHERE id=?",
-                            (attacker, defender, gid))
+            if settings is None:
+                self.db.execute("UPDATE games SET attacker=?, defender=? WHERE id=?",
+                                (attacker, defender, gid))
+            else:
+                self.db.execute("UPDATE games SET attacker=?, defender=?, settings=? WHERE id=?",
+                                (attacker, defender, json.dumps(settings), gid))
 
     def finish(self, gid: int, game: Game) -> None:
         """Archive ``gid``: result, termination and its record."""
@@ -167,22 +183,77 @@ class Store:
         out = [self.get(int(r[0])) for r in rows.fetchall()]
         return [g for g in out if g is not None]
 
-    def get(self, gid: int) -> StoredGame | None:
-        row = self.db.execute(
+    def get(self, gid: int, db: sqlite3.Connection | None = None) -> StoredGame | None:
+        db = self.db if db is None else db
+        row = db.execute(
             "SELECT id, variant, options, start, attacker, defender, created, finished, result, "
-            "termination FROM games WHERE id=?", (gid,)).fetchone()
+            "termination, settings FROM games WHERE id=?", (gid,)).fetchone()
         if row is None:
             return None
-        acts = self.db.execute(
+        acts = db.execute(
             "SELECT token, t FROM actions WHERE game_id=? ORDER BY ply", (gid,)).fetchall()
+        try:
+            settings = json.loads(row[10]) if row[10] else {}
+        except ValueError:
+            settings = {}
         return StoredGame(
             int(row[0]), row[1], row[2], row[3], row[4], row[5], float(row[6]),
             None if row[7] is None else float(row[7]), row[8], row[9],
             tuple(a[0] for a in acts), tuple(float(a[1]) for a in acts),
+            settings if isinstance(settings, dict) else {},
         )
 
-    def list_games(self) -> list[dict[str, object]]:
-        rows = self.db.execute(
+    # -- reads from worker threads (the web page's archive) ----------------
+
+    def _reader(self) -> sqlite3.Connection:
+        """This thread's own read-only connection (WAL: readers never block
+        the writer, and the writer's connection stays on its thread)."""
+        db: sqlite3.Connection | None = getattr(self._local, "db", None)
+        if db is None:
+            db = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True,
+                                 check_same_thread=False)
+            self._local.db = db
+        return db
+
+    def game_view(self, gid: int) -> bytes | None:
+        """One game for the viewer as JSON: its actions and the position
+        after each (slow for long games: call it off the event loop)."""
+        db = self._reader()
+        stored = self.get(gid, db)
+        if stored is None:
+            return None
+        key = (gid, len(stored.actions))
+        cached = self._views.get(key)
+        if cached is not None and stored.finished is not None:
+            return cached
+        game = stored.game()
+        positions = []
+        replay = game.copy()
+        while replay.moves:
+            positions.append(replay.position())
+            replay.pop()
+        positions.append(replay.position())
+        positions.reverse()
+        data = json.dumps({
+            "id": stored.id, "variant": stored.variant, "size": game.variant.size,
+            "start": stored.start, "positions": positions,
+            "attacker": stored.attacker, "defender": stored.defender,
+            "result": stored.result, "termination": stored.termination,
+            "actions": list(stored.actions), "finished": stored.finished is not None,
+            "turns": turn_numbers(game),
+        }).encode()
+        if len(self._views) > 256:
+            self._views.clear()
+        self._views[key] = data
+        return data
+
+    def archive(self) -> list[dict[str, object]]:
+        """:meth:`list_games` from a worker thread."""
+        return self.list_games(self._reader())
+
+    def list_games(self, db: sqlite3.Connection | None = None) -> list[dict[str, object]]:
+        db = self.db if db is None else db
+        rows = db.execute(
             "SELECT g.id, g.variant, g.attacker, g.defender, g.created, g.finished, g.result, "
             "g.termination, (SELECT COUNT(*) FROM actions a WHERE a.game_id=g.id) "
             "FROM games g ORDER BY g.id DESC").fetchall()
@@ -230,6 +301,35 @@ class Store:
         return [r[0] for r in self.db.execute(
             "SELECT line FROM sensor WHERE game_id=? ORDER BY seq", (gid,))]
 
+    def replayable_log(self, gid: int) -> list[str]:
+        """The game's sensor log as a file ``kharbga-board replay`` reads: a
+        header first, times from 0 and never going back (a restart starts
+        the service's clock again: later lines continue one second on)."""
+        stored = self.get(gid)
+        if stored is None:
+            raise KeyError(gid)
+        size = apply_options(find_variant(stored.variant), stored.options).size
+        out: list[str] = []
+        shift = None
+        last = 0.0
+        colour = False
+        for line in self.sensor_log(gid):
+            try:
+                event = json.loads(line)
+                t = float(event["t"])
+            except (ValueError, KeyError, TypeError):
+                continue
+            colour = colour or "cells" in event
+            if shift is None:
+                shift = -t
+            elif t + shift < last:  # the service restarted
+                shift = last + 1.0 - t
+            last = round(t + shift, 4)
+            event["t"] = last
+            out.append(json.dumps(event))
+        header = Header(0.0, f"{size}x{size}", "colour" if colour else "occupancy")
+        return [format_event(header, size * size), *out]
+
     # -- small settings ------------------------------------------------------
 
     def get_value(self, key: str) -> object:
@@ -252,6 +352,18 @@ def _tokens(game: Game) -> list[str]:
         else:
             out.append(str(m))
     return out
+
+
+def turn_numbers(game: Game) -> list[int]:
+    """For each action of ``game``, the number of the turn it belongs to in
+    the record (the page, the record and the viewer count turns alike)."""
+    from controller.rules.record import group_turns
+
+    out: list[int] = []
+    for n, turn in enumerate(group_turns(game)):
+        for tok in turn:
+            out.extend([n // 2 + 1] * _actions_in(tok))
+    return out[:len(game.moves)]
 
 
 def _turn_clocks(game: Game, times: Sequence[float]) -> list[float]:

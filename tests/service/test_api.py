@@ -93,7 +93,10 @@ def test_state_and_a_game_played_through_the_api(make: Any) -> None:
         ("/api/button", {"button": "launch"}, 400, "unknown button"),
         ("/api/button", {"button": "undo", "side": "martian"}, 400, "side must be"),
         ("/api/new", {"variant": "chess"}, 400, "unknown variant"),
-        ("/api/new", {"attacker": "a\"b"}, 400, "short name"),
+        ("/api/new", {"attacker": "a\"b"}, 400, "without quotes"),
+        ("/api/new", {"attacker": "a\u0000b"}, 400, "U+0000 is not allowed"),
+        ("/api/new", {"defender": "abc\u202edef"}, 400, "U+202E is not allowed"),
+        ("/api/new", {"defender": "x" * 41}, 400, "at most 40 characters"),
     ],
 )
 def test_bad_requests_are_refused(make: Any, path: str, body: Any, status: int,
@@ -103,7 +106,7 @@ def test_bad_requests_are_refused(make: Any, path: str, body: Any, status: int,
 
     async def go(client: TestClient[Any, Any]) -> None:
         if isinstance(body, str):
-            r = await client.post(path, data=body)
+            r = await client.post(path, data=body, headers={"Content-Type": "application/json"})
         else:
             r = await client.post(path, json=body)
         assert r.status == status
@@ -128,22 +131,67 @@ def test_unknown_paths_and_files(make: Any) -> None:
     run(go)
 
 
-def test_token_required_off_loopback(make: Any) -> None:
-    _, _, run = make(host="0.0.0.0", token="correct horse battery")
+def _from_address(app: Any, address: str | list[str]) -> None:
+    """Make every request to ``app`` come from ``address`` (another machine;
+    a list: its first item, which the test may change)."""
+    from aiohttp import web
 
-    async def go(client: TestClient[Any, Any]) -> None:
-        r = await client.post("/api/button", json={"button": "hint"})
-        assert r.status == 401
-        r = await client.post("/api/button", json={"button": "hint"},
-                              headers={"Authorization": "Bearer wrong"})
-        assert r.status == 401
-        r = await client.post("/api/button", json={"button": "hint"},
-                              headers={"Authorization": "Bearer correct horse battery"})
-        assert r.status == 200
-        r = await client.get("/api/state")
-        assert r.status == 200
+    @web.middleware
+    async def remote(request: web.Request, handler: Any) -> web.StreamResponse:
+        where = address if isinstance(address, str) else address[0]
+        return await handler(request.clone(remote=where))  # type: ignore[no-any-return]
 
-    run(go)
+    app.middlewares.insert(0, remote)
+
+
+def test_token_required_from_another_machine(make: Any) -> None:
+    """The caller's address decides, not the address the service listens on."""
+    service, _, _ = make(host="0.0.0.0", token="correct horse battery")
+
+    async def main() -> None:
+        caller = ["?"]
+        app = make_app(service)
+        _from_address(app, caller)
+        client: TestClient[Any, Any] = TestClient(TestServer(app))
+        await client.start_server()
+        try:
+            for address, needs_token in (("192.0.2.7", True), ("127.0.0.1", False),
+                                         ("::1", False), ("2001:db8::1", True)):
+                caller[0] = address
+                r = await client.post("/api/button", json={"button": "hint"})
+                assert r.status == (401 if needs_token else 200), address
+                if needs_token:
+                    assert "token" in (await r.json())["error"]
+                r = await client.post("/api/button", json={"button": "hint"},
+                                      headers={"Authorization": "Bearer wrong"})
+                assert r.status == (401 if needs_token else 200), address
+                r = await client.post("/api/button", json={"button": "hint"},
+                                      headers={"Authorization": "Bearer correct horse battery"})
+                assert r.status == 200
+                r = await client.get("/api/state")
+                assert r.status == 200
+        finally:
+            await client.close()
+
+    asyncio.run(main())
+
+
+def test_no_token_means_this_machine_only(make: Any) -> None:
+    service, _, _ = make()
+
+    async def main() -> None:
+        app = make_app(service)
+        _from_address(app, "192.0.2.7")
+        client: TestClient[Any, Any] = TestClient(TestServer(app))
+        await client.start_server()
+        try:
+            r = await client.post("/api/new", json={})
+            assert r.status == 403
+            assert "only from this machine" in (await r.json())["error"]
+        finally:
+            await client.close()
+
+    asyncio.run(main())
 
 
 def test_restart_resumes_the_game_and_the_simulated_board(tmp_path: Path) -> None:
