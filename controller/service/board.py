@@ -135,6 +135,8 @@ class BoardService:
         self.listeners: list[Callable[[dict[str, Any]], None]] = []
         # A camera board's picture with its readings (JPEG), for the page.
         self.camera_preview: Callable[[], bytes] | None = None
+        # The MQTT broadcast link (broadcast.py), shown on the page; None: no broker.
+        self.broker: dict[str, Any] | None = None
         self.waiting_clear = self.store.get_value("waiting_clear") == self.gid and \
             not game.moves
         if self.simulated:
@@ -479,7 +481,14 @@ class BoardService:
             "computer": self.computer,
             "expected": None if self.reconciler.expected is None
             else str(self.reconciler.expected),
+            "broker": self.broker,
         }
+
+    def set_broker(self, link: dict[str, Any] | None) -> None:
+        """The broadcast link changed (connected, error): the page shows it."""
+        self.broker = link
+        if self._last_update is not None:
+            self._publish(self._last_update)
 
     def state(self) -> dict[str, Any]:
         out = dict(self._published.state)

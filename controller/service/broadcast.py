@@ -1,0 +1,537 @@
+"""Broadcast a board's games over MQTT (``kharbga-board run --broker``).
+
+Topics, for a board named ``NAME``:
+
+- ``kharbga/NAME/state``: retained, the JSON of ``GET /api/state``, on
+  every change.
+- ``kharbga/NAME/moves``: QoS 1, one message per confirmed action (or
+  undo): ``{"seq", "board", "game_id", "ply", "move", "position", "time",
+  "variant", "attacker", "defender", "result"}``; an undo has ``"undo":
+  true`` and ``ply`` the number of actions left.  ``seq`` grows by one or
+  more with every message the board ever sends, so a receiver drops
+  repeats (QoS 1 may deliver one twice) by keeping the highest it saw.
+- ``kharbga/NAME/game``: retained, the game's record (KGN) so far.
+- ``kharbga/NAME/online``: retained ``1`` while connected, ``0`` (the
+  broker's last will) when the board vanished.
+
+The board never waits for the broker.  The service's listener only hands
+the new state to the sender thread.  The sender reads the confirmed actions
+from the store (its own SQLite connection on the same file), turns the ones
+not yet queued into messages in the ``broadcast_outbox`` table (together
+with what was queued, ``broadcast_sent``, in one transaction), and hands
+the queue to paho in order while the broker is connected.  A message leaves
+the queue when the broker acknowledges it.  After a restart, even after a
+power cut, the sender compares the store with ``broadcast_sent`` again, so
+every action the store holds is sent, in order, once.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import socket
+import sqlite3
+import threading
+import time
+import tomllib
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from controller.rules import Game
+
+__all__ = ["BroadcastConfig", "Publisher", "apply_token", "check_board_id",
+           "load_broadcast", "parse_broker_url"]
+
+log = logging.getLogger("kharbga.broadcast")
+
+BOARD_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
+KEEPALIVE = 10  # seconds: a silent network is noticed within 15 s
+RECORD_EVERY = 0.5  # seconds between two records of the same game
+HAND_BATCH = 500  # messages handed to paho in one turn of the sender
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS broadcast_outbox (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    topic TEXT NOT NULL,
+    payload TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS broadcast_sent (
+    game_id INTEGER PRIMARY KEY,
+    tokens TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS broadcast_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+"""
+
+
+class BroadcastError(ValueError):
+    """A broadcast setting that cannot be used; the message is one line."""
+
+
+def parse_broker_url(url: str) -> tuple[str, int, bool]:
+    """``mqtt://HOST[:PORT]`` or ``mqtts://HOST[:PORT]`` -> host, port, TLS."""
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError:
+        raise BroadcastError(f"broker {url!r}: not a URL like mqtt://HOST:1883") from None
+    if parts.scheme not in ("mqtt", "mqtts") or not parts.hostname:
+        raise BroadcastError(f"broker {url!r}: use mqtt://HOST:PORT or mqtts://HOST:PORT")
+    if parts.username or parts.password:
+        raise BroadcastError(f"broker {parts.scheme}://{parts.hostname}: put the user name and "
+                             "password in the configuration file, not in the URL")
+    if parts.path not in ("", "/") or parts.query:
+        raise BroadcastError(f"broker {url!r}: nothing may follow HOST:PORT")
+    tls = parts.scheme == "mqtts"
+    return parts.hostname, port or (8883 if tls else 1883), tls
+
+
+def check_board_id(name: str) -> str:
+    if not BOARD_ID.fullmatch(name):
+        raise BroadcastError(f"board id {name!r}: 1 to 64 letters, digits, '.', '_' or '-' "
+                             "(no '/', '+' or '#')")
+    return name
+
+
+@dataclass(frozen=True)
+class BroadcastConfig:
+    """Where and as whom a board publishes."""
+
+    url: str
+    board_id: str
+    username: str = ""
+    password: str = ""
+    ca_file: str = ""  # mqtts: the CA that signed the broker (default: the system's)
+    cert_file: str = ""  # mqtts: a client certificate, if the broker wants one
+    key_file: str = ""
+
+    @property
+    def address(self) -> tuple[str, int, bool]:
+        return parse_broker_url(self.url)
+
+    def topic(self, what: str) -> str:
+        return f"kharbga/{self.board_id}/{what}"
+
+
+_KEYS = {"broker": "url", "board_id": "board_id", "username": "username",
+         "password": "password", "ca_file": "ca_file", "cert_file": "cert_file",
+         "key_file": "key_file"}
+
+
+def load_broadcast(path: str | Path | None, broker: str | None = None,
+                   board_id: str | None = None) -> BroadcastConfig | None:
+    """The ``[broadcast]`` table of the configuration file with the command
+    line's ``--broker`` and ``--board-id`` over it; None: no broadcast."""
+    values: dict[str, str] = {}
+    name = "command line"
+    if path is not None:
+        name = Path(path).name
+        try:
+            data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+            data = {}  # the service's own loader reports an unreadable file
+        table = data.get("broadcast", {})
+        if not isinstance(table, dict):
+            raise BroadcastError(f"{name}: broadcast must be a [broadcast] table")
+        for key, value in table.items():
+            if key not in _KEYS:
+                raise BroadcastError(f"{name}: unknown key {key!r} in [broadcast] "
+                                     f"(known: {', '.join(_KEYS)})")
+            if not isinstance(value, str):
+                raise BroadcastError(f"{name}: [broadcast] {key} must be a string, not {value!r}")
+            values[_KEYS[key]] = value
+    if broker:
+        values["url"] = broker
+    if board_id:
+        values["board_id"] = board_id
+    if not values.get("url"):
+        if values.get("board_id") and board_id:
+            raise BroadcastError("--board-id needs a broker (--broker or [broadcast] broker)")
+        return None
+    if not values.get("board_id"):
+        raise BroadcastError(f"{name}: a broker needs a board id "
+                             "(--board-id NAME or [broadcast] board_id)")
+    try:
+        parse_broker_url(values["url"])
+        check_board_id(values["board_id"])
+    except BroadcastError as exc:
+        raise BroadcastError(f"{name}: {exc}") from None
+    for key in ("ca_file", "cert_file", "key_file"):
+        if values.get(key) and not Path(values[key]).is_file():
+            raise BroadcastError(f"{name}: [broadcast] {key}: no file {values[key]}")
+    if bool(values.get("cert_file")) != bool(values.get("key_file")):
+        raise BroadcastError(f"{name}: [broadcast] cert_file and key_file go together")
+    return BroadcastConfig(**values)
+
+
+def apply_token(game: Game, token: str) -> None:
+    """Play one stored action token (as the store keeps them) on ``game``."""
+    if token in ("resign:attacker", "resign:defender"):
+        game.resign(token.split(":")[1])
+    elif token == "agreement":
+        game.agree_draw()
+    elif token == "barrier":
+        game.agree_barrier()
+    else:
+        game.play(token)
+
+
+def _new_game(row: sqlite3.Row | tuple[Any, ...]) -> Game:
+    from controller.rules.variants import apply_options, find_variant
+
+    variant = apply_options(find_variant(row[1]), row[2])
+    return Game.from_position(variant, row[3]) if row[3] else Game.new(variant)
+
+
+@dataclass
+class _Sent:
+    """What was queued of one game, and the game replayed to there."""
+
+    tokens: list[str]
+    game: Game
+    variant: str
+    attacker: str
+    defender: str
+
+
+class Publisher:
+    """Publishes one board's state, moves and record; see the module text."""
+
+    def __init__(self, config: BroadcastConfig, data_dir: Path,
+                 on_link: Callable[[dict[str, Any]], None] | None = None) -> None:
+        self.config = config
+        self.data_dir = data_dir
+        self.on_link = on_link
+        self._wake = threading.Event()
+        self._stop = threading.Event()
+        self._state: dict[str, Any] | None = None
+        self._state_sent: dict[str, Any] | None = None
+        self._changed = True  # the store may hold actions not yet queued
+        self._acks: deque[int] = deque()
+        self._connected = False
+        self._reconnected = False
+        self._error = ""
+        self._thread: threading.Thread | None = None
+        self._client: Any = None
+        self.sent_messages = 0
+
+    # -- called on the board's event loop ---------------------------------
+
+    def listener(self, state: dict[str, Any]) -> None:
+        """The service's state listener: cheap, never blocks."""
+        self._state = state
+        self._changed = True
+        self._wake.set()
+
+    def link(self) -> dict[str, Any]:
+        """The broker link, for the page: ``{"url", "board_id", "connected", "error"}``."""
+        return {"url": self.config.url, "board_id": self.config.board_id,
+                "connected": self._connected, "error": self._error}
+
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self._run, name="broadcast", daemon=True)
+        self._thread.start()
+
+    def close(self) -> None:
+        self._stop.set()
+        self._wake.set()
+        if self._thread is not None:
+            self._thread.join(5)
+        client = self._client
+        if client is not None:
+            try:
+                if self._connected:
+                    client.publish(self.config.topic("online"), "0", qos=1, retain=True)
+                client.disconnect()
+            finally:
+                client.loop_stop()
+
+    # -- the sender thread --------------------------------------------------
+
+    def _run(self) -> None:
+        from .store import Store
+
+        self.store = Store(self.data_dir)
+        self.db = self.store.db
+        self.db.execute("PRAGMA synchronous=NORMAL")  # the store is the authority
+        self.db.executescript(SCHEMA)
+        self._sent: dict[int, _Sent] = {}
+        self._done: set[int] = set()
+        self._records: dict[int, float] = {}  # game -> when its record is due
+        self._record_last: dict[int, float] = {}
+        self._handed = 0  # highest outbox seq handed to paho
+        self._inflight: dict[int, int] = {}  # paho mid -> outbox seq
+        self._first = self._first_game()
+        self._probe()
+        self._client = self._make_client()
+        try:
+            while not self._stop.is_set():
+                self._wake.wait(self._wait())
+                self._wake.clear()
+                try:
+                    self._turn()
+                except sqlite3.Error as exc:  # a busy database: next turn
+                    log.warning("broadcast: %s", exc)
+                    time.sleep(0.05)
+        finally:
+            self.store.close()
+
+    def _turn(self) -> None:
+        self._take_acks()
+        if self._changed:
+            self._changed = False
+            self._scan()
+        if not self._connected:
+            return
+        if self._reconnected:
+            self._reconnected = False
+            self._client.publish(self.config.topic("online"), "1", qos=1, retain=True)
+            self._state_sent = None
+            for gid in self._sent:
+                if gid not in self._done:
+                    self._records[gid] = 0.0
+        self._hand()
+        state = self._state
+        if state is not None and state is not self._state_sent:
+            self._client.publish(self.config.topic("state"), json.dumps(state), qos=1,
+                                 retain=True)
+            self._state_sent = state
+        self._publish_records()
+
+    def _first_game(self) -> int:
+        """Games from this one on are broadcast (not the archive from
+        before the board first had a broker)."""
+        row = self.db.execute("SELECT value FROM broadcast_meta WHERE key='first'").fetchone()
+        if row:
+            return int(row[0])
+        row = self.db.execute("SELECT MIN(id) FROM games WHERE finished IS NULL").fetchone()
+        first = int(row[0]) if row and row[0] is not None else 0
+        if not first:
+            row = self.db.execute("SELECT MAX(id) FROM games").fetchone()
+            first = int(row[0]) + 1 if row and row[0] is not None else 1
+        with self.db:
+            self.db.execute("INSERT OR REPLACE INTO broadcast_meta VALUES ('first', ?)",
+                            (str(first),))
+        return first
+
+    def _scan(self) -> None:
+        """Queue a message for every stored action not yet queued (and for
+        every undo), game by game in order."""
+        rows = self.db.execute(
+            "SELECT id, variant, options, start, attacker, defender, finished FROM games "
+            "WHERE id>=? ORDER BY id", (self._first,)).fetchall()
+        for row in rows:
+            gid = int(row[0])
+            if gid in self._done:
+                continue
+            acts = self.db.execute("SELECT token, t FROM actions WHERE game_id=? ORDER BY ply",
+                                   (gid,)).fetchall()
+            tokens = [a[0] for a in acts]
+            sent = self._sent.get(gid) or self._load_sent(gid, row)
+            if tokens != sent.tokens:
+                self._queue(gid, sent, tokens, [float(a[1]) for a in acts])
+                self._record_due(gid)
+            sent.attacker, sent.defender = row[4], row[5]
+            if row[6] is not None and tokens == sent.tokens:
+                self._done.add(gid)
+                self._records[gid] = 0.0  # the final record, now
+
+    def _record_due(self, gid: int) -> None:
+        if gid not in self._records:
+            last = self._record_last.get(gid, -RECORD_EVERY)
+            self._records[gid] = max(time.monotonic(), last + RECORD_EVERY)
+
+    def _load_sent(self, gid: int, row: tuple[Any, ...]) -> _Sent:
+        found = self.db.execute("SELECT tokens FROM broadcast_sent WHERE game_id=?",
+                                (gid,)).fetchone()
+        tokens: list[str] = json.loads(found[0]) if found else []
+        game = _new_game(row)
+        for token in tokens:
+            apply_token(game, token)
+        sent = _Sent(tokens, game, row[1], row[4], row[5])
+        self._sent[gid] = sent
+        return sent
+
+    def _queue(self, gid: int, sent: _Sent, tokens: list[str], times: list[float]) -> None:
+        common = 0
+        while common < min(len(tokens), len(sent.tokens)) and \
+                tokens[common] == sent.tokens[common]:
+            common += 1
+        game = sent.game
+        base = {"board": self.config.board_id, "game_id": gid, "variant": sent.variant,
+                "attacker": sent.attacker, "defender": sent.defender}
+        payloads = []
+        if common < len(sent.tokens):
+            for _ in range(len(sent.tokens) - common):
+                game.pop()
+            payloads.append(dict(base, ply=common, undo=True, position=game.position(),
+                                 time=time.time(), result=None))
+        for i in range(common, len(tokens)):
+            apply_token(game, tokens[i])
+            o = game.outcome
+            payloads.append(dict(base, ply=i + 1, move=tokens[i], position=game.position(),
+                                 time=times[i], result=None if o is None else o.result))
+        topic = self.config.topic("moves")
+        with self.db:
+            self.db.executemany("INSERT INTO broadcast_outbox (topic, payload) VALUES (?, ?)",
+                                [(topic, json.dumps(p)) for p in payloads])
+            self.db.execute("INSERT OR REPLACE INTO broadcast_sent VALUES (?, ?)",
+                            (gid, json.dumps(tokens)))
+        sent.tokens = list(tokens)
+
+    def _hand(self) -> None:
+        """Give paho the queued messages it does not have yet, in order."""
+        rows = self.db.execute(
+            "SELECT seq, topic, payload FROM broadcast_outbox WHERE seq>? ORDER BY seq LIMIT ?",
+            (self._handed, HAND_BATCH)).fetchall()
+        for seq, topic, payload in rows:
+            text = '{"seq": %d, %s' % (seq, payload[1:])
+            info = self._client.publish(topic, text, qos=1)
+            self._inflight[info.mid] = int(seq)
+            self._handed = int(seq)
+            self.sent_messages += 1
+        if len(rows) == HAND_BATCH:
+            self._wake.set()
+
+    def _take_acks(self) -> None:
+        done = []
+        while self._acks:
+            seq = self._inflight.pop(self._acks.popleft(), None)
+            if seq is not None:
+                done.append((seq,))
+        if done:
+            with self.db:
+                self.db.executemany("DELETE FROM broadcast_outbox WHERE seq=?", done)
+
+    def _publish_records(self) -> None:
+        now = time.monotonic()
+        for gid in sorted(gid for gid, at in self._records.items() if at <= now):
+            sent = self._sent.get(gid)
+            if sent is not None:
+                text = self.store.record_text(gid, sent.game)
+                self._client.publish(self.config.topic("game"), text, qos=1, retain=True)
+            self._record_last[gid] = now
+            del self._records[gid]
+
+    def _wait(self) -> float:
+        """Seconds until the sender has something to do by itself."""
+        if self._records and self._connected:
+            return max(0.0, min(1.0, min(self._records.values()) - time.monotonic()))
+        return 1.0
+
+    def queued(self) -> int:
+        """Messages the broker has not acknowledged yet (sender thread only)."""
+        row = self.db.execute("SELECT COUNT(*) FROM broadcast_outbox").fetchone()
+        return int(row[0])
+
+    # -- the link -----------------------------------------------------------
+
+    def _set_link(self, connected: bool, error: str = "") -> None:
+        changed = (connected, error) != (self._connected, self._error)
+        was = self._connected
+        self._connected, self._error = connected, error
+        if not changed:
+            return
+        if connected:
+            log.info("broadcast: connected to %s as %s", self.config.url, self.config.board_id)
+        elif error:
+            log.warning("broadcast: broker %s %s; the board plays on and keeps trying",
+                        self.config.url, error)
+        elif was:
+            log.warning("broadcast: lost the broker %s; moves wait in the queue", self.config.url)
+        if self.on_link is not None:
+            self.on_link(self.link())
+        self._wake.set()
+
+    def _probe(self) -> None:
+        """One plain connection first: an unreachable broker is one clear
+        line on the console and on the page (paho then keeps trying)."""
+        host, port, _ = self.config.address
+        try:
+            with socket.create_connection((host, port), timeout=3):
+                pass
+        except OSError as exc:
+            reason = exc.strerror or str(exc) or type(exc).__name__
+            self._set_link(False, f"unreachable ({reason})")
+
+    def _make_client(self) -> Any:
+        import paho.mqtt.client as mqtt
+
+        cfg = self.config
+        host, port, tls = cfg.address
+        client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2,
+                             client_id=f"kharbga-board-{cfg.board_id}", clean_session=True)
+        if cfg.username:
+            client.username_pw_set(cfg.username, cfg.password or None)
+        if tls:
+            client.tls_set(ca_certs=cfg.ca_file or None, certfile=cfg.cert_file or None,
+                           keyfile=cfg.key_file or None)
+        client.will_set(cfg.topic("online"), "0", qos=1, retain=True)
+        client.reconnect_delay_set(1, 5)
+        client.max_inflight_messages_set(100)
+
+        def on_connect(c: Any, userdata: Any, flags: Any, reason: Any, props: Any) -> None:
+            if reason.is_failure:
+                self._set_link(False, f"refused the connection ({reason})")
+                return
+            self._reconnected = True
+            self._set_link(True)
+
+        def on_disconnect(c: Any, userdata: Any, flags: Any, reason: Any, props: Any) -> None:
+            self._set_link(False, self._error if not self._connected else "")
+
+        def on_connect_fail(c: Any, userdata: Any) -> None:
+            self._set_link(False, self._error or "unreachable")
+
+        def on_publish(c: Any, userdata: Any, mid: int, reason: Any, props: Any) -> None:
+            self._acks.append(mid)
+            self._wake.set()
+
+        client.on_connect = on_connect
+        client.on_disconnect = on_disconnect
+        client.on_connect_fail = on_connect_fail
+        client.on_publish = on_publish
+        client.connect_async(host, port, keepalive=KEEPALIVE)
+        client.loop_start()
+        return client
+
+
+def attach(app: Any, service: Any, config: BroadcastConfig) -> Publisher:
+    """Publish ``service``'s games while ``app`` (the aiohttp app) runs; the
+    page's state carries the broker link."""
+    import asyncio
+
+    from aiohttp import web
+
+    loop_key: web.AppKey[Publisher] = web.AppKey("broadcast", Publisher)
+    publisher = Publisher(config, service.config.data_dir)
+
+    async def start(app: web.Application) -> None:
+        loop = asyncio.get_running_loop()
+
+        def on_link(link: dict[str, Any]) -> None:
+            loop.call_soon_threadsafe(_show_link, service, link)
+
+        publisher.on_link = on_link
+        _show_link(service, publisher.link())
+        service.listeners.append(publisher.listener)
+        publisher.listener(service.state())
+        publisher.start()
+
+    async def stop(app: web.Application) -> None:
+        await asyncio.get_running_loop().run_in_executor(None, publisher.close)
+
+    app[loop_key] = publisher
+    app.on_startup.append(start)
+    app.on_cleanup.insert(0, stop)
+    return publisher
+
+
+def _show_link(service: Any, link: dict[str, Any]) -> None:
+    set_broker = getattr(service, "set_broker", None)
+    if set_broker is not None:
+        set_broker(link)
