@@ -21,10 +21,12 @@ from calibration.render import (
     PIECE_SETS,
     Lighting,
     Scene,
+    bumped,
     random_camera,
     random_cells,
     random_lighting,
     render,
+    room_lighting,
 )
 
 LAYOUT = "".join("ad."[(i * 5) % 3] for i in range(49))
@@ -70,6 +72,56 @@ def run(setups: int = 24, frames: int = 20, seed: int = 0) -> dict[str, float]:
         "hidden_unknown_pct": 100 * hidden_unknown / max(hidden, 1),
         "fps": boards / elapsed,
         "ms": 1000 * elapsed / boards,
+    }
+
+
+ROOM_SETS = ("white-black", "blue-pink", "red-green", "stone-brown")
+
+
+def run_room(setups: int = 8, frames: int = 20, seed: int = 100,
+             pieces: tuple[str, ...] = ROOM_SETS) -> dict[str, float]:
+    """The room: every photo lit on its own, the calibration photos too."""
+    cv2.setNumThreads(1)
+    rng = np.random.default_rng(seed)
+    wrong = unknown = visible = boards = exact = hidden = hidden_unknown = 0
+    elapsed = 0.0
+    worst: list[tuple[int, str, str]] = []
+    for setup in range(setups):
+        ps = pieces[setup % len(pieces)]
+        cam = random_camera(rng, full_turn=setup % 2 == 1)
+        wood = tuple(int(x) for x in rng.uniform([50, 100, 140], [140, 190, 230]))
+        empty = render(Scene("." * 49, ps, cam.shaken(rng), room_lighting(rng),
+                             seed=seed * 1000 + 2 * setup, wood=wood)).image
+        layout = render(Scene(LAYOUT, ps, cam.shaken(rng), room_lighting(rng),
+                              seed=seed * 1000 + 2 * setup + 1, wood=wood)).image
+        reader = CameraReader(calibrate(empty, layout, LAYOUT))
+        for k in range(frames):
+            if rng.random() < 0.05:
+                cam = bumped(cam, rng)
+            scene = Scene(random_cells(rng), ps, cam.shaken(rng), room_lighting(rng),
+                          hand=k % 3 == 0, seed=seed * 100000 + 1000 * setup + k, wood=wood)
+            r = render(scene)
+            t = time.perf_counter()
+            got = reader.read(r.image)
+            elapsed += time.perf_counter() - t
+            w = sum(1 for i in range(49) if got[i] not in ("?", r.cells[i]))
+            u = sum(1 for i in range(49) if got[i] == "?" and not r.hidden[i])
+            if w:
+                worst.append((setup * 1000 + k, r.cells, got))
+            wrong += w
+            unknown += u
+            visible += 49 - sum(r.hidden)
+            hidden += sum(r.hidden)
+            hidden_unknown += sum(1 for i in range(49) if got[i] == "?" and r.hidden[i])
+            boards += 1
+            exact += w == 0 and u == 0
+    return {
+        "boards": boards, "squares": boards * 49, "wrong": wrong,
+        "wrong_pct": 100 * wrong / (boards * 49),
+        "unknown_pct": 100 * unknown / max(visible, 1),
+        "exact_pct": 100 * exact / boards,
+        "hidden_unknown_pct": 100 * hidden_unknown / max(hidden, 1),
+        "fps": boards / elapsed, "ms": 1000 * elapsed / boards, "worst": worst,
     }
 
 

@@ -30,6 +30,9 @@ __all__ = ["Grid", "Features", "ColourModel", "CLASSES"]
 
 CLASSES = (".", "a", "d")
 CLOSE_DIST, CLOSE_MARGIN = 1.5, 1.5
+SCALES = np.linspace(0.5, 1.8, 14)  # per-frame contrast of the pieces against the board
+CLIP = 6.0  # a square's largest say in choosing that contrast, in floor units
+PRIOR = 3.0  # the calibration's weight in a frame's class means, in squares
 
 
 class Grid:
@@ -191,7 +194,46 @@ class ColourModel:
             out[:, c] = np.sqrt(np.maximum(np.sum(diff * sol, axis=1), 0))
         return out
 
-    def classify(self, feats: Features, grid: Grid) -> str:
+    def adapted(self, feats: Features) -> ColourModel:
+        """This frame's model: the class means re-estimated from the frame itself.
+
+        A change of light is not a plain gain on a camera's pixel values (its
+        tone curve, veiling light, highlights that saturate), so a piece's
+        contrast with the board changes from frame to frame.  First the piece
+        means are scaled together to fit the frame best; then each class mean
+        moves to the squares that read as it with a clear lead, weighed against
+        the calibration (``PRIOR`` squares' worth).
+        """
+        use = feats.valid >= 3
+        if use.sum() < 6:
+            return self
+        f = feats.f[use]
+        best, best_cost = self.means, np.inf
+        for s in SCALES:
+            m = self.means * np.array([1.0, s, s])[:, None]
+            d = np.linalg.norm(f[:, None, :] - m[None], axis=2) / self.floor
+            cost = np.minimum(d.min(axis=1), CLIP).sum()
+            if cost < best_cost:
+                best, best_cost = m, cost
+        model = ColourModel(best, self.covs, self.floor, self.max_dist, self.margin)
+        for _ in range(2):
+            d = model.distances(f, feats.spread[use])
+            order = np.argsort(d, axis=1)
+            b = d[np.arange(len(f)), order[:, 0]]
+            lead = d[np.arange(len(f)), order[:, 1]] - b
+            sure = lead >= self.margin
+            means = best.copy()
+            for c in (1, 2):
+                pick = sure & (order[:, 0] == c)
+                n = int(pick.sum())
+                if n:
+                    means[c] = (f[pick].sum(axis=0) + PRIOR * best[c]) / (n + PRIOR)
+            model = ColourModel(means, self.covs, self.floor, self.max_dist, self.margin)
+        return model
+
+    def classify(self, feats: Features, grid: Grid, adapt: bool = True) -> str:
+        if adapt:
+            return self.adapted(feats).classify(feats, grid, adapt=False)
         d = self.distances(feats.f, feats.spread)
         order = np.argsort(d, axis=1)
         best = d[np.arange(49), order[:, 0]]

@@ -60,6 +60,12 @@ def _detector() -> cv2.aruco.ArucoDetector:
     if _DETECTOR is None:
         params = cv2.aruco.DetectorParameters()
         params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_SUBPIX
+        # Small, blurred markers under uneven light lose a bit now and then:
+        # correct as many bits as the dictionary allows (ids other than 0-3
+        # are ignored and the homography checks the rest), and sample each
+        # bit from more pixels.
+        params.errorCorrectionRate = 1.0
+        params.perspectiveRemovePixelPerCell = 8
         _DETECTOR = cv2.aruco.ArucoDetector(_dictionary(), params)
     return _DETECTOR
 

@@ -17,7 +17,7 @@ import numpy as np
 from calibration.markers import MARKER_CENTRES, MARKER_SIDE, _marker_image
 
 __all__ = ["PIECE_SETS", "Camera", "Lighting", "Scene", "Rendered", "random_camera",
-           "random_lighting", "random_cells", "render"]
+           "random_lighting", "room_lighting", "bumped", "random_cells", "render"]
 
 W, H = 1280, 720
 R = 48  # board texture pixels per square
@@ -29,6 +29,7 @@ PIECE_SETS: dict[str, tuple[tuple[int, int, int], tuple[int, int, int], str]] = 
     "blue-pink": ((190, 95, 40), (170, 120, 235), "disc"),
     "stones": ((185, 195, 200), (75, 85, 70), "stone"),
     "red-green": ((50, 40, 180), (70, 150, 60), "disc"),
+    "stone-brown": ((188, 206, 214), (45, 78, 118), "stone"),
 }
 
 
@@ -72,6 +73,14 @@ class Lighting:
     blur: float = 0.7
     noise: float = 2.0
     jpeg: int = 85
+    # A camera in a room (``room_lighting``): light is added in linear light,
+    # then encoded with the camera's tone curve (gamma 2.2 with a highlight
+    # shoulder), so a change of light is not a plain gain on the pixel values.
+    linear: bool = False
+    flare: float = 0.0  # veiling light added everywhere, fraction of white
+    shoulder: float = 0.0  # highlight compression of the tone curve
+    shadow_depth: tuple[float, float] = (0.25, 0.45)
+    shadow_blur: tuple[float, float] = (3.0, 15.0)
 
 
 @dataclass
@@ -131,6 +140,37 @@ def random_lighting(rng: np.random.Generator, shadows: bool = True) -> Lighting:
         noise=rng.uniform(1.0, 5.0),
         jpeg=int(rng.integers(65, 95)),
     )
+
+
+def room_lighting(rng: np.random.Generator, hard: bool = False) -> Lighting:
+    """Light as a room gives it, each photo on its own: overall level 0.6-1.4, a
+    gradient of up to 40% across the board in any direction, usually a soft
+    shadow of 15-40% from something beside the board, a tint of up to +-15% on
+    red and blue (the camera's white balance), JPEG quality 60-92.  ``hard``
+    widens nothing; it only makes every photo carry a shadow."""
+    ang = rng.uniform(0, 2 * np.pi)
+    g = rng.uniform(0.05, 0.4)
+    red, blue = rng.uniform(0.85, 1.15, 2)
+    return Lighting(
+        level=rng.uniform(0.6, 1.4),
+        gradient=(g * np.cos(ang) * W / 560, g * np.sin(ang) * H / 560),
+        white=(float(blue), 1.0, float(red)),
+        shadows=1 if hard or rng.random() < 0.7 else 0,
+        blur=rng.uniform(0.4, 1.2),
+        noise=rng.uniform(1.0, 4.0),
+        jpeg=int(rng.integers(60, 93)),
+        linear=True,
+        flare=rng.uniform(0.0, 0.03),
+        shoulder=rng.uniform(0.0, 0.6),
+        shadow_depth=(0.15, 0.4),
+        shadow_blur=(12.0, 40.0),
+    )
+
+
+def bumped(cam: Camera, rng: np.random.Generator) -> Camera:
+    """The camera knocked: turned by a few degrees and moved tens of pixels."""
+    return Camera(cam.angle + rng.uniform(-4, 4), cam.scale * rng.uniform(0.97, 1.03), cam.tilt,
+                  cam.cx + rng.uniform(-30, 30), cam.cy + rng.uniform(-15, 15))
 
 
 def _smooth_noise(rng: np.random.Generator, shape: tuple[int, int], cells: int) -> np.ndarray:
@@ -258,16 +298,11 @@ def render(scene: Scene) -> Rendered:
     img = cv2.warpPerspective(board, m, (W, H), dst=bg, flags=cv2.INTER_LINEAR,
                               borderMode=cv2.BORDER_TRANSPARENT)
     lt = scene.lighting
-    yy, xx = np.mgrid[0:H, 0:W].astype(np.float32)
-    illum = lt.level * (1 + lt.gradient[0] * (xx / W - 0.5) + lt.gradient[1] * (yy / H - 0.5))
-    for _ in range(lt.shadows):
-        sm = np.zeros((H, W), np.float32)
-        pts = rng.uniform([0, 0], [W, H], (3, 2))
-        c = pts.mean(0)
-        pts = c + (pts - c) * rng.uniform(0.4, 0.9)
-        cv2.fillPoly(sm, [pts.astype(np.int32)], 1.0)
-        sm = cv2.GaussianBlur(sm, (0, 0), rng.uniform(3, 15))
-        illum *= 1 - rng.uniform(0.25, 0.45) * sm
+    if lt.linear:
+        img = (np.clip(img, 0, 255) / 255) ** 2.2
+    illum = _illumination(lt, rng)
+    if lt.linear:  # level, gradient and shadows as the photo shows them
+        illum = illum ** 2.2
     hidden = [False] * 49
     markers_hidden: list[int] = []
     hand = None
@@ -279,6 +314,8 @@ def render(scene: Scene) -> Rendered:
     img *= illum[..., None] * np.array(lt.white, np.float32)
     if hand is not None:
         skin = np.array((120, 150, 205), np.float32) * lt.level * rng.uniform(0.8, 1.15)
+        if lt.linear:
+            skin = (skin / 255) ** 2.2
         dist = cv2.distanceTransform(hand, cv2.DIST_L2, 3)
         shade = np.clip(0.65 + dist / 40, 0.65, 1.05)
         skin_img = skin[None, None, :] * shade[..., None]
@@ -286,11 +323,30 @@ def render(scene: Scene) -> Rendered:
         img = img * (1 - a) + skin_img * a
         hidden, markers_hidden = _hidden_squares(hand, hm)
     img = cv2.GaussianBlur(img, (0, 0), lt.blur)
+    if lt.linear:
+        img = img + lt.flare
+        img = np.clip(img * (1 + lt.shoulder) / (1 + lt.shoulder * img), 0, 1)
+        img = 255 * img ** (1 / 2.2)
     img += rng.normal(0, lt.noise, img.shape).astype(np.float32)
     out = np.clip(img, 0, 255).astype(np.uint8)
     ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, lt.jpeg])
     out = cv2.imdecode(buf, cv2.IMREAD_COLOR)
     return Rendered(out, scene.cells, hidden, hm, markers_hidden)
+
+
+def _illumination(lt: Lighting, rng: np.random.Generator) -> np.ndarray:
+    """The light falling on each pixel: level, gradient and cast shadows."""
+    yy, xx = np.mgrid[0:H, 0:W].astype(np.float32)
+    illum = lt.level * (1 + lt.gradient[0] * (xx / W - 0.5) + lt.gradient[1] * (yy / H - 0.5))
+    for _ in range(lt.shadows):
+        sm = np.zeros((H, W), np.float32)
+        pts = rng.uniform([0, 0], [W, H], (3, 2))
+        c = pts.mean(0)
+        pts = c + (pts - c) * rng.uniform(0.4, 0.9)
+        cv2.fillPoly(sm, [pts.astype(np.int32)], 1.0)
+        sm = cv2.GaussianBlur(sm, (0, 0), rng.uniform(*lt.shadow_blur))
+        illum *= 1 - rng.uniform(*lt.shadow_depth) * sm
+    return illum
 
 
 def _hidden_squares(hand: np.ndarray, hm: np.ndarray) -> tuple[list[bool], list[int]]:
