@@ -172,8 +172,9 @@ def run_calibration(
 ) -> BoardMapping:
     """``kharbga-board calibrate matrix [--config FILE]``: load the
     configuration, open the matrix (and the LEDs unless disabled),
-    calibrate, and save the mapping back into the file."""
-    config = load_config(config_path)
+    calibrate, and save the mapping back into the file (created when
+    missing; its comments and other values are kept)."""
+    config = load_config(config_path, missing_ok=True)
     with MatrixScanner(config.matrix, config.mapping, pin_factory=pin_factory) as scanner:
         with_leds = config.leds.enabled if use_leds is None else use_leds
         leds = SquareLeds(config.leds, config.mapping, spi) if with_leds else None

@@ -10,8 +10,11 @@ GPIO in one dataclass.
     [gpio.buttons]         button pins (buttons)
 
 Each part checks itself; :class:`GpioConfig` also checks that no GPIO is
-used twice across the parts.  Errors are :class:`ConfigError` (a
-``ValueError``), one line.
+used twice across the parts.  Errors are
+:class:`controller.board.config.ConfigError` (a ``ValueError``), one line
+naming the dotted key; :func:`load_config` adds the file's name.
+:func:`save_config` writes changes back through ``tomlkit``, keeping the
+user's comments.
 """
 
 from __future__ import annotations
@@ -21,8 +24,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from controller.board.config import read_toml
+
 from .buttons import ButtonConfig
-from .config_table import ConfigError, Table, dumps
+from .config_table import ConfigError, Table, write_changes
 from .gpio_matrix import MatrixConfig
 from .mapping import BoardMapping
 from .ws2812 import LedConfig
@@ -45,7 +50,7 @@ class GpioConfig:
 
         def claim(pin: int, what: str) -> None:
             if pin in users:
-                raise ConfigError(f"gpio: GPIO{pin} is used for both {users[pin]} and {what}")
+                raise ConfigError(f"GPIO{pin} is used for both {users[pin]} and {what}", "gpio")
             users[pin] = what
 
         for i, pin in enumerate(self.matrix.row_pins):
@@ -88,36 +93,25 @@ def loads(text: str) -> GpioConfig:
     try:
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"not valid TOML: {exc}") from None
-    gpio = doc.get("gpio")
-    if gpio is not None and not isinstance(gpio, dict):
-        raise ConfigError("gpio: must be a table")
-    return GpioConfig.from_table(gpio)
+        raise ConfigError(f"not valid TOML ({exc})") from None
+    return GpioConfig.from_table(doc.get("gpio"))
 
 
-def load_config(path: str | Path) -> GpioConfig:
-    """The ``[gpio]`` table of a configuration file; a missing file gives
-    the defaults."""
-    p = Path(path)
-    if not p.exists():
+def load_config(path: str | Path, *, missing_ok: bool = False) -> GpioConfig:
+    """The ``[gpio]`` table of a configuration file; errors name the file.
+    A missing file is an error, or the defaults with ``missing_ok``."""
+    if missing_ok and not Path(path).exists():
         return GpioConfig()
+    doc = read_toml(path)
     try:
-        return loads(p.read_text(encoding="utf-8"))
+        return GpioConfig.from_table(doc.get("gpio"))
     except ConfigError as exc:
-        raise ConfigError(f"{p}: {exc}") from None
+        raise exc.in_file(path) from None
 
 
 def save_config(path: str | Path, config: GpioConfig) -> None:
-    """Write the ``[gpio]`` table into the file, keeping its other tables
-    (comments are not kept)."""
-    p = Path(path)
-    doc: dict[str, object] = {}
-    if p.exists():
-        try:
-            doc = tomllib.loads(p.read_text(encoding="utf-8"))
-        except tomllib.TOMLDecodeError as exc:
-            raise ConfigError(f"{p}: not valid TOML: {exc}") from None
-    doc["gpio"] = config.to_table()
-    tmp = p.with_name(p.name + ".tmp")
-    tmp.write_text(dumps(doc), encoding="utf-8")
-    tmp.replace(p)
+    """Write ``config`` into the file's ``[gpio]`` table: only the values
+    that differ from what the file says are written; comments, key order
+    and the other tables are kept (a missing file is created)."""
+    old = load_config(path, missing_ok=True)
+    write_changes(path, "gpio", old.to_table(), config.to_table())

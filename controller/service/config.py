@@ -1,12 +1,13 @@
-"""The service's configuration: a TOML file, validated on start.
+"""The configuration file: one TOML file for the service and its board,
+read once and checked on start.
 
-Every mistake gives one line naming the key, e.g.
-``config.toml: [web] port must be an integer from 1 to 65535, not "80a"``.
-
-::
+Every mistake is one line naming the file, the dotted key and the problem,
+e.g. ``config.toml: web.port: must be from 1 to 65535, not 70000`` (a
+:class:`ConfigError`, the one error type of every configuration reader,
+from :mod:`controller.board.config`)::
 
     [board]
-    kind = "sim"              # sim, gpio, serial:/dev/ttyACM0
+    kind = "sim"              # sim, gpio, serial:/dev/ttyACM0, camera:0
     variant = "kharbga"
     settle = 0.25             # seconds a reading must stay
     error_delay = 1.0         # seconds before a wrong reading lights errors
@@ -25,23 +26,40 @@ Every mistake gives one line naming the key, e.g.
     [storage]
     data_dir = "data"
     sensor_log_limit = 200000 # lines of raw sensor log kept per game
+
+    [camera]
+    profile = ""              # camera boards: the profile from calibrate camera
+
+    [gpio]                    # the GPIO board (and the serial board's LEDs):
+                              # see hardware.md
+
+The ``[gpio]`` table belongs to the drivers: it is checked by their typed
+configurations (:meth:`Config.gpio`, :meth:`Config.serial_leds`) when the
+board uses it, with the same error type and the file's name.
 """
 
 from __future__ import annotations
 
 import ipaddress
-import tomllib
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from controller.board.config import ConfigError, Table, read_toml
 from controller.rules import find_variant
+
+if TYPE_CHECKING:
+    from controller.drivers.gpio_config import GpioConfig
+    from controller.drivers.mapping import BoardMapping
+    from controller.drivers.ws2812 import LedConfig
 
 __all__ = ["Config", "ConfigError", "load_config"]
 
-
-class ConfigError(ValueError):
-    """A configuration file that cannot be used; the message is one line."""
+SECTIONS = ("board", "web", "players", "storage", "camera", "gpio")
+# The command-line option that sets each field.
+OPTIONS = {"board": "--board", "variant": "--variant", "host": "--host", "port": "--port",
+           "data_dir": "--data-dir", "token": "--token"}
 
 
 @dataclass(frozen=True)
@@ -59,6 +77,11 @@ class Config:
     think: float = 1.0  # the computer's seconds a move
     data_dir: Path = field(default_factory=lambda: Path("data"))
     sensor_log_limit: int = 200_000
+    camera_profile: str = ""
+    # The drivers' [gpio] table as written (checked when the board uses it).
+    gpio_table: Mapping[str, object] | None = field(default=None, compare=False, repr=False)
+    # The file it came from ("" for the defaults), named in every error.
+    source: str = field(default="", compare=False)
 
     @property
     def loopback(self) -> bool:
@@ -74,95 +97,125 @@ class Config:
         """Command-line options win over the file."""
         clean = {k: v for k, v in changes.items() if v is not None}
         out = replace(self, **clean)
-        _check(out, "command line")
+        _check(out, set(clean))
         return out
 
+    def gpio(self) -> GpioConfig:
+        """The ``[gpio]`` table as the GPIO board's configuration (imports
+        the GPIO drivers, hence gpiozero)."""
+        from controller.drivers.gpio_config import GpioConfig
 
-_SCHEMA: dict[str, dict[str, tuple[str, type]]] = {
-    "board": {"kind": ("board", str), "variant": ("variant", str), "settle": ("settle", float),
-              "error_delay": ("error_delay", float)},
-    "web": {"host": ("host", str), "port": ("port", int), "token": ("token", str)},
-    "players": {"attacker": ("attacker", str), "defender": ("defender", str),
-                "computer": ("computer", str), "think": ("think", float)},
-    "storage": {"data_dir": ("data_dir", str), "sensor_log_limit": ("sensor_log_limit", int)},
-}
+        try:
+            return GpioConfig.from_table(self.gpio_table)
+        except ConfigError as exc:
+            raise self._in_file(exc) from None
+
+    def serial_leds(self) -> tuple[BoardMapping, LedConfig]:
+        """The square-to-LED map and the LED colours of ``[gpio]``, for a
+        board on the serial link (no GPIO library needed)."""
+        from controller.drivers.mapping import BoardMapping
+        from controller.drivers.ws2812 import LedConfig
+
+        try:
+            t = Table(self.gpio_table, "gpio")
+            return (BoardMapping.from_table(t.sub("mapping").data),
+                    LedConfig.from_table(t.sub("leds").data))
+        except ConfigError as exc:
+            raise self._in_file(exc) from None
+
+    def _in_file(self, exc: ConfigError) -> ConfigError:
+        return exc.in_file(self.source) if self.source else exc
 
 
 def load_config(path: str | Path | None) -> Config:
-    """The configuration in ``path`` (None: the defaults)."""
+    """The configuration in ``path`` (None: the defaults); a
+    :class:`ConfigError` naming the file and the key otherwise."""
     if path is None:
         return Config()
-    p = Path(path)
-    name = p.name
+    source = str(path)
+    doc = read_toml(path)
     try:
-        text = p.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ConfigError(f"{name}: cannot read ({exc.strerror or exc})") from None
-    except UnicodeDecodeError:
-        raise ConfigError(f"{name}: not UTF-8 text") from None
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{name}: not valid TOML ({exc})") from None
-    values: dict[str, Any] = {}
-    for section, content in data.items():
-        if section in ("gpio", "serial", "camera"):
-            continue  # the drivers' own tables, checked when that board is used
-        if section not in _SCHEMA:
-            raise ConfigError(f"{name}: unknown section [{section}] "
-                              f"(known: {', '.join(_SCHEMA)})")
-        if not isinstance(content, dict):
-            raise ConfigError(f"{name}: {section} must be a [{section}] table")
-        for key, value in content.items():
-            if key not in _SCHEMA[section]:
-                known = ", ".join(_SCHEMA[section])
-                raise ConfigError(f"{name}: unknown key {key!r} in [{section}] (known: {known})")
-            attr, kind = _SCHEMA[section][key]
-            if kind is float and isinstance(value, int) and not isinstance(value, bool):
-                value = float(value)
-            if not isinstance(value, kind) or isinstance(value, bool):
-                raise ConfigError(
-                    f"{name}: [{section}] {key} must be {_kind_name(kind)}, not {value!r}"
-                )
-            values[attr] = Path(value) if attr == "data_dir" else value
-    config = Config(**values)
-    _check(config, name)
+        config = _parse(doc, source)
+    except ConfigError as exc:
+        raise exc.in_file(source) from None
+    _check(config, set())
     return config
 
 
-def _kind_name(kind: type) -> str:
-    return {str: "a string", int: "an integer", float: "a number"}[kind]
+def _parse(doc: Mapping[str, object], source: str) -> Config:
+    top = Table(doc, "")
+    for name in top.keys():
+        if name not in SECTIONS:
+            raise top.error(name, f"unknown section (known: {', '.join(SECTIONS)})")
+    d = Config()
+    board, web, players, storage, camera = (top.sub(s) for s in SECTIONS[:5])
+    gpio = top.sub("gpio")  # checks that it is a table
+    config = Config(
+        board=board.get_str("kind", d.board),
+        variant=board.get_str("variant", d.variant),
+        settle=board.get_float("settle", d.settle),
+        error_delay=board.get_float("error_delay", d.error_delay),
+        host=web.get_str("host", d.host),
+        port=web.get_int("port", d.port),
+        token=web.get_str("token", d.token),
+        attacker=players.get_str("attacker", d.attacker),
+        defender=players.get_str("defender", d.defender),
+        computer=players.get_str("computer", d.computer),
+        think=players.get_float("think", d.think),
+        data_dir=Path(storage.get_str("data_dir", str(d.data_dir))),
+        sensor_log_limit=storage.get_int("sensor_log_limit", d.sensor_log_limit),
+        camera_profile=camera.get_str("profile", d.camera_profile),
+        gpio_table=dict(gpio.data),
+        source=source,
+    )
+    for table in (board, web, players, storage, camera):
+        table.done()
+    return config
 
 
-def _check(c: Config, name: str) -> None:
+# Where each checked field lives in the file.
+KEYS = {"board": "board.kind", "variant": "board.variant", "settle": "board.settle",
+        "error_delay": "board.error_delay", "host": "web.host", "port": "web.port",
+        "token": "web.token", "attacker": "players.attacker", "defender": "players.defender",
+        "computer": "players.computer", "think": "players.think",
+        "sensor_log_limit": "storage.sensor_log_limit"}
+
+
+def _check(c: Config, overridden: set[str]) -> None:
+    """The values' meaning; an error names the key in the file, or the
+    command-line option that gave the value."""
+
+    def error(attr: str, problem: str) -> ConfigError:
+        if attr in overridden:
+            return ConfigError(problem, OPTIONS.get(attr, attr), "command line")
+        return ConfigError(problem, KEYS[attr], c.source)
+
     if not (c.board in ("sim", "gpio") or c.board.startswith(("serial:", "camera:"))):
-        raise ConfigError(
-            f"{name}: [board] kind must be sim, gpio, serial:PORT or camera:DEVICE, not {c.board!r}"
-        )
+        raise error("board", f"must be sim, gpio, serial:PORT or camera:DEVICE, not {c.board!r}")
     try:
         find_variant(c.variant)
     except ValueError as exc:
-        raise ConfigError(f"{name}: [board] variant: {exc}") from None
+        raise error("variant", str(exc)) from None
     if not 0.01 <= c.settle <= 5:
-        raise ConfigError(f"{name}: [board] settle must be 0.01 to 5 seconds, not {c.settle}")
+        raise error("settle", f"must be 0.01 to 5 seconds, not {c.settle}")
     if not 0 <= c.error_delay <= 60:
-        raise ConfigError(f"{name}: [board] error_delay must be 0 to 60 seconds, "
-                          f"not {c.error_delay}")
+        raise error("error_delay", f"must be 0 to 60 seconds, not {c.error_delay}")
     if not 1 <= c.port <= 65535:
-        raise ConfigError(f"{name}: [web] port must be an integer from 1 to 65535, not {c.port}")
+        raise error("port", f"must be from 1 to 65535, not {c.port}")
     if not c.host:
-        raise ConfigError(f"{name}: [web] host must not be empty")
+        raise error("host", "must not be empty")
     if not c.loopback and len(c.token) < 12:
-        raise ConfigError(
-            f"{name}: [web] token of at least 12 characters is required to listen on {c.host}"
-        )
+        raise error("token" if "host" not in overridden else "host",
+                    f"a token of at least 12 characters is required to listen on {c.host}")
     for side, value in (("attacker", c.attacker), ("defender", c.defender)):
         if len(value) > 80 or any(ch in value for ch in '"\\\n\r'):
-            raise ConfigError(f"{name}: [players] {side} must be a short name without quotes")
+            raise error(side, "must be a short name without quotes")
     if c.computer not in ("", "attacker", "defender"):
-        raise ConfigError(f"{name}: [players] computer must be \"attacker\", \"defender\" or "
-                          f"\"\", not {c.computer!r}")
+        raise error("computer", f'must be "attacker", "defender" or "", not {c.computer!r}')
     if not 0.01 <= c.think <= 60:
-        raise ConfigError(f"{name}: [players] think must be 0.01 to 60 seconds, not {c.think}")
+        raise error("think", f"must be 0.01 to 60 seconds, not {c.think}")
     if c.sensor_log_limit < 0:
-        raise ConfigError(f"{name}: [storage] sensor_log_limit must not be negative")
+        raise error("sensor_log_limit", "must not be negative")
+    if c.board.startswith("camera:") and not c.camera_profile:
+        raise ConfigError("a camera board needs its profile (made by kharbga-board calibrate "
+                          "camera)", "camera.profile", c.source)

@@ -1,74 +1,235 @@
-"""Sensor backends for the service: the reed matrix on GPIO (and later the
-serial link and the camera).  Each one puts frames and button presses on a
-queue from its own thread; :func:`drain` feeds them to the service on the
-event loop, stamped with the service's clock, and the LEDs follow the
-published state."""
+"""The service's boards: every sensor backend behind one :class:`Backend`
+protocol, chosen in one place (:func:`open_backend`) from the board kind
+(``--board`` or ``[board] kind``): ``sim``, ``gpio``, ``serial:PORT``,
+``camera:DEVICE``.
+
+A backend puts frames and button presses on its :attr:`Backend.events`
+queue from its own thread, stamped on the service's clock (injected: no
+backend reads the system clock for the times it reports), and shows the
+published state on its lights.  :class:`EventPump` feeds the queue to the
+service on the event loop, keeping each event's own time (a frame the
+Pico stamped when the switch moved keeps that time, not the time its bytes
+arrived), only bounded so that times never go back and never lie ahead of
+the service's clock.
+
+Each backend imports its hardware library when it is opened; a missing
+one is :class:`MissingLibrary`, one line naming the extra to install.
+"""
 
 from __future__ import annotations
 
 import dataclasses
+import math
 import queue
 import threading
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from controller.board.events import Button, Frame
+from controller.rules import find_variant
 
-from .board import BoardService
+from .config import Config, load_config
 
-__all__ = ["GpioBackend", "drain"]
+if TYPE_CHECKING:
+    from .board import BoardService
+
+__all__ = [
+    "Backend",
+    "CameraBackend",
+    "EventPump",
+    "GpioBackend",
+    "MissingLibrary",
+    "SerialBackend",
+    "SimBackend",
+    "drain",
+    "needs_extra",
+    "open_backend",
+]
 
 Event = Frame | Button
+Clock = Callable[[], float]
+
+
+class MissingLibrary(ValueError):
+    """A board whose library is not installed; the message names the extra."""
+
+
+@contextmanager
+def needs_extra(extra: str, what: str) -> Iterator[None]:
+    """Turn a missing module inside the block into :class:`MissingLibrary`:
+    ``the serial board needs pyserial (module 'serial'): pip install
+    'kharbga-board[serial]'``."""
+    try:
+        yield
+    except ModuleNotFoundError as exc:
+        module = exc.name or "a module"
+        raise MissingLibrary(
+            f"{what} needs the Python module {module!r}: pip install 'kharbga-board[{extra}]'"
+        ) from None
+
+
+class Backend(Protocol):
+    """What the service needs of a board."""
+
+    name: str  # the board kind: "sim", "gpio", "serial:/dev/ttyACM0", ..
+    description: str  # for people: "the simulated board", ..
+    events: queue.Queue[Event]  # frames and presses, on the service's clock
+    preview: Callable[[], bytes] | None  # a camera's picture (JPEG), if any
+
+    def start(self) -> None:
+        """Start reading (threads of its own)."""
+
+    def show(self, state: dict[str, Any]) -> None:
+        """Light the published state (called every pump, for blinking)."""
+
+    def close(self) -> None:
+        """Stop and release the hardware; safe to call twice."""
+
+
+def _config(config: Config | str | Path | None) -> Config:
+    """The service's configuration (a file's path is loaded)."""
+    if isinstance(config, Config):
+        return config
+    return load_config(config) if config else Config()
+
+
+def open_backend(config: Config, clock: Clock) -> Backend:
+    """The backend of ``config.board`` on the service's ``clock``."""
+    kind = config.board
+    if kind == "sim":
+        return SimBackend()
+    if kind == "gpio":
+        return GpioBackend(config, clock=clock)
+    if kind.startswith("serial:"):
+        size = find_variant(config.variant).size
+        return SerialBackend(kind.removeprefix("serial:"), config, size, clock=clock)
+    if kind.startswith("camera:"):
+        return CameraBackend(kind.removeprefix("camera:"), config, clock=clock)
+    raise ValueError(f"board {kind!r}: use sim, gpio, serial:PORT or camera:DEVICE")
+
+
+# ----------------------------------------------------------------------
+# Feeding the service
+
+
+class EventPump:
+    """Feeds a backend's events to the service with their own times,
+    bounded to [the previous event's time, the service's now]."""
+
+    def __init__(self, service: BoardService, events: queue.Queue[Event]) -> None:
+        self.service = service
+        self.events = events
+        self.last = -math.inf
+
+    def __call__(self) -> int:
+        """Feed every queued event; how many."""
+        n = 0
+        now = self.service.now()
+        while True:
+            try:
+                event = self.events.get_nowait()
+            except queue.Empty:
+                return n
+            t = min(max(event.t, self.last), now)
+            self.last = t
+            self.service.feed(event if t == event.t else dataclasses.replace(event, t=t))
+            n += 1
 
 
 def drain(service: BoardService, events: queue.Queue[Event]) -> int:
-    """Feed every queued event to the service; returns how many."""
-    n = 0
-    while True:
-        try:
-            event = events.get_nowait()
-        except queue.Empty:
-            return n
-        service.feed(dataclasses.replace(event, t=service.now()))
-        n += 1
+    """Feed every queued event to the service once (see :class:`EventPump`)."""
+    return EventPump(service, events)()
+
+
+# ----------------------------------------------------------------------
+# Backends
+
+
+class SimBackend:
+    """The simulated board: the web page sets its pieces (the service keeps
+    them), so it reads and lights nothing itself."""
+
+    name = "sim"
+    description = "the simulated board"
+    preview: Callable[[], bytes] | None = None
+
+    def __init__(self) -> None:
+        self.events: queue.Queue[Event] = queue.Queue()
+
+    def start(self) -> None:
+        return None
+
+    def show(self, state: dict[str, Any]) -> None:
+        return None
+
+    def close(self) -> None:
+        return None
+
+
+class ScanClock:
+    """The scanner's clock (``now`` and ``sleep_until``) on the service's
+    clock ``now``: it sleeps the difference."""
+
+    def __init__(self, now: Clock, max_lag: float = 0.1) -> None:
+        self._now = now
+        self.max_lag = max_lag
+
+    def now(self) -> float:
+        return self._now()
+
+    def sleep_until(self, deadline: float, idle: bool = False) -> float:
+        delay = deadline - self._now()
+        if delay > 0:
+            time.sleep(delay)
+            return deadline
+        # Late: keep the rhythm unless far behind (then start again from now).
+        return deadline if -delay < self.max_lag else self._now()
 
 
 class GpioBackend:
     """The matrix scanner, the buttons and the LED strip on the Pi's GPIO,
-    configured by the ``[gpio]`` table of the configuration file."""
+    configured by the ``[gpio]`` table of ``config`` (the service's
+    configuration or its file; None: the defaults)."""
 
-    def __init__(self, config_path: str | Path | None, *, pin_factory: Any = None,
-                 spi: Any = None) -> None:
-        from controller.drivers.buttons import ButtonPanel
-        from controller.drivers.gpio_config import GpioConfig, load_config
-        from controller.drivers.gpio_matrix import MatrixScanner, MonotonicClock
-        from controller.drivers.ws2812 import SquareLeds
+    name = "gpio"
+    description = "the GPIO board"
+    preview: Callable[[], bytes] | None = None
 
-        self.config = load_config(config_path) if config_path else GpioConfig()
+    def __init__(self, config: Config | str | Path | None = None, *,
+                 clock: Clock = time.monotonic, pin_factory: Any = None, spi: Any = None) -> None:
         self.events: queue.Queue[Event] = queue.Queue()
-        self.clock = MonotonicClock()
-        self.scanner = MatrixScanner(self.config.matrix, self.config.mapping,
-                                     pin_factory=pin_factory)
+        self.clock = clock
         self.buttons: Any = None
         self.leds: Any = None
-        try:
-            self.buttons = ButtonPanel(self.config.buttons, self.events, self.clock.now,
-                                       pin_factory=pin_factory)
-            if self.config.leds.enabled:
-                self.leds = SquareLeds(self.config.leds, self.config.mapping, spi)
-        except BaseException:
-            self.close()
-            raise
+        self.scanner: Any = None
         self._thread: threading.Thread | None = None
         self._stop: threading.Event | None = None
+        with needs_extra("pi", "the gpio board"):
+            from controller.drivers.buttons import ButtonPanel
+            from controller.drivers.gpio_matrix import MatrixScanner
+            from controller.drivers.ws2812 import SquareLeds
+
+            self.config = _config(config).gpio()
+            try:
+                self.scanner = MatrixScanner(self.config.matrix, self.config.mapping,
+                                             pin_factory=pin_factory)
+                self.buttons = ButtonPanel(self.config.buttons, self.events, clock,
+                                           pin_factory=pin_factory)
+                if self.config.leds.enabled:
+                    self.leds = SquareLeds(self.config.leds, self.config.mapping, spi)
+            except BaseException:
+                self.close()
+                raise
 
     def start(self) -> None:
-        self._thread, self._stop = self.scanner.start(self.events, self.clock)
+        self._thread, self._stop = self.scanner.start(self.events, ScanClock(self.clock))
 
     def show(self, state: dict[str, Any]) -> None:
         if self.leds is not None:
-            self.leds.show(state.get("leds", {}), self.clock.now())
+            self.leds.show(state.get("leds", {}), self.clock())
 
     def listener(self) -> Callable[[dict[str, Any]], None]:
         return self.show
@@ -78,37 +239,44 @@ class GpioBackend:
             self._stop.set()
         if self._thread is not None:
             self._thread.join(1)
+            self._thread = None
         for part in (self.buttons, self.leds, self.scanner):
             if part is not None:
                 part.close()
+        self.buttons = self.leds = self.scanner = None
 
 
 class SerialBackend:
-    """The Pico board on a serial port (``--board serial:PORT``): the link
-    reconnects by itself; the LED colours of each role come from the
-    ``[gpio.leds]`` table and the square-to-LED map from ``[gpio.mapping]``
-    of the configuration file (sent to the firmware in the handshake)."""
+    """The Pico board on a serial port (``serial:PORT``).  The link
+    reconnects by itself and maps the Pico's clock onto the service's
+    (``clock``), so frames carry the time the switch moved.  The LED
+    colours come from ``[gpio.leds]`` and the square-to-LED map from
+    ``[gpio.mapping]`` of ``config`` (sent to the firmware in the
+    handshake).  ``link_options`` go to the link (tests)."""
 
-    def __init__(self, url: str, config_path: str | Path | None, size: int = 7) -> None:
-        from controller.drivers.gpio_config import GpioConfig, load_config
-        from controller.drivers.serial_link import SerialLink
+    preview: Callable[[], bytes] | None = None
 
-        self.config = load_config(config_path) if config_path else GpioConfig()
-        mapping = self.config.mapping
-        led_map = [mapping.led_of_square(sq) for sq in range(size * size)]
-        self.link = SerialLink(url, size=size, led_count=mapping.led_count, led_map=led_map)
-        self.events: queue.Queue[Event] = self.link.events
+    def __init__(self, url: str, config: Config | str | Path | None = None, size: int = 7, *,
+                 clock: Clock = time.monotonic, **link_options: Any) -> None:
+        self.mapping, self.leds = _config(config).serial_leds()
+        with needs_extra("serial", "the serial board"):
+            from controller.drivers.serial_link import SerialLink
+
+        self.name = f"serial:{url}"
+        self.description = f"the board on {url}"
+        self.clock = clock
         self.size = size
+        led_map = [self.mapping.led_of_square(sq) for sq in range(size * size)]
+        self.link = SerialLink(url, size=size, clock=clock, led_count=self.mapping.led_count,
+                               led_map=led_map, **link_options)
+        self.events: queue.Queue[Event] = self.link.events
         self._last: list[tuple[int, int, int]] | None = None
 
     def start(self) -> None:
         self.link.start()
 
     def show(self, state: dict[str, Any]) -> None:
-        import time
-
-        colours = square_colours(state.get("leds", {}), time.monotonic(), self.config.leds,
-                                 self.size)
+        colours = square_colours(state.get("leds", {}), self.clock(), self.leds, self.size)
         if colours != self._last:
             self._last = colours
             self.link.send_leds(colours)
@@ -134,38 +302,46 @@ def square_colours(leds: dict[str, str], now: float, config: Any,
 
 
 class CameraBackend:
-    """An overhead camera (``--board camera:DEVICE``: a device number or a
-    video file), with the profile named by ``[camera] profile`` in the
-    configuration file.  LEDs are optional on such a board: none here."""
+    """An overhead camera (``camera:DEVICE``: a device number or a video
+    file) with the profile of ``[camera] profile`` in ``config``.  Each reading is
+    stamped on the service's clock the moment the camera thread hands it
+    over.  LEDs are optional on such a board: none here."""
 
-    def __init__(self, device: str, config_path: str | Path | None) -> None:
-        import tomllib
-
-        from calibration.video import CameraStream
-
-        profile: object = None
-        if config_path:
-            try:
-                data = tomllib.loads(Path(config_path).read_text(encoding="utf-8"))
-            except (OSError, tomllib.TOMLDecodeError) as exc:
-                raise ValueError(f"{config_path}: {exc}") from None
-            camera = data.get("camera", {})
-            profile = camera.get("profile") if isinstance(camera, dict) else None
-        if not isinstance(profile, str) or not profile:
-            raise ValueError("a camera board needs [camera] profile = \"FILE\" in the "
+    def __init__(self, device: str, config: Config | str | Path | None = None, *,
+                 clock: Clock = time.monotonic) -> None:
+        profile = _config(config).camera_profile
+        if not profile:
+            raise ValueError('a camera board needs [camera] profile = "FILE" in the '
                              "configuration (made by kharbga-board calibrate camera)")
+        with needs_extra("camera", "the camera board"):
+            from calibration.video import CameraStream
+        self.name = f"camera:{device}"
+        self.description = f"the camera {device}"
+        self.clock = clock
         self.stream = CameraStream(device, profile)
-        self.events: queue.Queue[Event] = self.stream.events  # type: ignore[assignment]
+        self.preview: Callable[[], bytes] | None = self.stream.preview
+        self.events: queue.Queue[Event] = queue.Queue()
+        self._stop = threading.Event()
+        self._relay = threading.Thread(target=self._run, name="camera-relay", daemon=True)
 
     def start(self) -> None:
         self.stream.start()
+        self._relay.start()
+
+    def _run(self) -> None:
+        source: queue.Queue[Any] = self.stream.events
+        while not self._stop.is_set():
+            try:
+                frame = source.get(timeout=0.1)
+            except queue.Empty:
+                continue
+            self.events.put(dataclasses.replace(frame, t=self.clock()))
 
     def show(self, state: dict[str, Any]) -> None:
         return None
 
-    def preview(self) -> bytes:
-        """What the camera sees, with the grid and each square's reading."""
-        return self.stream.preview()
-
     def close(self) -> None:
+        self._stop.set()
+        if self._relay.is_alive():
+            self._relay.join(1)
         self.stream.close()

@@ -1,5 +1,6 @@
-"""``kharbga-board run``: the service on the simulated board, GPIO or a
-serial link, with its web page."""
+"""``kharbga-board run``: the service on its board (simulated, GPIO, the
+serial link or a camera; :func:`controller.service.hardware.open_backend`
+chooses), with its web page."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import logging
 import sys
 
 from .config import Config
+from .hardware import Backend
 
 __all__ = ["serve"]
 
@@ -14,71 +16,57 @@ log = logging.getLogger("kharbga")
 
 
 def serve(config: Config, config_path: str | None = None) -> int:
-    """Run until interrupted; returns the exit status."""
-    from aiohttp import web
+    """Run until interrupted; returns the exit status.  (``config``
+    carries every table of its file; ``config_path`` is not read again.)"""
+    from .hardware import needs_extra, open_backend
+
+    with needs_extra("web", "the service"):
+        from aiohttp import web
 
     from .app import make_app
     from .board import BoardService
 
     logging.basicConfig(level=logging.INFO, stream=sys.stderr,
                         format="%(asctime)s %(name)s %(levelname)s %(message)s")
-    from controller.rules import find_variant
-
-    backend: object = None
-    if config.board == "gpio":
-        from .hardware import GpioBackend
-
-        backend = GpioBackend(config_path)
-    elif config.board.startswith("serial:"):
-        from .hardware import SerialBackend
-
-        backend = SerialBackend(config.board.removeprefix("serial:"), config_path,
-                                find_variant(config.variant).size)
-    elif config.board.startswith("camera:"):
-        from .hardware import CameraBackend
-
-        backend = CameraBackend(config.board.removeprefix("camera:"), config_path)
-    elif config.board != "sim":
-        raise ValueError(f"board {config.board!r}: use sim, gpio, serial:PORT or camera:DEVICE")
     service = BoardService(config)
+    try:
+        backend = open_backend(config, service.now)
+    except BaseException:
+        service.close()
+        raise
     app = make_app(service)
-    if backend is not None:
-        _attach(app, service, backend)
+    _attach(app, service, backend)
     where = f"http://{config.host}:{config.port}/"
-    board = "the simulated board" if config.board == "sim" else config.board
-    print(f"kharbga-board: {config.variant} on {board} at {where}", flush=True)
+    print(f"kharbga-board: {config.variant} on {backend.description} at {where}", flush=True)
     log.info("data in %s, game %s", config.data_dir, service.gid)
     try:
         web.run_app(app, host=config.host, port=config.port, print=None,
                     handle_signals=True, access_log=None)
     finally:
-        close = getattr(backend, "close", None)
-        if close is not None:
-            close()
+        backend.close()
     return 0
 
 
-def _attach(app: object, service: object, backend: object) -> None:
-    """Run the backend's queue into the service every 10 ms; LEDs follow."""
+def _attach(app: object, service: object, backend: Backend) -> None:
+    """Run the backend's events into the service every 10 ms; LEDs follow."""
     import asyncio
 
     from aiohttp import web
 
     from .board import BoardService
-    from .hardware import CameraBackend, GpioBackend, SerialBackend, drain
+    from .hardware import EventPump
 
     assert isinstance(app, web.Application) and isinstance(service, BoardService)
-    assert isinstance(backend, GpioBackend | SerialBackend | CameraBackend)
     pump: web.AppKey[asyncio.Task[None]] = web.AppKey("pump", asyncio.Task)
+    feed = EventPump(service, backend.events)
 
     async def run_pump() -> None:
         while True:
-            drain(service, backend.events)
+            feed()
             backend.show(service.state())  # refreshes blinking roles too
             await asyncio.sleep(0.01)
 
-    if isinstance(backend, CameraBackend):
-        service.camera_preview = backend.preview
+    service.camera_preview = backend.preview
 
     async def start(app: web.Application) -> None:
         backend.start()

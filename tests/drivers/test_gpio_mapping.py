@@ -143,7 +143,81 @@ def test_configuration_round_trips_through_toml(tmp_path: Path) -> None:
     assert load_config(path) == config
     text = path.read_text(encoding="utf-8")
     assert "[service]\nport = 8080" in text  # the other tables are kept
-    assert load_config(tmp_path / "absent.toml") == GpioConfig()
+    absent = tmp_path / "absent.toml"
+    assert load_config(absent, missing_ok=True) == GpioConfig()
+    with pytest.raises(ConfigError) as err:
+        load_config(absent)
+    assert str(err.value) == f"{absent}: no such file"
+
+
+COMMENTED = """\
+# The board in the hall.
+[web]
+port = 9000  # behind the proxy
+
+[gpio.mapping]
+# as wired by hand
+files = "columns"   # ranks along the rows
+a1 = "r0c0"         # the corner under a1
+switches = ["a1", "b1"]  # stale: replaced by the calibration
+
+[gpio.leds]
+brightness = 0.2    # evenings
+"""
+
+
+def test_saving_keeps_comments_order_and_other_tables(tmp_path: Path) -> None:
+    path = tmp_path / "board.toml"
+    path.write_text(COMMENTED.replace('switches = ["a1", "b1"]', 'led_offset = 0'),
+                    encoding="utf-8")
+    found = BoardMapping(a1="r6c0", files="rows", led_first="g7", led_runs="files")
+    save_config(path, load_config(path).with_mapping(found))
+    text = path.read_text(encoding="utf-8")
+    for line in ("# The board in the hall.", "port = 9000  # behind the proxy",
+                 "# as wired by hand", 'files = "rows"   # ranks along the rows',
+                 'a1 = "r6c0"         # the corner under a1', "brightness = 0.2    # evenings"):
+        assert line in text, line
+    # the keys stay where they were; new ones come after them
+    order = [text.index(k) for k in ("[web]", "files =", "a1 =", "led_offset", "led_first",
+                                     "led_runs", "[gpio.leds]")]
+    assert order == sorted(order)
+    assert "led_serpentine" not in text and "[gpio.matrix]" not in text  # defaults unwritten
+    again = load_config(path)
+    assert again.mapping == found and again.leds.brightness == 0.2
+
+
+def test_a_key_the_new_mapping_drops_is_removed(tmp_path: Path) -> None:
+    path = tmp_path / "board.toml"
+    rotated = BoardMapping(a1="r6c6", files="rows")
+    names = [rotated.name(rotated.square_of_switch_index(i)) for i in range(49)]
+    path.write_text(COMMENTED.replace('["a1", "b1"]', repr(names).replace("'", '"')),
+                    encoding="utf-8")
+    assert load_config(path).mapping.switches == tuple(names)
+    save_config(path, load_config(path).with_mapping(rotated))
+    text = path.read_text(encoding="utf-8")
+    assert "switches" not in text and "# as wired by hand" in text
+    assert load_config(path).mapping == rotated
+
+
+def test_errors_in_a_file_name_the_file_and_the_dotted_key(tmp_path: Path) -> None:
+    path = tmp_path / "board.toml"
+    path.write_text('[gpio.leds.roles]\ncapture = { colour = "red" }\n', encoding="utf-8")
+    with pytest.raises(ConfigError) as err:
+        load_config(path)
+    message = str(err.value)
+    assert message.startswith(f"{path}: gpio.leds.roles.capture.colour: ")
+    assert "\n" not in message and err.value.file == str(path)
+    path.write_text("[gpio.matrix\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match="not valid TOML"):
+        load_config(path)
+
+
+def test_one_error_type_for_every_reader() -> None:
+    from controller.board.config import ConfigError as BoardError
+    from controller.service.config import ConfigError as ServiceError
+
+    assert ConfigError is BoardError is ServiceError
+    assert issubclass(ConfigError, ValueError)
 
 
 def test_partial_tables_keep_the_defaults() -> None:

@@ -1,0 +1,189 @@
+"""Reading configuration files: the one error type and the typed reader.
+
+Every layer that reads a configuration raises :class:`ConfigError`, a
+``ValueError`` whose message is one line naming the file, the key (dotted,
+``gpio.leds.roles.capture.colour``) and the problem::
+
+    board.toml: gpio.matrix.scan_hz: must be at least 100, not 50
+
+:func:`read_toml` reads a file (the one place a configuration file is
+opened and parsed); :class:`Table` reads one table of it with typed
+getters.  A part that checks a table without knowing the file raises the
+error without one, and the loader adds it with :meth:`ConfigError.in_file`.
+Standard library only.
+"""
+
+from __future__ import annotations
+
+import math
+import tomllib
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+__all__ = ["ConfigError", "Table", "kind_of", "read_toml"]
+
+
+class ConfigError(ValueError):
+    """A configuration that cannot be used; ``str()`` is one line:
+    ``FILE: KEY: PROBLEM`` (file and key when known)."""
+
+    def __init__(self, problem: str, key: str = "", file: str = "") -> None:
+        self.problem = " ".join(problem.split())
+        self.key = key
+        self.file = file
+        super().__init__(": ".join(part for part in (file, key, self.problem) if part))
+
+    def in_file(self, file: str | Path) -> ConfigError:
+        """The same error naming ``file`` (unchanged if it names one)."""
+        if self.file:
+            return self
+        return ConfigError(self.problem, self.key, str(file))
+
+
+def kind_of(value: object) -> str:
+    """``"an integer"``, ``"a string"``, .. for error messages."""
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int):
+        return "an integer"
+    if isinstance(value, float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list | tuple):
+        return "a list"
+    if isinstance(value, Mapping):
+        return "a table"
+    return type(value).__name__
+
+
+def read_toml(path: str | Path) -> dict[str, Any]:
+    """The TOML document in ``path``; :class:`ConfigError` naming the file
+    when it is missing, unreadable, not UTF-8 or not TOML."""
+    name = str(path)
+    p = Path(path)
+    try:
+        raw = p.read_bytes()
+    except FileNotFoundError:
+        raise ConfigError("no such file", file=name) from None
+    except IsADirectoryError:
+        raise ConfigError("is a directory, not a file", file=name) from None
+    except OSError as exc:
+        raise ConfigError(f"cannot read ({exc.strerror or exc})", file=name) from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ConfigError("not UTF-8 text", file=name) from None
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"not valid TOML ({exc})", file=name) from None
+
+
+class Table:
+    """Typed access to one table, named by its dotted path ``where``;
+    every getter raises :class:`ConfigError` naming the key, and
+    :meth:`done` rejects keys nobody asked for (a typo)."""
+
+    def __init__(self, data: object, where: str) -> None:
+        if data is not None and not isinstance(data, Mapping):
+            raise ConfigError(f"must be a table, not {kind_of(data)}", where)
+        self.data: Mapping[str, object] = data or {}
+        self.where = where
+        self._read: set[str] = set()
+
+    def path(self, key: str) -> str:
+        return f"{self.where}.{key}" if self.where else key
+
+    def error(self, key: str, message: str) -> ConfigError:
+        return ConfigError(message, self.path(key))
+
+    def _get(self, key: str) -> object:
+        self._read.add(key)
+        return self.data.get(key)
+
+    def has(self, key: str) -> bool:
+        return key in self.data
+
+    def get_int(self, key: str, default: int, lo: int | None = None, hi: int | None = None) -> int:
+        value = self._get(key)
+        if value is None:
+            return default
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise self.error(key, f"must be an integer, not {kind_of(value)}")
+        self._range(key, value, lo, hi)
+        return value
+
+    def get_float(
+        self, key: str, default: float, lo: float | None = None, hi: float | None = None
+    ) -> float:
+        value = self._get(key)
+        if value is None:
+            return default
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise self.error(key, f"must be a number, not {kind_of(value)}")
+        if not math.isfinite(value):
+            raise self.error(key, f"must be a finite number, not {value}")
+        self._range(key, value, lo, hi)
+        return float(value)
+
+    def _range(self, key: str, value: float, lo: float | None, hi: float | None) -> None:
+        if lo is not None and value < lo:
+            raise self.error(key, f"must be at least {lo}, not {value}")
+        if hi is not None and value > hi:
+            raise self.error(key, f"must be at most {hi}, not {value}")
+
+    def get_bool(self, key: str, default: bool) -> bool:
+        value = self._get(key)
+        if value is None:
+            return default
+        if not isinstance(value, bool):
+            raise self.error(key, f"must be true or false, not {kind_of(value)}")
+        return value
+
+    def get_str(self, key: str, default: str, choices: Iterable[str] | None = None) -> str:
+        value = self._get(key)
+        if value is None:
+            return default
+        if not isinstance(value, str):
+            raise self.error(key, f"must be a string, not {kind_of(value)}")
+        if choices is not None:
+            options = list(choices)
+            if value not in options:
+                raise self.error(key, f"{value!r} is not one of {', '.join(options)}")
+        return value
+
+    def get_list(self, key: str, default: tuple[object, ...]) -> tuple[object, ...]:
+        value = self._get(key)
+        if value is None:
+            return default
+        if not isinstance(value, list | tuple):
+            raise self.error(key, f"must be a list, not {kind_of(value)}")
+        return tuple(value)
+
+    def get_str_list(self, key: str, default: tuple[str, ...]) -> tuple[str, ...]:
+        items = self.get_list(key, default)
+        for i, item in enumerate(items):
+            if not isinstance(item, str):
+                raise self.error(key, f"item {i + 1} must be a string, not {kind_of(item)}")
+        return tuple(str(item) for item in items)
+
+    def sub(self, key: str) -> Table:
+        """The sub-table ``key`` (empty when absent)."""
+        value = self._get(key)
+        if value is not None and not isinstance(value, Mapping):
+            raise self.error(key, f"must be a table, not {kind_of(value)}")
+        return type(self)(value, self.path(key))
+
+    def keys(self) -> list[str]:
+        """All keys (and marks them read)."""
+        self._read.update(self.data)
+        return list(self.data)
+
+    def done(self) -> None:
+        """:class:`ConfigError` for a key that no getter asked for (a typo)."""
+        unknown = [k for k in self.data if k not in self._read]
+        if unknown:
+            known = ", ".join(sorted(self._read)) or "none"
+            raise self.error(unknown[0], f"unknown key (known here: {known})")

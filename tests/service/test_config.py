@@ -1,0 +1,120 @@
+"""The configuration file: one reader, one error type, every mistake one
+line naming the file, the dotted key and the problem, and the command
+line refusing a bad file without a traceback."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from controller.board.config import ConfigError as BoardConfigError
+from controller.cli import main
+from controller.service.config import Config, ConfigError, load_config
+
+
+@pytest.mark.parametrize(
+    ("text", "key", "problem"),
+    [
+        ("[web]\nport = 'x'\n", "web.port", "must be an integer, not a string"),
+        ("[web]\nport = 70000\n", "web.port", "must be from 1 to 65535, not 70000"),
+        ("[board]\nvariant = 'chess'\n", "board.variant", "unknown variant"),
+        ("[board]\nkind = 'usb'\n", "board.kind", "must be sim, gpio, serial:PORT"),
+        ("[bord]\n", "bord", "unknown section (known: board, web"),
+        ("[web]\nhost = '0.0.0.0'\n", "web.token", "token of at least 12 characters"),
+        ("[board]\nsettle = -1\n", "board.settle", "must be 0.01 to 5 seconds"),
+        ("[board]\nsetle = 1\n", "board.setle", "unknown key (known here: error_delay"),
+        ("[players]\ncomputer = 'both'\n", "players.computer", "must be \"attacker\""),
+        ("web = 3\n", "web", "must be a table, not an integer"),
+        ("[board]\nkind = 'camera:0'\n", "camera.profile", "a camera board needs"),
+    ],
+)
+def test_bad_files_name_the_file_the_key_and_the_problem(
+    tmp_path: Path, text: str, key: str, problem: str
+) -> None:
+    path = tmp_path / "c.toml"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(ConfigError) as err:
+        load_config(path)
+    message = str(err.value)
+    assert message.startswith(f"{path}: {key}: "), message
+    assert problem in message and "\n" not in message
+    assert (err.value.file, err.value.key) == (str(path), key)
+
+
+def test_unreadable_files(tmp_path: Path) -> None:
+    missing = tmp_path / "missing.toml"
+    with pytest.raises(ConfigError, match=r"missing\.toml: no such file$"):
+        load_config(missing)
+    broken = tmp_path / "broken.toml"
+    broken.write_text("[web\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match=r"broken\.toml: not valid TOML \(.*line 1"):
+        load_config(broken)
+    binary = tmp_path / "binary.toml"
+    binary.write_bytes(b"\xff\xfe[web]")
+    with pytest.raises(ConfigError, match=r"binary\.toml: not UTF-8 text"):
+        load_config(binary)
+    with pytest.raises(ConfigError, match="is a directory"):
+        load_config(tmp_path)
+
+
+def test_a_whole_file_is_read_once(tmp_path: Path) -> None:
+    path = tmp_path / "c.toml"
+    path.write_text(
+        "[board]\nkind = 'serial:/dev/ttyACM0'\nvariant = 'khamousiyya'\nsettle = 1\n"
+        "[web]\nport = 9000\n[storage]\ndata_dir = 'games'\n"
+        "[camera]\nprofile = 'cam.json'\n"
+        "[gpio.leds]\nbrightness = 0.5\n[gpio.mapping]\na1 = 'r6c0'\n",
+        encoding="utf-8",
+    )
+    c = load_config(path)
+    assert (c.board, c.variant, c.settle, c.port) == ("serial:/dev/ttyACM0", "khamousiyya",
+                                                      1.0, 9000)
+    assert (c.data_dir, c.camera_profile, c.source) == (Path("games"), "cam.json", str(path))
+    mapping, leds = c.serial_leds()
+    assert (mapping.a1, leds.brightness) == ("r6c0", 0.5)
+    assert c.gpio().leds.brightness == 0.5
+    assert load_config(None) == Config()
+
+
+def test_the_drivers_tables_are_checked_with_the_file_name(tmp_path: Path) -> None:
+    path = tmp_path / "c.toml"
+    path.write_text("[board]\nkind = 'gpio'\n[gpio.leds.roles]\ncapture = { colour = 'red' }\n",
+                    encoding="utf-8")
+    c = load_config(path)  # the drivers' tables are checked when the board opens
+    for read in (c.gpio, c.serial_leds):
+        with pytest.raises(ConfigError) as err:
+            read()
+        assert str(err.value).startswith(f"{path}: gpio.leds.roles.capture.colour: 'red'")
+    assert ConfigError is BoardConfigError
+
+
+def test_command_line_values_are_named_as_options(tmp_path: Path) -> None:
+    c = load_config(None)
+    with pytest.raises(ConfigError, match=r"^command line: --port: must be from 1 to 65535"):
+        c.with_overrides(port=0)
+    with pytest.raises(ConfigError, match=r"^command line: --host: a token of at least 12"):
+        c.with_overrides(host="0.0.0.0")
+    assert c.with_overrides(port=9001, variant=None).port == 9001
+
+
+@pytest.mark.parametrize("command", [["doctor"], ["run"], ["games", "list"]])
+def test_the_commands_say_a_missing_file_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], command: list[str]
+) -> None:
+    missing = tmp_path / "missing.toml"
+    status = main([*command, "--config", str(missing)])
+    err = capsys.readouterr().err
+    assert status == 2
+    assert err == f"kharbga-board: {missing}: no such file\n"
+
+
+def test_run_refuses_a_bad_file_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "c.toml"
+    path.write_text("[board]\nkind = 'gpio'\n[gpio.matrix]\nscan_hz = 50\n", encoding="utf-8")
+    status = main(["run", "--config", str(path), "--data-dir", str(tmp_path / "data")])
+    err = capsys.readouterr().err
+    assert status == 2 and err.count("\n") == 1
+    assert err.startswith(f"kharbga-board: {path}: gpio.matrix.scan_hz: must be")
