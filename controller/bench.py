@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 def main(argv: list[str] | None = None) -> int:
     """Run the benchmarks named in ``argv`` (default: all)."""
-    from controller.drivers import bench as drivers_bench
+    from controller import replay_bench as drivers_bench
     from controller.engine import bench as engine_bench
     from controller.reconcile import bench as reconcile_bench
     from controller.rules import bench as rules_bench

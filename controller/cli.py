@@ -76,29 +76,32 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 
 def _cmd_replay(args: argparse.Namespace) -> int:
+    from controller.board.sensorlog import Event
     from controller.reconcile.reconciler import Settings
-    from controller.reconcile.replay import ReplayResult, replay
+    from controller.reconcile.replay import ReplayResult, log_events, replay_events
 
     settings = Settings(settle=args.settle, error_delay=args.error_delay)
+    source: Callable[[Iterable[str]], Iterable[Event]] = log_events
     if args.via == "gpio":
-        from controller.drivers.gpio_replay import replay_via_gpio
+        from controller.drivers.gpio_replay import gpio_events
 
-        def run(lines: Iterable[str]) -> ReplayResult:
-            options: dict[str, Any] = {}
-            if args.config:
-                from controller.drivers.gpio_config import load_config
+        options: dict[str, Any] = {}
+        if args.config:
+            from controller.drivers.gpio_config import load_config
 
-                cfg = load_config(args.config)
-                options = {"matrix": cfg.matrix, "mapping": cfg.mapping}
-            return replay_via_gpio(lines, args.variant, settings, trace=args.trace, **options)
+            cfg = load_config(args.config)
+            options = {"matrix": cfg.matrix, "mapping": cfg.mapping}
+
+        def source(lines: Iterable[str]) -> Iterable[Event]:
+            return gpio_events(lines, **options)
     elif args.via == "firmware":
-        from controller.drivers.firmware_replay import replay_via_firmware
+        from controller.drivers.firmware_replay import firmware_events
 
-        def run(lines: Iterable[str]) -> ReplayResult:
-            return replay_via_firmware(lines, args.variant, settings, trace=args.trace)
-    else:
-        def run(lines: Iterable[str]) -> ReplayResult:
-            return replay(lines, args.variant, settings, trace=args.trace)
+        source = firmware_events
+
+    def run(lines: Iterable[str]) -> ReplayResult:
+        return replay_events(source(lines), args.variant, settings, trace=args.trace)
+
     if args.log == "-":
         result = run(sys.stdin)
     else:

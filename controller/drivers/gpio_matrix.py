@@ -24,7 +24,7 @@ from __future__ import annotations
 import threading
 import time
 from collections import deque
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -339,16 +339,20 @@ class MatrixScanner:
                 return self.closed_switches
             t = clock.sleep_until(t + self.period)
 
-    def run(self, out: Sink, stop: Stop, clock: Clock | None = None) -> None:
-        """Scan until ``stop`` is set, putting each new frame on ``out``
-        (the caller's thread: give it one of its own)."""
-        clock = clock or MonotonicClock()
+    def frames(self, clock: Clock, stop: Stop) -> Iterator[Frame]:
+        """Scan on ``clock`` until ``stop`` is set, yielding each new frame."""
         t = clock.now()
         while not stop.is_set():
             frame = self.scan(t)
             if frame is not None:
-                out.put(frame)
+                yield frame
             t = clock.sleep_until(t + self.period, self.idle)
+
+    def run(self, out: Sink, stop: Stop, clock: Clock | None = None) -> None:
+        """Scan until ``stop`` is set, putting each new frame on ``out``
+        (the caller's thread: give it one of its own)."""
+        for frame in self.frames(clock or MonotonicClock(), stop):
+            out.put(frame)
 
     def start(
         self, out: Sink, clock: Clock | None = None

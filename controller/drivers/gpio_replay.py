@@ -5,11 +5,10 @@ matrix (:mod:`controller.drivers.matrix_sim`) on gpiozero's ``MockFactory``
 pins; the real :class:`~controller.drivers.gpio_matrix.MatrixScanner`
 scans and debounces them, on a virtual clock that follows the log's times;
 the log's button presses press mock buttons of a real
-:class:`~controller.drivers.buttons.ButtonPanel`.  Whatever the drivers
-report goes into a :class:`~controller.reconcile.reconciler.Reconciler`,
-exactly as in the live service.  The result has the same form as
-:func:`controller.reconcile.replay.replay`; on simulated logs it holds the
-same records.
+:class:`~controller.drivers.buttons.ButtonPanel`.  :func:`gpio_events` is
+the event source: whatever the drivers report, in order, as the live
+service would receive it; ``kharbga-board replay --via gpio`` feeds it to
+the reconciler (:func:`controller.reconcile.replay.replay_events`).
 
 Nothing sleeps: when the scanner says it is idle (no switch between two
 states) and the switches do not change before the log's next line, the
@@ -19,18 +18,14 @@ costs a few scans per change rather than ``scan_hz`` scans per second.
 
 from __future__ import annotations
 
-import json
 import math
 import threading
-from collections.abc import Callable, Iterable
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
 
 from gpiozero.pins.mock import MockFactory  # type: ignore[import-untyped]
 
-from controller.board.sensorlog import Button, Frame, Header, LogError, read_log
-from controller.reconcile.reconciler import Reconciler, Settings, Update
-from controller.reconcile.replay import ReplayResult
-from controller.rules import find_variant
-from controller.rules.record import Record
+from controller.board.sensorlog import Button, Event, Frame, Header, LogError, read_log
 
 from .buttons import ButtonConfig, ButtonPanel
 from .config_table import GPIO_PINS, ConfigError
@@ -38,7 +33,7 @@ from .gpio_matrix import MatrixConfig, MatrixScanner
 from .mapping import BoardMapping
 from .matrix_sim import MatrixSimulator
 
-__all__ = ["replay_via_gpio", "LogClock"]
+__all__ = ["LogClock", "gpio_events"]
 
 Action = Callable[[], None]
 
@@ -83,23 +78,11 @@ class LogClock:
         return target
 
 
-class _Feed:
-    """The drivers' output queue, read at once by the reconciler."""
-
-    def __init__(self, reconciler: Reconciler, trace: list[str] | None) -> None:
-        self.reconciler = reconciler
-        self.trace = trace
-        self.events = 0
+class _Outbox(deque[Frame | Button]):
+    """A queue read at once, in the thread that fills it."""
 
     def put(self, item: Frame | Button) -> None:
-        self.events += 1
-        update = self.reconciler.feed(item)
-        if self.trace is not None:
-            self.trace.append(_trace_line(update))
-
-
-def _trace_line(update: Update) -> str:
-    return json.dumps({"t": round(update.t, 4), "status": update.status, "leds": update.leds})
+        self.append(item)
 
 
 def _default_matrix(size: int) -> MatrixConfig:
@@ -107,36 +90,27 @@ def _default_matrix(size: int) -> MatrixConfig:
     return MatrixConfig(row_pins=d.row_pins[:size], column_pins=d.column_pins[:size])
 
 
-def replay_via_gpio(
+def gpio_events(
     lines: Iterable[str],
-    variant: str = "kharbga",
-    settings: Settings | None = None,
     *,
     matrix: MatrixConfig | None = None,
     mapping: BoardMapping | None = None,
-    trace: bool = False,
-) -> ReplayResult:
-    """Replay an occupancy log through the simulated matrix, the real
-    scanner and buttons, and a reconciler.
+) -> Iterator[Event]:
+    """The events the scanner and the buttons report for an occupancy log:
+    its header first, then frames and presses as the drivers deliver them.
 
     ``matrix`` and ``mapping`` default to the stock configuration for the
     log's board size.  :class:`LogError` for an unusable log (a colour log
     among them: a reed matrix senses occupancy only), ``ConfigError`` for a
-    configuration that does not fit the log.
+    configuration that does not fit the log; both before the header.
     """
-    v = find_variant(variant)
     events = list(read_log(lines))
-    _n, header = events[0]
+    n, header = events[0]
     assert isinstance(header, Header)
     if header.sensor != "occupancy":
         raise LogError(
-            f"line {_n} (header): a {header.sensor} log cannot be replayed via gpio: "
+            f"line {n} (header): a {header.sensor} log cannot be replayed via gpio: "
             "the reed-switch matrix senses occupancy only"
-        )
-    if header.size != v.size:
-        raise LogError(
-            f"line {_n}: the log is for a {header.board} board, "
-            f"variant {v.name} is played on {v.size}x{v.size}"
         )
     mapping = mapping or BoardMapping(size=header.size)
     if mapping.size != header.size:
@@ -146,36 +120,39 @@ def replay_via_gpio(
         )
     matrix = matrix or _default_matrix(header.size)
     matrix.check_size(header.size)
+    yield header
+    yield from _drive(events[1:], matrix, mapping)
 
-    out = ReplayResult()
-    rec = Reconciler(v, settings)
-    out.reconciler = rec
-    feed = _Feed(rec, out.trace if trace else None)
-    if trace:
-        out.trace.append(_trace_line(rec.tick(header.t)))
 
-    factory = MockFactory()
-    sim = MatrixSimulator(factory, matrix, mapping)
-
-    # A mock button for every (name, side) the log presses, on the free pins.
+def _button_config(events: list[Event], matrix: MatrixConfig) -> ButtonConfig:
+    """A mock button for every (name, side) the log presses, on the free pins."""
     wanted: list[tuple[str, str | None]] = []
-    for _line, event in events:
+    for event in events:
         if isinstance(event, Button) and (event.button, event.side) not in wanted:
             wanted.append((event.button, event.side))
     free = [p for p in GPIO_PINS if p not in matrix.pins]
-    buttons = ButtonConfig(
+    return ButtonConfig(
         tuple((name, side, pin) for (name, side), pin in zip(wanted, free, strict=False)),
         bounce_time=None,
     )
-    clock_box: list[LogClock] = []
 
-    def now() -> float:
-        return clock_box[0].now()
+
+def _drive(
+    numbered: list[tuple[int, Event]], matrix: MatrixConfig, mapping: BoardMapping
+) -> Iterator[Frame | Button]:
+    """Run the log's frames and presses through the simulated switches, the
+    scanner and the buttons; yield what they report, in order."""
+    events = [event for _n, event in numbered]
+    factory = MockFactory()
+    sim = MatrixSimulator(factory, matrix, mapping)
+    buttons = _button_config(events, matrix)
+    presses = _Outbox()  # the button panel's output queue
+    clock_box: list[LogClock] = []
 
     def press(name: str, side: str | None) -> Action:
         pin = buttons.pin_of(name, side)
         if pin is None:  # more kinds of press than free pins: straight to the queue
-            return lambda: feed.put(Button(now(), name, side))
+            return lambda: presses.append(Button(clock_box[0].now(), name, side))
         mock = factory.pin(pin)
 
         def act() -> None:
@@ -188,23 +165,25 @@ def replay_via_gpio(
         return lambda: sim.set_occupied(bits)
 
     actions: list[tuple[float, Action]] = []
-    for _line, event in events[1:]:
+    for event in events:
         if isinstance(event, Frame):
             actions.append((event.t, occupy(event.occupied)))
         elif isinstance(event, Button):
             actions.append((event.t, press(event.button, event.side)))
-    with (
-        MatrixScanner(matrix, mapping, pin_factory=factory) as scanner,
-        ButtonPanel(buttons, feed, now, pin_factory=factory),
-    ):
-        clock = LogClock(actions, scanner.period)
-        clock_box.append(clock)
-        if actions:
-            scanner.run(feed, clock.stop, clock)
-    factory.reset()
-
-    rec.finish()
-    for game in [*rec.finished, rec.game]:
-        if game.moves:
-            out.records.append(Record.from_game(game))
-    return out
+    try:
+        with (
+            MatrixScanner(matrix, mapping, pin_factory=factory) as scanner,
+            ButtonPanel(buttons, presses, lambda: clock_box[0].now(), pin_factory=factory),
+        ):
+            clock = LogClock(actions, scanner.period)
+            clock_box.append(clock)
+            if not actions:
+                return
+            for frame in scanner.frames(clock, clock.stop):
+                while presses:  # pressed before this scan
+                    yield presses.popleft()
+                yield frame
+            while presses:
+                yield presses.popleft()
+    finally:
+        factory.reset()

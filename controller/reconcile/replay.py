@@ -1,18 +1,34 @@
-"""Replaying a sensor log through the reconciler (``kharbga-board replay``)."""
+"""Replaying sensor input through the reconciler (``kharbga-board replay``).
+
+:func:`replay_events` is the one replay: it feeds an *event source* (an
+iterable of :mod:`controller.board.sensorlog` events, the
+:class:`~controller.board.sensorlog.Header` first, then frames and button
+presses in time order) through a fresh reconciler, with the events' times
+as the clock, and returns the games recognised and, if asked, the trace.
+
+Where the events come from is the source's business: :func:`log_events`
+gives a log's own lines (the direct replay); the drivers give what the
+real hardware code reports for a log (``replay --via gpio``:
+:func:`controller.drivers.gpio_replay.gpio_events`; ``--via firmware``:
+:func:`controller.drivers.firmware_replay.firmware_events`).
+
+The trace has one JSON object for the header and one for every event
+(INTERFACES.md): ``{"t": ..., "status": "...", "leds": {...}}``.
+"""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
-from controller.board.sensorlog import Button, Frame, Header, LogError, read_log
+from controller.board.sensorlog import Button, Event, Frame, Header, LogError, read_log
 from controller.rules import find_variant
 from controller.rules.record import Record
 
 from .reconciler import Reconciler, Settings, Update
 
-__all__ = ["ReplayResult", "replay"]
+__all__ = ["ReplayResult", "log_events", "replay", "replay_events", "trace_line"]
 
 
 @dataclass
@@ -28,11 +44,54 @@ class ReplayResult:
         return "\n".join(str(r) for r in self.records)
 
 
-def _trace_line(update: Update) -> str:
-    return json.dumps(
-        {"t": round(update.t, 4), "status": update.status, "leds": update.leds},
-        sort_keys=False,
-    )
+def trace_line(update: Update) -> str:
+    """One line of the trace: time, status and LED roles after an event."""
+    return json.dumps({"t": round(update.t, 4), "status": update.status, "leds": update.leds})
+
+
+def log_events(lines: Iterable[str]) -> Iterator[Event]:
+    """A sensor log's own events (:class:`LogError` at the first bad line)."""
+    for _n, event in read_log(lines):
+        yield event
+
+
+def replay_events(
+    events: Iterable[Event],
+    variant: str = "kharbga",
+    settings: Settings | None = None,
+    trace: bool = False,
+) -> ReplayResult:
+    """Feed an event source through a fresh reconciler.
+
+    :class:`LogError` if the source does not start with a header for the
+    variant's board (and whatever the source itself raises).
+    """
+    v = find_variant(variant)
+    out = ReplayResult()
+    rec = Reconciler(v, settings)
+    out.reconciler = rec
+    it = iter(events)
+    header = next(it, None)
+    if not isinstance(header, Header):
+        raise LogError("the log does not start with a header line")
+    if header.size != v.size:
+        raise LogError(
+            f"header: the log is for a {header.board} board, "
+            f"variant {v.name} is played on {v.size}x{v.size}"
+        )
+    if trace:
+        out.trace.append(trace_line(rec.tick(header.t)))
+    for event in it:
+        if not isinstance(event, Frame | Button):
+            raise LogError(f"a second header in the log, at {event.t:g} s")
+        update = rec.feed(event)
+        if trace:
+            out.trace.append(trace_line(update))
+    rec.finish()
+    for game in [*rec.finished, *rec.saved, rec.game]:
+        if game.moves:
+            out.records.append(Record.from_game(game))
+    return out
 
 
 def replay(
@@ -41,27 +100,6 @@ def replay(
     settings: Settings | None = None,
     trace: bool = False,
 ) -> ReplayResult:
-    """Feed a log through a fresh reconciler; :class:`LogError` on bad input."""
-    v = find_variant(variant)
-    out = ReplayResult()
-    rec = Reconciler(v, settings)
-    out.reconciler = rec
-    for n, event in read_log(lines):
-        if isinstance(event, Header):
-            if event.size != v.size:
-                raise LogError(
-                    f"line {n}: the log is for a {event.board} board, "
-                    f"variant {v.name} is played on {v.size}x{v.size}"
-                )
-            if trace:
-                out.trace.append(_trace_line(rec.tick(event.t)))
-            continue
-        assert isinstance(event, Frame | Button)
-        update = rec.feed(event)
-        if trace:
-            out.trace.append(_trace_line(update))
-    rec.finish()
-    for game in [*rec.finished, *rec.saved, rec.game]:
-        if game.moves:
-            out.records.append(Record.from_game(game))
-    return out
+    """The direct replay of a sensor log: :func:`replay_events` over
+    :func:`log_events`."""
+    return replay_events(log_events(lines), variant, settings, trace)

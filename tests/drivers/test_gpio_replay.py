@@ -7,15 +7,16 @@ from __future__ import annotations
 import json
 import random
 import time
+from typing import Any
 
 import pytest
 
 from controller.board.sensorlog import LogError
 from controller.drivers.config_table import ConfigError
 from controller.drivers.gpio_matrix import MatrixConfig
-from controller.drivers.gpio_replay import replay_via_gpio
+from controller.drivers.gpio_replay import gpio_events
 from controller.drivers.mapping import BoardMapping
-from controller.reconcile.replay import ReplayResult, replay
+from controller.reconcile.replay import ReplayResult, replay, replay_events
 from controller.reconcile.simulator import simulate_log
 from controller.rules import Game
 
@@ -29,6 +30,12 @@ def random_game(variant: str, rng: random.Random, limit: int) -> Game:
     while g.outcome is None and g.moves and g.moves[-1].kind == "pass":
         g.pop()
     return g
+
+
+def replay_via_gpio(
+    lines: list[str], variant: str, trace: bool = False, **options: Any
+) -> ReplayResult:
+    return replay_events(gpio_events(lines, **options), variant, trace=trace)
 
 
 def records(result: ReplayResult) -> list[str]:
@@ -116,7 +123,7 @@ def test_a_colour_log_is_refused_with_one_line() -> None:
 
 def test_board_sizes_must_agree() -> None:
     small = simulate_log(random_game("sabouiyya", random.Random(2), 6), seed=2).splitlines()
-    with pytest.raises(LogError, match="the log is for a 5x5 board"):
+    with pytest.raises(LogError, match="header: the log is for a 5x5 board"):
         replay_via_gpio(small, "kharbga")
     with pytest.raises(ConfigError, match="the mapping is for a 7x7 board"):
         replay_via_gpio(small, "sabouiyya", mapping=BoardMapping())

@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator
 import pytest
 from fw_helpers import FAST
 
-from controller.drivers.firmware_replay import FirmwareSim, FirmwareSimError, find_micropython
+from controller.drivers.firmware_sim import FirmwareSim, FirmwareSimError, find_micropython
 from controller.drivers.serial_link import SerialLink
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from fw_helpers import run_micropython
 
-from controller.drivers.firmware_replay import FIRMWARE, SIM
+from controller.drivers.firmware_sim import FIRMWARE, SIM
 
 pytestmark = pytest.mark.timeout(120)  # a hung simulator fails, never hangs the run
 

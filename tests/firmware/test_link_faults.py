@@ -14,7 +14,7 @@ import pytest
 from fw_helpers import collect, distinct, frames, wait_for
 
 from controller.board.events import Button, Frame
-from controller.drivers.firmware_replay import FirmwareSim
+from controller.drivers.firmware_sim import FirmwareSim
 from controller.drivers.serial_link import SerialLink
 
 pytestmark = pytest.mark.timeout(120)  # a hung simulator fails, never hangs the run

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from controller.drivers import protocol as P
-from controller.drivers.firmware_replay import FirmwareSim, flash_files
+from controller.drivers.firmware_sim import FirmwareSim, flash_files
 
 pytestmark = pytest.mark.timeout(120)  # a hung simulator fails, never hangs the run
 

@@ -11,8 +11,9 @@ import time
 import pytest
 
 from controller.board.sensorlog import LogError
-from controller.drivers.firmware_replay import FirmwareSimError, replay_via_firmware
-from controller.reconcile.replay import replay
+from controller.drivers.firmware_replay import firmware_events
+from controller.drivers.firmware_sim import FirmwareSimError
+from controller.reconcile.replay import ReplayResult, replay, replay_events
 from controller.reconcile.simulator import simulate_log
 from controller.rules import Game
 
@@ -29,6 +30,12 @@ def random_game(variant: str, rng: random.Random, limit: int) -> Game:
     while g.outcome is None and g.moves and g.moves[-1].kind == "pass":
         g.pop()
     return g
+
+
+def replay_via_firmware(
+    lines: list[str], variant: str, trace: bool = False, micropython: str | None = None
+) -> ReplayResult:
+    return replay_events(firmware_events(lines, micropython=micropython), variant, trace=trace)
 
 
 def log_seconds(lines: list[str]) -> float:

@@ -293,9 +293,9 @@ def test_settings_and_led_frames_are_checked() -> None:
     with pytest.raises(LinkError):
         LinkSettings(heartbeat=5.0, device_timeout=3.0).check()
     with pytest.raises(LinkError):
-        SerialLink("loop://", led_count=10)
+        SerialLink("loop://", LinkSettings(led_count=10))
     with pytest.raises(ValueError):
-        SerialLink("loop://", led_count=10, led_map=[11] * 49)  # index beyond the chain
+        SerialLink("loop://", LinkSettings(led_count=10, led_map=(11,) * 49))  # beyond the chain
     link = SerialLink("loop://")
     with pytest.raises(LinkError):
         link.send_leds([(0, 0, 0)] * 48)
@@ -305,7 +305,7 @@ def test_settings_and_led_frames_are_checked() -> None:
 
 def test_a_port_that_echoes_never_connects_and_never_crashes() -> None:
     fast = LinkSettings(request_retry=0.02, read_timeout=0.005, reconnect_delay=0.01)
-    with SerialLink("loop://", settings=fast) as link:
+    with SerialLink("loop://", fast) as link:
         assert not link.wait_connected(0.3)
         s = link.stats()
         assert s.bad_messages >= 3 and s.frames >= 3 and not s.connected
@@ -320,7 +320,7 @@ def test_a_port_that_cannot_open_is_retried() -> None:
         raise OSError("no such device")
 
     fast = LinkSettings(reconnect_delay=0.01)
-    with SerialLink("/dev/ttyNOPE", settings=fast, serial_factory=factory) as link:
+    with SerialLink("/dev/ttyNOPE", fast, serial_factory=factory) as link:
         deadline = time.monotonic() + 5
         while link.stats().open_failures < 3 and time.monotonic() < deadline:
             time.sleep(0.01)

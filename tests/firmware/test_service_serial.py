@@ -11,7 +11,7 @@ import pytest
 from fw_helpers import wait_for
 
 from controller.cli import main
-from controller.drivers.firmware_replay import FirmwareSim
+from controller.drivers.firmware_sim import FirmwareSim
 from controller.service.board import BoardService
 from controller.service.config import Config
 from controller.service.hardware import SerialBackend, drain

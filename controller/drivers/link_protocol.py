@@ -1,0 +1,482 @@
+"""The session of the serial link to the Pico: framing, handshake,
+sequence numbers, acknowledgements and timers (hardware.md, "The serial
+protocol").
+
+:class:`LinkProtocol` is a pyserial ``Protocol`` (``connection_made`` /
+``data_received`` / ``connection_lost``) that never raises on bad bytes:
+they are counted (:class:`~controller.drivers.link_settings.LinkStats`),
+logged, and reading resynchronises at the next frame delimiter.  It owns no
+thread and no port: :class:`~controller.drivers.serial_link.SerialLink`
+runs it on one.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import queue
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from serial.threaded import Protocol
+
+from controller.board.events import Button, Frame
+
+from . import protocol as P
+from .link_settings import DeviceInfo, DeviceStats, LinkSettings, LinkStats
+
+__all__ = ["Clock", "Event", "LinkProtocol", "Timebase"]
+
+log = logging.getLogger(__name__)
+
+Event = Frame | Button
+Clock = Callable[[], float]
+Timebase = Callable[[int], float]
+LOG_EVERY = 10.0  # seconds between two log lines about the same kind of bad input
+
+
+@dataclass
+class _Counters:
+    connects: int = 0
+    reconnects: int = 0
+    disconnects: int = 0
+    timeouts: int = 0
+    open_failures: int = 0
+    bad_messages: int = 0
+    duplicates: int = 0
+    out_of_order: int = 0
+    frames_sent: int = 0
+    resent: int = 0
+    occupancy: int = 0
+    buttons: int = 0
+    device_restarts: int = 0
+    device_overflows: int = 0
+    resyncs: int = 0
+    last_error: str = ""
+    notices: deque[str] = field(default_factory=lambda: deque(maxlen=8))
+
+
+class _Unwrap:
+    """Device time mod 2**32 to an unbounded count of microseconds."""
+
+    def __init__(self, first: int) -> None:
+        self.last = first
+        self.value = first
+
+    def __call__(self, stamp: int) -> int:
+        d = (stamp - self.last) & 0xFFFFFFFF
+        if d >= 0x80000000:
+            d -= 0x100000000
+        self.last = stamp
+        self.value += d
+        return self.value
+
+
+class _HostTimebase:
+    """Device microseconds to host seconds: offset = the least (arrival -
+    stamp) seen, allowed to creep up by ``drift`` per second so a slower
+    device clock is followed too."""
+
+    def __init__(self, clock: Clock, drift: float = 500e-6) -> None:
+        self.clock = clock
+        self.drift = drift
+        self.offset: float | None = None
+        self.at = 0.0
+
+    def observe(self, device_us: int) -> None:
+        now = self.clock()
+        cand = now - device_us / 1e6
+        if self.offset is None:
+            self.offset = cand
+        else:
+            self.offset = min(self.offset + self.drift * max(0.0, now - self.at), cand)
+        self.at = now
+
+    def __call__(self, device_us: int) -> float:
+        if self.offset is None:
+            return self.clock()
+        return device_us / 1e6 + self.offset
+
+
+class _Request:
+    """A host message sent until the device answers it."""
+
+    def __init__(self, kind: int, seq: int, payload: bytes, now: float) -> None:
+        self.kind = kind
+        self.seq = seq
+        self.payload = payload
+        self.sent = now
+
+
+HANDSHAKE, CONFIGURING, SYNCING, READY = "handshake", "configuring", "syncing", "ready"
+
+
+class LinkProtocol(Protocol):
+    """Framing and session state of one link; survives reconnections.
+
+    Called by one thread at a time (:class:`SerialLink` holds its lock).
+    """
+
+    def __init__(
+        self,
+        events: queue.Queue[Event],
+        settings: LinkSettings | None = None,
+        clock: Clock = time.monotonic,
+        timebase: Timebase | None = None,
+        on_ready: Callable[[bool], None] | None = None,
+    ) -> None:
+        self.events = events
+        self.settings = settings or LinkSettings()
+        self.settings.check()  # LinkError early, not on the device
+        self.size = self.settings.size
+        self.squares = self.size * self.size
+        self.clock = clock
+        self.user_timebase = timebase
+        self.config = self.settings.config()
+        self.on_ready = on_ready
+        self.deframer = P.Deframer()
+        self.c = _Counters()
+        self._logged: dict[str, float] = {}  # kind of error -> when last logged
+        self.transport: Any = None
+        self.state = HANDSHAKE
+        self.device: DeviceInfo | None = None
+        self.nonce = 0
+        self.seq = 0
+        self.expected = 0
+        self.requests: dict[int, _Request] = {}
+        self.leds: bytes | None = None
+        self.last_rx = 0.0
+        self.last_tx = 0.0
+        self.hello_sent = 0.0
+        self.dead = False
+        self.stats_reply: DeviceStats | None = None
+        self.stats_event = threading.Event()
+        self.unwrap = _Unwrap(0)
+        self.timebase: Timebase = self.user_timebase or _HostTimebase(clock)
+        self.last_t = float("-inf")
+
+    # -- pyserial Protocol ---------------------------------------------------
+
+    def connection_made(self, transport: Any) -> None:
+        self.transport = transport
+        self.deframer.reset()
+        self.state = HANDSHAKE
+        self.requests.clear()
+        self.dead = False
+        now = self.clock()
+        self.last_rx = now
+        self._write(b"\x00")  # ends whatever partial frame the device holds
+        self._hello(now)
+
+    def data_received(self, data: bytes) -> None:
+        try:
+            self._data(bytes(data))
+        except Exception as exc:  # never let bad input stop the reader
+            self.c.bad_messages += 1
+            self._error(f"internal error on input: {exc!r}", "input")
+
+    def connection_lost(self, exc: BaseException | None) -> None:
+        was_ready = self.state == READY
+        self.transport = None
+        self.state = HANDSHAKE
+        self.requests.clear()
+        self.c.disconnects += 1
+        if exc is not None:
+            self._error(f"link lost: {exc}")
+        if was_ready and self.on_ready is not None:
+            self.on_ready(False)
+
+    # -- timers ------------------------------------------------------------------
+
+    def tick(self) -> None:
+        """Resend what is unanswered, keep the device awake, notice silence."""
+        if self.transport is None:
+            return
+        now = self.clock()
+        s = self.settings
+        if now - self.last_rx >= s.device_timeout:
+            self.dead = True
+            self.c.timeouts += 1
+            self._error(f"device silent for {s.device_timeout:g} s; reconnecting")
+            return
+        if self.state == HANDSHAKE:
+            if now - self.hello_sent >= s.request_retry:
+                self._hello(now)
+            return
+        for req in list(self.requests.values()):
+            if now - req.sent >= s.request_retry:
+                req.sent = now
+                self.c.resent += 1
+                self._send(req.kind, req.seq, req.payload)
+        if now - self.last_tx >= s.keepalive:
+            self._send(P.HOST_ACK, self.expected)
+
+    # -- requests from the user's thread (under the link's lock) --------------
+
+    def set_leds(self, payload: bytes) -> None:
+        self.leds = payload
+        if self.state == READY:
+            self._request(P.LEDS, payload)
+
+    def sync(self) -> None:
+        if self.state == READY:
+            self._request(P.SYNC, b"")
+
+    def ask_stats(self) -> bool:
+        if self.state != READY:
+            return False
+        self.stats_event.clear()
+        self._request(P.STATS_REQ, b"")
+        return True
+
+    def stop_device(self) -> bool:
+        if self.state != READY:
+            return False
+        self._request(P.STOP, b"")
+        return True
+
+    # -- internals -----------------------------------------------------------------
+
+    def _write(self, data: bytes) -> None:
+        if self.transport is not None:
+            self.transport.write(data)
+
+    def _send(self, kind: int, seq: int, payload: bytes = b"") -> None:
+        self._write(P.encode(kind, seq, payload))
+        self.c.frames_sent += 1
+        self.last_tx = self.clock()
+
+    def _hello(self, now: float) -> None:
+        self.nonce = int.from_bytes(os.urandom(4), "little")
+        self.hello_sent = now
+        self._send(P.HELLO, 0, P.pack_hello(self.nonce))
+
+    def _request(self, kind: int, payload: bytes) -> None:
+        # One outstanding request per kind: a newer one (LED frame) replaces it.
+        self.seq = (self.seq + 1) & 0xFF
+        self.requests[kind] = _Request(kind, self.seq, payload, self.clock())
+        self._send(kind, self.seq, payload)
+
+    def _data(self, data: bytes) -> None:
+        bad_before = self._bad_frames()
+        acked = False
+        for kind, seq, payload in self.deframer.feed(data):
+            self.last_rx = self.clock()
+            try:
+                acked |= self._message(kind, seq, payload)
+            except P.ProtocolError as exc:
+                self.c.bad_messages += 1
+                self._error(f"bad {P.NAMES.get(kind, hex(kind))}: {exc}", "message")
+        if self._bad_frames() != bad_before:
+            d = self.deframer
+            self._error(
+                f"bad frames on the line: {d.crc_errors} failed the CRC check, "
+                f"{d.cobs_errors + d.oversize + d.short} were malformed (so far)",
+                "frames",
+            )
+        if acked:
+            self._send(P.HOST_ACK, self.expected)
+
+    def _bad_frames(self) -> int:
+        d = self.deframer
+        return d.crc_errors + d.cobs_errors + d.oversize + d.short
+
+    def _error(self, text: str, kind: str = "", level: int = logging.WARNING) -> None:
+        """Keep ``text`` as the last error and log it; errors of one
+        ``kind`` (bad input) are logged at most every :data:`LOG_EVERY` s."""
+        self.c.last_error = text
+        if kind:
+            now = self.clock()
+            if now - self._logged.get(kind, float("-inf")) < LOG_EVERY:
+                return
+            self._logged[kind] = now
+        log.log(level, "serial link: %s", text)
+
+    def _message(self, kind: int, seq: int, payload: bytes) -> bool:
+        """Handle one message; does it call for an acknowledgement?"""
+        if kind >= 0x80:  # one of ours, echoed back
+            self.c.bad_messages += 1
+            return False
+        if kind == P.HELLO_ACK:
+            self._hello_ack(payload)
+            return False
+        if self.state == HANDSHAKE:
+            return False  # from a session that is over
+        if kind == P.OCC:
+            stamp, flags, bits = P.parse_occ(payload, self.squares)
+            if self._in_order(seq):
+                if flags & P.OCC_FULL and self.state == SYNCING:
+                    self.requests.pop(P.SYNC, None)
+                    self._ready()
+                elif flags & P.OCC_FULL:
+                    self.requests.pop(P.SYNC, None)
+                if self.state == READY:
+                    self._deliver(Frame(self._time(stamp), bits))
+            return True
+        if kind == P.BUTTON:
+            stamp, button, side = P.parse_button(payload)
+            if self._in_order(seq) and self.state == READY:
+                name = P.BUTTON_NAMES[button]
+                self._deliver(Button(self._time(stamp), name, P.SIDE_NAMES[side]))
+            return True
+        if kind == P.HEARTBEAT:
+            stamp, next_seq, state, session, bits = P.parse_heartbeat(payload, self.squares)
+            if state & P.STATE_NO_SESSION or session != self.nonce & 0xFFFF:
+                # The device restarted, or forgot us: start a new session.
+                self._error("the device lost the session; handshake again")
+                self.c.resyncs += 1
+                self._lost_session()
+                return False
+            if state & P.STATE_OVERFLOW:
+                self.c.device_overflows += 1
+            if next_seq != self.expected:
+                return True  # events are missing: ask for them again
+            if self.state == READY:
+                self._deliver(Frame(self._time(stamp), bits))
+            return False
+        if kind == P.ACK:
+            acked_kind = P.parse_ack(payload)
+            req = self.requests.get(acked_kind)
+            if req is not None and req.seq == seq:
+                del self.requests[acked_kind]
+                if acked_kind == P.CONFIG and self.state == CONFIGURING:
+                    self.state = SYNCING
+                    self._request(P.SYNC, b"")
+            return False
+        if kind == P.STATS:
+            counters, chatter = P.parse_stats(payload, self.squares)
+            self.requests.pop(P.STATS_REQ, None)
+            self.stats_reply = DeviceStats(
+                dict(zip(P.STATS_COUNTERS, counters, strict=True)), tuple(chatter)
+            )
+            self.stats_event.set()
+            return False
+        if kind == P.NOTICE:
+            code, text = P.parse_notice(payload)
+            self.c.notices.append(f"{code}: {text}")
+            return False
+        self.c.bad_messages += 1
+        return False
+
+    def _hello_ack(self, payload: bytes) -> None:
+        (version, nonce, boot, now, rows, cols, sides, leds, next_seq, fw_version, name) = (
+            P.parse_hello_ack(payload)
+        )
+        if self.state != HANDSHAKE or nonce != self.nonce:
+            return  # an answer to an older HELLO
+        if version != P.PROTOCOL_VERSION:
+            self._error(
+                f"firmware speaks protocol version {version}, this host {P.PROTOCOL_VERSION}",
+                "handshake",
+                logging.ERROR,
+            )
+            self.hello_sent = self.clock() + 5.0  # ask again later, not in a loop
+            return
+        if rows != self.size or cols != self.size:
+            self._error(
+                f"firmware reads a {rows}x{cols} board, the host expects {self.size}x{self.size}",
+                "handshake",
+                logging.ERROR,
+            )
+            self.hello_sent = self.clock() + 5.0
+            return
+        info = DeviceInfo(version, boot, rows, cols, sides, leds, name, fw_version)
+        if self.device is not None and self.device.boot != boot:
+            self.c.device_restarts += 1
+            log.warning("the device restarted (boot id %08x, was %08x)", boot, self.device.boot)
+        self.device = info
+        self.expected = next_seq
+        self.unwrap = _Unwrap(now)
+        if self.user_timebase is None:
+            self.timebase = _HostTimebase(self.clock)
+        self._observe(now)
+        self.state = CONFIGURING
+        self._request(P.CONFIG, self.config)
+
+    def _lost_session(self) -> None:
+        was_ready = self.state == READY
+        self.state = HANDSHAKE
+        self.requests.clear()
+        self._hello(self.clock())
+        if was_ready and self.on_ready is not None:
+            self.on_ready(False)
+
+    def _ready(self) -> None:
+        self.state = READY
+        self.c.connects += 1
+        device = self.device
+        name = f"{device.firmware} {'.'.join(map(str, device.firmware_version))}" if device else ""
+        if self.c.connects > 1:
+            self.c.reconnects += 1
+            log.info("serial link: reconnected to %s (reconnection %d)", name, self.c.reconnects)
+        else:
+            log.info("serial link: connected to %s", name)
+        if self.leds is not None:
+            self._request(P.LEDS, self.leds)
+        if self.on_ready is not None:
+            self.on_ready(True)
+
+    def _in_order(self, seq: int) -> bool:
+        if seq == self.expected:
+            self.expected = (self.expected + 1) & 0xFF
+            return True
+        if P.seq_after(seq, self.expected):
+            self.c.out_of_order += 1
+        else:
+            self.c.duplicates += 1
+        return False
+
+    def _observe(self, stamp: int) -> int:
+        us = self.unwrap(stamp)
+        if isinstance(self.timebase, _HostTimebase):
+            self.timebase.observe(us)
+        return us
+
+    def _time(self, stamp: int) -> float:
+        # Only the session's own events move the unwrapped clock forward.
+        us = self._observe(stamp)
+        t = self.timebase(us)
+        if self.user_timebase is None:
+            t = min(t, self.clock())
+        t = max(t, self.last_t)
+        self.last_t = t
+        return t
+
+    def _deliver(self, event: Event) -> None:
+        if isinstance(event, Frame):
+            self.c.occupancy += 1
+        else:
+            self.c.buttons += 1
+        self.events.put(event)
+
+    def snapshot(self) -> LinkStats:
+        d = self.deframer
+        c = self.c
+        return LinkStats(
+            connected=self.state == READY,
+            connects=c.connects,
+            reconnects=c.reconnects,
+            disconnects=c.disconnects,
+            timeouts=c.timeouts,
+            open_failures=c.open_failures,
+            frames=d.frames,
+            checksum_failures=d.crc_errors,
+            framing_errors=d.cobs_errors + d.oversize + d.short,
+            bad_messages=c.bad_messages,
+            duplicates=c.duplicates,
+            out_of_order=c.out_of_order,
+            frames_sent=c.frames_sent,
+            resent=c.resent,
+            occupancy=c.occupancy,
+            buttons=c.buttons,
+            device_restarts=c.device_restarts,
+            device_overflows=c.device_overflows,
+            resyncs=c.resyncs,
+            last_error=c.last_error,
+            notices=tuple(c.notices),
+            device=self.device,
+        )
