@@ -21,7 +21,7 @@ pytestmark = pytest.mark.timeout(120)
 
 def test_service_on_the_pico_board(sim: FirmwareSim, tmp_path: Path) -> None:
     sim.follow_real_time()
-    backend = SerialBackend(sim.cable.path, None, 7)
+    backend = SerialBackend(sim.cable.path, size=7)
     service = BoardService(Config(data_dir=tmp_path, settle=0.05, error_delay=0.3,
                                   board=f"serial:{sim.cable.path}"))
     backend.start()
