@@ -8,6 +8,8 @@ API (all JSON):
   board's sensors (simulated board only).
 - ``POST /api/button`` ``{"button": "undo", "side": "attacker"}``: a board
   button (hint, exchange, undo, new, resign, draw).
+- ``POST /api/draw`` ``{"answer": "accept"}`` or ``"decline"``: the answer
+  to the draw offered (``draw_offer`` in the state names who offered).
 - ``POST /api/new`` ``{"variant": "kharbga", "attacker": "..", "defender": ".."}``.
 - ``POST /api/computer`` ``{"side": "defender", "seconds": 1.0}``: the engine
   plays that side (``null``: nobody); its actions are lit with ``hint``.
@@ -155,6 +157,13 @@ async def post_button(request: web.Request) -> web.Response:
     data = await _body(request)
     service = request.app[SERVICE]
     service.press(data.get("button"), data.get("side"))
+    return web.json_response(service.state())
+
+
+async def post_draw(request: web.Request) -> web.Response:
+    data = await _body(request)
+    service = request.app[SERVICE]
+    service.answer_draw(data.get("answer"))
     return web.json_response(service.state())
 
 
@@ -311,6 +320,7 @@ def make_app(service: BoardService) -> web.Application:
     app.router.add_post("/api/sim/occupancy", post_occupancy)
     app.router.add_post("/api/button", post_button)
     app.router.add_post("/api/new", post_new)
+    app.router.add_post("/api/draw", post_draw)
     app.router.add_post("/api/computer", post_computer)
     app.router.add_get("/api/camera.jpg", get_camera)
     app.router.add_get("/api/legend", get_legend)

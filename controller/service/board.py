@@ -22,7 +22,7 @@ from controller.reconcile.reconciler import Reconciler, Settings, Update
 from controller.rules import Game, Move, find_variant
 
 from .config import Config
-from .store import Store, turn_numbers
+from .store import Store
 
 __all__ = ["BoardService", "RequestError"]
 
@@ -370,6 +370,21 @@ class BoardService:
             raise RequestError("side must be \"attacker\" or \"defender\"")
         self.feed(Button(self.now(), str(button), None if side is None else str(side)))
 
+    def answer_draw(self, answer: object) -> None:
+        """The other side accepts the draw offered, or declines it."""
+        offer = self.draw_offer
+        if offer is None or self.reconciler.game.outcome is not None:
+            raise RequestError("no draw is offered")
+        if answer == "accept":
+            self.press("draw", "defender" if offer == "attacker" else "attacker")
+        elif answer == "decline":
+            self.draw_offer = None
+            if hasattr(self.reconciler, "_draw_offer"):  # the board's own memory of it
+                self.reconciler._draw_offer = None
+            self._publish(self.reconciler.tick(self.now()))
+        else:
+            raise RequestError('answer must be "accept" or "decline"')
+
     def new_game(self, variant: object = None, attacker: object = None,
                  defender: object = None) -> None:
         """Start a new game (the board must then be cleared or set up)."""
@@ -467,7 +482,7 @@ class BoardService:
             "outcome": None if o is None else {"winner": o.winner, "reason": o.reason,
                                                "kind": o.kind, "result": o.result,
                                                "words": reason_words(o.reason)},
-            "turns": turn_numbers(g),
+            "turns": [[n, turn] for n, turn in enumerate(_record_turns(g), 1)],
             "names": {"attacker": self.names[0], "defender": self.names[1]},
             "think": self.think,
             "draw_offer": self.draw_offer if o is None else None,
@@ -498,6 +513,13 @@ class BoardService:
 
     def state_json(self) -> str:
         return json.dumps(self.state())
+
+
+def _record_turns(game: Game) -> list[list[str]]:
+    """The game's turns as the record numbers them (1, 2, ..)."""
+    from controller.rules.record import group_turns
+
+    return list(group_turns(game))
 
 
 def _record_tokens(game: Game) -> list[str]:

@@ -362,7 +362,7 @@ def turn_numbers(game: Game) -> list[int]:
     out: list[int] = []
     for n, turn in enumerate(group_turns(game)):
         for tok in turn:
-            out.extend([n // 2 + 1] * _actions_in(tok))
+            out.extend([n + 1] * _actions_in(tok))
     return out[:len(game.moves)]
 
 

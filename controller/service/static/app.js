@@ -1,18 +1,103 @@
 // The board page: draws the live state, sends clicks on the simulated board,
-// the on-screen buttons, new games; shows the archive.
+// the on-screen buttons, new games; shows the archive and the lights' legend.
+//
+// The page always shows the service's truth: a click is drawn at once, but
+// if the service refuses it (or cannot be reached) the board goes back to
+// the last state the service sent, and the reason is shown.
 "use strict";
 
-let state = null;
-let pending = 0;  // clicks on the simulated board not yet answered
+let state = null;      // the last state the service sent
+let overlay = null;    // the simulated board's occupancy while clicks are in flight
+let pending = 0;       // clicks not yet answered
+let legendRoles = {};  // role -> {colour, blink, meaning}
 
-function accept(next) {
-  // While clicks are in flight the page's own idea of the board wins.
-  if (pending > 0 && state && state.sim_occ !== null) next.sim_occ = state.sim_occ;
-  if (!state || next.version === undefined || next.version >= state.version) state = next;
+const $ = (sel) => document.querySelector(sel);
+const TITLE = (side) => side ? side[0].toUpperCase() + side.slice(1) : "";
+const OTHER = (side) => side === "attacker" ? "defender" : "attacker";
+
+// -- the token (a service open to the network) ---------------------------
+
+function takeTokenFromAddress() {
+  // The service prints an address with ?token=...: keep it, then drop it
+  // from the address bar (it is not shown nor sent to other sites).
+  const url = new URL(location.href);
+  const token = url.searchParams.get("token");
+  if (token) {
+    localStorage.setItem("kharbga-token", token);
+    url.searchParams.delete("token");
+    history.replaceState(null, "", url.pathname + url.search + url.hash);
+  }
+}
+
+function tokenHeaders() {
+  const token = localStorage.getItem("kharbga-token");
+  return token ? {"Authorization": "Bearer " + token} : {};
+}
+
+function askForToken(message) {
+  $("#token-why").textContent = message;
+  $("#token-form").hidden = false;
+}
+
+$("#token-form").addEventListener("submit", (ev) => {
+  ev.preventDefault();
+  const value = $("#token-input").value.trim();
+  if (value) localStorage.setItem("kharbga-token", value);
+  $("#token-form").hidden = true;
+  showError("");
+});
+
+// -- talking to the service ----------------------------------------------
+
+function showError(message) {
+  const err = $("#error");
+  err.textContent = message;
+  err.hidden = !message;
+}
+
+async function api(path, body) {
+  const options = body === undefined ? {headers: tokenHeaders()} : {
+    method: "POST",
+    headers: {"Content-Type": "application/json", ...tokenHeaders()},
+    body: JSON.stringify(body),
+  };
+  let response;
+  try {
+    response = await fetch(path, options);
+  } catch (e) {
+    const message = "The board service cannot be reached: nothing was changed. " +
+      "The board shows the last state it sent.";
+    if (body !== undefined) showError(message);
+    throw new Error(message);
+  }
+  let data = null;
+  try { data = await response.json(); } catch (e) { data = null; }
+  if (!response.ok) {
+    const message = (data && data.error) || `refused (HTTP ${response.status})`;
+    if (body !== undefined) showError("Refused: " + message);
+    if (response.status === 401) askForToken(message);
+    throw new Error(message);
+  }
+  if (body !== undefined) showError("");
+  return data;
+}
+
+function accept(next, force) {
+  // A new start of the service (its own identity) resets the versions.
+  const restarted = !state || next.server !== state.server;
+  if (force || restarted || next.version === undefined || next.version >= state.version) {
+    state = next;
+  }
+  if (restarted) gamesShown = "";
   render();
 }
 
-const $ = (sel) => document.querySelector(sel);
+async function resync() {
+  // After a refusal or a lost connection: what the service holds now.
+  try { accept(await api("/api/state"), true); } catch (e) { render(); }
+}
+
+// -- drawing ---------------------------------------------------------------
 
 function squareName(i, size) {
   return String.fromCharCode(97 + (i % size)) + (Math.floor(i / size) + 1);
@@ -31,35 +116,60 @@ function parsePosition(position, size) {
   return board;
 }
 
-function drawBoard(el, size, pieces, occ, leds, clickable) {
+function paintLight(sq, role) {
+  sq.classList.add("lit", "led-" + role);
+  sq.dataset.led = role;
+  const style = legendRoles[role];
+  if (style) {
+    sq.style.setProperty("--led", style.colour);
+    if (style.blink > 0) {
+      sq.classList.add("blink");
+      sq.style.setProperty("--period", style.blink + "s");
+    }
+    sq.title = `${sq.dataset.square}: ${style.meaning}`;
+  }
+}
+
+function drawSquare(i, size, pieces, occ, leds, hint) {
+  const name = squareName(i, size);
+  const sq = document.createElement("div");
+  sq.className = "sq";
+  sq.dataset.square = name;
+  if (i === Math.floor(size * size / 2)) sq.classList.add("malha");
+  const role = leds && leds[name];
+  if (role) paintLight(sq, role);
+  const label = document.createElement("span");
+  label.className = "label";
+  label.textContent = name;
+  sq.appendChild(label);
+  if (hint && role === "hint" && (hint.from === name || hint.to === name)) {
+    const end = hint.from === name ? "from" : "to";
+    sq.dataset.hint = end;
+    const tag = document.createElement("span");
+    tag.className = "tag";
+    tag.textContent = end;
+    sq.appendChild(tag);
+  }
+  if (occ ? occ[i] === "1" : pieces[i] !== undefined) {
+    const p = document.createElement("div");
+    const kind = pieces[i] === "A" ? "attacker" : pieces[i] === "D" ? "defender" : "unknown";
+    p.className = "piece " + kind;
+    sq.appendChild(p);
+  }
+  return sq;
+}
+
+function drawBoard(el, size, pieces, occ, leds, clickable, hint) {
   el.innerHTML = "";
   el.style.gridTemplateColumns = `repeat(${size}, 1fr)`;
   el.classList.toggle("sim", clickable);
-  const centre = Math.floor(size * size / 2);
   const flipped = localStorage.getItem("flipped") === "1";
   for (let r = size - 1; r >= 0; r--) {
     for (let c = 0; c < size; c++) {
       const row = flipped ? size - 1 - r : r;
       const col = flipped ? size - 1 - c : c;
       const i = row * size + col;
-      const name = squareName(i, size);
-      const sq = document.createElement("div");
-      sq.className = "sq";
-      sq.dataset.square = name;
-      if (i === centre) sq.classList.add("malha");
-      const role = leds && leds[name];
-      if (role) { sq.classList.add("led-" + role); sq.dataset.led = role; }
-      const label = document.createElement("span");
-      label.className = "label";
-      label.textContent = name;
-      sq.appendChild(label);
-      const here = occ ? occ[i] === "1" : pieces[i] !== undefined;
-      if (here) {
-        const p = document.createElement("div");
-        const kind = pieces[i] === "A" ? "attacker" : pieces[i] === "D" ? "defender" : "unknown";
-        p.className = "piece " + kind;
-        sq.appendChild(p);
-      }
+      const sq = drawSquare(i, size, pieces, occ, leds, hint);
       if (clickable) sq.addEventListener("click", () => toggle(i));
       el.appendChild(sq);
     }
@@ -74,14 +184,40 @@ function refreshCamera() {
   img.src = "/api/camera.jpg?t=" + Date.now();
 }
 
+function outcomeText(o) {
+  const who = o.winner ? `${TITLE(o.winner)} wins` : "Draw";
+  return `${who}: ${o.words || o.reason}`;
+}
+
+function renderMoves() {
+  const list = $("#moves");
+  list.innerHTML = "";
+  for (const [n, tokens] of state.turns || []) {
+    const li = document.createElement("li");
+    li.value = n;
+    li.textContent = tokens.join(" ");
+    list.appendChild(li);
+  }
+}
+
+function renderOffer() {
+  const offer = state.draw_offer;
+  $("#draw-offer").hidden = !offer;
+  if (offer) {
+    $("#draw-offer-text").textContent = `${TITLE(offer)} offers a draw.`;
+    $("#draw-accept").textContent = `${TITLE(OTHER(offer))} accepts`;
+    $("#draw-decline").textContent = `${TITLE(OTHER(offer))} declines`;
+  }
+}
+
 function render() {
   if (!state) return;
   const size = state.size;
   const pieces = parsePosition(state.position, size);
-  // A piece lifted off the simulated board keeps its colour in memory.
-  const occ = state.sim_occ;
-  drawBoard($("#board"), size, pieces, occ, state.leds, occ !== null);
-  $("#sim-help").hidden = occ === null;
+  const occ = overlay !== null ? overlay : state.sim_occ;
+  drawBoard($("#board"), size, pieces, occ, state.leds, state.sim_occ !== null,
+            state.hint_squares);
+  $("#sim-help").hidden = state.sim_occ === null;
   const camera = typeof state.board === "string" && state.board.startsWith("camera:");
   if (camera && $("#camera").hidden) {
     $("#camera").hidden = false;
@@ -92,67 +228,68 @@ function render() {
   $("#name-defender").textContent = state.players.defender;
   $("#count-attacker").textContent = state.counts.attacker;
   $("#count-defender").textContent = state.counts.defender;
-  $("#turn").textContent = state.outcome ? state.outcome.result : state.to_move + " to play";
+  $("#turn").textContent = state.outcome ? outcomeText(state.outcome)
+    : `${TITLE(state.to_move)} to play`;
   const sel = document.querySelector("#computer select");
   if (sel && document.activeElement !== sel) sel.value = state.computer || "";
-  const list = $("#moves");
-  list.innerHTML = "";
-  for (const m of state.moves) {
-    const li = document.createElement("li");
-    li.textContent = m;
-    list.appendChild(li);
-  }
+  const secs = document.querySelector("#computer input[name=seconds]");
+  if (secs && document.activeElement !== secs && state.think) secs.value = state.think;
+  renderMoves();
+  renderOffer();
 }
 
-async function api(path, body) {
-  const options = body === undefined ? {} : {
-    method: "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify(body),
-  };
-  const response = await fetch(path, options);
-  const data = await response.json();
-  const err = $("#error");
-  if (!response.ok) {
-    err.textContent = data.error || "request refused";
-    err.hidden = false;
-    throw new Error(data.error);
-  }
-  err.hidden = true;
-  return data;
-}
+// -- the simulated board ---------------------------------------------------
 
 async function toggle(i) {
   if (!state || state.sim_occ === null) return;
-  const occ = [...state.sim_occ];
+  const occ = [...(overlay !== null ? overlay : state.sim_occ)];
   occ[i] = occ[i] === "1" ? "0" : "1";
-  state.sim_occ = occ.join("");
+  overlay = occ.join("");
   render();
   pending += 1;
   try {
-    const next = await api("/api/sim/occupancy", {occ: state.sim_occ});
+    const next = await api("/api/sim/occupancy", {occ: overlay});
     pending -= 1;
+    if (pending === 0) overlay = null;
     accept(next);
   } catch (e) {
+    // Refused or unreachable: the click is not the board's truth.
     pending -= 1;
+    overlay = null;
+    await resync();
   }
+}
+
+// -- the live connection ---------------------------------------------------
+
+let retry = 500;
+function setConn(text, live) {
+  const conn = $("#conn");
+  conn.textContent = text;
+  conn.classList.toggle("offline", !live);
 }
 
 function connect() {
   const proto = location.protocol === "https:" ? "wss:" : "ws:";
   const ws = new WebSocket(`${proto}//${location.host}/ws`);
-  ws.onopen = () => { $("#conn").textContent = "live"; };
+  ws.onopen = () => { retry = 500; setConn("live", true); };
   ws.onmessage = (ev) => {
     accept(JSON.parse(ev.data));
     loadGames();
   };
   ws.onclose = () => {
-    $("#conn").textContent = "reconnecting…";
-    setTimeout(connect, 1000);
+    setConn("offline: the board service is not answering; trying again", false);
+    setTimeout(connect, retry);
+    retry = Math.min(retry * 2, 4000);
   };
 }
 
+// -- the archive -----------------------------------------------------------
+
 let gamesShown = "";
 async function loadGames() {
-  const games = await api("/api/games");
+  let games;
+  try { games = await api("/api/games"); } catch (e) { return; }
   const key = JSON.stringify(games);
   if (key === gamesShown) return;
   gamesShown = key;
@@ -160,9 +297,11 @@ async function loadGames() {
   body.innerHTML = "";
   for (const g of games) {
     const tr = document.createElement("tr");
-    tr.innerHTML = `<td>#${g.id}</td><td>${g.variant}</td><td></td><td>${g.result}</td>` +
+    tr.innerHTML = `<td>#${g.id}</td><td></td><td></td><td></td>` +
       `<td><a href="/api/games/${g.id}.kgn">record</a></td><td><button>view</button></td>`;
+    tr.children[1].textContent = g.variant;
     tr.children[2].textContent = `${g.attacker} – ${g.defender}`;
+    tr.children[3].textContent = g.result;
     tr.querySelector("button").addEventListener("click", () => view(g.id));
     body.appendChild(tr);
   }
@@ -170,11 +309,12 @@ async function loadGames() {
 
 async function view(id) {
   const g = await api(`/api/games/${id}`);
-  const size = g.variant === "sabouiyya" ? 5 : 7;
+  const size = g.size || (g.variant === "sabouiyya" ? 5 : 7);
   let ply = g.positions.length - 1;
   const show = () => {
     drawBoard($("#viewer-board"), size, parsePosition(g.positions[ply], size), null, {}, false);
-    $("#v-ply").textContent = `${ply} / ${g.positions.length - 1}` + (ply ? ` ${g.actions[ply - 1]}` : "");
+    const turn = ply ? `${g.turns[ply - 1]}. ${g.actions[ply - 1]}` : "start";
+    $("#v-ply").textContent = `${turn} (action ${ply} of ${g.positions.length - 1})`;
   };
   $("#viewer").hidden = false;
   $("#viewer-title").textContent = `Game #${g.id}: ${g.attacker} – ${g.defender} (${g.result})`;
@@ -185,30 +325,75 @@ async function view(id) {
   show();
 }
 
-let drawOffer = null;
+// -- the legend of the lights --------------------------------------------------
+
+async function loadLegend() {
+  let roles;
+  try { roles = await api("/api/legend"); } catch (e) { return; }
+  legendRoles = {};
+  const list = $("#legend");
+  list.innerHTML = "";
+  for (const r of roles) {
+    legendRoles[r.role] = r;
+    const li = document.createElement("li");
+    li.dataset.role = r.role;
+    const swatch = document.createElement("span");
+    swatch.className = "swatch" + (r.blink > 0 ? " blink" : "");
+    swatch.style.setProperty("--led", r.colour);
+    swatch.style.setProperty("--period", r.blink + "s");
+    const text = document.createElement("span");
+    const blink = r.blink > 0 ? ` (blinks every ${r.blink} s)` : "";
+    text.textContent = `${r.role}: ${r.meaning}${blink}`;
+    li.append(swatch, text);
+    list.appendChild(li);
+  }
+  render();
+}
+
+// -- buttons and forms -------------------------------------------------------
+
+async function send(path, body) {
+  try { accept(await api(path, body)); } catch (e) { await resync(); }
+}
+
 for (const b of document.querySelectorAll("[data-button]")) {
-  b.addEventListener("click", async () => {
-    let side = state ? state.to_move : undefined;
-    if (b.dataset.button === "draw") {
-      // On screen both players share the button: an offer, then the answer.
-      side = drawOffer && drawOffer === side ? (side === "attacker" ? "defender" : "attacker") : side;
-      drawOffer = side;
+  b.addEventListener("click", () => {
+    if (!state) return;
+    const name = b.dataset.button;
+    if (name === "resign") {
+      const side = state.to_move;
+      $("#confirm-text").textContent =
+        `${TITLE(side)} resigns: ${TITLE(OTHER(side))} wins. Resign for the ${TITLE(side)}?`;
+      $("#confirm-yes").textContent = `Yes, ${TITLE(side)} resigns`;
+      $("#confirm-yes").onclick = () => {
+        $("#confirm").hidden = true;
+        send("/api/button", {button: "resign", side});
+      };
+      $("#confirm").hidden = false;
+      return;
     }
-    accept(await api("/api/button", {button: b.dataset.button, side}));
+    let side = state.to_move;
+    // On screen both players share the Draw button: the other side's press
+    // answers an offer.
+    if (name === "draw" && state.draw_offer) side = OTHER(state.draw_offer);
+    send("/api/button", {button: name, side});
   });
 }
+$("#confirm-no").addEventListener("click", () => { $("#confirm").hidden = true; });
+$("#draw-accept").addEventListener("click", () => send("/api/draw", {answer: "accept"}));
+$("#draw-decline").addEventListener("click", () => send("/api/draw", {answer: "decline"}));
 
 $("#new-game").addEventListener("submit", async (ev) => {
   ev.preventDefault();
   const form = new FormData(ev.target);
-  accept(await api("/api/new", Object.fromEntries(form.entries())));
+  await send("/api/new", Object.fromEntries(form.entries()));
   loadGames();
 });
 
-$("#computer").addEventListener("change", async (ev) => {
+$("#computer").addEventListener("change", (ev) => {
   const form = new FormData(ev.currentTarget);
   const side = form.get("side") || null;
-  accept(await api("/api/computer", {side, seconds: Number(form.get("seconds"))}));
+  send("/api/computer", {side, seconds: Number(form.get("seconds"))});
 });
 
 const flip = $("#flip");
@@ -218,6 +403,8 @@ flip.addEventListener("change", () => {
   render();
 });
 
-api("/api/state").then(accept);
+takeTokenFromAddress();
+loadLegend();
+resync();
 loadGames();
 connect();

@@ -1,0 +1,166 @@
+"""Games on the service across restarts: their settings, the board a new
+game starts from, and sensor logs that replay to the recorded game."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+from controller.reconcile.reconciler import Settings
+from controller.reconcile.replay import replay
+from controller.rules import Game
+from controller.rules.record import parse_record
+from controller.service.board import BoardService
+from controller.service.config import Config
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.t = 500.0
+
+    def __call__(self) -> float:
+        return self.t
+
+
+def occ_of(game: Game) -> str:
+    a, d = game.bitboards()
+    return "".join("1" if (a | d) >> i & 1 else "0" for i in range(game.geometry.size))
+
+
+def _config(tmp_path: Path, **options: object) -> Config:
+    return Config(data_dir=tmp_path, settle=0.05, error_delay=0.2, variant="sabouiyya",
+                  **options)  # type: ignore[arg-type]
+
+
+def _put(service: BoardService, clock: Clock, game: Game) -> None:
+    service.set_sim_occupancy(occ_of(game))
+    clock.t += 0.1
+    service.tick()
+
+
+def test_computer_side_and_names_come_back_with_the_game(tmp_path: Path) -> None:
+    clock = Clock()
+    service = BoardService(_config(tmp_path, attacker="Amina", defender="Driss"), clock=clock)
+    service.set_computer("defender", 0.3)
+    assert service.state()["players"] == {"attacker": "Amina", "defender": "Computer (0.3 s)"}
+    gid = service.gid
+    service.close()
+    again = BoardService(_config(tmp_path, attacker="Amina", defender="Driss"), clock=clock)
+    state = again.state()
+    assert again.gid == gid
+    assert state["computer"] == "defender" and state["think"] == 0.3
+    assert state["players"]["defender"] == "Computer (0.3 s)"
+    # Switching the computer off gives the side its player's name back.
+    again.set_computer(None)
+    assert again.state()["players"] == {"attacker": "Amina", "defender": "Driss"}
+    stored = again.store.get(gid)
+    assert stored is not None and (stored.attacker, stored.defender) == ("Amina", "Driss")
+    # The other side: the name moves with it.
+    again.set_computer("attacker", 0.5)
+    assert again.state()["players"] == {"attacker": "Computer (0.5 s)", "defender": "Driss"}
+    # A new game keeps the players' own names, never the computer's label.
+    again.set_computer(None)
+    again.new_game("sabouiyya")
+    assert again.state()["players"] == {"attacker": "Amina", "defender": "Driss"}
+    again.close()
+
+
+def test_a_new_game_waits_for_the_cleared_board(tmp_path: Path) -> None:
+    clock = Clock()
+    service = BoardService(_config(tmp_path), clock=clock)
+    game = Game.new("sabouiyya")
+    for token in ["@c2", "@a1", "@b3"]:
+        game.play(token)
+        _put(service, clock, game)
+    assert service.state()["moves"] == ["@c2", "@a1", "@b3"]
+    first = service.gid
+    service.new_game("sabouiyya")
+    state = service.state()
+    assert service.gid != first and state["moves"] == []
+    assert state["status"].startswith("New game: clear the board first (3 soldiers")
+    assert sorted(sq for sq, role in state["leds"].items() if role == "error") == \
+        ["a1", "b3", "c2"]
+    # Taking one off is still not a move; the state survives a restart.
+    service.set_sim_occupancy(occ_of(Game.from_position("sabouiyya", game.position()))
+                              .replace("1", "0", 1))
+    clock.t += 0.1
+    service.tick()
+    assert service.state()["moves"] == []
+    service.close()
+    service = BoardService(_config(tmp_path), clock=clock)
+    clock.t += 0.1
+    service.tick()
+    assert service.state()["moves"] == [] and service.state()["waiting_clear"]
+    service.set_sim_occupancy("0" * 25)
+    clock.t += 0.1
+    service.tick()
+    assert not service.state()["waiting_clear"]
+    fresh = Game.new("sabouiyya")
+    fresh.play("@d3")
+    _put(service, clock, fresh)
+    assert service.state()["moves"] == ["@d3"]
+    stored = service.store.get(service.gid)
+    assert stored is not None and list(stored.actions) == ["@d3"]
+    service.close()
+
+
+def _play_some(service: BoardService, clock: Clock, game: Game, rng: random.Random,
+               n: int) -> None:
+    for _ in range(n):
+        moves = [m for m in game.legal_moves() if m.kind != "pass"]
+        going = []
+        for m in moves:
+            game.play(m)
+            if game.outcome is None:
+                going.append(m)
+            game.pop()
+        game.play(rng.choice(going or moves))
+        _put(service, clock, game)
+
+
+def _replays_to_its_record(service: BoardService, gid: int) -> None:
+    lines = service.store.replayable_log(gid)
+    result = replay(lines, "sabouiyya", Settings(settle=0.05, error_delay=0.2))
+    played = [r for r in result.records if r.turns]
+    assert len(played) == 1, [str(r) for r in result.records]
+    recorded = parse_record(service.store.record_text(gid))
+    assert [t.tokens for t in played[0].turns] == [t.tokens for t in recorded.turns]
+    assert played[0].result == recorded.result
+
+
+def test_every_games_log_replays_to_its_record(tmp_path: Path) -> None:
+    clock = Clock()
+    rng = random.Random(5)
+    service = BoardService(_config(tmp_path), clock=clock)
+    game = Game.new("sabouiyya")
+    _play_some(service, clock, game, rng, 6)
+    service.press("hint")
+    service.close()  # a restart in the middle of the game
+    service = BoardService(_config(tmp_path), clock=clock)
+    _play_some(service, clock, game, rng, 14)
+    first = service.gid
+    service.press("resign", "defender")
+    clock.t += 0.1
+    service.tick()
+    assert service.state()["outcome"]["reason"] == "resignation"
+    service.set_sim_occupancy("0" * 25)  # cleared: the next game
+    clock.t += 0.1
+    service.tick()
+    second = service.gid
+    assert second != first
+    game = Game.new("sabouiyya")
+    _play_some(service, clock, game, rng, 8)
+    service.close()
+    service = BoardService(_config(tmp_path), clock=clock)
+    _play_some(service, clock, game, rng, 8)
+    service.press("draw", "attacker")
+    assert service.state()["draw_offer"] == "attacker"
+    service.press("draw", "defender")
+    clock.t += 0.1
+    service.tick()
+    assert service.state()["outcome"]["words"] == "a draw agreed"
+    for gid in (first, second):
+        _replays_to_its_record(service, gid)
+    log = service.store.replayable_log(first)
+    assert log[0].startswith('{"t": 0.0, "board": "5x5"')
+    service.close()
