@@ -1,0 +1,225 @@
+"""Variants of the leap-capture games (draughts and the 37-point board):
+rule options as data, and the move tables each board and variant needs.
+
+A soldier steps to a next point along a line, or captures by leaping over
+an adjacent enemy onto the empty point just beyond it on the same line.
+See docs/rules-leap.md for each variant's rules and rulings.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache, cached_property
+
+from controller.board.boards import draughts_board, sixteen_soldiers_board
+from controller.board.geometry import Geometry
+
+__all__ = [
+    "LEAP_VARIANTS",
+    "LeapTables",
+    "LeapVariant",
+    "find_leap_variant",
+    "leap_tables",
+]
+
+BOARDS = ("37-point", "8x8")
+
+
+@dataclass(frozen=True)
+class LeapVariant:
+    """The rules of one leap-capture game.
+
+    ``board``
+        ``"37-point"`` (Sixteen Soldiers) or ``"8x8"`` (draughts).
+    ``men_forward``
+        Men step and leap only forwards (towards the opponent's side);
+        otherwise along every line.
+    ``promotion``
+        ``"none"`` (no kings); ``"ends-chain"``: a man reaching the far row
+        becomes a king and its turn ends; ``"continues"``: it becomes a king
+        at once and, after a capture, goes on capturing as a king.
+    ``compulsory_capture``
+        Only leaps are legal when the side to move has one.
+    ``chain``
+        After a capture, while the same soldier can leap again:
+        ``"mandatory"`` (it must) or ``"optional"`` (it may, or ``pass``).
+    ``huffing``
+        A side that could capture at the start of its turn and did not
+        loses one of the soldiers that could have, removed by the opponent
+        before the opponent's own move.
+    ``repetition``
+        The third occurrence of a position (same side to move) is a draw.
+    ``no_progress_turns``
+        Turns in a row without a capture, a huff or a man's move in a
+        variant with kings (without a capture or huff otherwise) that end
+        the game drawn (0: never).
+    ``turn_limit``
+        Turns after which the game is drawn (0: none); a guard for random
+        games, as the Ludii system has.
+    """
+
+    name: str
+    board: str
+    men_forward: bool = False
+    promotion: str = "none"
+    compulsory_capture: bool = False
+    chain: str = "mandatory"
+    huffing: bool = False
+    repetition: bool = False
+    no_progress_turns: int = 0
+    turn_limit: int = 0
+    description: str = ""
+
+    @cached_property
+    def geometry(self) -> Geometry:
+        return sixteen_soldiers_board() if self.board == "37-point" else draughts_board()
+
+    @property
+    def kings(self) -> bool:
+        """Does a man reaching the far row become a king?"""
+        return self.promotion != "none"
+
+    @property
+    def pieces_per_side(self) -> int:
+        return 16 if self.board == "37-point" else 12
+
+
+HEWAKAM_KELIYA = LeapVariant(
+    name="hewakam-keliya",
+    board="37-point",
+    compulsory_capture=False,
+    chain="optional",
+    turn_limit=5000,
+    description="the 37-point board as Ludii plays it: optional captures and chains",
+)
+
+SIXTEEN_SOLDIERS = LeapVariant(
+    name="sixteen-soldiers",
+    board="37-point",
+    compulsory_capture=False,
+    chain="mandatory",
+    huffing=True,
+    repetition=True,
+    no_progress_turns=100,
+    description="seed 004: captures enforced by huffing, chains mandatory",
+)
+
+ENGLISH_DRAUGHTS = LeapVariant(
+    name="english-draughts",
+    board="8x8",
+    men_forward=True,
+    promotion="ends-chain",
+    compulsory_capture=True,
+    chain="mandatory",
+    turn_limit=5000,
+    description="English draughts as Ludii plays it: compulsory captures and chains",
+)
+
+CHECKERS = LeapVariant(
+    name="checkers",
+    board="8x8",
+    men_forward=True,
+    promotion="continues",
+    compulsory_capture=False,
+    chain="optional",
+    repetition=True,
+    no_progress_turns=80,
+    description="seed 002: optional captures, kings crowned mid-chain keep capturing",
+)
+
+LEAP_VARIANTS: tuple[LeapVariant, ...] = (
+    HEWAKAM_KELIYA,
+    SIXTEEN_SOLDIERS,
+    ENGLISH_DRAUGHTS,
+    CHECKERS,
+)
+_BY_NAME = {v.name: v for v in LEAP_VARIANTS}
+
+
+def find_leap_variant(name: str | LeapVariant) -> LeapVariant:
+    """The leap variant called ``name``; ``ValueError`` naming the known ones."""
+    if isinstance(name, LeapVariant):
+        return name
+    try:
+        return _BY_NAME[name]
+    except KeyError:
+        known = ", ".join(_BY_NAME)
+        raise ValueError(f"unknown leap variant {name!r} (known: {known})") from None
+
+
+# Kinds of soldier in the tables: an Attacker man, a Defender man, a king.
+KING = 2
+_FORWARD = ((7, 0, 1), (3, 4, 5))  # north-west/north/north-east; the south three
+
+
+@dataclass(frozen=True)
+class LeapTables:
+    """Precomputed moves.  Index ``[kind][point]`` with kind 0 an Attacker
+    man, 1 a Defender man, 2 a king.
+
+    ``steps``: the points a step may go to; ``leaps``: ``(over_bit, to)``
+    pairs; ``over[frm]``: leap destination -> bit of the point leapt over;
+    ``far_row[side]``: the bitboard where a man of ``side`` is crowned;
+    ``start``: the starting bitboards.
+    """
+
+    steps: tuple[tuple[tuple[int, ...], ...], ...]
+    leaps: tuple[tuple[tuple[tuple[int, int], ...], ...], ...]
+    over: tuple[dict[int, int], ...]
+    far_row: tuple[int, int]
+    start: tuple[int, int]
+
+
+def _start(variant: LeapVariant, g: Geometry) -> tuple[int, int]:
+    a = d = 0
+    for p, name in enumerate(g.point_names):
+        file, rank = ord(name[0]) - ord("a"), int(name[1:])
+        if variant.board == "37-point":
+            a |= (rank <= 4) << p
+            d |= (rank >= 6) << p
+        elif (file + rank) % 2 == 1:  # dark: file index + rank index even
+            a |= (rank <= 3) << p
+            d |= (rank >= 6) << p
+    return a, d
+
+
+@cache
+def leap_tables(variant: LeapVariant) -> LeapTables:
+    """The move tables of ``variant`` (built once per variant)."""
+    g = variant.geometry
+    n = g.size
+    dirs_of = [
+        _FORWARD[0] if variant.men_forward else tuple(range(8)),
+        _FORWARD[1] if variant.men_forward else tuple(range(8)),
+        tuple(range(8)),
+    ]
+    steps = []
+    leaps = []
+    for dirs in dirs_of:
+        st: list[tuple[int, ...]] = []
+        lp: list[tuple[tuple[int, int], ...]] = []
+        for p in range(n):
+            st.append(tuple(g.neighbours[d][p] for d in dirs if g.neighbours[d][p] >= 0))
+            pairs = []
+            for d in dirs:
+                q = g.neighbours[d][p]
+                r = g.neighbours[d][q] if q >= 0 else -1
+                if r >= 0:
+                    pairs.append((1 << q, r))
+            lp.append(tuple(pairs))
+        steps.append(tuple(st))
+        leaps.append(tuple(lp))
+    over = tuple({to: bit for bit, to in leaps[KING][p]} for p in range(n))
+    far = [0, 0]
+    if variant.kings:
+        for p, name in enumerate(g.point_names):
+            rank = int(name[1:])
+            far[0] |= (rank == 8) << p
+            far[1] |= (rank == 1) << p
+    return LeapTables(
+        steps=tuple(steps),
+        leaps=tuple(leaps),
+        over=over,
+        far_row=(far[0], far[1]),
+        start=_start(variant, g),
+    )
