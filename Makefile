@@ -7,7 +7,7 @@ BIN = $(VENV)/bin
 STAMP_INSTALL = $(VENV)/.installed
 STAMP_TEST = $(VENV)/.installed-test
 
-.PHONY: install install-test browser run test bench clean
+.PHONY: install install-test browser broker run test bench clean
 
 install: $(STAMP_INSTALL)
 
@@ -34,13 +34,19 @@ browser:
 		echo "installing Debian's chromium for the browser tests"; \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; }
 
-test: install-test browser
+# The broadcast tests and benchmark start Debian's Mosquitto on a free port.
+broker:
+	@test -x /usr/sbin/mosquitto || command -v mosquitto >/dev/null 2>&1 || { \
+		echo "installing Debian's mosquitto for the broadcast tests"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq mosquitto; }
+
+test: install-test browser broker
 	$(BIN)/python -m pytest -n auto
 	$(BIN)/ruff check controller calibration tests firmware
 	$(BIN)/mypy --strict controller/rules controller/reconcile \
 		controller/engine controller/drivers/protocol.py controller/drivers/serial_link.py
 
-bench: install
+bench: install broker
 	$(BIN)/python -m controller.bench
 
 clean:

@@ -72,7 +72,27 @@ def _cmd_run(args: argparse.Namespace) -> int:
         port=args.port,
         data_dir=Path(args.data_dir) if args.data_dir else None,
     )
-    return serve(config, args.config)
+    from controller.service.broadcast import load_broadcast
+
+    broadcast = load_broadcast(config.broadcast_table, args.broker, args.board_id,
+                               config.source)
+    return serve(config, args.config, broadcast)
+
+
+def _cmd_hall(args: argparse.Namespace) -> int:
+    from controller.service.broadcast import load_broadcast
+    from controller.service.config import load_config
+
+    if not 1 <= args.port <= 65535:
+        raise ValueError(f"--port must be from 1 to 65535, not {args.port}")
+    config = load_config(args.config)
+    broker = load_broadcast(config.broadcast_table, args.broker, None, config.source,
+                            need_id=False)
+    if broker is None:
+        raise ValueError("hall needs a broker: --broker mqtt://HOST:PORT or [broadcast] broker")
+    from controller.hall.server import serve_hall
+
+    return serve_hall(broker, args.host, args.port)
 
 
 def _cmd_replay(args: argparse.Namespace) -> int:
@@ -306,7 +326,19 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--port", type=int, help="port of the web page (default: 8080)")
     run.add_argument("--data-dir", help="where games are stored (default: data)")
     run.add_argument("--config", help="TOML configuration file")
+    run.add_argument("--broker", help="publish the games to this MQTT broker: mqtt://HOST:PORT "
+                     "or mqtts://HOST:PORT (credentials go in the configuration file)")
+    run.add_argument("--board-id", help="this board's name on the broker (kharbga/NAME/...)")
     run.set_defaults(command=_cmd_run)
+
+    hall = sub.add_parser("hall", help="the hall page: every board of a broker live")
+    hall.add_argument("--broker", help="the MQTT broker: mqtt://HOST:PORT or mqtts://HOST:PORT")
+    hall.add_argument("--host", default="127.0.0.1", help="address of the page "
+                      "(default: 127.0.0.1; 0.0.0.0 for every network)")
+    hall.add_argument("--port", type=int, default=8090, help="port of the page (default: 8090)")
+    hall.add_argument("--config", help="TOML file with a [broadcast] table (user name, "
+                      "password, TLS files)")
+    hall.set_defaults(command=_cmd_hall)
 
     hp = sub.add_parser("hint", help="the engine's best move for a position")
     hp.add_argument("--variant", default=DEFAULT_VARIANT, help="rules variant")

@@ -34,17 +34,17 @@ import socket
 import sqlite3
 import threading
 import time
-import tomllib
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from controller.board.config import ConfigError, Table
 from controller.rules import Game
 
-__all__ = ["BroadcastConfig", "Publisher", "apply_token", "check_board_id",
+__all__ = ["BroadcastConfig", "Publisher", "action_tokens", "apply_token", "attach",
            "load_broadcast", "parse_broker_url"]
 
 log = logging.getLogger("kharbga.broadcast")
@@ -90,13 +90,6 @@ def parse_broker_url(url: str) -> tuple[str, int, bool]:
     return parts.hostname, port or (8883 if tls else 1883), tls
 
 
-def check_board_id(name: str) -> str:
-    if not BOARD_ID.fullmatch(name):
-        raise BroadcastError(f"board id {name!r}: 1 to 64 letters, digits, '.', '_' or '-' "
-                             "(no '/', '+' or '#')")
-    return name
-
-
 @dataclass(frozen=True)
 class BroadcastConfig:
     """Where and as whom a board publishes."""
@@ -117,55 +110,48 @@ class BroadcastConfig:
         return f"kharbga/{self.board_id}/{what}"
 
 
-_KEYS = {"broker": "url", "board_id": "board_id", "username": "username",
-         "password": "password", "ca_file": "ca_file", "cert_file": "cert_file",
-         "key_file": "key_file"}
+_KEYS = ("broker", "board_id", "username", "password", "ca_file", "cert_file", "key_file")
 
 
-def load_broadcast(path: str | Path | None, broker: str | None = None,
-                   board_id: str | None = None) -> BroadcastConfig | None:
+def load_broadcast(table: Mapping[str, object] | None, broker: str | None = None,
+                   board_id: str | None = None, source: str = "",
+                   need_id: bool = True) -> BroadcastConfig | None:
     """The ``[broadcast]`` table of the configuration file with the command
-    line's ``--broker`` and ``--board-id`` over it; None: no broadcast."""
-    values: dict[str, str] = {}
-    name = "command line"
-    if path is not None:
-        name = Path(path).name
-        try:
-            data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
-            data = {}  # the service's own loader reports an unreadable file
-        table = data.get("broadcast", {})
-        if not isinstance(table, dict):
-            raise BroadcastError(f"{name}: broadcast must be a [broadcast] table")
-        for key, value in table.items():
-            if key not in _KEYS:
-                raise BroadcastError(f"{name}: unknown key {key!r} in [broadcast] "
-                                     f"(known: {', '.join(_KEYS)})")
-            if not isinstance(value, str):
-                raise BroadcastError(f"{name}: [broadcast] {key} must be a string, not {value!r}")
-            values[_KEYS[key]] = value
-    if broker:
-        values["url"] = broker
-    if board_id:
-        values["board_id"] = board_id
-    if not values.get("url"):
-        if values.get("board_id") and board_id:
-            raise BroadcastError("--board-id needs a broker (--broker or [broadcast] broker)")
-        return None
-    if not values.get("board_id"):
-        raise BroadcastError(f"{name}: a broker needs a board id "
-                             "(--board-id NAME or [broadcast] board_id)")
+    line's ``--broker`` and ``--board-id`` over it; None: no broadcast.  A
+    mistake is a :class:`ConfigError` naming the key."""
     try:
-        parse_broker_url(values["url"])
-        check_board_id(values["board_id"])
+        return _load(Table(table, "broadcast"), broker, board_id, need_id)
+    except ConfigError as exc:
+        raise exc.in_file(source) if source else exc from None
+
+
+def _load(t: Table, broker: str | None, board_id: str | None,
+          need_id: bool) -> BroadcastConfig | None:
+    values = {key: t.get_str(key, "") for key in _KEYS}
+    t.done()
+    url = broker or values["broker"]
+    name = board_id or values["board_id"]
+    if not url:
+        if board_id:
+            raise ConfigError("--board-id needs a broker (--broker or [broadcast] broker)")
+        return None
+    try:
+        parse_broker_url(url)
     except BroadcastError as exc:
-        raise BroadcastError(f"{name}: {exc}") from None
+        raise ConfigError(str(exc), "" if broker else "broadcast.broker") from None
+    if need_id and not name:
+        raise ConfigError("a broker needs a board id (--board-id NAME or [broadcast] board_id)")
+    if name and not BOARD_ID.fullmatch(name):
+        raise ConfigError(f"{name!r}: 1 to 64 letters, digits, '.', '_' or '-' "
+                          "(no '/', '+' or '#')", "" if board_id else "broadcast.board_id")
     for key in ("ca_file", "cert_file", "key_file"):
-        if values.get(key) and not Path(values[key]).is_file():
-            raise BroadcastError(f"{name}: [broadcast] {key}: no file {values[key]}")
-    if bool(values.get("cert_file")) != bool(values.get("key_file")):
-        raise BroadcastError(f"{name}: [broadcast] cert_file and key_file go together")
-    return BroadcastConfig(**values)
+        if values[key] and not Path(values[key]).is_file():
+            raise ConfigError(f"no file {values[key]}", f"broadcast.{key}")
+    if bool(values["cert_file"]) != bool(values["key_file"]):
+        raise ConfigError("cert_file and key_file go together", "broadcast")
+    return BroadcastConfig(url=url, board_id=name, username=values["username"],
+                           password=values["password"], ca_file=values["ca_file"],
+                           cert_file=values["cert_file"], key_file=values["key_file"])
 
 
 def apply_token(game: Game, token: str) -> None:
@@ -178,6 +164,19 @@ def apply_token(game: Game, token: str) -> None:
         game.agree_barrier()
     else:
         game.play(token)
+
+
+def action_tokens(game: Game) -> list[str]:
+    """The game's actions as the store keeps them (a resignation as
+    ``resign:SIDE``)."""
+    out = []
+    for m in game.moves:
+        if m.kind == "resignation":
+            o = game.outcome
+            out.append("resign:" + ("defender" if o and o.winner == "attacker" else "attacker"))
+        else:
+            out.append(str(m))
+    return out
 
 
 def _new_game(row: sqlite3.Row | tuple[Any, ...]) -> Game:
@@ -389,7 +388,7 @@ class Publisher:
             "SELECT seq, topic, payload FROM broadcast_outbox WHERE seq>? ORDER BY seq LIMIT ?",
             (self._handed, HAND_BATCH)).fetchall()
         for seq, topic, payload in rows:
-            text = '{"seq": %d, %s' % (seq, payload[1:])
+            text = f'{{"seq": {seq}, {payload[1:]}'
             info = self._client.publish(topic, text, qos=1)
             self._inflight[info.mid] = int(seq)
             self._handed = int(seq)

@@ -56,7 +56,7 @@ if TYPE_CHECKING:
 
 __all__ = ["Config", "ConfigError", "load_config"]
 
-SECTIONS = ("board", "web", "players", "storage", "camera", "gpio")
+SECTIONS = ("board", "web", "players", "storage", "camera", "gpio", "broadcast")
 # The command-line option that sets each field.
 OPTIONS = {"board": "--board", "variant": "--variant", "host": "--host", "port": "--port",
            "data_dir": "--data-dir", "token": "--token"}
@@ -80,6 +80,8 @@ class Config:
     camera_profile: str = ""
     # The drivers' [gpio] table as written (checked when the board uses it).
     gpio_table: Mapping[str, object] | None = field(default=None, compare=False, repr=False)
+    # The [broadcast] table as written (checked by controller.service.broadcast).
+    broadcast_table: Mapping[str, object] | None = field(default=None, compare=False, repr=False)
     # The file it came from ("" for the defaults), named in every error.
     source: str = field(default="", compare=False)
 
@@ -166,6 +168,7 @@ def _parse(doc: Mapping[str, object], source: str) -> Config:
         sensor_log_limit=storage.get_int("sensor_log_limit", d.sensor_log_limit),
         camera_profile=camera.get_str("profile", d.camera_profile),
         gpio_table=dict(gpio.data),
+        broadcast_table=dict(top.sub("broadcast").data),
         source=source,
     )
     for table in (board, web, players, storage, camera):

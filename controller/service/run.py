@@ -7,6 +7,7 @@ from __future__ import annotations
 import logging
 import sys
 
+from .broadcast import BroadcastConfig
 from .config import Config
 from .hardware import Backend
 
@@ -15,7 +16,8 @@ __all__ = ["serve"]
 log = logging.getLogger("kharbga")
 
 
-def serve(config: Config, config_path: str | None = None) -> int:
+def serve(config: Config, config_path: str | None = None,
+          broadcast: BroadcastConfig | None = None) -> int:
     """Run until interrupted; returns the exit status.  (``config``
     carries every table of its file; ``config_path`` is not read again.)"""
     from .hardware import needs_extra, open_backend
@@ -36,6 +38,10 @@ def serve(config: Config, config_path: str | None = None) -> int:
         raise
     app = make_app(service)
     _attach(app, service, backend)
+    if broadcast is not None:  # the games to an MQTT broker (broadcast.py)
+        from .broadcast import attach
+
+        attach(app, service, broadcast)
     where = f"http://{config.host}:{config.port}/"
     print(f"kharbga-board: {config.variant} on {backend.description} at {where}", flush=True)
     log.info("data in %s, game %s", config.data_dir, service.gid)

@@ -1,0 +1,274 @@
+"""What the hall knows: every board heard on ``kharbga/+/...`` and its games.
+
+Pure bookkeeping (no network): :meth:`Hall.handle` takes one MQTT message
+(topic and payload bytes) and returns the id of the board it changed, or
+None when the message was ignored.  Ignored messages (malformed, foreign
+topics, repeats) are counted, never raised.
+
+Moves arrive in order with a growing ``seq``; a message whose ``seq`` is not
+above the highest seen from that board is a repeat (QoS 1 delivers at least
+once) and is dropped.  The retained record on ``kharbga/NAME/game`` is the
+board's stored game: it fills any moves the hall missed (a broker that lost
+messages when it was killed), so once the board has republished, the hall
+holds exactly the recorded game.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from controller.rules import Game
+from controller.rules.record import Record, parse_record
+from controller.service.broadcast import BOARD_ID, action_tokens, apply_token
+
+__all__ = ["Hall", "HallGame", "HallBoard"]
+
+MAX_PAYLOAD = 256 * 1024
+MAX_GAMES = 1000  # per board: the oldest are dropped beyond this
+
+
+@dataclass
+class HallGame:
+    id: int
+    variant: str
+    attacker: str = "Attacker"
+    defender: str = "Defender"
+    moves: list[str] = field(default_factory=list)
+    positions: list[str] = field(default_factory=list)
+    times: list[float] = field(default_factory=list)
+    result: str | None = None
+    record: str | None = None  # the board's own record, when it matches the moves
+    gap: bool = False  # moves were missed: the next record fills them
+    epoch: int = 0  # grows when moves are taken back or replaced (not appended)
+
+    def summary(self) -> dict[str, Any]:
+        return {"game_id": self.id, "variant": self.variant, "attacker": self.attacker,
+                "defender": self.defender, "ply": len(self.moves), "result": self.result,
+                "last_time": self.times[-1] if self.times else None,
+                "last_move": self.moves[-1] if self.moves else None,
+                "position": self.positions[-1] if self.positions else None}
+
+
+@dataclass
+class HallBoard:
+    id: str
+    state: dict[str, Any] | None = None
+    online: bool | None = None
+    seq: int = 0
+    games: dict[int, HallGame] = field(default_factory=dict)
+    current: int | None = None
+
+    def game(self) -> HallGame | None:
+        return None if self.current is None else self.games.get(self.current)
+
+    def summary(self) -> dict[str, Any]:
+        g = self.game()
+        s = self.state or {}
+        out: dict[str, Any] = {"board": self.id, "online": self.online,
+                               "status": s.get("status"), "to_move": s.get("to_move"),
+                               "size": s.get("size")}
+        if g is not None:
+            out.update(g.summary())
+            if out["position"] is None and s.get("game_id") == g.id:
+                out["position"] = s.get("position")
+        if out.get("position") and not _is_int(out.get("size")):
+            out["size"] = len(str(out["position"]).split(" ")[0].split("/"))
+        return out
+
+    def detail(self) -> dict[str, Any]:
+        out = self.summary()
+        g = self.game()
+        out["moves"] = list(g.moves) if g else []
+        out["positions"] = list(g.positions) if g else []
+        out["times"] = list(g.times) if g else []
+        return out
+
+
+class Hall:
+    """Every board of the evening and its games."""
+
+    def __init__(self) -> None:
+        self.boards: dict[str, HallBoard] = {}
+        self.ignored: dict[str, int] = {}
+        self.received = 0
+        self.repeats = 0
+
+    def ignore(self, why: str) -> None:
+        self.ignored[why] = self.ignored.get(why, 0) + 1
+
+    def handle(self, topic: str, payload: bytes) -> str | None:
+        """One message; the board it changed, or None (ignored and counted)."""
+        self.received += 1
+        parts = topic.split("/")
+        if len(parts) != 3 or parts[0] != "kharbga" or not BOARD_ID.fullmatch(parts[1]):
+            self.ignore("foreign topic")
+            return None
+        name, kind = parts[1], parts[2]
+        if len(payload) > MAX_PAYLOAD:
+            self.ignore("too large")
+            return None
+        try:
+            text = payload.decode("utf-8")
+            if kind == "moves":
+                return name if self._move(name, json.loads(text)) else None
+            if kind == "state":
+                return name if self._state(name, json.loads(text)) else None
+            if kind == "game":
+                return name if self._record(name, text) else None
+            if kind == "online":
+                if text not in ("0", "1"):
+                    raise ValueError(text)
+                self.board(name).online = text == "1"
+                return name
+        except (ValueError, TypeError, KeyError, AttributeError, RecursionError):
+            self.ignore(f"malformed {kind}")
+            return None
+        self.ignore("foreign topic")
+        return None
+
+    def board(self, name: str) -> HallBoard:
+        b = self.boards.get(name)
+        if b is None:
+            b = self.boards[name] = HallBoard(name)
+        return b
+
+    def _game(self, board: HallBoard, gid: int, variant: str) -> HallGame:
+        g = board.games.get(gid)
+        if g is None:
+            g = board.games[gid] = HallGame(gid, variant)
+            if len(board.games) > MAX_GAMES:
+                del board.games[min(board.games)]
+        if board.current is None or gid >= board.current:
+            board.current = gid
+        return g
+
+    def _move(self, name: str, m: Any) -> bool:
+        if not isinstance(m, dict):
+            raise ValueError("not an object")
+        seq, gid, ply = m["seq"], m["game_id"], m["ply"]
+        position, variant, t = m["position"], m["variant"], m["time"]
+        if not (_is_int(seq) and _is_int(gid) and _is_int(ply) and ply >= 0 and
+                isinstance(position, str) and isinstance(variant, str) and
+                isinstance(t, int | float) and not isinstance(t, bool)):
+            raise ValueError("bad fields")
+        undo = m.get("undo") is True
+        move = m.get("move")
+        if not undo and not isinstance(move, str):
+            raise ValueError("no move")
+        board = self.board(name)
+        if seq <= board.seq:
+            self.repeats += 1
+            return False
+        board.seq = seq
+        g = self._game(board, gid, variant)
+        for side in ("attacker", "defender"):
+            if isinstance(m.get(side), str):
+                setattr(g, side, m[side][:80])
+        result = m.get("result")
+        g.result = result if isinstance(result, str) else None
+        if undo:
+            del g.moves[ply:], g.positions[ply:], g.times[ply:]
+            g.epoch += 1
+            return True
+        if ply - 1 > len(g.moves) or g.gap:
+            g.gap = True  # missed moves: the board's next record fills them
+            return True
+        if ply - 1 < len(g.moves):
+            del g.moves[ply - 1:], g.positions[ply - 1:], g.times[ply - 1:]
+            g.epoch += 1
+        g.moves.append(move)
+        g.positions.append(position)
+        g.times.append(float(t))
+        return True
+
+    def _state(self, name: str, s: Any) -> bool:
+        if not isinstance(s, dict) or not _is_int(s.get("game_id")) or \
+                not isinstance(s.get("position"), str):
+            raise ValueError("not a state")
+        board = self.board(name)
+        board.state = s
+        variant = s.get("variant")
+        g = self._game(board, s["game_id"], variant if isinstance(variant, str) else "kharbga")
+        players = s.get("players")
+        if isinstance(players, dict):
+            g.attacker = str(players.get("attacker", g.attacker))[:80]
+            g.defender = str(players.get("defender", g.defender))[:80]
+        return True
+
+    def _record(self, name: str, text: str) -> bool:
+        record = parse_record(text)
+        gid_text = record.tags.get("GameId", "")
+        if not gid_text.isdigit():
+            raise ValueError("a record without GameId")
+        game = record.game()
+        tokens = action_tokens(game)
+        board = self.board(name)
+        g = self._game(board, int(gid_text), game.variant.name)
+        g.attacker = record.tags.get("Attacker", g.attacker)[:80]
+        g.defender = record.tags.get("Defender", g.defender)[:80]
+        if game.outcome is not None:
+            g.result = game.outcome.result
+        if tokens == g.moves:
+            g.record = text
+        elif len(tokens) >= len(g.moves) or g.gap:
+            # The stored game: it holds what the hall missed.
+            positions = _positions(game, tokens)
+            keep = [t for t, tok in zip(g.times, g.moves, strict=False)]
+            now = time.time()
+            g.moves, g.positions = tokens, positions
+            g.times = keep[:len(tokens)] + [now] * (len(tokens) - len(keep))
+            g.record, g.gap = text, False
+            g.epoch += 1
+        return True
+
+    # -- what the page and the download need ---------------------------------
+
+    def summaries(self, names: set[str] | None = None) -> list[dict[str, Any]]:
+        return [b.summary() for n, b in sorted(self.boards.items())
+                if names is None or n in names]
+
+    def stats(self) -> dict[str, Any]:
+        return {"boards": len(self.boards), "received": self.received,
+                "repeats": self.repeats, "ignored": sum(self.ignored.values()),
+                "ignored_by_reason": dict(self.ignored)}
+
+    def kgn(self) -> str:
+        """Every game of the evening as one KGN file (records separated by a
+        blank line), board by board."""
+        out = []
+        for name, board in sorted(self.boards.items()):
+            for _gid, g in sorted(board.games.items()):
+                if g.moves or g.record:
+                    out.append(_record_text(name, g))
+        return "\n".join(out)
+
+
+def _record_text(board: str, g: HallGame) -> str:
+    if g.record is not None:
+        text = g.record
+        return text if text.endswith("\n") else text + "\n"
+    from controller.rules.variants import find_variant
+
+    game = Game.new(find_variant(g.variant))
+    for token in g.moves:
+        apply_token(game, token)
+    tags = {"Attacker": g.attacker, "Defender": g.defender, "Board": board,
+            "GameId": str(g.id)}
+    return str(Record.from_game(game, tags))
+
+
+def _positions(game: Game, tokens: list[str]) -> list[str]:
+    replay = game.copy()
+    out = []
+    for _ in tokens:
+        out.append(replay.position())
+        replay.pop()
+    out.reverse()
+    return out
+
+
+def _is_int(v: object) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)

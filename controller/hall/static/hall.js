@@ -1,0 +1,202 @@
+// The hall page: every board live as a small board; click one to open it
+// large with its moves.  Read-only: it only listens to the hall's WebSocket.
+"use strict";
+
+const boards = {};  // board id -> summary (names, position, result, ...)
+const games = {};   // board id -> {game_id, moves, positions, times}
+let link = null, stats = null;
+let openId = null;
+const dirty = new Set();
+let frame = 0;
+
+const $ = (sel) => document.querySelector(sel);
+
+function parsePosition(position) {
+  // ranks from the top down, '/' separated: {square index: "A" | "D"}
+  const out = {};
+  const ranks = position.split(" ")[0].split("/");
+  const size = ranks.length;
+  ranks.forEach((rank, r) => {
+    [...rank].forEach((ch, f) => {
+      if (ch === "A" || ch === "D") out[(size - 1 - r) * size + f] = ch;
+    });
+  });
+  return {size, pieces: out};
+}
+
+function squareName(i, size) {
+  return String.fromCharCode(97 + (i % size)) + (Math.floor(i / size) + 1);
+}
+
+function lastSquares(move) {
+  // the squares a move token names (from, to, or the placement)
+  return move ? (move.match(/[a-z][0-9]+/g) || []) : [];
+}
+
+function drawBoard(el, position, move) {
+  el.textContent = "";
+  if (!position) return;
+  const {size, pieces} = parsePosition(position);
+  el.style.gridTemplateColumns = `repeat(${size}, 1fr)`;
+  const lit = new Set(lastSquares(move));
+  const centre = Math.floor(size * size / 2);
+  for (let r = size - 1; r >= 0; r--) {
+    for (let c = 0; c < size; c++) {
+      const i = r * size + c;
+      const sq = document.createElement("div");
+      sq.className = "sq" + ((r + c) % 2 ? " odd" : "") + (i === centre ? " malha" : "");
+      const name = squareName(i, size);
+      sq.dataset.square = name;
+      if (lit.has(name)) sq.classList.add("last");
+      if (pieces[i]) {
+        const p = document.createElement("div");
+        p.className = "p " + pieces[i];
+        sq.appendChild(p);
+      }
+      el.appendChild(sq);
+    }
+  }
+}
+
+function clock(t) {
+  if (!t) return "";
+  const d = new Date(t * 1000);
+  const ago = Math.max(0, Math.round(Date.now() / 1000 - t));
+  const hms = d.toLocaleTimeString([], {hour: "2-digit", minute: "2-digit", second: "2-digit"});
+  return `${hms} (${ago < 60 ? ago + " s" : Math.round(ago / 60) + " min"} ago)`;
+}
+
+function card(id) {
+  let el = document.querySelector(`.card[data-board="${CSS.escape(id)}"]`);
+  if (!el) {
+    el = document.createElement("article");
+    el.className = "card";
+    el.dataset.board = id;
+    el.innerHTML = '<h3><span class="name"></span><span class="result"></span></h3>' +
+      '<div class="board"></div><div class="names"></div><div class="last"></div>';
+    el.querySelector(".name").textContent = id;
+    el.addEventListener("click", () => openBoard(id));
+    const grid = $("#grid");
+    const after = [...grid.children].find((c) => c.dataset.board > id);
+    grid.insertBefore(el, after || null);
+  }
+  return el;
+}
+
+function renderCard(id) {
+  const s = boards[id];
+  const g = games[id] || {moves: [], positions: [], times: []};
+  const el = card(id);
+  el.classList.toggle("offline", s.online === false);
+  const n = g.moves.length;
+  const position = n ? g.positions[n - 1] : s.position;
+  el.dataset.ply = n;
+  el.querySelector(".result").textContent = s.result || "";
+  drawBoard(el.querySelector(".board"), position, g.moves[n - 1]);
+  el.querySelector(".names").textContent = `${s.attacker || "Attacker"} – ${s.defender || "Defender"}`;
+  el.querySelector(".last").textContent = n
+    ? `${n}. ${g.moves[n - 1]} at ${clock(g.times[n - 1])}` : "no move yet";
+}
+
+function renderLarge() {
+  const box = $("#large");
+  box.hidden = openId === null;
+  if (openId === null) return;
+  const s = boards[openId];
+  const g = games[openId] || {moves: [], positions: [], times: []};
+  const n = g.moves.length;
+  $("#large-title").textContent = `${openId}, game ${s.game_id ?? ""}`;
+  $("#large-players").textContent = `${s.attacker || "Attacker"} (attacker) – ${s.defender || "Defender"} (defender)` +
+    (s.result ? `  ${s.result}` : "");
+  drawBoard($("#large-board"), n ? g.positions[n - 1] : s.position, g.moves[n - 1]);
+  $("#large-status").textContent = s.status || "";
+  const list = $("#large-moves");
+  while (list.children.length > n) list.lastChild.remove();
+  [...list.children].forEach((li, i) => { if (li.textContent !== g.moves[i]) li.textContent = g.moves[i]; });
+  for (let i = list.children.length; i < n; i++) {
+    const li = document.createElement("li");
+    li.textContent = g.moves[i];
+    list.appendChild(li);
+  }
+}
+
+function renderHeader() {
+  const el = $("#link");
+  if (link) {
+    el.textContent = link.connected ? `broker ${link.url}: connected`
+      : `broker ${link.url}: not connected${link.error ? " (" + link.error + ")" : ""}`;
+    el.className = "link " + (link.connected ? "up" : "down");
+  }
+  if (stats) {
+    const moves = Object.values(games).reduce((a, g) => a + g.moves.length, 0);
+    $("#counts").textContent = `${stats.boards} boards · ${moves} moves shown · ` +
+      `${stats.ignored} messages ignored`;
+  }
+  $("#empty").hidden = Object.keys(boards).length > 0;
+}
+
+function render() {
+  frame = 0;
+  for (const id of dirty) renderCard(id);
+  if (openId !== null && dirty.has(openId)) renderLarge();
+  dirty.clear();
+  renderHeader();
+}
+
+function later(id) {
+  if (id !== undefined) dirty.add(id);
+  if (!frame) frame = requestAnimationFrame(render);
+}
+
+async function refetch(id) {
+  // the page missed a step: take the board whole
+  const r = await fetch(`/api/boards/${encodeURIComponent(id)}`);
+  if (!r.ok) return;
+  const d = await r.json();
+  games[id] = {game_id: d.game_id, moves: d.moves, positions: d.positions, times: d.times};
+  boards[id] = Object.assign(boards[id] || {}, d);
+  later(id);
+}
+
+function apply(update) {
+  for (const s of update.boards) { boards[s.board] = s; later(s.board); }
+  for (const [id, m] of Object.entries(update.moves || {})) {
+    let g = games[id];
+    if (!g || g.game_id !== m.game_id) {
+      if (m.from !== 0) { refetch(id); continue; }
+      g = games[id] = {game_id: m.game_id, moves: [], positions: [], times: []};
+    }
+    if (m.from > g.moves.length) { refetch(id); continue; }
+    g.moves = g.moves.slice(0, m.from).concat(m.moves);
+    g.positions = g.positions.slice(0, m.from).concat(m.positions);
+    g.times = g.times.slice(0, m.from).concat(m.times);
+  }
+  if (update.link) link = update.link;
+  if (update.stats) stats = update.stats;
+  later();
+}
+
+function openBoard(id) {
+  openId = id;
+  dirty.add(id);
+  later();
+  renderLarge();
+}
+
+// For tests and scripts: the moves the page shows for a board.
+window.hallMoves = (id) => (games[id] ? games[id].moves.slice() : []);
+
+function connect() {
+  const ws = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/ws");
+  ws.onmessage = (e) => apply(JSON.parse(e.data));
+  ws.onclose = () => {
+    link = {url: link ? link.url : "", connected: false, error: "hall page disconnected"};
+    renderHeader();
+    setTimeout(connect, 1000);
+  };
+}
+
+$("#close").addEventListener("click", () => { openId = null; renderLarge(); });
+document.addEventListener("keydown", (e) => { if (e.key === "Escape") { openId = null; renderLarge(); } });
+setInterval(() => Object.keys(boards).forEach((id) => later(id)), 5000);  // the "ago" clocks
+connect();
