@@ -314,7 +314,7 @@ class CameraBackend:
             raise ValueError('a camera board needs [camera] profile = "FILE" in the '
                              "configuration (made by kharbga-board calibrate camera)")
         with needs_extra("camera", "the camera board"):
-            from calibration.video import CameraStream
+            from controller.drivers.camera import CameraStream
         self.name = f"camera:{device}"
         self.description = f"the camera {device}"
         self.clock = clock

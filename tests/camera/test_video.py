@@ -4,17 +4,19 @@ path (markers, colour model, smoothing, reconciler) to the right record."""
 from __future__ import annotations
 
 import asyncio
+import logging
 import random
 from pathlib import Path
 
 import cv2
 import numpy as np
+import pytest
 
 from calibration.bench import LAYOUT
 from calibration.camera import calibrate_camera
 from calibration.render import Camera, Lighting, Scene, render
-from calibration.video import replay_video
-from controller.reconcile.replay import replay
+from controller.drivers.camera import video_events, video_frames, video_log
+from controller.reconcile.replay import replay, replay_events
 from controller.rules import Game
 
 CAM = Camera(angle=4, scale=520, tilt=0.1, cx=640, cy=360)
@@ -63,10 +65,13 @@ def test_rendered_video_of_a_game_replays(tmp_path: Path) -> None:
                                       seed=seed)).image)
             seed += 1
     writer.release()
-    lines = replay_video(str(video), profile, "kharbga")
+    lines = video_log(str(video), profile)
     result = replay(lines, "kharbga")
     assert result.reconciler is not None
     assert [str(m) for m in result.reconciler.game.moves] == [str(m) for m in game.moves]
+    # The video as an event source replays the same, straight to the reconciler.
+    direct = replay_events(video_events(str(video), profile), "kharbga")
+    assert [str(r) for r in direct.records] == [str(r) for r in result.records]
 
 
 async def _get_camera(service: object) -> tuple[int, str, bytes]:
@@ -119,3 +124,31 @@ def test_service_on_a_camera_board_from_a_video(tmp_path: Path) -> None:
     finally:
         backend.close()
         service.close()
+
+
+def test_the_camera_logs_markers_lost_and_found_and_the_end_of_a_video(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    from calibration.markers import detect_markers
+
+    profile = _calibrated(tmp_path)
+    picture = render(Scene("." * 49, "white-black", CAM, Lighting(level=0.95), seed=3)).image
+    corners = detect_markers(cv2.cvtColor(picture, cv2.COLOR_BGR2GRAY))[2]
+    covered = picture.copy()  # a sleeve over marker 2
+    centre = corners.mean(axis=0)
+    cv2.fillConvexPoly(covered, ((corners - centre) * 1.6 + centre).astype(np.int32),
+                       (90, 90, 90))
+    video = tmp_path / "sleeve.avi"
+    writer = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"MJPG"), 10, (1280, 720))
+    for image in [picture] * 3 + [covered] * 3 + [picture] * 3:
+        writer.write(image)
+    writer.release()
+    with caplog.at_level(logging.INFO, logger="controller.drivers.camera"):
+        frames = list(video_frames(str(video), profile))
+    assert len(frames) == 9
+    said = [(r.levelno, r.getMessage()) for r in caplog.records]
+    assert said == [
+        (logging.WARNING, f"camera {video}: marker 2 lost (3 of 4 in view)"),
+        (logging.INFO, f"camera {video}: marker 2 found again (4 of 4 in view)"),
+        (logging.INFO, f"camera {video}: the video ended after 9 pictures"),
+    ]

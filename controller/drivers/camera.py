@@ -1,0 +1,201 @@
+"""The overhead camera as a sensor: pictures from a device or a video file,
+read into colour frames (``cells``) with a calibration profile.
+
+``kharbga-board run --board camera:DEVICE`` uses :class:`CameraStream` on a
+device number (V4L2 covers USB webcams and the Pi camera) or a video file;
+:func:`video_events` is the event source of a recorded video (a colour
+sensor log's header, then a frame per picture, timed by the video's frame
+rate), and :func:`video_log` the same as sensor-log lines, so a game
+filmed from above replays through the whole path.
+
+The image analysis (markers, homography, colour model, smoothing) is
+calibration's :class:`~calibration.camera.CameraReader`; this module owns
+the capture device, the thread and the timing.  It logs (``logging``) when
+markers are lost and found again, when the board cannot be located, when
+the camera gives no picture, and when a video ends.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from calibration.camera import CameraReader, load_profile
+from controller.board.events import Frame
+from controller.board.sensorlog import Event, Header, format_event
+
+__all__ = ["CameraStream", "MarkerWatch", "video_events", "video_frames", "video_log"]
+
+log = logging.getLogger(__name__)
+
+MARKERS = frozenset(range(4))
+SIZE = 7  # the camera reads the 7x7 board
+
+
+def _open(device: str) -> cv2.VideoCapture:
+    source: int | str = int(device) if device.isdigit() else device
+    cap = cv2.VideoCapture(source)
+    if not cap.isOpened():
+        raise ValueError(f"cannot open camera or video {device!r}")
+    return cap
+
+
+class MarkerWatch:
+    """Logs what changes in the reader's view: markers lost and found
+    again, the board located or not (one log line per change)."""
+
+    def __init__(self, device: str) -> None:
+        self.device = device
+        self.seen: frozenset[int] = MARKERS  # a full set is assumed at the start
+        self.located = True
+
+    def update(self, reader: CameraReader) -> None:
+        seen = frozenset(reader.last_markers) & MARKERS
+        if seen != self.seen:
+            lost = sorted(self.seen - seen)
+            found = sorted(seen - self.seen)
+            if lost:
+                log.warning("camera %s: marker%s %s lost (%d of 4 in view)", self.device,
+                            "s" if len(lost) > 1 else "", _ids(lost), len(seen))
+            if found:
+                log.info("camera %s: marker%s %s found again (%d of 4 in view)", self.device,
+                         "s" if len(found) > 1 else "", _ids(found), len(seen))
+            self.seen = seen
+        located = reader.tracker.homography is not None
+        if located != self.located:
+            if located:
+                log.info("camera %s: the board is located again", self.device)
+            else:
+                log.warning("camera %s: the board cannot be located (too few markers, or "
+                            "the camera or board moved): every square reads '?'", self.device)
+            self.located = located
+
+
+def _ids(ids: list[int]) -> str:
+    return ", ".join(str(i) for i in ids)
+
+
+def video_frames(device: str, profile_path: str | Path, smooth: int = 3,
+                 fps: float | None = None) -> Iterator[Frame]:
+    """Colour frames of a video file (times from its frame rate)."""
+    reader = CameraReader(load_profile(profile_path), smooth=smooth)
+    watch = MarkerWatch(device)
+    cap = _open(device)
+    rate = fps or cap.get(cv2.CAP_PROP_FPS) or 10.0
+    n = 0
+    try:
+        while True:
+            ok, image = cap.read()
+            if not ok:
+                log.info("camera %s: the video ended after %d pictures", device, n)
+                return
+            cells = reader.read(image)
+            watch.update(reader)
+            yield Frame.from_cells(n / rate, cells)
+            n += 1
+    finally:
+        cap.release()
+
+
+def video_events(device: str, profile_path: str | Path, smooth: int = 3,
+                 fps: float | None = None) -> Iterator[Event]:
+    """The event source of a video: a colour log's header, then its frames."""
+    yield Header(0.0, f"{SIZE}x{SIZE}", "colour")
+    yield from video_frames(device, profile_path, smooth, fps)
+
+
+def video_log(device: str, profile_path: str | Path, smooth: int = 3,
+              fps: float | None = None) -> list[str]:
+    """The sensor log (JSON lines) of a video."""
+    return [format_event(e, SIZE * SIZE) for e in video_events(device, profile_path, smooth, fps)]
+
+
+class CameraStream:
+    """A live camera on its own thread, putting colour frames on a queue
+    (only when the reading changes, and a heartbeat every second).
+
+    A video file plays at its own pace, as the camera filmed it, and the
+    stream stops reading at its end."""
+
+    def __init__(self, device: str, profile_path: str | Path) -> None:
+        self.device = device
+        self.reader = CameraReader(load_profile(profile_path), smooth=3)
+        self.cap = _open(device)
+        self.is_file = not device.isdigit()
+        fps = self.cap.get(cv2.CAP_PROP_FPS) if self.is_file else 0.0
+        self.period = 1.0 / fps if fps and fps > 0 else 0.0
+        self.events: queue.Queue[Frame] = queue.Queue()
+        # the newest frame, its reading and its markers (replaced as one)
+        self.last: tuple[np.ndarray, str, dict[int, np.ndarray]] | None = None
+        self.watch = MarkerWatch(device)
+        self.pictures = 0
+        self._failing = False  # the last read gave no picture
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="camera", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def _picture(self) -> np.ndarray | None:
+        """The next picture, or None (logged once per run of failures)."""
+        ok, image = self.cap.read()
+        if ok:
+            if self.pictures and self._failing:
+                log.info("camera %s: pictures again", self.device)
+            self._failing = False
+            self.pictures += 1
+            return image
+        if not self._failing:
+            if self.is_file:
+                log.info("camera %s: the video ended after %d pictures", self.device,
+                         self.pictures)
+            else:
+                log.warning("camera %s: no picture from the camera", self.device)
+        self._failing = True
+        return None
+
+    def _run(self) -> None:
+        last = ""
+        beat = 0.0
+        next_at = time.monotonic()
+        while not self._stop.is_set():
+            if self.period:
+                next_at += self.period
+                time.sleep(max(0.0, next_at - time.monotonic()))
+            image = self._picture()
+            if image is None:
+                if self.is_file:
+                    return  # the end of the video: nothing more will come
+                self._stop.wait(0.05)
+                continue
+            cells = self.reader.read(image)
+            self.watch.update(self.reader)
+            self.last = (image, cells, self.reader.last_markers)
+            now = time.monotonic()
+            if cells != last or now - beat >= 1.0:
+                self.events.put(Frame.from_cells(now, cells))
+                last, beat = cells, now
+
+    def preview(self) -> bytes:
+        """The newest frame as JPEG, with the markers, grid and readings drawn."""
+        from calibration.preview import draw_overlay, jpeg
+
+        last = self.last
+        if last is None:
+            raise ValueError("no picture from the camera yet")
+        image, cells, markers = last
+        return jpeg(draw_overlay(image, markers=markers,
+                                 homography=self.reader.tracker.homography, cells=cells))
+
+    def close(self) -> None:
+        self._stop.set()
+        if self._thread.is_alive():
+            self._thread.join(2)
+        self.cap.release()
