@@ -458,7 +458,9 @@ def doctor_from_config(
     ghosts: bool = True,
 ) -> DoctorReport:
     """``kharbga-board doctor [--config FILE]``: open the matrix and the
-    LEDs (unless disabled) as configured and run every check."""
+    LEDs (unless disabled) as configured and run every check.  A missing
+    or wrong file is a ``ConfigError`` naming it, before any pin is
+    opened."""
     from .gpio_config import load_config
     from .gpio_matrix import MonotonicClock
     from .ws2812 import SquareLeds

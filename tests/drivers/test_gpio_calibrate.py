@@ -120,3 +120,52 @@ def test_run_calibration_saves_the_mapping(
     assert "[web]\nport = 9000" in path.read_text(encoding="utf-8")
     assert person.said[-1] == f"Written to {path}."
     assert not any(factory._reservations.values())  # every pin released
+
+
+COMMENTED = """\
+# Hall board, wired in March.
+[board]
+kind = "gpio"       # the reed matrix
+
+[gpio.mapping]
+# as the builder guessed it
+a1 = "r0c0"         # the corner under a1
+files = "columns"   # b1 along the columns
+led_offset = 0      # no spare LED
+
+[gpio.leds]
+brightness = 0.2    # evenings
+
+[web]
+port = 9000         # behind the proxy
+"""
+
+
+def test_calibration_keeps_the_comments_and_order_of_the_file(
+    factory: MockFactory, spi: FakeSPI, tmp_path: Path
+) -> None:
+    path = tmp_path / "board.toml"
+    path.write_text(COMMENTED, encoding="utf-8")
+    sim = MatrixSimulator(factory, CONFIG, TRUTH)
+    person = SimPerson(sim, spi, TRUTH)
+    run_calibration(path, person, pin_factory=factory, spi=spi, clock=VirtualClock())
+    text = path.read_text(encoding="utf-8")
+    kept = [
+        "# Hall board, wired in March.",
+        'kind = "gpio"       # the reed matrix',
+        "# as the builder guessed it",
+        'a1 = "r6c0"         # the corner under a1',
+        'files = "rows"   # b1 along the columns',
+        "led_offset = 0      # no spare LED",
+        "brightness = 0.2    # evenings",
+        "port = 9000         # behind the proxy",
+    ]
+    for line in kept:
+        assert line in text, line
+    # The keys keep their places; what calibration adds follows its table.
+    places = [text.index(line) for line in kept]
+    assert places == sorted(places)
+    assert text.index('led_first = "g7"') < text.index("[gpio.leds]")
+    saved = load_config(path)
+    same_places(saved.mapping, TRUTH)
+    assert (saved.mapping.a1, saved.mapping.led_first, saved.leds.brightness) == ("r6c0", "g7", 0.2)

@@ -219,3 +219,21 @@ def test_the_command_line_entry_points_run_from_a_config_file(
     frames = live_from_config(str(path), out.append, clock.stop, pin_factory=factory, clock=clock)
     assert frames == 2 and "1 . . . . . . #" in out[-1]
     assert not any(factory._reservations.values())
+
+
+def test_a_missing_or_wrong_file_is_one_line_naming_it(
+    factory: MockFactory, tmp_path: Path
+) -> None:
+    from controller.board.config import ConfigError
+
+    missing = tmp_path / "missing.toml"
+    with pytest.raises(ConfigError, match=r"missing\.toml: no such file$"):
+        doctor_from_config(str(missing), SimPerson(MatrixSimulator(factory, MatrixConfig(),
+                                                                   BoardMapping())),
+                           pin_factory=factory)
+    wrong = tmp_path / "wrong.toml"
+    wrong.write_text('[gpio.matrix]\nrow_drive = "sideways"\n', encoding="utf-8")
+    stop = threading.Event()
+    with pytest.raises(ConfigError) as err:
+        live_from_config(str(wrong), print, stop, pin_factory=factory)
+    assert str(err.value).startswith(f"{wrong}: gpio.matrix.row_drive: 'sideways' is not one of")

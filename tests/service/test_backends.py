@@ -1,0 +1,157 @@
+"""The boards behind the service: one Backend protocol chosen in one place,
+the service's clock injected (a fake one here), device times kept through
+the pump, and a missing hardware library named as the extra to install."""
+
+from __future__ import annotations
+
+import queue
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from controller.board.events import Button, Frame
+from controller.cli import main
+from controller.service.board import BoardService
+from controller.service.config import Config
+from controller.service.hardware import (
+    Backend,
+    EventPump,
+    GpioBackend,
+    MissingLibrary,
+    SerialBackend,
+    SimBackend,
+    open_backend,
+)
+
+A1 = 1  # the bitboard of a piece on a1
+
+
+class FakeClock:
+    def __init__(self, t: float = 0.0) -> None:
+        self.t = t
+
+    def __call__(self) -> float:
+        return self.t
+
+
+class RecordingService:
+    """What the pump needs of the service: its clock and feed."""
+
+    def __init__(self, clock: FakeClock) -> None:
+        self.now = clock
+        self.fed: list[Frame | Button] = []
+
+    def feed(self, event: Frame | Button) -> None:
+        self.fed.append(event)
+
+
+def test_the_pump_keeps_device_times_bounded_by_order_and_now() -> None:
+    clock = FakeClock(3.0)
+    service = RecordingService(clock)
+    events: queue.Queue[Frame | Button] = queue.Queue()
+    pump = EventPump(service, events)  # type: ignore[arg-type]
+    # Frames the device stamped when the switches moved, arriving at 3.0.
+    for t in (1.0, 1.25):
+        events.put(Frame(t, A1))
+    events.put(Button(2.5, "hint", None))
+    assert pump() == 3
+    assert [e.t for e in service.fed] == [1.0, 1.25, 2.5]
+    # Never back before the last event, never ahead of the service's clock.
+    events.put(Frame(2.0, 0))
+    events.put(Frame(9.0, A1))
+    pump()
+    assert [e.t for e in service.fed[3:]] == [2.5, 3.0]
+
+
+def test_a_serial_frame_keeps_its_device_time_in_the_service(tmp_path: Path) -> None:
+    """The link maps the Pico's clock onto the service's: a placement the
+    device saw at 1.0 s and the service got at 1.3 s has settled (0.25 s)
+    at once; stamped on arrival it would not have."""
+    clock = FakeClock(0.0)
+    config = Config(data_dir=tmp_path, settle=0.25, error_delay=0.5, board="serial:loop://")
+    service = BoardService(config, clock=clock)
+    backend = SerialBackend("loop://", config, 7, clock=service.now)
+    try:
+        assert backend.link.protocol.clock == service.now  # the link maps onto it
+        pump = EventPump(service, backend.events)
+        backend.events.put(Frame(0.5, 0))  # as the link puts them: device time mapped
+        backend.events.put(Frame(1.0, A1))
+        clock.t = 1.3
+        pump()
+        service.tick()
+        assert service.state()["moves"] == ["@a1"]
+    finally:
+        backend.close()
+        service.close()
+
+
+def test_the_gpio_board_stamps_on_the_injected_clock() -> None:
+    from gpiozero.pins.mock import MockFactory  # type: ignore[import-untyped]
+
+    factory = MockFactory()
+    clock = FakeClock(42.0)
+    config = Config(board="gpio", gpio_table={"leds": {"enabled": False}})
+    backend = GpioBackend(config, clock=clock, pin_factory=factory)
+    try:
+        backend.start()
+        first = backend.events.get(timeout=5)  # the empty board, on the fake clock
+        assert isinstance(first, Frame) and 42.0 <= first.t < 43.0
+        clock.t = 50.0
+        factory.pin(16).drive_low()  # the hint button
+        press = backend.events.get(timeout=5)
+        assert press == Button(50.0, "hint", None)
+    finally:
+        backend.close()
+        factory.reset()
+
+
+def test_one_place_chooses_the_board(tmp_path: Path) -> None:
+    sim = open_backend(Config(), time.monotonic)
+    assert isinstance(sim, SimBackend) and sim.description == "the simulated board"
+    backend: Backend = sim
+    backend.start()
+    backend.show({"leds": {"a1": "error"}})
+    assert backend.events.empty() and backend.preview is None
+    backend.close()
+    serial = open_backend(Config(board="serial:loop://", variant="sabouiyya"), time.monotonic)
+    try:
+        assert isinstance(serial, SerialBackend) and serial.size == 5
+        assert serial.name == "serial:loop://"
+    finally:
+        serial.close()
+    with pytest.raises(ValueError, match="a camera board needs"):
+        open_backend(Config(board="camera:0"), time.monotonic)
+
+
+def _hide(monkeypatch: pytest.MonkeyPatch, library: str, *ours: str) -> None:
+    """Make ``import library`` fail, and our modules that import it reload."""
+    monkeypatch.setitem(sys.modules, library, None)
+    for name in list(sys.modules):
+        if name.startswith(ours):
+            monkeypatch.delitem(sys.modules, name)
+
+
+@pytest.mark.parametrize(
+    ("board", "library", "ours", "extra"),
+    [
+        ("serial:/dev/ttyACM0", "serial", ("controller.drivers.serial_link",), "serial"),
+        ("gpio", "gpiozero", ("controller.drivers.gpio", "controller.drivers.buttons"), "pi"),
+        ("camera:0", "cv2", ("calibration", "controller.drivers.camera"), "camera"),
+    ],
+)
+def test_a_missing_library_names_the_extra(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path,
+    board: str, library: str, ours: tuple[str, ...], extra: str,
+) -> None:
+    config = tmp_path / "c.toml"
+    config.write_text(f"[board]\nkind = '{board}'\n[camera]\nprofile = 'p.json'\n")
+    _hide(monkeypatch, library, *ours)
+    with pytest.raises(MissingLibrary) as err:
+        open_backend(Config(board=board, camera_profile="p.json"), time.monotonic)
+    assert f"pip install 'kharbga-board[{extra}]'" in str(err.value)
+    status = main(["run", "--config", str(config), "--data-dir", str(tmp_path / "data")])
+    out = capsys.readouterr().err
+    assert status == 2 and out.count("\n") == 1
+    assert out.startswith("kharbga-board: the ") and f"kharbga-board[{extra}]" in out
