@@ -13,7 +13,7 @@ objects are made only at the API.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from controller.board.geometry import Geometry, points
 
@@ -36,10 +36,11 @@ __all__ = ["LeapGame", "LeapState", "Raw"]
 Raw = tuple[str, int, int, int, bool]
 
 _PASS: Raw = (PASS, -1, -1, 0, False)
+# Move objects are immutable: one per action and board, shared by all games.
+_MOVES: dict[str, dict[Raw, Move]] = {}
 
 
-@dataclass(frozen=True)
-class LeapState:
+class LeapState(NamedTuple):
     """Everything that decides a position.
 
     ``attacker``/``defender``: the sides' soldiers; ``kings``: which of them
@@ -90,6 +91,7 @@ class LeapGame:
         self._repetitions: dict[tuple[int, ...], int] = {}
         self._cache: list[Raw] | None = None
         self._start: str | None = None
+        self._moves = _MOVES.setdefault(self.geometry.name, {})
 
     # ------------------------------------------------------------------
     # Construction
@@ -247,11 +249,22 @@ class LeapGame:
 
     def legal_moves(self) -> list[Move]:
         """Every legal single action for the side to move."""
-        names = self._names
-        return [
-            Move(kind, to, frm, bool(caps), flag, names)
-            for kind, frm, to, caps, flag in self._raw_moves()
-        ]
+        cache = self._moves
+        out = []
+        for raw in self._raw_moves():
+            m = cache.get(raw)
+            if m is None:
+                m = self._move(raw[0], raw[1], raw[2], bool(raw[3]))
+            out.append(m)
+        return out
+
+    def _move(self, kind: str, frm: int, to: int, capture: bool) -> Move:
+        """The (shared, immutable) Move object of an action."""
+        raw = (kind, frm, to, self._t.over[frm].get(to, 0) if capture else 0, False)
+        m = self._moves.get(raw)
+        if m is None:
+            m = self._moves[raw] = Move(kind, to, frm, capture, False, self._names)
+        return m
 
     def _raw_moves(self) -> list[Raw]:
         if self._cache is None:
@@ -277,31 +290,45 @@ class LeapGame:
             return out
         t = self._t
         kings = self._kings
-        men_steps = t.steps[side]
-        king_steps = t.steps[KING]
-        bb = own
-        while bb:
-            low = bb & -bb
+        men, king = t.step_moves[side], t.step_moves[KING]
+        men_mask, king_mask = t.step_mask[side], t.step_mask[KING]
+        append = out.append
+        while own:
+            low = own & -own
             p = low.bit_length() - 1
-            bb ^= low
-            for to in (king_steps if kings & low else men_steps)[p]:
-                if empty >> to & 1:
-                    out.append((STEP, p, to, 0, False))
+            own ^= low
+            if kings & low:
+                if king_mask[p] & empty:
+                    for to_bit, raw in king[p]:
+                        if empty & to_bit:
+                            append(raw)
+            elif men_mask[p] & empty:
+                for to_bit, raw in men[p]:
+                    if empty & to_bit:
+                        append(raw)
         return out
 
     def _leaps_of(self, pieces: int, side: int, enemy: int, empty: int) -> list[Raw]:
         t = self._t
         kings = self._kings
-        men = t.leaps[side]
-        king = t.leaps[KING]
+        men, king = t.leap_moves[side], t.leap_moves[KING]
+        men_mask, king_mask = t.over_mask[side], t.over_mask[KING]
         out: list[Raw] = []
         while pieces:
             low = pieces & -pieces
             p = low.bit_length() - 1
             pieces ^= low
-            for over, to in (king if kings & low else men)[p]:
-                if enemy & over and empty >> to & 1:
-                    out.append((STEP, p, to, over, False))
+            if kings & low:
+                if not king_mask[p] & enemy:
+                    continue
+                table = king[p]
+            elif men_mask[p] & enemy:
+                table = men[p]
+            else:
+                continue
+            for over, to_bit, raw in table:
+                if enemy & over and empty & to_bit:
+                    out.append(raw)
         return out
 
     def _can_leap(self, pieces: int, side: int) -> int:
@@ -310,34 +337,30 @@ class LeapGame:
         enemy = self._bb[1 - side]
         empty = self._full & ~(self._bb[side] | enemy)
         kings = self._kings
-        men = t.leaps[side]
-        king = t.leaps[KING]
         found = 0
         while pieces:
             low = pieces & -pieces
             pieces ^= low
-            for over, to in (king if kings & low else men)[low.bit_length() - 1]:
-                if enemy & over and empty >> to & 1:
-                    found |= low
-                    break
+            kind = KING if kings & low else side
+            p = low.bit_length() - 1
+            if t.over_mask[kind][p] & enemy:
+                for over, to_bit, _ in t.leap_moves[kind][p]:
+                    if enemy & over and empty & to_bit:
+                        found |= low
+                        break
         return found
 
     def _has_move(self, side: int) -> bool:
         own = self._bb[side]
-        if self._can_leap(own, side):
-            return True
-        t = self._t
         empty = self._full & ~(own | self._bb[1 - side])
+        mask = self._t.step_mask
         kings = self._kings
-        men_steps = t.steps[side]
-        king_steps = t.steps[KING]
         while own:
             low = own & -own
             own ^= low
-            for to in (king_steps if kings & low else men_steps)[low.bit_length() - 1]:
-                if empty >> to & 1:
-                    return True
-        return False
+            if mask[KING if kings & low else side][low.bit_length() - 1] & empty:
+                return True
+        return bool(self._can_leap(self._bb[side], side))
 
     # ------------------------------------------------------------------
     # Lookups for the reconciler
@@ -385,7 +408,8 @@ class LeapGame:
             m = self.parse_move(move)
         else:
             m = move
-            if m not in self.legal_moves():
+            key = (m.kind, m.frm, m.to)
+            if m.flag or not any(r[:3] == key for r in self._raw_moves()):
                 raise IllegalMoveError(f"illegal move {m} in {self.position()}")
         self._apply(m.kind, m.frm, m.to)
         return self._history[-1][1]
@@ -473,7 +497,7 @@ class LeapGame:
         bb = self._bb
         if kind == REMOVE:
             bit = 1 << to
-            self._history.append((snap, Move(REMOVE, to, -1, False, False, self._names)))
+            self._history.append((snap, self._move(REMOVE, -1, to, False)))
             bb[1 - side] &= ~bit
             self._kings &= ~bit
             self._huff = 0
@@ -485,11 +509,11 @@ class LeapGame:
             self._counted.append(None)
             return
         if kind == PASS:
-            self._history.append((snap, Move(PASS, names=self._names)))
+            self._history.append((snap, self._move(PASS, -1, -1, False)))
             self._end_turn(side, True, 0)
             return
         over = self._t.over[frm].get(to, 0) & bb[1 - side]
-        self._history.append((snap, Move(STEP, to, frm, bool(over), False, self._names)))
+        self._history.append((snap, self._move(STEP, frm, to, bool(over))))
         frm_bit, to_bit = 1 << frm, 1 << to
         huff = 0
         if not over and self._chain < 0 and self.variant.huffing:
@@ -537,9 +561,11 @@ class LeapGame:
         self._count_position(self._counted)
 
     def _start_turn(self) -> None:
-        """The side to move loses if it has no legal move."""
-        side = self._side
-        if not self._has_move(side):
+        """The side to move loses if it has no legal move (the moves found
+        are kept for :meth:`raw_moves`)."""
+        self._cache = moves = self._generate()
+        if not moves:
+            side = self._side
             reason = Termination.BLOCKED if self._bb[side] else Termination.ALL_CAPTURED
             self._finish(1 - side, reason)
 

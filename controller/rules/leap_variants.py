@@ -23,6 +23,8 @@ __all__ = [
 ]
 
 BOARDS = ("37-point", "8x8")
+# A raw action (kind, frm, to, captured_mask, flag), as Game's ``Raw``.
+RawMove = tuple[str, int, int, int, bool]
 
 
 @dataclass(frozen=True)
@@ -168,6 +170,14 @@ class LeapTables:
     over: tuple[dict[int, int], ...]
     far_row: tuple[int, int]
     start: tuple[int, int]
+    # The same moves ready for the generator: ``step_moves[kind][p]`` holds
+    # ``(to_bit, raw)``, ``leap_moves[kind][p]`` ``(over_bit, to_bit, raw)``
+    # with ``raw`` the action's raw tuple; ``step_mask``/``over_mask`` the
+    # union of the ``to_bit``s/``over_bit``s (to skip a soldier at once).
+    step_moves: tuple[tuple[tuple[tuple[int, RawMove], ...], ...], ...]
+    leap_moves: tuple[tuple[tuple[tuple[int, int, RawMove], ...], ...], ...]
+    step_mask: tuple[tuple[int, ...], ...]
+    over_mask: tuple[tuple[int, ...], ...]
 
 
 def _start(variant: LeapVariant, g: Geometry) -> tuple[int, int]:
@@ -216,10 +226,25 @@ def leap_tables(variant: LeapVariant) -> LeapTables:
             rank = int(name[1:])
             far[0] |= (rank == 8) << p
             far[1] |= (rank == 1) << p
+    step_moves = tuple(
+        tuple(tuple((1 << to, ("step", p, to, 0, False)) for to in kind[p]) for p in range(n))
+        for kind in steps
+    )
+    leap_moves = tuple(
+        tuple(
+            tuple((over, 1 << to, ("step", p, to, over, False)) for over, to in kind[p])
+            for p in range(n)
+        )
+        for kind in leaps
+    )
     return LeapTables(
         steps=tuple(steps),
         leaps=tuple(leaps),
         over=over,
         far_row=(far[0], far[1]),
         start=_start(variant, g),
+        step_moves=step_moves,
+        leap_moves=leap_moves,
+        step_mask=tuple(tuple(sum(b for b, _ in m) for m in kind) for kind in step_moves),
+        over_mask=tuple(tuple(sum(b for b, _, _ in m) for m in kind) for kind in leap_moves),
     )
