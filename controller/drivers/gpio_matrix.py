@@ -10,9 +10,12 @@ never driven against each other even with a diode missing; in
 ``push-pull`` mode released rows are driven high.
 
 Each switch is debounced on its own: its reported state changes only after
-``debounce_scans`` scans in a row agree.  A :class:`~controller.reconcile.
-log.Frame` (squares, log order) goes out whenever the reported board
-changes, the first one as soon as the first scans agree.
+``debounce_scans`` scans in a row agree.  A :class:`~controller.board.
+events.Frame` (squares, log order) goes out whenever the reported board
+changes, the first one as soon as the first scans agree.  Chattering
+switches, and switches stuck against the board the caller expects
+(:meth:`MatrixScanner.expect`), are logged
+(:mod:`~controller.drivers.switch_watch`).
 
 The scanner takes its clock as a parameter (:class:`Clock`): the service
 runs it on :class:`MonotonicClock` at ``scan_hz``; tests and
@@ -34,6 +37,7 @@ from controller.board.events import Button, Frame
 
 from .config_table import ConfigError, Table, check_pins
 from .mapping import BoardMapping
+from .switch_watch import SwitchWatch, WatchSettings
 
 __all__ = [
     "Clock",
@@ -256,6 +260,7 @@ class MatrixScanner:
         mapping: BoardMapping,
         *,
         pin_factory: Any = None,
+        watch: WatchSettings | None = None,
     ) -> None:
         config.check_size(mapping.size)
         self.config = config
@@ -280,7 +285,19 @@ class MatrixScanner:
             self.close()
             raise
         self._debounce = Debouncer(config.debounce_scans)
+        self.watch = SwitchWatch(self.switch_label, watch)
         self.scans = 0
+
+    def switch_label(self, index: int) -> str:
+        """``"r2c3 (d3)"``: a switch and the square over it."""
+        m = self.mapping
+        return f"{m.switch_label(index)} ({m.name(m.square_of_switch_index(index))})"
+
+    def expect(self, occupied: int | None) -> None:
+        """The board that should stand on the switches now (a bitboard of
+        squares; None: unknown).  A switch that disagrees with it for long
+        is logged as stuck (:mod:`~controller.drivers.switch_watch`)."""
+        self.watch.expect(None if occupied is None else self.mapping.squares_to_switches(occupied))
 
     # -- reading ----------------------------------------------------------------
 
@@ -307,7 +324,9 @@ class MatrixScanner:
         """Read, debounce; the board as a frame at ``now`` if it changed."""
         raw = self.read_raw()
         self.scans += 1
-        if self._debounce.push(raw):
+        changed = self._debounce.push(raw)
+        self.watch.update(now, raw, self._debounce.state)
+        if changed:
             return Frame(now, self.mapping.switches_to_squares(self._debounce.state or 0))
         return None
 

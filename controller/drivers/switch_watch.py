@@ -1,0 +1,129 @@
+"""Watching the matrix's switches for faults while it scans.
+
+The scanner hands every scan to a :class:`SwitchWatch`, which logs (logger
+``controller.drivers.switch_watch``) one line when a fault starts and one
+when it ends:
+
+- **chattering**: a switch whose raw reading changes ``chatter_changes``
+  times or more within ``window`` seconds (a worn reed, a magnet at the
+  edge of its range, a wobbling piece); it has ended once the switch keeps
+  still for ``window`` seconds;
+- **stuck**: a switch whose settled reading disagrees with the board its
+  user expects (:meth:`SwitchWatch.expect`: the game's board, or an empty
+  board during a check) for ``stuck_after`` seconds: closed where no piece
+  should stand (welded contacts) or open under a piece (a switch that no
+  longer closes).  Without an expectation nothing is called stuck: a reed
+  welded shut reads exactly like a piece.
+
+Switches are bits ``row * size + column`` and are named by ``label``
+(``"r2c3 (c3)"``).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import deque
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+__all__ = ["SwitchWatch", "WatchSettings"]
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class WatchSettings:
+    """When a switch is called chattering or stuck."""
+
+    chatter_changes: int = 6  # raw changes within the window
+    window: float = 1.0  # seconds
+    stuck_after: float = 10.0  # seconds of disagreement with the expected board
+
+    def __post_init__(self) -> None:
+        if self.chatter_changes < 2:
+            raise ValueError(f"chatter_changes must be 2 or more, not {self.chatter_changes}")
+        if self.window <= 0 or self.stuck_after <= 0:
+            raise ValueError("window and stuck_after must be positive")
+
+
+def _bits(mask: int) -> Iterator[int]:
+    while mask:
+        low = mask & -mask
+        yield low.bit_length() - 1
+        mask ^= low
+
+
+class SwitchWatch:
+    """Chattering and stuck switches, from the raw and settled readings."""
+
+    def __init__(self, label: Callable[[int], str], settings: WatchSettings | None = None) -> None:
+        self.label = label
+        self.settings = settings or WatchSettings()
+        self.chattering = 0  # switches chattering now (bitmask)
+        self.stuck = 0  # switches stuck now (bitmask)
+        self._raw: int | None = None
+        self._changes: dict[int, deque[float]] = {}  # switch -> times of its last changes
+        self._expected: int | None = None  # switches that should be closed
+        self._wrong_since: dict[int, float] = {}
+
+    def expect(self, closed: int | None) -> None:
+        """The switches that should be closed now (None: no expectation)."""
+        self._expected = closed
+        if closed is None:
+            self._wrong_since.clear()
+
+    def update(self, now: float, raw: int, settled: int | None) -> None:
+        """One scan: the raw reading and the debounced one (None until known)."""
+        if self._raw is not None and raw != self._raw:
+            self._count_changes(now, raw ^ self._raw)
+        self._raw = raw
+        if self.chattering:
+            self._end_chatter(now)
+        if settled is not None and (self._expected is not None or self.stuck):
+            self._check_stuck(now, settled)
+
+    def _count_changes(self, now: float, changed: int) -> None:
+        s = self.settings
+        for switch in _bits(changed):
+            times = self._changes.setdefault(switch, deque(maxlen=s.chatter_changes))
+            times.append(now)
+            bit = 1 << switch
+            if (
+                not self.chattering & bit
+                and len(times) == s.chatter_changes
+                and now - times[0] <= s.window
+            ):
+                self.chattering |= bit
+                log.warning(
+                    "switch %s is chattering: %d changes in %.2f s",
+                    self.label(switch), len(times), now - times[0],
+                )
+
+    def _end_chatter(self, now: float) -> None:
+        for switch in _bits(self.chattering):
+            if now - self._changes[switch][-1] >= self.settings.window:
+                self.chattering &= ~(1 << switch)
+                log.info("switch %s has stopped chattering", self.label(switch))
+
+    def _check_stuck(self, now: float, settled: int) -> None:
+        expected = self._expected
+        wrong = 0 if expected is None else settled ^ expected
+        for switch in _bits(self.stuck & ~wrong):
+            self.stuck &= ~(1 << switch)
+            log.info("switch %s reads as expected again", self.label(switch))
+        for switch in list(self._wrong_since):
+            if not wrong >> switch & 1:
+                del self._wrong_since[switch]
+        for switch in _bits(wrong & ~self.stuck):
+            since = self._wrong_since.setdefault(switch, now)
+            if now - since >= self.settings.stuck_after:
+                self.stuck |= 1 << switch
+                closed = bool(settled >> switch & 1)
+                log.warning(
+                    "switch %s is stuck %s: it has read %s for %.1f s where %s",
+                    self.label(switch),
+                    "closed" if closed else "open",
+                    "closed" if closed else "open",
+                    now - since,
+                    "no piece should stand" if closed else "a piece should stand",
+                )

@@ -1,0 +1,96 @@
+"""The scanner logs chattering switches, and switches stuck against the
+board it is told to expect: one line when the fault starts, one when it
+ends (simulated matrix on MockFactory pins, scans on a virtual clock)."""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+from gpiozero.pins.mock import MockFactory  # type: ignore[import-untyped]
+
+from controller.drivers.gpio_matrix import MatrixConfig, MatrixScanner
+from controller.drivers.mapping import BoardMapping
+from controller.drivers.matrix_sim import MatrixSimulator
+from controller.drivers.switch_watch import WatchSettings
+
+CONFIG = MatrixConfig(scan_hz=100, debounce_scans=3)
+LOGGER = "controller.drivers.switch_watch"
+
+
+def make(factory: MockFactory, settings: WatchSettings) -> tuple[MatrixSimulator, MatrixScanner]:
+    mapping = BoardMapping()
+    sim = MatrixSimulator(factory, CONFIG, mapping)
+    return sim, MatrixScanner(CONFIG, mapping, pin_factory=factory, watch=settings)
+
+
+def said(caplog: pytest.LogCaptureFixture) -> list[tuple[int, str]]:
+    return [(r.levelno, r.getMessage()) for r in caplog.records if r.name == LOGGER]
+
+
+def test_a_switch_stuck_closed_on_an_empty_board_is_logged_once_and_its_repair_too(
+    factory: MockFactory, caplog: pytest.LogCaptureFixture
+) -> None:
+    sim, scanner = make(factory, WatchSettings(stuck_after=2.0))
+    caplog.set_level(logging.INFO, logger=LOGGER)
+    with scanner:
+        scanner.expect(0)  # the board should be empty
+        sim.stick(2, 3)
+        for n in range(190):  # 1.9 s: not yet
+            scanner.scan(n / 100)
+        assert said(caplog) == []
+        for n in range(190, 400):
+            scanner.scan(n / 100)
+        assert said(caplog) == [
+            (logging.WARNING, "switch r2c3 (d3) is stuck closed: it has read closed for 2.0 s "
+                              "where no piece should stand"),
+        ]
+        assert scanner.watch.stuck == 1 << (2 * 7 + 3)
+        sim.stick(2, 3, False)
+        for n in range(400, 410):
+            scanner.scan(n / 100)
+    assert said(caplog)[1:] == [(logging.INFO, "switch r2c3 (d3) reads as expected again")]
+    assert scanner.watch.stuck == 0
+
+
+def test_a_lifted_piece_is_not_stuck_before_its_time_and_without_expectation_never(
+    factory: MockFactory, caplog: pytest.LogCaptureFixture
+) -> None:
+    sim, scanner = make(factory, WatchSettings(stuck_after=2.0))
+    caplog.set_level(logging.INFO, logger=LOGGER)
+    with scanner:
+        sim.set_occupied(1 << 10)  # nothing expected: a piece is a piece
+        for n in range(500):
+            scanner.scan(n / 100)
+        scanner.expect(1 << 10)
+        sim.set_occupied(0)  # lifted for 1.5 s, then put back
+        for n in range(500, 650):
+            scanner.scan(n / 100)
+        sim.set_occupied(1 << 10)
+        for n in range(650, 900):
+            scanner.scan(n / 100)
+    assert said(caplog) == []
+
+
+def test_a_chattering_switch_is_logged_when_it_starts_and_stops(
+    factory: MockFactory, caplog: pytest.LogCaptureFixture
+) -> None:
+    sim, scanner = make(factory, WatchSettings(chatter_changes=6, window=1.0))
+    caplog.set_level(logging.INFO, logger=LOGGER)
+    with scanner:
+        for n in range(100):  # toggles every 5 scans for a second
+            sim.set_switch(4, 0, n // 5 % 2 == 1)
+            scanner.scan(n / 100)
+        assert said(caplog) == [
+            (logging.WARNING, "switch r4c0 (a5) is chattering: 6 changes in 0.25 s"),
+        ]
+        for n in range(100, 250):  # still for 1.5 s
+            scanner.scan(n / 100)
+    assert said(caplog)[1:] == [(logging.INFO, "switch r4c0 (a5) has stopped chattering")]
+
+
+def test_bad_watch_settings_are_refused() -> None:
+    with pytest.raises(ValueError, match="chatter_changes"):
+        WatchSettings(chatter_changes=1)
+    with pytest.raises(ValueError, match="positive"):
+        WatchSettings(stuck_after=0)
