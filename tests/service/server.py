@@ -20,13 +20,15 @@ def free_port() -> int:
 
 
 class Server:
-    def __init__(self, data_dir: Path, variant: str, settle: float = 0.05) -> None:
+    def __init__(self, data_dir: Path, variant: str, settle: float = 0.05,
+                 web: str = "") -> None:
         self.data_dir = data_dir
         self.port = free_port()
         self.config = data_dir / "config.toml"
         data_dir.mkdir(parents=True, exist_ok=True)
         self.config.write_text(
             f'[board]\nvariant = "{variant}"\nsettle = {settle}\nerror_delay = 0.5\n'
+            + (f"[web]\n{web}\n" if web else "")
         )
         self.proc: subprocess.Popen[bytes] | None = None
 

@@ -1,0 +1,188 @@
+"""The page a player trusts (Debian's chromium): it follows a restart and
+says when the service is offline, never keeps a refused click, cannot be
+driven by another web site, and takes the token from its start address."""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, Page, expect, sync_playwright
+from server import Server, free_port
+from test_browser import ARGS, CHROMIUM
+
+from controller.rules import Game
+
+
+def occ_of(game: Game) -> str:
+    a, d = game.bitboards()
+    return "".join("1" if (a | d) >> i & 1 else "0" for i in range(game.geometry.size))
+
+
+@pytest.fixture
+def browser() -> Iterator[Browser]:
+    if not Path(CHROMIUM).exists():
+        pytest.fail("chromium is not installed: `make test` installs it (apt-get install chromium)")
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[Server]:
+    s = Server(tmp_path / "data", "sabouiyya")
+    s.start()
+    yield s
+    s.stop()
+
+
+def _set(server: Server, game: Game) -> None:
+    """Set the simulated board to ``game``'s board and wait until read."""
+    server.post("/api/sim/occupancy", {"occ": occ_of(game)})
+    deadline = time.monotonic() + 10
+    while server.get("/api/state")["position"] != game.position():
+        assert time.monotonic() < deadline, f"the board never reached {game.position()}"
+        time.sleep(0.03)
+
+
+def _page(browser: Browser, url: str) -> Page:
+    pg = browser.new_page(viewport={"width": 420, "height": 1000})
+    pg.goto(url)
+    expect(pg.locator("#conn")).to_have_text("live")
+    return pg
+
+
+def _sq(pg: Page, name: str) -> object:
+    return pg.locator(f'#board [data-square="{name}"]')
+
+
+def test_page_follows_a_restart_and_says_offline(browser: Browser, server: Server,
+                                                 tmp_path: Path) -> None:
+    pg = _page(browser, server.url + "/")
+    game = Game.new("sabouiyya")
+    for token in ["@c2", "@a1", "@b3", "@e5"]:
+        game.play(token)
+        _set(server, game)
+    expect(pg.locator("#moves li")).to_have_count(2)
+    # SIGTERM: the page hears of it at once, not when a heartbeat fails.
+    server.stop()
+    expect(pg.locator("#conn")).to_contain_text("offline", timeout=2000)
+    pg.screenshot(path=str(tmp_path / "offline.png"))
+    server.start()  # versions start again at 1: the page must still follow
+    expect(pg.locator("#conn")).to_have_text("live", timeout=10000)
+    game.play("@d4")
+    _set(server, game)
+    expect(pg.locator("#moves li")).to_have_count(3)
+    expect(pg.locator("#moves li").nth(2)).to_have_text("@d4")
+    expect(_sq(pg, "d4").locator(".piece")).to_have_count(1)
+
+
+def test_a_refused_or_unsent_click_is_not_kept(browser: Browser, server: Server,
+                                               tmp_path: Path) -> None:
+    pg = _page(browser, server.url + "/")
+    pg.route("**/api/sim/occupancy", lambda route: route.fulfill(
+        status=400, content_type="application/json",
+        body=json.dumps({"error": "the board is busy"})))
+    pg.click('#board [data-square="c2"]')
+    expect(pg.locator("#error")).to_have_text("Refused: the board is busy")
+    expect(_sq(pg, "c2").locator(".piece")).to_have_count(0)
+    pg.unroute("**/api/sim/occupancy")
+    server.stop()
+    expect(pg.locator("#conn")).to_contain_text("offline")
+    pg.click('#board [data-square="c2"]')
+    expect(pg.locator("#error")).to_contain_text("cannot be reached")
+    expect(_sq(pg, "c2").locator(".piece")).to_have_count(0)
+    pg.screenshot(path=str(tmp_path / "unreachable.png"))
+    server.start()
+
+
+EVIL = """<!doctype html><html><body>
+<form id="f" method="POST" enctype="text/plain" action="{target}/api/new">
+<input name='{{"variant": "kharbga", "x": "' value='"}}'></form>
+<script>
+fetch("{target}/api/new", {{method: "POST", mode: "no-cors",
+  headers: {{"Content-Type": "text/plain"}}, body: '{{"variant": "kharbga"}}'}});
+fetch("{target}/api/button", {{method: "POST", mode: "no-cors",
+  body: '{{"button": "resign"}}'}});
+setTimeout(() => document.getElementById("f").submit(), 300);
+</script></body></html>"""
+
+
+def test_another_web_site_cannot_change_the_game(browser: Browser, server: Server) -> None:
+    before = server.get("/api/state")
+    page = EVIL.format(target=server.url).encode()
+
+    class Evil(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.end_headers()
+            self.wfile.write(page)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    port = free_port()
+    evil = ThreadingHTTPServer(("127.0.0.1", port), Evil)
+    threading.Thread(target=evil.serve_forever, daemon=True).start()
+    try:
+        pg = browser.new_page()
+        pg.goto(f"http://localhost:{port}/")  # another origin
+        expect(pg.locator("body")).to_contain_text("refused", timeout=5000)
+    finally:
+        evil.shutdown()
+    after = server.get("/api/state")
+    assert (after["game_id"], after["variant"], after["outcome"]) == \
+        (before["game_id"], "sabouiyya", None)
+    # The page itself still can.
+    own = _page(browser, server.url + "/")
+    own.select_option('#new-game select[name="variant"]', "kharbga")
+    own.click('#new-game button[type="submit"]')
+    expect(own.locator("#board .sq")).to_have_count(49)
+
+
+def _outward_address() -> str | None:
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        try:
+            s.connect(("192.0.2.1", 9))
+            address = str(s.getsockname()[0])
+        except OSError:
+            return None
+    return None if address.startswith("127.") else address
+
+
+def test_the_page_takes_the_token_from_its_address(browser: Browser, tmp_path: Path) -> None:
+    address = _outward_address()
+    if address is None:
+        pytest.skip("this machine has no address but loopback")
+    token = "a-long-enough-token-123"
+    server = Server(tmp_path / "net", "sabouiyya",
+                    web=f'host = "0.0.0.0"\ntoken = "{token}"')
+    server.start()
+    try:
+        base = f"http://{address}:{server.port}"
+        pg = _page(browser, f"{base}/?token={token}")
+        assert "token" not in pg.url  # kept by the page, not left in the address
+        pg.click('#board [data-square="c2"]')
+        expect(_sq(pg, "c2").locator(".piece")).to_have_count(1)
+        assert server.get("/api/state")["sim_occ"][7] == "1"  # c2
+        # Without it: refused with the reason, and the page asks for it.
+        pg.evaluate("localStorage.removeItem('kharbga-token')")
+        pg.click('#board [data-square="c2"]')
+        expect(pg.locator("#error")).to_contain_text("token")
+        expect(pg.locator("#token-form")).to_be_visible()
+        expect(_sq(pg, "c2").locator(".piece")).to_have_count(1)
+        pg.screenshot(path=str(tmp_path / "token.png"))
+        pg.fill("#token-input", token)
+        pg.click('#token-form button[type="submit"]')
+        pg.click('#board [data-square="c2"]')
+        expect(_sq(pg, "c2").locator(".piece")).to_have_count(0)
+    finally:
+        server.stop()
