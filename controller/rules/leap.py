@@ -111,9 +111,10 @@ class LeapGame:
         game = cls(variant)
         parse_position(game, position)
         game._start = " ".join(position.split())
-        if game._chain < 0 and not game._huff:
-            game._start_turn()
-        game._count_position(None)
+        if game._chain < 0:
+            if not game._huff:
+                game._start_turn()
+            game._count_position(None)
         return game
 
     def copy(self) -> LeapGame:

@@ -1,0 +1,153 @@
+"""Properties of the leap games over random games (hypothesis chooses the
+seeds): nothing raises, undo restores every position, position strings
+round-trip, soldiers are conserved; and the position strings' errors."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from leap_helpers import leap_pos, legal
+
+from controller.rules.leap import LeapGame
+from controller.rules.leap_variants import LEAP_VARIANTS
+from controller.rules.moves import PositionError
+
+NAMES = [v.name for v in LEAP_VARIANTS]
+
+
+def _random_game(variant: str, seed: int, limit: int = 400) -> LeapGame:
+    """A random game checked at every action."""
+    rng = random.Random(seed)
+    g = LeapGame.new(variant)
+    for _ in range(limit):
+        if g.outcome is not None:
+            break
+        before = g.position()
+        moves = g.legal_moves()
+        assert moves, f"no move and no outcome in {before}"
+        assert [(m.kind, m.frm, m.to) for m in moves] == [r[:3] for r in g.raw_moves()]
+        a, d = g.bitboards()
+        m = moves[rng.randrange(len(moves))]
+        played = g.play(m)
+        a2, d2 = g.bitboards()
+        lost = (a.bit_count() - a2.bit_count(), d.bit_count() - d2.bit_count())
+        side = g.history[-1][0].side
+        # A capture or a huff takes one soldier of the other side; nothing
+        # else leaves the board.
+        expect = 1 if played.capture or played.kind == "remove" else 0
+        assert (lost[side], lost[1 - side]) == (0, expect), (before, str(played))
+        assert g.pop() == played
+        assert g.position() == before
+        g.play(played)
+    return g
+
+
+@pytest.mark.parametrize("variant", NAMES)
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_random_games_never_raise_and_undo_restores(variant: str, seed: int) -> None:
+    g = _random_game(variant, seed)
+    while g.ply:
+        g.pop()
+    assert g.position() == LeapGame.new(variant).position()
+    assert g.outcome is None
+
+
+@pytest.mark.parametrize("variant", NAMES)
+@settings(max_examples=10, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_positions_round_trip(variant: str, seed: int) -> None:
+    rng = random.Random(seed)
+    g = _random_game(variant, seed, limit=rng.randrange(1, 300))
+    if g.outcome is not None:
+        g.pop()
+    text = g.position()
+    again = LeapGame.from_position(variant, text)
+    assert again.position() == text
+    assert legal(again) == legal(g)
+    assert again.start_position == text
+
+
+@pytest.mark.parametrize("variant", NAMES)
+def test_copy_is_independent(variant: str) -> None:
+    g = _random_game(variant, 7, limit=20)
+    c = g.copy()
+    before = g.position()
+    c.play(c.legal_moves()[0])
+    assert g.position() == before
+    assert c.ply == g.ply + 1
+
+
+def test_finished_games_end_by_the_rules() -> None:
+    reasons = set()
+    for variant in NAMES:
+        for seed in range(6):
+            g = _random_game(variant, seed, limit=6000)
+            assert g.outcome is not None, variant
+            reasons.add(g.outcome.reason)
+    assert reasons <= {"all-captured", "blocked", "repetition", "no-progress", "turn-limit"}
+    assert "all-captured" in reasons
+
+
+KHARBGA_START = "AADDADA/DDAADAD/AADDADA/DAD.ADA/ADADADA/DADADAD/ADADADA a m - 1"
+
+
+@pytest.mark.parametrize(
+    ("variant", "text", "board"),
+    [
+        ("sixteen-soldiers", KHARBGA_START, "37-point board has 9 rows of 3,3,5,5,5,5,5,3,3"),
+        ("hewakam-keliya", LeapGame.new("checkers").position(), "37-point board"),
+        ("checkers", LeapGame.new("sixteen-soldiers").position(), "8x8 board has 8 rows of 8"),
+        ("english-draughts", KHARBGA_START, "8x8 board"),
+    ],
+)
+def test_a_position_of_another_board_is_refused_in_one_line(
+    variant: str, text: str, board: str
+) -> None:
+    with pytest.raises(PositionError) as err:
+        LeapGame.from_position(variant, text)
+    message = str(err.value)
+    assert "\n" not in message
+    assert variant in message and board in message
+
+
+@pytest.mark.parametrize(
+    ("variant", "pieces", "tail", "words"),
+    [
+        ("checkers", {"A": "b1"}, "a m - 1", "light square"),
+        ("checkers", {"A": "b3"}, "a m - 1", "light square"),
+        ("checkers", {"A": "b8", "D": "a1"}, "a m - 1", "crowning row"),
+        ("sixteen-soldiers", {"a": "c3", "D": "c5"}, "a m - 1", "no kings"),
+        ("sixteen-soldiers", {"A": "c3", "D": "c5"}, "a s - 0", "moving phase"),
+        ("sixteen-soldiers", {"A": "c3", "D": "c5"}, "a m c3 1", "can capture"),
+        ("sixteen-soldiers", {"A": "c3", "D": "c5"}, "a m - 1 hf=c3", "other side"),
+        ("checkers", {"A": "c3", "D": "c5"}, "d m - 1 hf=c3", "no huffing"),
+        ("checkers", {"A": "c3", "D": "c5"}, "a m - 1 zz=1", "unknown extra field"),
+    ],
+)
+def test_bad_positions_are_refused(
+    variant: str, pieces: dict[str, str], tail: str, words: str
+) -> None:
+    if pieces.get("A") in ("b1", "b3"):
+        g = LeapGame.new(variant).geometry
+        rows = ["........"] * 8
+        sq = g.index[pieces["A"]]
+        r = 7 - sq // 8
+        rows[r] = rows[r][: sq % 8] + "A" + rows[r][sq % 8 + 1:]
+        text = "/".join(rows) + " " + tail
+    else:
+        text = leap_pos(variant, tail, **pieces)
+    with pytest.raises(PositionError, match=words):
+        LeapGame.from_position(variant, text)
+
+
+def test_kings_and_huffs_round_trip() -> None:
+    text = leap_pos("checkers", "a m c5 9 np=3", a="c5", D="d6 h8", d="b2")
+    assert LeapGame.from_position("checkers", text).position() == text
+    text = leap_pos("sixteen-soldiers", "d m - 4 np=0 hf=c3,e5", A="c3 e5", D="a9")
+    g = LeapGame.from_position("sixteen-soldiers", text)
+    assert g.position() == text
+    assert legal(g) == ["xc3", "xe5"]
