@@ -71,6 +71,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         host=args.host,
         port=args.port,
         data_dir=Path(args.data_dir) if args.data_dir else None,
+        token=args.token,
     )
     from controller.service.broadcast import load_broadcast
 
@@ -158,8 +159,8 @@ def _cmd_games(args: argparse.Namespace) -> int:
         gid = int(args.id)
         if store.get(gid) is None:
             raise ValueError(f"no game {gid} in {data_dir}")
-        if args.action == "log":
-            for line in store.sensor_log(gid):
+        if args.action == "log":  # replayable: header first, times never going back
+            for line in store.replayable_log(gid):
                 print(line)
         elif args.action == "show":
             stored = store.get(gid)
@@ -176,14 +177,20 @@ def _cmd_games(args: argparse.Namespace) -> int:
 
 def _cmd_hint(args: argparse.Namespace) -> int:
     from controller.engine.api import DEFAULT_HINT_SECONDS, best_move
-    from controller.rules import Game
+    from controller.rules import Game, find_variant
 
-    game = Game.from_position(args.variant, args.position)
-    if game.outcome is not None:
-        raise ValueError(f"the game is over in that position ({game.outcome.reason})")
     seconds = DEFAULT_HINT_SECONDS if args.time is None else args.time
     if not 0 < seconds <= 600:
-        raise ValueError(f"--time must be between 0 and 600 seconds, not {seconds}")
+        raise ValueError(f"--time must be more than 0 and at most 600 seconds, not {seconds:g}")
+    variant = find_variant(args.variant)
+    ranks = len(args.position.split()[0].split("/")) if args.position.split() else 0
+    if ranks != variant.size:
+        raise ValueError(f"the position has {ranks} rank{'s' if ranks != 1 else ''} but "
+                         f"{variant.name} is played on {variant.size}x{variant.size}: "
+                         f"give the position's variant with --variant")
+    game = Game.from_position(variant, args.position)
+    if game.outcome is not None:
+        raise ValueError(f"the game is over in that position ({game.outcome.reason})")
     result = best_move(game, seconds, seed=args.seed)
     print(result.move)
     print(f"score {result.score}  depth {result.depth}  nodes {result.nodes}")
@@ -326,6 +333,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--port", type=int, help="port of the web page (default: 8080)")
     run.add_argument("--data-dir", help="where games are stored (default: data)")
     run.add_argument("--config", help="TOML configuration file")
+    run.add_argument("--token", help="the token callers on other machines must give (at least "
+                     "12 characters; needed when --host is not a loopback address)")
     run.add_argument("--broker", help="publish the games to this MQTT broker: mqtt://HOST:PORT "
                      "or mqtts://HOST:PORT (credentials go in the configuration file)")
     run.add_argument("--board-id", help="this board's name on the broker (kharbga/NAME/...)")
@@ -452,6 +461,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return command(args)
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:  # `games log 3 | head`: the reader stopped; say nothing
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
     except (ValueError, OSError) as exc:
         message = " ".join(str(exc).split()) or type(exc).__name__
         print(f"{PROG}: {message}", file=sys.stderr)

@@ -171,12 +171,19 @@ def run_match_parallel(variant: str, a: str, b: str, games: int, seed: int = 0,
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m controller.engine.match", description=__doc__)
-    p.add_argument("--variant", default="kharbga")
-    p.add_argument("--games", type=int, default=20)
+    p = argparse.ArgumentParser(
+        prog="kharbga-board match",
+        description="Play games between two players, who change colours every game, and "
+        "print A's wins, draws and losses with a 95% Wilson interval on A's score (a draw "
+        "counts half). Players: random, greedy (captures the most at once), engine:SECONDS "
+        "or engine:SECONDS:LEVEL.",
+        epilog="Example: kharbga-board match --variant khamousiyya --games 20 "
+        "--a engine:0.1 --b greedy")
+    p.add_argument("--variant", default="kharbga", help="rules variant (default kharbga)")
+    p.add_argument("--games", type=int, default=20, help="games to play (default 20)")
     p.add_argument("--a", default="engine:0.1", help="player A (default engine:0.1)")
     p.add_argument("--b", default="random", help="player B (default random)")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     p.add_argument("--cap", type=int, default=200, help="moving-phase turns before adjudication")
     p.add_argument("--jobs", type=int, default=1, help="games played at once (processes)")
     args = p.parse_args(argv)

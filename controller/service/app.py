@@ -310,6 +310,29 @@ async def _stop(app: web.Application) -> None:
     app[SERVICE].close()
 
 
+def start_url(host: str, port: int, token: str = "") -> str:
+    """The address to open, printed on start: a real address of this
+    machine when listening on all of them, with the token when there is
+    one (the page keeps it and drops it from the address bar)."""
+    import socket
+    from urllib.parse import quote
+
+    address = host
+    if host in ("", "0.0.0.0", "::"):
+        family = socket.AF_INET6 if host == "::" else socket.AF_INET
+        probe = "2001:db8::1" if host == "::" else "192.0.2.1"
+        try:
+            with socket.socket(family, socket.SOCK_DGRAM) as s:
+                s.connect((probe, 9))  # no packet is sent: it picks the route
+                address = str(s.getsockname()[0])
+        except OSError:
+            address = socket.gethostname()
+    if ":" in address:
+        address = f"[{address}]"
+    url = f"http://{address}:{port}/"
+    return f"{url}?token={quote(token, safe='')}" if token else url
+
+
 def make_app(service: BoardService) -> web.Application:
     app = web.Application(middlewares=[_guard], client_max_size=MAX_BODY)
     app[SERVICE] = service

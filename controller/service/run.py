@@ -25,7 +25,7 @@ def serve(config: Config, config_path: str | None = None,
     with needs_extra("web", "the service"):
         from aiohttp import web
 
-    from .app import make_app
+    from .app import make_app, start_url
     from .board import BoardService
 
     logging.basicConfig(level=logging.INFO, stream=sys.stderr,
@@ -42,12 +42,12 @@ def serve(config: Config, config_path: str | None = None,
         from .broadcast import attach
 
         attach(app, service, broadcast)
-    where = f"http://{config.host}:{config.port}/"
+    where = start_url(config.host, config.port, config.token)
     print(f"kharbga-board: {config.variant} on {backend.description} at {where}", flush=True)
     log.info("data in %s, game %s", config.data_dir, service.gid)
     try:
         web.run_app(app, host=config.host, port=config.port, print=None,
-                    handle_signals=True, access_log=None)
+                    handle_signals=True, access_log=None, shutdown_timeout=1.0)
     finally:
         backend.close()
     return 0

@@ -1,0 +1,122 @@
+"""The service's commands: `games log` replays, `run` prints the address
+to open, and bad options give one line, never a traceback."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+from server import free_port
+
+from controller.rules import Game
+from controller.rules.record import parse_record
+from controller.service.board import BoardService
+from controller.service.config import Config
+
+POSITION_7X7 = "ADADADA/DADADAD/DADADAD/ADA.ADA/DADADAD/DADADAD/ADADADA a m - 1"
+
+
+def _cli(*args: str, **kw: object) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "controller", *args], capture_output=True,
+                          text=True, timeout=60, **kw)  # type: ignore[call-overload]
+
+
+def test_bad_hint_options_are_one_line() -> None:
+    r = _cli("hint", "--time", "0", "--position", POSITION_7X7)
+    assert r.returncode == 2
+    assert r.stderr == ("kharbga-board: --time must be more than 0 and at most 600 "
+                        "seconds, not 0\n")
+    r = _cli("hint", "--variant", "sabouiyya", "--position", POSITION_7X7)
+    assert r.returncode == 2
+    assert r.stderr == ("kharbga-board: the position has 7 ranks but sabouiyya is played "
+                        "on 5x5: give the position's variant with --variant\n")
+
+
+def test_match_help_is_plain_text() -> None:
+    r = _cli("match", "--help")
+    assert r.returncode == 0
+    assert r.stdout.startswith("usage: kharbga-board match")
+    for markup in ("controller.engine", "``", ":func:", "%%"):
+        assert markup not in r.stdout
+
+
+def _stored_game(tmp_path: Path) -> int:
+    clock = [100.0]
+    service = BoardService(Config(data_dir=tmp_path, settle=0.05, error_delay=0.2,
+                                  variant="sabouiyya"), clock=lambda: clock[0])
+    game = Game.new("sabouiyya")
+    for token in ["@c2", "@a1", "@b3", "@e5", "@d3", "@a5"]:
+        game.play(token)
+        service.set_sim_occupancy("".join(
+            "1" if (game.bitboards()[0] | game.bitboards()[1]) >> i & 1 else "0"
+            for i in range(25)))
+        clock[0] += 0.1
+        service.tick()
+    service.press("resign", "attacker")
+    gid = service.gid
+    service.close()
+    return gid
+
+
+def test_games_log_replays_and_stops_quietly_in_a_pipe(tmp_path: Path) -> None:
+    gid = _stored_game(tmp_path)
+    r = _cli("games", "log", str(gid), "--data-dir", str(tmp_path))
+    assert r.returncode == 0
+    assert r.stdout.startswith('{"t": 0.0, "board": "5x5", "sensor": "occupancy"}\n')
+    log = tmp_path / "g.jsonl"
+    log.write_text(r.stdout)
+    replayed = _cli("replay", str(log), "--variant", "sabouiyya", "--settle", "0.05",
+                    "--error-delay", "0.2")
+    assert replayed.returncode == 0, replayed.stderr
+    recorded = parse_record(_cli("games", "export", str(gid), "--data-dir",
+                                 str(tmp_path)).stdout)
+    again = parse_record(replayed.stdout)
+    assert [t.tokens for t in again.turns] == [t.tokens for t in recorded.turns] == \
+        [["@c2", "@a1"], ["@b3", "@e5"], ["@d3", "@a5"]]
+    assert again.result == recorded.result == "0-1"
+    # `games log N | head -1`: the reader has gone away; no "Broken pipe".
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        r = subprocess.run([sys.executable, "-m", "controller", "games", "log", str(gid),
+                            "--data-dir", str(tmp_path)], stdout=write, stderr=subprocess.PIPE,
+                           text=True, timeout=60)
+    finally:
+        os.close(write)
+    assert r.returncode == 0 and r.stderr == ""
+
+
+def test_run_prints_an_address_to_open_with_the_token(tmp_path: Path) -> None:
+    port = free_port()
+    token = "a-token-long-enough"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "controller", "run", "--host", "0.0.0.0", "--port", str(port),
+         "--token", token, "--data-dir", str(tmp_path), "--variant", "sabouiyya"],
+        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+        assert f":{port}/?token={token}" in line, line
+        assert "0.0.0.0" not in line
+        deadline = time.monotonic() + 30
+        while True:  # listening
+            try:
+                urllib.request.urlopen(f"http://127.0.0.1:{port}/api/state", timeout=2).close()
+                break
+            except OSError:
+                assert time.monotonic() < deadline
+                time.sleep(0.05)
+        # SIGTERM: the service stops at once (no waiting on open pages).
+        start = time.monotonic()
+        proc.terminate()
+        proc.wait(10)
+        assert proc.returncode == 0
+        assert time.monotonic() - start < 5
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
