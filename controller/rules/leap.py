@@ -17,7 +17,7 @@ from typing import NamedTuple
 
 from controller.board.geometry import Geometry, points
 
-from .leap_variants import KING, LeapVariant, find_leap_variant, leap_tables
+from .leap_variants import KING, LeapVariant, find_leap_variant, leap_tables, leaps_for, steps_for
 from .moves import (
     PASS,
     REMOVE,
@@ -278,63 +278,59 @@ class LeapGame:
         if self._huff:
             return [(REMOVE, -1, p, 0, False) for p in points(self._huff)]
         side = self._side
+        own = self._bb[side]
         enemy = self._bb[1 - side]
-        empty = self._full & ~(self._bb[side] | enemy)
+        empty = self._full & ~(own | enemy)
+        t = self._t
+        kings = self._kings
         if self._chain >= 0:
-            out = self._leaps_of(1 << self._chain, side, enemy, empty)
+            p = self._chain
+            kind = KING if kings >> p & 1 else side
+            out = list(self._leaps_at(kind, p, enemy, empty))
             if self._optional_chain:
                 out.append(_PASS)
             return out
-        own = self._bb[side]
-        out = self._leaps_of(own, side, enemy, empty)
-        if out and self.variant.compulsory_capture:
-            return out
-        t = self._t
-        kings = self._kings
-        men, king = t.step_moves[side], t.step_moves[KING]
-        men_mask, king_mask = t.step_mask[side], t.step_mask[KING]
-        append = out.append
+        n = t.size
+        over_mask, land_mask, step_mask = t.over_mask, t.land_mask, t.step_mask
+        leap_cache, step_cache = t.leap_cache, t.step_cache
+        leaps: list[Raw] = []
+        steps: list[Raw] = []
         while own:
             low = own & -own
-            p = low.bit_length() - 1
             own ^= low
-            if kings & low:
-                if king_mask[p] & empty:
-                    for to_bit, raw in king[p]:
-                        if empty & to_bit:
-                            append(raw)
-            elif men_mask[p] & empty:
-                for to_bit, raw in men[p]:
-                    if empty & to_bit:
-                        append(raw)
-        return out
-
-    def _leaps_of(self, pieces: int, side: int, enemy: int, empty: int) -> list[Raw]:
-        t = self._t
-        kings = self._kings
-        men, king = t.leap_moves[side], t.leap_moves[KING]
-        men_mask, king_mask = t.over_mask[side], t.over_mask[KING]
-        out: list[Raw] = []
-        while pieces:
-            low = pieces & -pieces
             p = low.bit_length() - 1
-            pieces ^= low
-            if kings & low:
-                if not king_mask[p] & enemy:
-                    continue
-                table = king[p]
-            elif men_mask[p] & enemy:
-                table = men[p]
-            else:
-                continue
-            for over, to_bit, raw in table:
-                if enemy & over and empty & to_bit:
-                    out.append(raw)
-        return out
+            kind = KING if kings & low else side
+            over = enemy & over_mask[kind][p]
+            if over:
+                key = over | (empty & land_mask[kind][p]) << n
+                found = leap_cache[kind][p].get(key)
+                if found is None:
+                    found = leaps_for(t, kind, p, key)
+                leaps += found
+            key = empty & step_mask[kind][p]
+            found = step_cache[kind][p].get(key)
+            if found is None:
+                found = steps_for(t, kind, p, key)
+            steps += found
+        if leaps and self.variant.compulsory_capture:
+            return leaps
+        leaps += steps
+        return leaps
+
+    def _leaps_at(self, kind: int, p: int, enemy: int, empty: int) -> tuple[Raw, ...]:
+        """The leaps of the soldier (of ``kind``) on ``p``."""
+        t = self._t
+        over = enemy & t.over_mask[kind][p]
+        if not over:
+            return ()
+        key = over | (empty & t.land_mask[kind][p]) << t.size
+        found = t.leap_cache[kind][p].get(key)
+        if found is None:
+            found = leaps_for(t, kind, p, key)
+        return found
 
     def _can_leap(self, pieces: int, side: int) -> int:
         """The soldiers among ``pieces`` (of ``side``) that have a leap."""
-        t = self._t
         enemy = self._bb[1 - side]
         empty = self._full & ~(self._bb[side] | enemy)
         kings = self._kings
@@ -343,12 +339,8 @@ class LeapGame:
             low = pieces & -pieces
             pieces ^= low
             kind = KING if kings & low else side
-            p = low.bit_length() - 1
-            if t.over_mask[kind][p] & enemy:
-                for over, to_bit, _ in t.leap_moves[kind][p]:
-                    if enemy & over and empty & to_bit:
-                        found |= low
-                        break
+            if self._leaps_at(kind, low.bit_length() - 1, enemy, empty):
+                found |= low
         return found
 
     def _has_move(self, side: int) -> bool:

@@ -20,6 +20,8 @@ __all__ = [
     "LeapVariant",
     "find_leap_variant",
     "leap_tables",
+    "leaps_for",
+    "steps_for",
 ]
 
 BOARDS = ("37-point", "8x8")
@@ -178,6 +180,15 @@ class LeapTables:
     leap_moves: tuple[tuple[tuple[tuple[int, int, RawMove], ...], ...], ...]
     step_mask: tuple[tuple[int, ...], ...]
     over_mask: tuple[tuple[int, ...], ...]
+    # ``land_mask``: the union of the ``to_bit``s of the leaps.  The caches
+    # map, per kind and point, the empty points of ``step_mask`` (steps), or
+    # the enemies of ``over_mask`` | the empty points of ``land_mask``
+    # shifted by the board's size (leaps), to the tuple of legal raw moves;
+    # filled as positions come (see :func:`steps_for`, :func:`leaps_for`).
+    land_mask: tuple[tuple[int, ...], ...]
+    step_cache: tuple[tuple[dict[int, tuple[RawMove, ...]], ...], ...]
+    leap_cache: tuple[tuple[dict[int, tuple[RawMove, ...]], ...], ...]
+    size: int
 
 
 def _start(variant: LeapVariant, g: Geometry) -> tuple[int, int]:
@@ -247,4 +258,26 @@ def leap_tables(variant: LeapVariant) -> LeapTables:
         leap_moves=leap_moves,
         step_mask=tuple(tuple(sum(b for b, _ in m) for m in kind) for kind in step_moves),
         over_mask=tuple(tuple(sum(b for b, _, _ in m) for m in kind) for kind in leap_moves),
+        land_mask=tuple(tuple(sum(b for _, b, _ in m) for m in kind) for kind in leap_moves),
+        step_cache=tuple(tuple({} for _ in range(n)) for _ in range(3)),
+        leap_cache=tuple(tuple({} for _ in range(n)) for _ in range(3)),
+        size=n,
     )
+
+
+def steps_for(t: LeapTables, kind: int, p: int, empty: int) -> tuple[RawMove, ...]:
+    """The steps of a soldier of ``kind`` on ``p`` given the empty points
+    ``empty`` (masked by ``step_mask``); cached."""
+    found = tuple(raw for bit, raw in t.step_moves[kind][p] if empty & bit)
+    t.step_cache[kind][p][empty] = found
+    return found
+
+
+def leaps_for(t: LeapTables, kind: int, p: int, key: int) -> tuple[RawMove, ...]:
+    """The leaps of a soldier of ``kind`` on ``p``: ``key`` is the enemies
+    (masked by ``over_mask``) | the empty points (masked by ``land_mask``)
+    shifted left by the board's size; cached."""
+    enemy, empty = key & ((1 << t.size) - 1), key >> t.size
+    found = tuple(raw for over, to, raw in t.leap_moves[kind][p] if enemy & over and empty & to)
+    t.leap_cache[kind][p][key] = found
+    return found
