@@ -12,6 +12,7 @@ import random
 from collections.abc import Callable, Iterable
 
 import pytest
+from simulated_games import random_game
 
 from controller.board.sensorlog import Event, format_event
 from controller.drivers.firmware_replay import firmware_events
@@ -19,21 +20,10 @@ from controller.drivers.firmware_sim import find_micropython
 from controller.drivers.gpio_replay import gpio_events
 from controller.reconcile.replay import log_events, replay, replay_events
 from controller.reconcile.simulator import simulate_log
-from controller.rules import Game
 
 pytestmark = pytest.mark.timeout(300)
 
 Source = Callable[[Iterable[str]], Iterable[Event]]
-
-
-def random_game(variant: str, rng: random.Random, limit: int) -> Game:
-    """Random legal play; a game in progress does not end on a pass."""
-    g = Game.new(variant)
-    while g.outcome is None and len(g.moves) < limit:
-        g.play(rng.choice(g.legal_moves()))
-    while g.outcome is None and g.moves and g.moves[-1].kind == "pass":
-        g.pop()
-    return g
 
 
 def sources() -> dict[str, Source]:

@@ -10,6 +10,7 @@ import time
 from typing import Any
 
 import pytest
+from simulated_games import random_game
 
 from controller.board.sensorlog import LogError
 from controller.drivers.config_table import ConfigError
@@ -18,18 +19,6 @@ from controller.drivers.gpio_replay import gpio_events
 from controller.drivers.mapping import BoardMapping
 from controller.reconcile.replay import ReplayResult, replay, replay_events
 from controller.reconcile.simulator import simulate_log
-from controller.rules import Game
-
-
-def random_game(variant: str, rng: random.Random, limit: int) -> Game:
-    """Random legal actions; an unfinished game does not end on a pass
-    (a pass leaves no trace on the board)."""
-    g = Game.new(variant)
-    while g.outcome is None and len(g.moves) < limit:
-        g.play(rng.choice(g.legal_moves()))
-    while g.outcome is None and g.moves and g.moves[-1].kind == "pass":
-        g.pop()
-    return g
 
 
 def replay_via_gpio(

@@ -6,36 +6,33 @@ from __future__ import annotations
 
 import json
 import random
+import resource
 import time
 
 import pytest
+from simulated_games import random_game
 
 from controller.board.sensorlog import LogError
 from controller.drivers.firmware_replay import firmware_events
 from controller.drivers.firmware_sim import FirmwareSimError
 from controller.reconcile.replay import ReplayResult, replay, replay_events
 from controller.reconcile.simulator import simulate_log
-from controller.rules import Game
 
 pytestmark = pytest.mark.timeout(120)  # a hung simulator fails, never hangs the run
 
 HEADER = '{"t": 0.0, "board": "7x7", "sensor": "occupancy"}'
 
 
-def random_game(variant: str, rng: random.Random, limit: int) -> Game:
-    """Random legal play; a game in progress does not end on a pass."""
-    g = Game.new(variant)
-    while g.outcome is None and len(g.moves) < limit:
-        g.play(rng.choice(g.legal_moves()))
-    while g.outcome is None and g.moves and g.moves[-1].kind == "pass":
-        g.pop()
-    return g
-
-
 def replay_via_firmware(
     lines: list[str], variant: str, trace: bool = False, micropython: str | None = None
 ) -> ReplayResult:
     return replay_events(firmware_events(lines, micropython=micropython), variant, trace=trace)
+
+
+def cpu_seconds() -> float:
+    """Processor time of this process and its finished children."""
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.process_time() + children.ru_utime + children.ru_stime
 
 
 def log_seconds(lines: list[str]) -> float:
@@ -53,15 +50,17 @@ def test_replay_through_the_firmware_gives_the_same_records(
     rng = random.Random(seed)
     game = random_game(variant, rng, limit)
     lines = simulate_log(game, seed=seed).splitlines()
-    t0 = time.monotonic()
+    t0 = cpu_seconds()
     got = replay_via_firmware(lines, variant, micropython=micropython)
-    wall = time.monotonic() - t0
+    cost = cpu_seconds() - t0
     want = replay(lines, variant)
     assert [str(r) for r in got.records] == [str(r) for r in want.records]
     assert got.reconciler is not None
     assert [str(m) for m in got.reconciler.game.moves] == [str(m) for m in game.moves]
-    # At least 20 times faster than the game took (a game lasts a minute or more).
-    assert log_seconds(lines) / wall >= 20, (log_seconds(lines), wall)
+    # At least 20 times faster than the game took (a game lasts a minute or
+    # more), counted in processor time, ours and MicroPython's: on a machine
+    # busy with other work the wall clock says more about the others.
+    assert log_seconds(lines) / cost >= 20, (log_seconds(lines), cost)
 
 
 def test_buttons_go_through_the_firmware_with_their_sides(micropython: str) -> None:
