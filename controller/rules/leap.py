@@ -290,8 +290,7 @@ class LeapGame:
             if self._optional_chain:
                 out.append(_PASS)
             return out
-        n = t.size
-        over_mask, land_mask, step_mask = t.over_mask, t.land_mask, t.step_mask
+        over_mask, step_mask = t.over_mask, t.step_mask
         leap_cache, step_cache = t.leap_cache, t.step_cache
         leaps: list[Raw] = []
         steps: list[Raw] = []
@@ -302,11 +301,12 @@ class LeapGame:
             kind = KING if kings & low else side
             over = enemy & over_mask[kind][p]
             if over:
-                key = over | (empty & land_mask[kind][p]) << n
-                found = leap_cache[kind][p].get(key)
-                if found is None:
-                    found = leaps_for(t, kind, p, key)
-                leaps += found
+                found_leaps = leap_cache[kind][p].get(over)
+                if found_leaps is None:
+                    found_leaps = leaps_for(t, kind, p, over)
+                for to_bit, raw in found_leaps:
+                    if empty & to_bit:
+                        leaps.append(raw)
             key = empty & step_mask[kind][p]
             found = step_cache[kind][p].get(key)
             if found is None:
@@ -323,11 +323,10 @@ class LeapGame:
         over = enemy & t.over_mask[kind][p]
         if not over:
             return ()
-        key = over | (empty & t.land_mask[kind][p]) << t.size
-        found = t.leap_cache[kind][p].get(key)
+        found = t.leap_cache[kind][p].get(over)
         if found is None:
-            found = leaps_for(t, kind, p, key)
-        return found
+            found = leaps_for(t, kind, p, over)
+        return tuple(raw for to_bit, raw in found if empty & to_bit)
 
     def _can_leap(self, pieces: int, side: int) -> int:
         """The soldiers among ``pieces`` (of ``side``) that have a leap."""

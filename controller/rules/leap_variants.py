@@ -180,14 +180,13 @@ class LeapTables:
     leap_moves: tuple[tuple[tuple[tuple[int, int, RawMove], ...], ...], ...]
     step_mask: tuple[tuple[int, ...], ...]
     over_mask: tuple[tuple[int, ...], ...]
-    # ``land_mask``: the union of the ``to_bit``s of the leaps.  The caches
-    # map, per kind and point, the empty points of ``step_mask`` (steps), or
-    # the enemies of ``over_mask`` | the empty points of ``land_mask``
-    # shifted by the board's size (leaps), to the tuple of legal raw moves;
-    # filled as positions come (see :func:`steps_for`, :func:`leaps_for`).
-    land_mask: tuple[tuple[int, ...], ...]
+    # The caches map, per kind and point, the empty points of
+    # ``step_mask`` to the tuple of legal steps, and the enemies of
+    # ``over_mask`` to the ``(to_bit, raw)`` leaps over them (legal when
+    # ``to_bit`` is empty); filled as positions come (:func:`steps_for`,
+    # :func:`leaps_for`).
     step_cache: tuple[tuple[dict[int, tuple[RawMove, ...]], ...], ...]
-    leap_cache: tuple[tuple[dict[int, tuple[RawMove, ...]], ...], ...]
+    leap_cache: tuple[tuple[dict[int, tuple[tuple[int, RawMove], ...]], ...], ...]
     size: int
 
 
@@ -258,7 +257,6 @@ def leap_tables(variant: LeapVariant) -> LeapTables:
         leap_moves=leap_moves,
         step_mask=tuple(tuple(sum(b for b, _ in m) for m in kind) for kind in step_moves),
         over_mask=tuple(tuple(sum(b for b, _, _ in m) for m in kind) for kind in leap_moves),
-        land_mask=tuple(tuple(sum(b for _, b, _ in m) for m in kind) for kind in leap_moves),
         step_cache=tuple(tuple({} for _ in range(n)) for _ in range(3)),
         leap_cache=tuple(tuple({} for _ in range(n)) for _ in range(3)),
         size=n,
@@ -273,11 +271,9 @@ def steps_for(t: LeapTables, kind: int, p: int, empty: int) -> tuple[RawMove, ..
     return found
 
 
-def leaps_for(t: LeapTables, kind: int, p: int, key: int) -> tuple[RawMove, ...]:
-    """The leaps of a soldier of ``kind`` on ``p``: ``key`` is the enemies
-    (masked by ``over_mask``) | the empty points (masked by ``land_mask``)
-    shifted left by the board's size; cached."""
-    enemy, empty = key & ((1 << t.size) - 1), key >> t.size
-    found = tuple(raw for over, to, raw in t.leap_moves[kind][p] if enemy & over and empty & to)
-    t.leap_cache[kind][p][key] = found
+def leaps_for(t: LeapTables, kind: int, p: int, enemy: int) -> tuple[tuple[int, RawMove], ...]:
+    """The ``(to_bit, raw)`` leaps of a soldier of ``kind`` on ``p`` over
+    the enemies ``enemy`` (masked by ``over_mask``); cached."""
+    found = tuple((to, raw) for over, to, raw in t.leap_moves[kind][p] if enemy & over)
+    t.leap_cache[kind][p][enemy] = found
     return found
