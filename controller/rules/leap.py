@@ -60,6 +60,16 @@ class LeapState(NamedTuple):
     huff: int
     outcome: Outcome | None
 
+    @property
+    def setting(self) -> bool:
+        """No setting phase (as ``State.setting`` of the Kharbga family)."""
+        return False
+
+    @property
+    def placed(self) -> int:
+        """Soldiers on the board, both sides."""
+        return self.attacker.bit_count() + self.defender.bit_count()
+
 
 class LeapGame:
     """A game of one leap variant, from any position, with undo.
