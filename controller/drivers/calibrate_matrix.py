@@ -51,103 +51,131 @@ def calibrate_matrix(
     ``attempts`` times.
     """
     mapping = scanner.mapping
-    size = mapping.size
-    n = mapping.squares
-    name = mapping.name
-    label = mapping.switch_label
+    session = _Session(scanner, console, clock, leds, attempts, settle_timeout)
+    console.say(
+        f"Calibrating the {mapping.size}x{mapping.size} switch matrix: {mapping.squares} "
+        "squares, one piece. Type q at any prompt to stop."
+    )
+    session.clear_board()
+    for k in range(mapping.squares):
+        session.find_square(k)
+    if leds is not None:
+        leds.show_pixels([(0, 0, 0)] * mapping.led_count)
+    result = session.result()
+    console.say(_describe(result))
+    return result
 
-    def read() -> int:
-        return scanner.settle(clock, settle_timeout)
 
-    def quit_if(answer: str) -> None:
+class _Session:
+    """One calibration: what has been found so far."""
+
+    def __init__(self, scanner: MatrixScanner, console: Console, clock: Clock,
+                 leds: LedOutput | None, attempts: int, settle_timeout: float) -> None:
+        self.scanner = scanner
+        self.mapping = scanner.mapping
+        self.console = console
+        self.clock = clock
+        self.leds = leds
+        self.attempts = attempts
+        self.settle_timeout = settle_timeout
+        self.ignored = 0  # switches stuck closed on the empty board
+        self.switch_square: dict[int, int] = {}
+        self.led_square: dict[int, int] = {}
+
+    def read(self) -> int:
+        return self.scanner.settle(self.clock, self.settle_timeout)
+
+    def ask(self, prompt: Prompt) -> str:
+        answer = self.console.ask(prompt)
         if answer.strip().lower() in ("q", "quit"):
             raise CalibrationAborted("calibration abandoned: nothing written")
+        return answer
 
-    console.say(
-        f"Calibrating the {size}x{size} switch matrix: {n} squares, one piece. "
-        "Type q at any prompt to stop."
-    )
-    # 1. The empty board: switches closed now are stuck and left out.
-    ignored = 0
-    for _ in range(attempts):
-        quit_if(console.ask(Prompt("Take every piece off the board, then press Enter.", "clear")))
-        ignored = read()
-        if not ignored:
-            break
-        stuck = ", ".join(label(i) for i in points(ignored))
-        answer = console.ask(
-            Prompt(
+    def clear_board(self) -> None:
+        """The empty board: switches closed now are stuck and left out."""
+        label = self.mapping.switch_label
+        for _ in range(self.attempts):
+            self.ask(Prompt("Take every piece off the board, then press Enter.", "clear"))
+            self.ignored = self.read()
+            if not self.ignored:
+                return
+            stuck = ", ".join(label(i) for i in points(self.ignored))
+            answer = self.ask(Prompt(
                 f"Switches {stuck} are closed on an empty board. Enter to look again, "
                 "c to carry on without them."
-            )
-        )
-        quit_if(answer)
-        if answer.strip().lower() == "c":
-            break
-    # 2. One square at a time.
-    switch_square: dict[int, int] = {}
-    led_square: dict[int, int] = {}
-    for k in range(n):
-        expected = mapping.square_of_led(mapping.led_offset + k) if leds else k
+            ))
+            if answer.strip().lower() == "c":
+                return
+
+    def find_square(self, k: int) -> None:
+        """The ``k``-th square: LED ``k`` of the chain lit (or the ``k``-th
+        square named), the one switch that closes under the piece."""
+        m, leds, name = self.mapping, self.leds, self.mapping.name
+        expected = m.square_of_led(m.led_offset + k) if leds else k
         assert expected is not None
         if leds is not None:
-            pixels: list[RGB] = [(0, 0, 0)] * mapping.led_count
-            pixels[mapping.led_offset + k] = LIT
+            pixels: list[RGB] = [(0, 0, 0)] * m.led_count
+            pixels[m.led_offset + k] = LIT
             leds.show_pixels(pixels)
         where = f"{name(expected)} (it is lit)" if leds else name(expected)
         hint = " If the light is under another square, type that square's name." if leds else ""
         square = expected
-        for attempt in range(attempts + 1):
-            if attempt == attempts:
-                raise CalibrationAborted(
-                    f"calibration abandoned at {name(square)}: no single switch answered"
-                )
-            answer = console.ask(
+        for _ in range(self.attempts):
+            answer = self.ask(
                 Prompt(f"Move the piece to {where}, then press Enter.{hint}", "place", (expected,))
             ).strip()
-            quit_if(answer)
             if answer and leds is not None:
                 try:
-                    square = parse_square(answer, size)
+                    square = parse_square(answer, m.size)
                 except ValueError as exc:
-                    console.say(str(exc))
+                    self.console.say(str(exc))
                     continue
-            closed = [i for i in points(read() & ~ignored)]
-            if len(closed) != 1:
-                if not closed:
-                    console.say(f"No switch closed under {name(square)}: is the piece down?")
-                else:
-                    listed = ", ".join(label(i) for i in closed)
-                    console.say(f"Switches {listed} are closed: leave only the one piece.")
-                continue
-            switch = closed[0]
-            if switch in switch_square:
-                console.say(
-                    f"Switch {label(switch)} already belongs to {name(switch_square[switch])}: "
-                    "is the piece on the right square?"
-                )
-                continue
-            if square in switch_square.values():
-                console.say(f"{name(square)} already has its switch: which square is lit?")
-                continue
-            switch_square[switch] = square
-            if leds is not None:
-                led_square[k] = square
-            console.say(f"{name(square)}: switch {label(switch)}")
-            break
-    if leds is not None:
-        leds.show_pixels([(0, 0, 0)] * mapping.led_count)
-    missing = [name(s) for s in range(n) if s not in switch_square.values()]
-    if missing:  # only when ignored (stuck) switches hid some squares
-        raise CalibrationAborted(f"no switch found for {', '.join(missing)}")
-    try:
-        result = mapping.with_switch_table([switch_square[i] for i in range(n)])
-        if leds is not None:
-            result = result.with_led_table([led_square[k] for k in range(n)])
-    except ConfigError as exc:
-        raise CalibrationAborted(f"calibration gave an inconsistent mapping: {exc}") from None
-    console.say(_describe(result))
-    return result
+            if self._take(square, k):
+                return
+        raise CalibrationAborted(
+            f"calibration abandoned at {name(square)}: no single switch answered"
+        )
+
+    def _take(self, square: int, k: int) -> bool:
+        """Read the switch under the piece on ``square``; False (said why)
+        when it is not exactly one new switch."""
+        name, label = self.mapping.name, self.mapping.switch_label
+        closed = list(points(self.read() & ~self.ignored))
+        if len(closed) != 1:
+            if not closed:
+                self.console.say(f"No switch closed under {name(square)}: is the piece down?")
+            else:
+                listed = ", ".join(label(i) for i in closed)
+                self.console.say(f"Switches {listed} are closed: leave only the one piece.")
+            return False
+        switch = closed[0]
+        if switch in self.switch_square:
+            self.console.say(
+                f"Switch {label(switch)} already belongs to {name(self.switch_square[switch])}: "
+                "is the piece on the right square?"
+            )
+            return False
+        if square in self.switch_square.values():
+            self.console.say(f"{name(square)} already has its switch: which square is lit?")
+            return False
+        self.switch_square[switch] = square
+        if self.leds is not None:
+            self.led_square[k] = square
+        self.console.say(f"{name(square)}: switch {label(switch)}")
+        return True
+
+    def result(self) -> BoardMapping:
+        m, n = self.mapping, self.mapping.squares
+        missing = [m.name(s) for s in range(n) if s not in self.switch_square.values()]
+        if missing:  # only when ignored (stuck) switches hid some squares
+            raise CalibrationAborted(f"no switch found for {', '.join(missing)}")
+        try:
+            result = m.with_switch_table([self.switch_square[i] for i in range(n)])
+            if self.leds is not None:
+                result = result.with_led_table([self.led_square[k] for k in range(n)])
+        except ConfigError as exc:
+            raise CalibrationAborted(f"calibration gave an inconsistent mapping: {exc}") from None
+        return result
 
 
 def _describe(m: BoardMapping) -> str:
