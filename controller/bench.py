@@ -23,11 +23,18 @@ def main(argv: list[str] | None = None) -> int:
         "drivers": drivers_bench.main,
         "engine": _no_args(engine_bench.main),
         "camera": _no_args(camera_bench.main),
+        "service": _service,
     }
     for name, run in suites.items():
         if not names or name in names:
             run()
     return 0
+
+
+def _service() -> None:
+    from controller.service import bench as service_bench
+
+    service_bench.main([])
 
 
 def _no_args(run: Callable[[list[str]], int]) -> Callable[[], None]:

@@ -36,6 +36,7 @@ import hmac
 import ipaddress
 import json
 import logging
+from concurrent.futures import ThreadPoolExecutor
 from importlib import resources
 from typing import Any
 
@@ -52,6 +53,8 @@ MAX_BODY = 16 * 1024
 SERVICE: web.AppKey[BoardService] = web.AppKey("service", BoardService)
 SOCKETS: web.AppKey[set[web.WebSocketResponse]] = web.AppKey("sockets", set)
 TICKER: web.AppKey[asyncio.Task[None]] = web.AppKey("ticker", asyncio.Task)
+ARCHIVE_GATE: web.AppKey[asyncio.Semaphore] = web.AppKey("archive_gate", asyncio.Semaphore)
+ARCHIVE_THREAD: web.AppKey[ThreadPoolExecutor] = web.AppKey("archive_thread", ThreadPoolExecutor)
 STATIC_FILES = {"index.html": "text/html", "app.js": "text/javascript", "style.css": "text/css"}
 
 
@@ -193,10 +196,17 @@ async def get_camera(request: web.Request) -> web.Response:
                         headers={"Cache-Control": "no-store"})
 
 
+async def _archive_work(request: web.Request, work: Any, *args: Any) -> Any:
+    """Archive reads: one worker thread (so the event loop is not starved
+    of the interpreter), and a few requests at a time (many waiting readers
+    cost the loop nothing; the board's frames go first)."""
+    async with request.app[ARCHIVE_GATE]:
+        return await asyncio.get_running_loop().run_in_executor(
+            request.app[ARCHIVE_THREAD], work, *args)
+
+
 async def get_games(request: web.Request) -> web.Response:
-    store = request.app[SERVICE].store
-    loop = asyncio.get_running_loop()
-    games = await loop.run_in_executor(None, store.archive)
+    games = await _archive_work(request, request.app[SERVICE].store.archive)
     return web.json_response(games)
 
 
@@ -212,7 +222,12 @@ async def get_game(request: web.Request) -> web.Response:
     # board (the event loop) stays live.
     store = request.app[SERVICE].store
     gid = _game_id(request)
-    data = await asyncio.get_running_loop().run_in_executor(None, store.game_view, gid)
+    data = store.cached_view(gid)
+    if data is None:
+        data = await _archive_work(request, store.game_view, gid)
+    else:
+        async with request.app[ARCHIVE_GATE]:
+            await asyncio.sleep(0)
     if data is None:
         return _error(404, "no such game")
     return web.Response(body=data, content_type="application/json")
@@ -280,6 +295,8 @@ async def _start(app: web.Application) -> None:
             loop.create_task(_send(ws, text))
 
     service.listeners.append(broadcast)
+    app[ARCHIVE_GATE] = asyncio.Semaphore(4)
+    app[ARCHIVE_THREAD] = ThreadPoolExecutor(1, thread_name_prefix="archive")
     app[TICKER] = asyncio.create_task(_ticker(app))
 
 
@@ -307,6 +324,9 @@ async def _stop(app: web.Application) -> None:
     task = app.get(TICKER)
     if task is not None:
         task.cancel()
+    pool = app.get(ARCHIVE_THREAD)
+    if pool is not None:
+        pool.shutdown(wait=True, cancel_futures=True)
     app[SERVICE].close()
 
 

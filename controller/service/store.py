@@ -101,12 +101,18 @@ class Store:
         columns = {r[1] for r in self.db.execute("PRAGMA table_info(games)")}
         if "settings" not in columns:  # archives from before settings were kept
             self.db.execute("ALTER TABLE games ADD COLUMN settings TEXT")
+        # The raw sensor log on a connection of its own that does not sync
+        # every write (WAL, synchronous=NORMAL): frames come 100 times a
+        # second, and a lost tail of raw log costs no recorded move.
+        self.log_db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        self.log_db.execute("PRAGMA synchronous=NORMAL")
         self._local = threading.local()
-        self._views: dict[tuple[int, int], bytes] = {}
+        self._views: dict[int, bytes] = {}  # finished games for the viewer (final)
         self._stored: dict[int, list[str]] = {}
         self._sensor_seq: dict[int, int] = {}
 
     def close(self) -> None:
+        self.log_db.close()
         self.db.close()
 
     # -- games ---------------------------------------------------------
@@ -222,10 +228,6 @@ class Store:
         stored = self.get(gid, db)
         if stored is None:
             return None
-        key = (gid, len(stored.actions))
-        cached = self._views.get(key)
-        if cached is not None and stored.finished is not None:
-            return cached
         game = stored.game()
         positions = []
         replay = game.copy()
@@ -242,10 +244,15 @@ class Store:
             "actions": list(stored.actions), "finished": stored.finished is not None,
             "turns": turn_numbers(game),
         }).encode()
-        if len(self._views) > 256:
-            self._views.clear()
-        self._views[key] = data
+        if stored.finished is not None:
+            if len(self._views) >= 64:
+                self._views.pop(next(iter(self._views)))
+            self._views[gid] = data
         return data
+
+    def cached_view(self, gid: int) -> bytes | None:
+        """A finished game's view if already made (cheap: on the loop)."""
+        return self._views.get(gid)
 
     def archive(self) -> list[dict[str, object]]:
         """:meth:`list_games` from a worker thread."""
@@ -287,14 +294,15 @@ class Store:
             return
         seq = self._sensor_seq.get(gid)
         if seq is None:
-            row = self.db.execute("SELECT MAX(seq) FROM sensor WHERE game_id=?", (gid,)).fetchone()
+            row = self.log_db.execute("SELECT MAX(seq) FROM sensor WHERE game_id=?",
+                                      (gid,)).fetchone()
             seq = int(row[0]) + 1 if row and row[0] is not None else 0
-        with self.db:
-            self.db.executemany("INSERT INTO sensor (game_id, seq, line) VALUES (?, ?, ?)",
-                                [(gid, seq + i, line) for i, line in enumerate(lines)])
+        with self.log_db:
+            self.log_db.executemany("INSERT INTO sensor (game_id, seq, line) VALUES (?, ?, ?)",
+                                    [(gid, seq + i, line) for i, line in enumerate(lines)])
             seq += len(lines)
-            self.db.execute("DELETE FROM sensor WHERE game_id=? AND seq<?",
-                            (gid, seq - self.sensor_log_limit))
+            self.log_db.execute("DELETE FROM sensor WHERE game_id=? AND seq<?",
+                                (gid, seq - self.sensor_log_limit))
         self._sensor_seq[gid] = seq
 
     def sensor_log(self, gid: int) -> list[str]:
