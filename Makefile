@@ -13,6 +13,16 @@ install: $(STAMP_INSTALL)
 
 install-test: $(STAMP_TEST)
 
+# A real board: the web service with the GPIO, LED (SPI) and serial
+# libraries (`run --board gpio` or `serial:PORT`, `doctor`, `calibrate`).
+install-pi: $(STAMP_INSTALL)
+	$(BIN)/python -m pip install -e '.[web,pi]'
+
+# A camera board: the web service with OpenCV (`run --board camera:DEV`,
+# `calibrate camera`, `camera read`).
+install-camera: $(STAMP_INSTALL)
+	$(BIN)/python -m pip install -e '.[web,camera]'
+
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
 
