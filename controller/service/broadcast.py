@@ -433,7 +433,7 @@ class Publisher:
         changed = (connected, error) != (self._connected, self._error)
         was = self._connected
         self._connected, self._error = connected, error
-        if not changed:
+        if not changed or self._stop.is_set():
             return
         if connected:
             log.info("broadcast: connected to %s as %s", self.config.url, self.config.board_id)

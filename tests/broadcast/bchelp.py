@@ -1,0 +1,316 @@
+"""Helpers of the broadcast tests: a real Mosquitto on a free loopback port,
+a TCP proxy that can cut the network, board services and the hall as
+subprocesses, and a plain MQTT listener."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from controller.rules import Game
+
+MOSQUITTO = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def wait_until(check: Callable[[], Any], seconds: float, what: str) -> Any:
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            value = check()
+        except (OSError, urllib.error.URLError, KeyError, ValueError):
+            value = None
+        if value:
+            return value
+        assert time.monotonic() < deadline, f"timed out: {what}"
+        time.sleep(0.05)
+
+
+class Broker:
+    """Debian's mosquitto, started by the test on a free port."""
+
+    def __init__(self, workdir: Path, extra: str = "") -> None:
+        if not Path(MOSQUITTO).exists():
+            pytest.fail("mosquitto is not installed: `make test` installs it "
+                        "(apt-get install mosquitto)")
+        self.port = free_port()
+        self.dir = workdir
+        workdir.mkdir(parents=True, exist_ok=True)
+        self.conf = workdir / "mosquitto.conf"
+        self.conf.write_text(f"listener {self.port} 127.0.0.1\npersistence false\n"
+                             + (extra or "allow_anonymous true\n"))
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"mqtt://127.0.0.1:{self.port}"
+
+    def start(self) -> Broker:
+        log = open(self.dir / "mosquitto.log", "ab")  # noqa: SIM115
+        self.proc = subprocess.Popen([MOSQUITTO, "-c", str(self.conf)], stdout=log, stderr=log)
+        wait_until(self._listening, 10, "mosquitto listening")
+        return self
+
+    def _listening(self) -> bool:
+        with socket.create_connection(("127.0.0.1", self.port), timeout=0.5):
+            return True
+
+    def kill(self) -> None:
+        if self.proc is not None:
+            self.proc.send_signal(signal.SIGKILL)
+            self.proc.wait()
+            self.proc = None
+
+    def stop(self) -> None:
+        if self.proc is not None:
+            self.proc.terminate()
+            self.proc.wait(5)
+            self.proc = None
+
+
+class Proxy:
+    """A loopback TCP proxy in front of the broker.  ``cut()`` makes the
+    network silent (bytes dropped, connections left open, as a pulled
+    cable); ``restore()`` closes what was open and forwards again."""
+
+    def __init__(self, target: int) -> None:
+        self.target = target
+        self.sock = socket.socket()
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(16)
+        self.port = int(self.sock.getsockname()[1])
+        self.silent = False
+        self.open: list[socket.socket] = []
+        self.lock = threading.Lock()
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    @property
+    def url(self) -> str:
+        return f"mqtt://127.0.0.1:{self.port}"
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                client, _ = self.sock.accept()
+            except OSError:
+                return
+            pair = [client]
+            if not self.silent:
+                try:
+                    pair.append(socket.create_connection(("127.0.0.1", self.target)))
+                except OSError:
+                    client.close()
+                    continue
+            with self.lock:
+                self.open.extend(pair)
+            threading.Thread(target=self._pump, args=(client, pair[1:]), daemon=True).start()
+            if len(pair) == 2:
+                threading.Thread(target=self._pump, args=(pair[1], [client]), daemon=True).start()
+
+    def _pump(self, src: socket.socket, dst: list[socket.socket]) -> None:
+        try:
+            while data := src.recv(65536):
+                if not self.silent and dst:
+                    dst[0].sendall(data)
+        except OSError:
+            pass
+        for s in [src, *dst]:
+            try:
+                s.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+    def cut(self) -> None:
+        self.silent = True
+
+    def restore(self) -> None:
+        with self.lock:
+            old, self.open = self.open, []
+        for s in old:
+            try:
+                s.shutdown(socket.SHUT_RDWR)
+                s.close()
+            except OSError:
+                pass
+        self.silent = False
+
+    def close(self) -> None:
+        self.sock.close()
+        self.restore()
+
+
+def http_get(url: str) -> Any:
+    with urllib.request.urlopen(url, timeout=5) as r:
+        body = r.read()
+    ctype = r.headers.get("Content-Type", "")
+    return json.loads(body) if "json" in ctype else body.decode()
+
+
+def http_post(url: str, body: Any) -> Any:
+    req = urllib.request.Request(url, data=json.dumps(body).encode(),
+                                 headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(req, timeout=5) as r:
+        return json.loads(r.read())
+
+
+class Proc:
+    """``python -m controller ARGS`` in the background, output to a file."""
+
+    def __init__(self, args: list[str], log: Path, port: int) -> None:
+        self.args = args
+        self.log = log
+        self.port = port
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self, path: str = "/api/state") -> Proc:
+        out = open(self.log, "ab")  # noqa: SIM115
+        env = dict(os.environ, PYTHONUNBUFFERED="1")
+        self.proc = subprocess.Popen([sys.executable, "-m", "controller", *self.args],
+                                     stdout=out, stderr=out, env=env)
+        wait_until(lambda: http_get(self.url + path), 30, f"{self.args[0]} started")
+        return self
+
+    def kill(self) -> None:
+        if self.proc is not None:
+            self.proc.kill()
+            self.proc.wait()
+            self.proc = None
+
+    def stop(self) -> None:
+        if self.proc is not None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+            self.proc = None
+
+    def get(self, path: str) -> Any:
+        return http_get(self.url + path)
+
+    def post(self, path: str, body: Any) -> Any:
+        return http_post(self.url + path, body)
+
+
+def board(tmp: Path, name: str, broker_url: str, variant: str = "sabouiyya",
+          extra: str = "") -> Proc:
+    data = tmp / name
+    data.mkdir(parents=True, exist_ok=True)
+    config = data / "config.toml"
+    config.write_text(f'[board]\nvariant = "{variant}"\nsettle = 0.05\nerror_delay = 0.5\n'
+                      + extra)
+    port = free_port()
+    args = ["run", "--config", str(config), "--data-dir", str(data), "--port", str(port)]
+    if broker_url:
+        args += ["--broker", broker_url, "--board-id", name]
+    return Proc(args, data / "service.log", port)
+
+
+def hall(tmp: Path, broker_url: str) -> Proc:
+    port = free_port()
+    return Proc(["hall", "--broker", broker_url, "--port", str(port)], tmp / "hall.log", port)
+
+
+def random_game(seed: int, variant: str = "sabouiyya", limit: int = 70) -> list[str]:
+    """Actions of a random game that does not end at once."""
+    rng = random.Random(seed)
+    g = Game.new(variant)
+    while g.outcome is None and len(g.moves) < limit:
+        moves = [m for m in g.legal_moves() if m.kind != "pass"]
+        going = []
+        for m in moves:
+            g.play(m)
+            if g.outcome is None:
+                going.append(m)
+            g.pop()
+        if not moves:
+            break
+        g.play(rng.choice(going or moves))
+    return [str(m) for m in g.moves]
+
+
+class Player:
+    """Plays a list of actions on a simulated board through its API."""
+
+    def __init__(self, proc: Proc, actions: list[str], variant: str = "sabouiyya") -> None:
+        self.proc = proc
+        self.actions = actions
+        self.game = Game.new(variant)
+        self.done = 0
+        self.slowest = 0.0
+
+    def occ(self) -> str:
+        a, d = self.game.bitboards()
+        return "".join("1" if (a | d) >> i & 1 else "0" for i in range(self.game.geometry.size))
+
+    def play(self, count: int, pause: float = 0.12) -> None:
+        """The next ``count`` actions, each confirmed before the next."""
+        for _ in range(count):
+            if self.done >= len(self.actions):
+                return
+            self.game.play(self.actions[self.done])
+            t = time.monotonic()
+            self.proc.post("/api/sim/occupancy", {"occ": self.occ()})
+            self.done += 1
+            wait_until(lambda: self.stored() == self.actions[:self.done], 10,
+                       f"action {self.done} recorded")
+            self.slowest = max(self.slowest, time.monotonic() - t)
+            time.sleep(pause)
+
+    def stored(self) -> list[str]:
+        state = self.proc.get("/api/state")
+        return list(self.proc.get(f"/api/games/{state['game_id']}")["actions"])
+
+
+def hall_has(hall_proc: Proc, name: str, actions: list[str]) -> bool:
+    d = hall_proc.get(f"/api/boards/{name}")
+    return bool(d["moves"] == actions)
+
+
+class Listener:
+    """A plain MQTT client that keeps every message it hears."""
+
+    def __init__(self, broker_url: str, topic: str = "kharbga/#") -> None:
+        import paho.mqtt.client as mqtt
+
+        self.messages: list[tuple[str, bytes, bool]] = []
+        host, port = broker_url.removeprefix("mqtt://").split(":")
+        self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2)
+        self.client.on_connect = lambda c, *a: c.subscribe(topic, qos=1)
+        self.client.on_message = lambda c, u, m: self.messages.append(
+            (m.topic, bytes(m.payload), bool(m.retain)))
+        self.client.connect(host, int(port))
+        self.client.loop_start()
+
+    def on(self, topic: str) -> list[bytes]:
+        return [p for t, p, _ in self.messages if t == topic]
+
+    def close(self) -> None:
+        self.client.disconnect()
+        self.client.loop_stop()

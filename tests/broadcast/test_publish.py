@@ -1,0 +1,124 @@
+"""What a board publishes, against a real Mosquitto: the retained state
+(the JSON of GET /api/state), one QoS 1 message per confirmed action (and
+undo), the retained record; an unreachable broker at start; bad options."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from bchelp import Broker, Listener, Player, board, free_port, random_game, wait_until
+
+from controller.rules import Game
+from controller.rules.record import parse_record
+
+
+def test_state_moves_and_record(tmp_path: Path) -> None:
+    broker = Broker(tmp_path / "broker").start()
+    listener = Listener(broker.url)
+    b = board(tmp_path, "b1", broker.url).start()
+    try:
+        wait_until(lambda: b.get("/api/state")["broker"]["connected"], 10, "board connected")
+        actions = random_game(11)[:30]
+        player = Player(b, actions)
+        player.play(30, pause=0.05)
+        b.post("/api/button", {"button": "undo"})
+        wait_until(lambda: player.stored() == actions[:29], 10, "undo recorded")
+        wait_until(lambda: len(listener.on("kharbga/b1/moves")) >= 31, 10, "31 messages")
+        moves = [json.loads(p) for p in listener.on("kharbga/b1/moves")]
+        # One message per action, in order, then the undo.
+        assert [m["move"] for m in moves[:30]] == actions
+        assert [m["ply"] for m in moves[:30]] == list(range(1, 31))
+        assert moves[30]["undo"] is True and moves[30]["ply"] == 29
+        seqs = [m["seq"] for m in moves]
+        assert seqs == sorted(set(seqs))
+        replay = Game.new("sabouiyya")
+        for m in moves[:30]:
+            replay.play(m["move"])
+            assert m["position"] == replay.position()
+            assert m["board"] == "b1" and m["variant"] == "sabouiyya"
+        times = [m["time"] for m in moves[:30]]
+        assert times == sorted(times)
+        replay.pop()
+        assert moves[30]["position"] == replay.position()
+        # The retained state is the page's state; the retained record the game.
+        state = b.get("/api/state")
+        fresh = Listener(broker.url, "kharbga/b1/#")
+        wait_until(lambda: fresh.on("kharbga/b1/game") and fresh.on("kharbga/b1/state"), 10,
+                   "retained messages")
+        wait_until(lambda: json.loads(fresh.on("kharbga/b1/state")[-1]) == b.get("/api/state"),
+                   10, "retained state equal to GET /api/state")
+        assert json.loads(fresh.on("kharbga/b1/state")[-1])["game_id"] == state["game_id"]
+        record = wait_until(lambda: [r for r in fresh.on("kharbga/b1/game")
+                                     if len(parse_record(r.decode()).game().moves) == 29], 10,
+                            "record after the undo")
+        assert [str(m) for m in parse_record(record[-1].decode()).game().moves] == actions[:29]
+        assert fresh.on("kharbga/b1/online") == [b"1"]
+        fresh.close()
+    finally:
+        b.stop()
+        listener.close()
+        broker.stop()
+
+
+def test_unreachable_broker_at_start(tmp_path: Path) -> None:
+    """One line on the console and on the page; the board plays on; when
+    the broker comes, every move reaches it."""
+    port = free_port()
+    b = board(tmp_path, "b2", f"mqtt://127.0.0.1:{port}").start()
+    try:
+        link = wait_until(lambda: b.get("/api/state")["broker"]["error"], 10, "error shown")
+        assert "unreachable" in link and b.get("/api/state")["broker"]["connected"] is False
+        actions = random_game(12)[:8]
+        player = Player(b, actions)
+        player.play(8, pause=0.02)
+        assert player.slowest < 2.0
+        lines = [ln for ln in b.log.read_text().splitlines() if "unreachable (" in ln]
+        assert len(lines) == 1 and "Traceback" not in b.log.read_text()
+        broker = Broker(tmp_path / "broker")
+        broker.port = port
+        broker.conf.write_text(f"listener {port} 127.0.0.1\npersistence false\n"
+                               "allow_anonymous true\n")
+        broker.start()
+        try:
+            listener = Listener(broker.url)
+            wait_until(lambda: b.get("/api/state")["broker"]["connected"], 15, "connected")
+            # Moves sent before the listener subscribed are in the retained record.
+            record = wait_until(lambda: listener.on("kharbga/b2/game"), 10, "record")
+            assert [str(m) for m in parse_record(record[-1].decode()).game().moves] == actions
+            listener.close()
+        finally:
+            broker.stop()
+    finally:
+        b.stop()
+
+
+def _run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "controller", *args], capture_output=True,
+                          text=True, timeout=30)
+
+
+def test_bad_broker_options(tmp_path: Path) -> None:
+    cases = [
+        (["run", "--broker", "http://127.0.0.1:1883", "--board-id", "x"], "mqtt://"),
+        (["run", "--broker", "mqtt://127.0.0.1:1883"], "board id"),
+        (["run", "--broker", "mqtt://127.0.0.1:1883", "--board-id", "a/b"], "'/'"),
+        (["run", "--board-id", "x"], "needs a broker"),
+        (["run", "--broker", "mqtt://u:secret@127.0.0.1:1883", "--board-id", "x"],
+         "configuration file"),
+        (["run", "--broker", "mqtt://127.0.0.1:99999", "--board-id", "x"], "mqtt://"),
+        (["hall"], "needs a broker"),
+        (["hall", "--broker", "mqtt://h:1", "--port", "0"], "--port"),
+    ]
+    for args, words in cases:
+        out = _run(*args, "--data-dir", str(tmp_path / "d")) if args[0] == "run" else _run(*args)
+        assert out.returncode == 2, (args, out.stderr)
+        lines = out.stderr.strip().splitlines()
+        assert len(lines) == 1 and words in lines[0], (args, out.stderr)
+    config = tmp_path / "c.toml"
+    config.write_text('[broadcast]\nbroker = "mqtt://127.0.0.1:1883"\nboard_id = "x"\nport = 1\n')
+    out = _run("run", "--config", str(config), "--data-dir", str(tmp_path / "d"))
+    assert out.returncode == 2 and "broadcast.port" in out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1
