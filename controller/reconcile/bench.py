@@ -41,12 +41,12 @@ def frame_times(variant: str, colour: bool, games: int = 4) -> tuple[list[float]
         clock = time.perf_counter
         for event in events:
             assert isinstance(event, Frame | Button)
-            pending = not rec._processed
+            pending = rec.settling
             start = clock()
             rec.feed(event)
             elapsed = clock() - start
             times.append(elapsed)
-            if pending and rec._processed:
+            if pending and not rec.settling:
                 settling.append(elapsed)
     return times, settling
 

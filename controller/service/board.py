@@ -98,14 +98,16 @@ class BoardService:
         else:
             game = Game.new(config.variant)
             self.gid = self.store.new_game(game, *self.players, self.game_settings())
-        self.reconciler = Reconciler(game=game, settings=self.settings)
         # Games put aside unfinished (board cleared): resumed when set up again.
         self._ids: dict[int, int] = {}
+        saved: list[Game] = []
         for other in self.store.unfinished():
             if other.id != self.gid:
                 g = other.game()
-                self.reconciler.saved.append(g)
+                saved.append(g)
                 self._ids[id(g)] = other.id
+        self.reconciler = Reconciler(game=game, settings=self.settings, saved=saved,
+                                     keep_finished=False)
         self.simulated = config.board == "sim"
         size = game.variant.size
         self.squares = size * size
@@ -231,25 +233,22 @@ class BoardService:
 
     def _after(self, update: Update) -> None:
         rec = self.reconciler
-        if update.played or update.undone or update.new_game or rec.resumed:
+        if update.played or update.undone or update.new_game or update.resumed is not None:
             self.draw_offer = None
             self.hint_move = None
-        if update.new_game or rec.resumed:
+        if update.new_game or update.resumed is not None:
             # What led here belongs to the game that ends or is put aside;
             # the next game's log starts with the board as it is now.
             self._flush_log()
-            for old in rec.finished:
+            for old in update.finished:
                 gid = self._ids.pop(id(old), self.gid)
                 self.store.sync(gid, old)
                 self.store.finish(gid, old)
-            rec.finished.clear()
-            for old in rec.saved:  # put aside unfinished: kept as it is
-                if id(old) not in self._ids:
-                    self.store.sync(self.gid, old)
-                    self._ids[id(old)] = self.gid
-            if rec.resumed:
-                self.gid = self._ids.pop(id(rec.game))
-                rec.resumed.clear()
+            for old in update.saved:  # put aside unfinished: kept as it is
+                self.store.sync(self.gid, old)
+                self._ids[id(old)] = self.gid
+            if update.resumed is not None:
+                self.gid = self._ids.pop(id(update.resumed))
                 stored = self.store.get(self.gid)
                 if stored is not None:
                     self._load_settings(stored.settings, (stored.attacker, stored.defender))
@@ -308,7 +307,7 @@ class BoardService:
                 raise RequestError("seconds must be a number from 0.01 to 60")
             self.think = float(seconds)
         self.computer = None if side is None else str(side)
-        self.reconciler.expected = None
+        self.reconciler.expect(None)
         self.store.rename(self.gid, *self.players, self.game_settings())
         self._want_computer()
         self._publish(self.reconciler.tick(self.now()))
@@ -379,8 +378,7 @@ class BoardService:
             self.press("draw", "defender" if offer == "attacker" else "attacker")
         elif answer == "decline":
             self.draw_offer = None
-            if hasattr(self.reconciler, "_draw_offer"):  # the board's own memory of it
-                self.reconciler._draw_offer = None
+            self.reconciler.decline_draw()  # the board's own memory of it
             self._publish(self.reconciler.tick(self.now()))
         else:
             raise RequestError('answer must be "accept" or "decline"')
@@ -411,7 +409,7 @@ class BoardService:
         game = Game.new(v)
         self.gid = self.store.new_game(game, *self.players, self.game_settings())
         self.squares = v.size * v.size
-        self.reconciler = Reconciler(game=game, settings=self.settings)
+        self.reconciler = Reconciler(game=game, settings=self.settings, keep_finished=False)
         self.draw_offer = self.hint_move = None
         if self.simulated:
             self._occupied = Frame.from_occ(0, self.sim_occ).occupied

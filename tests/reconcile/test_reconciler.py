@@ -350,4 +350,4 @@ def test_cleared_board_puts_the_game_aside_and_setting_it_up_resumes_it() -> Non
     h._feed()
     h.hold()
     assert [str(m) for m in h.r.game.moves] == ["d4-e4"]
-    assert h.r.saved == [] and "error" not in h.leds.values()
+    assert not h.r.saved and "error" not in h.leds.values()

@@ -1,0 +1,395 @@
+"""Explaining a settled reading as actions: the reconciler's search.
+
+Given the game, a settled reading, and what else the board holds (a
+:class:`Turn`: captured pieces still standing, the exchange flags, the
+computer's expected action, and :class:`Clues` from how the hands moved),
+an :class:`Explainer` answers:
+
+- does the reading show nothing new (:meth:`Explainer.nothing_new`);
+- which run of legal actions leaves the board the reading shows
+  (:meth:`Explainer.explain`), and which runs fit it that occupancy cannot
+  prove (:meth:`Explainer.unproven`);
+- is a soldier of the side to move in the hand, and where may it go
+  (:meth:`Explainer.lift`).
+
+The search plays actions on the game to look ahead and takes them back
+before it returns: the game is left as it was given.  The explanations of
+a position are generated once and cached, bounded by the settings.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+
+from controller.board.events import Frame
+from controller.rules import Game
+from controller.rules.moves import PASS, PLACE, REMOVE, STEP, Move
+
+from .settings import Settings
+
+__all__ = ["Candidate", "Clues", "Explainer", "Pending", "Turn", "fits"]
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """One explanation: its actions and the board (a, d) after them."""
+
+    actions: tuple[Move, ...]
+    a: int
+    d: int
+    gone_a: int  # pieces the rules took off during the actions, by colour
+    gone_d: int
+    exchanged: int  # of those, the ones an exchange took
+    proof: int = 0  # squares the readings must have shown occupied
+    entered: int = 0  # squares the moving soldier stepped onto
+    weak: bool = False  # occupancy cannot prove it (see Explainer.unproven)
+
+
+@dataclass(slots=True)
+class Pending:
+    """Pieces the rules took off that still stand on the board, by colour;
+    ``exchanged`` marks those an exchange took (the rest were captured)."""
+
+    a: int = 0
+    d: int = 0
+    exchanged: int = 0
+
+    @property
+    def bits(self) -> int:
+        return self.a | self.d
+
+    def copy(self) -> Pending:
+        return Pending(self.a, self.d, self.exchanged)
+
+    def clear(self) -> None:
+        self.a = self.d = self.exchanged = 0
+
+    def add(self, c: Candidate) -> None:
+        """The pieces ``c`` took off join those standing."""
+        occ = c.a | c.d
+        self.a = (self.a | c.gone_a) & ~occ
+        self.d = (self.d | c.gone_d) & ~occ
+        self.exchanged |= c.exchanged
+
+    def keep(self, occupied: int) -> None:
+        """Forget the pieces lifted off (not in ``occupied``)."""
+        self.a &= occupied
+        self.d &= occupied
+        self.exchanged &= self.a | self.d
+
+
+@dataclass(frozen=True, slots=True)
+class Clues:
+    """How the hands moved since the board last settled: proof for some
+    explanations and the tie-breakers between those that leave the same
+    board."""
+
+    origin: int = 0  # expected pieces that went missing first
+    held: int = 0  # the soldier in the hand at the previous settled reading
+    landed: int = 0  # squares of the latest piece set down
+    seen: int = 0  # squares shown occupied since the board last settled
+
+
+@dataclass(slots=True)
+class Turn:
+    """What the search reads besides the game and the reading."""
+
+    pending: Pending = field(default_factory=Pending)
+    flags: list[bool] = field(default_factory=lambda: [False, False])  # exchange, per side
+    expected: Move | None = None  # the computer's action: only it is accepted
+    clues: Clues = Clues()
+
+
+def fits(r: Frame, a: int, d: int, pend_a: int = 0, pend_d: int = 0) -> bool:
+    """Is reading ``r`` the board (a, d), with some of the pieces
+    ``pend_a``/``pend_d`` (taken off by the rules) still standing?"""
+    occ = a | d
+    if r.colour:
+        return (
+            r.attacker & a == a
+            and r.defender & d == d
+            and r.attacker & ~a & ~pend_a == 0
+            and r.defender & ~d & ~pend_d == 0
+        )
+    return r.occupied & occ == occ and r.occupied & ~occ & ~(pend_a | pend_d) == 0
+
+
+@dataclass(frozen=True, slots=True)
+class _Path:
+    """A run of actions being extended by the search."""
+
+    actions: tuple[Move, ...]
+    gone_a: int = 0
+    gone_d: int = 0
+    exchanged: int = 0
+    proof: int = 0
+    entered: int = 0
+    weak: bool = False
+
+
+class Explainer:
+    """The search, with its cache of each position's explanations."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self._cache: dict[object, list[Candidate]] = {}
+
+    # ------------------------------------------------------------------
+    # Questions
+
+    def nothing_new(self, game: Game, r: Frame, pending: Pending) -> bool:
+        """The expected board, perhaps with captured pieces still standing."""
+        a, d = game.bitboards()
+        return fits(r, a, d, pending.a, pending.d)
+
+    def explain(self, game: Game, r: Frame, turn: Turn, weak_ok: bool = True) -> Candidate | None:
+        """The best explanation (see :meth:`_best`); while the computer's
+        action is awaited, only that action."""
+        cand = self._best(game, r, turn, weak_ok)
+        e = turn.expected
+        if cand is None or e is None:
+            return cand
+        if len(cand.actions) == 1 and _same(cand.actions[0], e):
+            return cand
+        if game.phase == "moving":
+            for c in self.candidates(game, turn.flags):
+                if len(c.actions) == 1 and _same(c.actions[0], e) and _fits_candidate(r, c, turn):
+                    return c
+        return None
+
+    def unproven(self, game: Game, r: Frame, turn: Turn) -> list[Candidate]:
+        """Explanations of ``r`` that occupancy cannot prove, fewest actions
+        first: a soldier stepping onto a piece it captured while that piece
+        still stands, or steps that leave no piece where there was none.
+        Both look like a soldier in the hand."""
+        found = [
+            c
+            for c in self.candidates(game, turn.flags)
+            if _fits_candidate(r, c, turn) and _is_weak(c, turn.pending)
+        ]
+        found.sort(key=lambda c: len(c.actions))
+        return found[: self.settings.max_unproven]
+
+    def lift(self, game: Game, r: Frame, turn: Turn) -> tuple[int, int] | None:
+        """A soldier of the side to move in the hand: its point and the
+        points it may go to.  While an optional chain waits, the opponent
+        may already be lifting one (an implied pass)."""
+        g = game
+        if g.outcome is not None or g.phase != "moving":
+            return None
+        found = [_lift(g, r, turn)]
+        if g.chain_point >= 0 and any(m.kind == PASS for m in g.legal_moves()):
+            g.push(PASS, -1, -1, False)
+            try:
+                found.append(_lift(g, r, turn))
+            finally:
+                g.pop()
+        options = [f for f in found if f is not None]
+        if not options:
+            return None
+        # The chain soldier, or the opponent's piece after an implied pass:
+        # the one already in the hand, else the one lifted first since the
+        # board last settled.
+        held, origin = turn.clues.held, turn.clues.origin
+        options.sort(key=lambda f: (not held >> f[0] & 1, not origin >> f[0] & 1))
+        return options[0]
+
+    # ------------------------------------------------------------------
+    # The search
+
+    def candidates(self, game: Game, flags: Sequence[bool]) -> list[Candidate]:
+        """Every run of actions within one turn from this position (after
+        an implied pass too), generated once per position and flags."""
+        key = (game.state(), flags[0], flags[1])
+        cands = self._cache.get(key)
+        if cands is None:
+            # Bounded: a pathological position cannot exhaust memory.
+            found = self._generate(game, (flags[0], flags[1]))
+            cands = list(itertools.islice(found, self.settings.max_candidates))
+            if len(self._cache) > self.settings.cached_positions:
+                self._cache.clear()
+            self._cache[key] = cands
+        return cands
+
+    def _best(self, g: Game, r: Frame, turn: Turn, weak_ok: bool) -> Candidate | None:
+        """The best-ranked explanation; one that occupancy cannot prove only
+        if ``weak_ok`` and nothing stronger fits."""
+        if g.outcome is not None:
+            return None
+        if g.phase == "setting":
+            return _placements(g, r)
+        best: Candidate | None = None
+        best_weak: Candidate | None = None
+        clues = turn.clues
+        for c in self.candidates(g, turn.flags):
+            if not _fits_candidate(r, c, turn):
+                continue
+            if _is_weak(c, turn.pending):
+                if best_weak is None or _rank(c, clues) < _rank(best_weak, clues):
+                    best_weak = c
+            elif best is None or _rank(c, clues) < _rank(best, clues):
+                best = c
+        if best is None and weak_ok:
+            return best_weak
+        return best
+
+    def _generate(self, g: Game, flags: tuple[bool, bool]) -> Iterator[Candidate]:
+        side = g.side
+        a, d = g.bitboards()
+        if any(kind == PASS for kind, *_ in g.raw_moves()):
+            g.push(PASS, -1, -1, False)
+            try:
+                if g.outcome is None:
+                    yield from self._sequences(g, flags, g.side, _Path((g.history[-1][1],)), a | d)
+            finally:
+                g.pop()
+        yield from self._sequences(g, flags, side, _Path(()), a | d)
+
+    def _sequences(
+        self, g: Game, flags: tuple[bool, bool], side: int, path: _Path, root: int
+    ) -> Iterator[Candidate]:
+        """``path`` extended by each action of ``side``, and on within the
+        turn; ``root`` is the board the search started from."""
+        flag = flags[side]
+        raw = list(g.raw_moves())
+        flagged = {(f, t) for kind, f, t, _, fl in raw if fl}
+        b = g.bitboards()
+        gone_before = path.gone_a | path.gone_d
+        for kind, frm, to, _, fl in raw:
+            if kind == PASS:
+                continue
+            if kind == STEP and fl != (flag and (frm, to) in flagged):
+                continue
+            mover = g.side
+            g.push(kind, frm, to, fl)
+            try:
+                move = g.history[-1][1]
+                actions = path.actions + (move,)
+                a, d = g.bitboards()
+                moved = [b[0], b[1]]
+                if kind == STEP:
+                    moved[mover] ^= (1 << frm) | (1 << to)
+                elif kind == REMOVE:
+                    moved[mover] &= ~(1 << to)
+                ga, gd = moved[0] & ~a, moved[1] & ~d
+                exch = 0 if move.capture else ga | gd
+                gone_a, gone_d = path.gone_a | ga, path.gone_d | gd
+                exchanged = path.exchanged | exch
+                # A soldier taken off by the exchange it completes must be
+                # seen on its destination first: lifting it proves nothing.
+                proof = path.proof | (1 << to if exch else 0)
+                entered = path.entered | (1 << to if kind == STEP else 0)
+                weak = path.weak or bool(gone_before >> to & 1 and kind == STEP)
+                # Steps that leave no piece on a square empty before them are
+                # unproven too: the reading only shows pieces gone.
+                unseen = kind == STEP and not ((a | d | proof) & ~root)
+                yield Candidate(
+                    actions, a, d, gone_a, gone_d, exchanged, proof, entered, weak or unseen
+                )
+                # Go on only within the turn: a chain, or the removals owed
+                # (not into a new turn when the opponent is blocked).
+                within_turn = g.chain_point >= 0 or (kind == REMOVE and bool(g.removals))
+                if (
+                    within_turn
+                    and g.outcome is None
+                    and g.side == side
+                    and g.phase == "moving"
+                    and len(actions) < self.settings.max_actions
+                ):
+                    nxt = _Path(actions, gone_a, gone_d, exchanged, proof, entered, weak)
+                    yield from self._sequences(g, flags, side, nxt, root)
+            finally:
+                g.pop()
+
+
+def _same(a: Move, b: Move) -> bool:
+    return (a.kind, a.frm, a.to, a.flag) == (b.kind, b.frm, b.to, b.flag)
+
+
+def _fits_candidate(r: Frame, c: Candidate, turn: Turn) -> bool:
+    p = turn.pending
+    return (r.occupied | turn.clues.seen) & c.proof == c.proof and fits(
+        r, c.a, c.d, p.a | c.gone_a, p.d | c.gone_d
+    )
+
+
+def _is_weak(c: Candidate, pending: Pending) -> bool:
+    return c.weak or bool(c.entered & pending.bits)
+
+
+def _rank(c: Candidate, clues: Clues) -> tuple[bool, bool, bool, int]:
+    """Prefer a soldier taken off by its exchange on the square last set
+    down, the soldier seen in the hand, the piece first lifted since the
+    board last settled, then the fewest actions."""
+    first = next((m for m in c.actions if m.kind != PASS), None)
+    frm = 1 << first.frm if first is not None and first.frm >= 0 else 0
+    landed = not c.proof or bool(c.proof & clues.landed)
+    return (not landed, not frm & clues.held, not frm & clues.origin, len(c.actions))
+
+
+def _placements(g: Game, r: Frame) -> Candidate | None:
+    """One placement, or the two of this turn at once, read directly."""
+    a, d = g.bitboards()
+    occ = a | d
+    if occ & ~r.occupied:
+        return None
+    new = r.occupied & ~occ
+    count = new.bit_count()
+    if not 1 <= count <= 2:
+        return None
+    side = g.side
+    if r.colour and new & ~(r.attacker, r.defender)[side]:
+        return None
+    squares = [p for p in range(g.geometry.size) if new >> p & 1]
+    orders = [squares] if count == 1 else [squares, squares[::-1]]
+    for order in orders:
+        done: list[Move] = []
+        for p in order:
+            if g.side != side or g.phase != "setting":
+                break
+            m = next((x for x in g.legal_moves() if x.to == p), None)
+            if m is None:
+                break
+            g.push(PLACE, -1, p, False)
+            done.append(m)
+        after = g.bitboards()
+        for _ in done:
+            g.pop()
+        if len(done) == count and fits(r, after[0], after[1]):
+            return Candidate(tuple(done), after[0], after[1], 0, 0, 0)
+    return None
+
+
+def _lift(g: Game, r: Frame, turn: Turn) -> tuple[int, int] | None:
+    """The one soldier of the side to move missing from ``r`` (during a
+    chain, the chaining soldier; while the computer's action is awaited,
+    its soldier), with the points it may step to."""
+    a, d = g.bitboards()
+    own = (a, d)[g.side]
+    enemy = (a, d)[1 - g.side]
+    occ = a | d
+    pend = turn.pending
+    if r.occupied & ~occ & ~pend.bits:
+        return None  # a piece where none should be
+    if r.colour and (r.attacker & ~a & ~pend.a or r.defender & ~d & ~pend.d):
+        return None
+    missing = occ & ~r.occupied
+    lifted = missing & own
+    if g.chain_point >= 0:
+        lifted &= 1 << g.chain_point
+    if turn.expected is not None and turn.expected.frm >= 0:
+        lifted &= 1 << turn.expected.frm  # the computer's soldier only
+    if lifted.bit_count() != 1:
+        return None
+    frm = lifted.bit_length() - 1
+    # Pieces taken off early must be ones a step of this soldier takes.
+    takes = targets = 0
+    for m in g.legal_moves():
+        if m.kind == STEP and m.frm == frm:
+            targets |= 1 << m.to
+            takes |= g.captures(m.frm, m.to)
+    if missing & ~lifted & ~(enemy & takes):
+        return None
+    return frm, targets

@@ -1,0 +1,119 @@
+"""What the players are told: the status line and the LED roles.
+
+Both are functions of the game and a :class:`View` (what the reconciler
+knows beyond the game); :class:`Display` recomputes them only when one of
+those changed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from controller.board.leds import LedMap, paint
+from controller.rules import Game
+from controller.rules.moves import STEP, Move
+
+__all__ = ["Display", "View", "leds", "status"]
+
+TITLE = ("Attacker", "Defender")
+
+
+@dataclass(frozen=True, slots=True)
+class View:
+    """What the status line and the LEDs show besides the game."""
+
+    lifted: int = -1  # the soldier in the hand (-1: none)
+    targets: int = 0  # where it may go
+    errors: int = 0  # squares that differ from the expected board, once lit
+    standing: int = 0  # pieces the rules took off that still stand
+    exchanged: int = 0  # those an exchange took (the others were captured)
+    hint: int = 0  # squares of a suggested move
+    flags: tuple[bool, bool] = (False, False)  # exchange flags raised, per side
+    expected: Move | None = None  # the computer's action to make
+
+
+def status(g: Game, v: View) -> str:
+    """The one-line status: what the players should do next."""
+    if v.errors:
+        n = v.errors.bit_count()
+        return f"Put the board right: {n} square{'s' if n != 1 else ''} lit"
+    o = g.outcome
+    if o is not None:
+        who = "Draw" if o.winner is None else f"{o.winner.capitalize()} wins"
+        return f"Game over: {who} ({o.reason}). Clear the board for a new game"
+    side = TITLE[g.side]
+    pend = v.standing
+    if pend:
+        n = pend.bit_count()
+        what = "exchanged" if pend & v.exchanged == pend else "captured"
+        return f"Remove the {n} {what} piece{'s' if n != 1 else ''} lit red"
+    flag = " (exchange flag raised)" if v.flags[g.side] else ""
+    if v.expected is not None and v.lifted < 0:
+        return f"{side} (computer): make the lit move {v.expected}"
+    if v.lifted >= 0:
+        name = g.geometry.point_names[v.lifted]
+        return f"{side}: {name} lifted; set it on a lit square{flag}"
+    if g.phase == "setting":
+        placed = (g.count(0) + g.count(1)) % 2 + 1
+        return f"{side}: place a soldier ({placed} of 2)"
+    if g.chain_square is not None:
+        optional = " or carry on with another move (pass)" if g.variant.chain == "optional" \
+            else ""
+        return f"{side}: continue the capture with {g.chain_square}{optional}"
+    if g.removals:
+        return f"{side}: remove one of your own pieces (blocked side rule)"
+    return f"{side} to move{flag}"
+
+
+def leds(g: Game, v: View) -> LedMap:
+    """The LED role of each lit square (INTERFACES.md), the higher role
+    winning where two meet."""
+    names = g.geometry.point_names
+    out: LedMap = {}
+    if g.outcome is None and g.phase == "setting":
+        a, d = g.bitboards()
+        empty = g.geometry.full & ~(a | d) & ~(1 << g.geometry.centre)
+        allowed = 0
+        for m in g.legal_moves():
+            allowed |= 1 << m.to
+        if allowed != empty:
+            paint(out, allowed, "setup", names)
+    last = next((m for _, m in reversed(g.history) if m.kind == STEP), None)
+    if last is not None and g.outcome is None:
+        paint(out, 1 << last.frm, "last-from", names)
+        paint(out, 1 << last.to, "last-to", names)
+    paint(out, v.hint, "hint", names)
+    if v.expected is not None and g.outcome is None:
+        e = v.expected
+        paint(out, sum(1 << x for x in (e.frm, e.to) if x >= 0), "hint", names)
+    if g.outcome is None and g.chain_point >= 0:
+        targets = 0
+        for m in g.legal_moves():
+            if m.kind == STEP:
+                targets |= 1 << m.to
+        paint(out, targets, "destination", names)
+        paint(out, 1 << g.chain_point, "continue", names)
+    if v.lifted >= 0:
+        paint(out, v.targets, "destination", names)
+        paint(out, 1 << v.lifted, "lifted", names)
+    paint(out, v.standing & v.exchanged, "exchange", names)
+    paint(out, v.standing & ~v.exchanged, "capture", names)
+    paint(out, v.errors, "error", names)
+    return out
+
+
+class Display:
+    """The status line and LEDs last shown, recomputed only when the game
+    or the view changed."""
+
+    def __init__(self) -> None:
+        self._key: tuple[object, ...] | None = None
+        self._shown: tuple[str, LedMap] = ("", {})
+
+    def show(self, g: Game, v: View) -> tuple[str, LedMap]:
+        """The status and a copy of the LED map (the caller may keep it)."""
+        key = (id(g), g.ply, g.last_move, g.outcome, v)
+        if key != self._key:
+            self._key = key
+            self._shown = (status(g, v), leds(g, v))
+        return self._shown[0], dict(self._shown[1])

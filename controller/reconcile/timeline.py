@@ -1,0 +1,93 @@
+"""A game with the board before and after each of its actions: what a
+takeback is matched against, and where the last turn begins."""
+
+from __future__ import annotations
+
+from controller.board.events import Frame
+from controller.rules import Game
+from controller.rules.moves import PASS, PLACE, REMOVE, STEP
+
+from .explain import fits
+
+__all__ = ["Timeline"]
+
+_PLAYED = (PLACE, STEP, PASS, REMOVE)  # actions made on the board (not resign, draw)
+
+
+class Timeline:
+    """``game`` and ``boards``: the (attacker, defender) bitboards at the
+    start and after each action (a resignation or a draw repeats the board)."""
+
+    def __init__(self, game: Game) -> None:
+        self.game = game
+        self.boards = _boards_of(game)
+
+    def push(self, kind: str, frm: int, to: int, flag: bool = False) -> None:
+        self.game.push(kind, frm, to, flag)
+        self.boards.append(self.game.bitboards())
+
+    def ended_by_players(self) -> None:
+        """The game just ended by a button (resignation, draw agreed)."""
+        self.boards.append(self.game.bitboards())
+
+    def pop(self) -> None:
+        self.game.pop()
+        self.boards.pop()
+
+    def last_turn_length(self) -> int:
+        """How many actions the last turn took (0 if it cannot be redone)."""
+        hist = self.game.history
+        if not hist or hist[-1][1].kind not in _PLAYED:
+            return 0
+        side = hist[-1][0].side
+        n = 0
+        for snap, m in reversed(hist):
+            if snap.side != side:
+                break
+            n += 1
+            if m.kind == PLACE:
+                if snap.placed % 2 == 0:
+                    break
+            elif m.kind == REMOVE or (m.kind == STEP and snap.chain == -1):
+                break
+        return n
+
+    def takeback_point(self, r: Frame) -> int | None:
+        """The latest earlier position that reading ``r`` shows (an index
+        into ``boards``), or None.  One soldier of the side to move set down
+        on a wrong square is no takeback beyond the last turn, even when the
+        occupancy matches an older position."""
+        boards = self.boards
+        current = boards[-1]
+        g = self.game
+        occ = current[0] | current[1]
+        missing = occ & ~r.occupied
+        extra = r.occupied & ~occ
+        displaced = (
+            g.phase == "moving"
+            and missing.bit_count() == 1
+            and extra.bit_count() == 1
+            and bool(missing & current[g.side])
+        )
+        last_turn = len(boards) - 1 - self.last_turn_length()
+        for k in range(len(boards) - 2, -1, -1):
+            if displaced and k < last_turn:
+                break
+            a, d = boards[k]
+            if (a, d) != current and fits(r, a, d):
+                return k
+        return None
+
+
+def _boards_of(game: Game) -> list[tuple[int, int]]:
+    """The board before and after each action of ``game``."""
+    if game.ply == 0:
+        return [game.bitboards()]
+    start = game.start_position
+    replay = Game.from_position(game.variant, start) if start else Game.new(game.variant)
+    boards = [replay.bitboards()]
+    for m in game.moves:
+        if m.kind in _PLAYED:
+            replay.push(m.kind, m.frm, m.to, m.flag)
+        boards.append(replay.bitboards())
+    return boards
