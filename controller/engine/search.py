@@ -228,8 +228,7 @@ class Searcher:
         scores: dict[Raw, int] = {}
         self.nodes += 1
         for m in order:
-            kind, frm, to, _, flag = m
-            g.push(kind, frm, to, flag)
+            g.push_raw(m)
             lo = -INF if all_scores else alpha
             if g.side == side:
                 v = self._negamax(depth - 1, lo, beta, 1)
@@ -311,8 +310,8 @@ class Searcher:
         best_move: Raw | None = None
         pv = self._pv
         for m in moves:
-            kind, frm, to, caps, flag = m
-            g.push(kind, frm, to, flag)
+            _, frm, to, caps, _ = m
+            g.push_raw(m)
             if g.side == side:
                 v = self._negamax(depth - 1, alpha, beta, ply + 1)
             else:
@@ -355,11 +354,11 @@ class Searcher:
         if not captures:
             return stand
         captures.sort(key=lambda m: m[3].bit_count(), reverse=True)
-        for kind, frm, to, _, flag in captures:
+        for m in captures:
             self.nodes += 1
             if self.nodes >= self._next_check:
                 self._check()
-            g.push(kind, frm, to, flag)
+            g.push_raw(m)
             if g.side == side:
                 v = self._quiesce(alpha, beta, ply + 1, qdepth - 1)
             else:
@@ -380,9 +379,8 @@ class Searcher:
         for m in pv:
             if g.outcome is not None or m not in g.raw_moves():
                 break
-            kind, frm, to, caps, flag = m
             out.append(str(_to_move(m, g.geometry.point_names)))
-            g.push(kind, frm, to, flag)
+            g.push_raw(m)
         return out
 
 

@@ -1,53 +1,83 @@
-"""Rules-engine benchmarks for ``make bench``: random playouts per second
-and legal-move generations per second, for every variant.
+"""Rules-engine benchmarks for ``make bench``: uniformly random games per
+second through the public API and through the low-level interface, and
+make/generate/unmake cycles per second, for every variant.
 
-Reference (RULES issue): Ludii 1.3.13, a Java general game system, plays
-254 uniformly random games of Khamousiyya per second (about 1,270 actions
-each, one thread) on this machine class.
+Times are the process's CPU time (so that other load on the machine
+counts less), after a short warm-up.
+
+References on this machine class (one thread): Ludii 1.3.13, a Java
+general game system, plays 254 random Khamousiyya games per second with
+its own playouts, and 144 move by move (the legal moves listed and one
+applied at a time, as a program using it would).  Our target through the
+public API is twice that move-by-move rate.
 """
 
 from __future__ import annotations
 
 import random
 import time
+from collections.abc import Callable
 
 from .game import Game
-from .playout import kernel_supports, random_game, random_playout
-from .variants import VARIANTS, find_variant
+from .random_games import random_playout
+from .variants import VARIANTS
 
-LUDII_KHAMOUSIYYA_GAMES_PER_SECOND = 254.0
+LUDII_PLAYOUTS_PER_SECOND = 254.0
+LUDII_MOVE_BY_MOVE_PER_SECOND = 144.0
+API_TARGET_PER_SECOND = 290.0
 
 
-def playouts(variant: str, seconds: float, seed: int = 1) -> tuple[float, float, str]:
-    """Games per second, mean actions per game, and the path used."""
-    v = find_variant(variant)
+Player = Callable[[random.Random], int]
+
+
+def _rate(play_one: Player, seconds: float, seed: int) -> tuple[float, float]:
+    """Games per second and mean actions per game of ``play_one``."""
     rng = random.Random(seed)
-    play = random_playout if kernel_supports(v) else random_game
+    play_one(random.Random(seed + 1))  # warm-up
     games = actions = 0
-    start = time.perf_counter()
+    start = time.process_time()
     while True:
-        actions += play(v, rng).actions
+        actions += play_one(rng)
         games += 1
-        elapsed = time.perf_counter() - start
+        elapsed = time.process_time() - start
         if elapsed >= seconds and games >= 3:
-            break
-    return games / elapsed, actions / games, "kernel" if play is random_playout else "Game"
+            return games / elapsed, actions / games
 
 
-def api_playouts(variant: str, seconds: float, seed: int = 1) -> float:
-    """Random games per second through the public API (legal_moves/play)."""
-    rng = random.Random(seed)
-    games = 0
-    start = time.perf_counter()
-    while True:
+def api_game(variant: str) -> Player:
+    """One random game through ``legal_moves`` and ``play``."""
+
+    def play(rng: random.Random) -> int:
         g = Game.new(variant)
         while g.outcome is None:
             moves = g.legal_moves()
             g.play(moves[int(rng.random() * len(moves))])
-        games += 1
-        elapsed = time.perf_counter() - start
-        if elapsed >= seconds and games >= 2:
-            return games / elapsed
+        return g.ply
+
+    return play
+
+
+def raw_game(variant: str) -> Player:
+    """One random game through ``raw_moves`` and ``push_raw``."""
+
+    def play(rng: random.Random) -> int:
+        return random_playout(variant, rng).actions
+
+    return play
+
+
+def push_game(variant: str) -> Player:
+    """One random game through ``raw_moves`` and ``push(kind, frm, to, flag)``."""
+
+    def play(rng: random.Random) -> int:
+        g = Game.new(variant)
+        while g.outcome is None:
+            raws = g.raw_moves()
+            kind, frm, to, _, flag = raws[int(rng.random() * len(raws))]
+            g.push(kind, frm, to, flag)
+        return g.ply
+
+    return play
 
 
 def sample_positions(variant: str, count: int, seed: int = 2) -> list[Game]:
@@ -56,57 +86,57 @@ def sample_positions(variant: str, count: int, seed: int = 2) -> list[Game]:
     out: list[Game] = []
     while len(out) < count:
         g = Game.new(variant)
-        stop = rng.randrange(10, 400)
-        for _ in range(stop):
+        for _ in range(rng.randrange(10, 400)):
             if g.outcome is not None:
                 break
-            moves = g._raw_moves()
-            kind, frm, to, _, flag = moves[rng.randrange(len(moves))]
-            g._apply(kind, frm, to, flag)
+            raws = g.raw_moves()
+            g.push_raw(raws[rng.randrange(len(raws))])
         if g.outcome is None:
             out.append(g)
     return out
 
 
-def generations(variant: str, seconds: float) -> tuple[float, float]:
-    """Legal-move generations per second: raw and as Move objects."""
+def cycles(variant: str, seconds: float) -> float:
+    """Make, generate and unmake cycles per second over sample positions
+    (what a search does at every node)."""
     games = sample_positions(variant, 200)
-    rates = []
-    for objects in (False, True):
-        n = 0
-        start = time.perf_counter()
-        while True:
-            for g in games:
-                g._cache = None
-                if objects:
-                    g.legal_moves()
-                else:
-                    g._raw_moves()
-            n += len(games)
-            elapsed = time.perf_counter() - start
-            if elapsed >= seconds:
-                break
-        rates.append(n / elapsed)
-    return rates[0], rates[1]
+    n = 0
+    start = time.process_time()
+    while True:
+        for g in games:
+            for raw in g.raw_moves():
+                g.push_raw(raw)
+                g.raw_moves()
+                g.pop()
+                n += 1
+        elapsed = time.process_time() - start
+        if elapsed >= seconds:
+            return n / elapsed
 
 
 def main(seconds: float = 3.0) -> None:
     print("== rules engine ==")
-    print(f"reference: Ludii random Khamousiyya games: {LUDII_KHAMOUSIYYA_GAMES_PER_SECOND:.0f}/s "
-          "(about 1,270 actions each, one thread)")
+    print(f"reference: Ludii random Khamousiyya games: {LUDII_PLAYOUTS_PER_SECOND:.0f}/s with "
+          f"its playouts, {LUDII_MOVE_BY_MOVE_PER_SECOND:.0f}/s move by move (one thread); "
+          f"target through the public API {API_TARGET_PER_SECOND:.0f}/s")
+    paths = (
+        ("public API: legal_moves + play", api_game),
+        ("raw_moves + push_raw", raw_game),
+        ("raw_moves + push", push_game),
+    )
+    for label, make in paths:
+        rate, length = _rate(make("khamousiyya"), seconds, 1)
+        print(f"random games khamousiyya {rate:8.1f} games/s {length:6.0f} actions/game  "
+              f"{rate / LUDII_MOVE_BY_MOVE_PER_SECOND:5.2f}x Ludii move by move  [{label}]")
     for v in VARIANTS:
-        rate, length, path = playouts(v.name, seconds)
-        extra = ""
         if v.name == "khamousiyya":
-            extra = f"  ({rate / LUDII_KHAMOUSIYYA_GAMES_PER_SECOND:.2f}x Ludii)"
-        print(f"random playouts {v.name:15s} {rate:9.1f} games/s  "
-              f"{length:7.0f} actions/game  {rate * length:10.0f} actions/s  [{path}]{extra}")
-    for name in ("khamousiyya", "kharbga"):
-        print(f"random playouts {name:15s} {api_playouts(name, seconds):9.1f} games/s  "
-              "[public API: legal_moves + play]")
+            continue
+        api, length = _rate(api_game(v.name), seconds / 2, 1)
+        raw, _ = _rate(raw_game(v.name), seconds / 2, 1)
+        print(f"random games {v.name:15s} {api:8.1f} games/s public API, {raw:8.1f} raw "
+              f"{length:6.0f} actions/game")
     for v in VARIANTS:
-        raw, objects = generations(v.name, seconds / 2)
-        print(f"legal-move generation {v.name:15s} {raw:10.0f}/s raw  {objects:10.0f}/s as Moves")
+        print(f"make + generate + unmake {v.name:15s} {cycles(v.name, seconds / 2):10.0f}/s")
 
 
 if __name__ == "__main__":

@@ -1,20 +1,17 @@
-"""The game state: setting and moving phases, captures, chains, exchanges,
-blocked sides and endings, with make/unmake.
+"""The game: the public API of the rules engine over :class:`~.core.Core`.
 
-Pieces are kept as two bitboards (see :mod:`.geometry`).  Internally a move
-is a small tuple; :class:`~.moves.Move` objects are made only at the API.
+Pieces are kept as two bitboards (see :mod:`controller.board.geometry`).
+Internally an action is a raw tuple (:data:`~.state.Raw`); the shared
+:class:`~.moves.Move` objects are the API's view of them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from typing import overload
 
-from controller.board.geometry import Geometry, points
-
+from .core import Core, Entry
 from .moves import (
-    ATTACKER,
-    DEFENDER,
-    PASS,
     PLACE,
     REMOVE,
     SIDE_NAMES,
@@ -27,42 +24,50 @@ from .moves import (
 )
 from .notation import format_position, parse_action, parse_position
 from .state import Exchange, Raw, State
-from .variants import Variant, find_variant
+from .tables import MoveTable
+from .variants import Variant
 
 __all__ = ["Game", "Exchange", "Raw", "State"]
 
 
-class Game:
+class History(Sequence[tuple[State, Move]]):
+    """The actions played, each with the state before it, oldest first: a
+    read-only view of a game's undo entries, made into values on access."""
+
+    def __init__(self, entries: list[Entry], moves: MoveTable) -> None:
+        self._entries = entries
+        self._table = moves
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def _item(self, e: Entry) -> tuple[State, Move]:
+        return State(*e[:13]), self._table[e[13]]
+
+    @overload
+    def __getitem__(self, i: int) -> tuple[State, Move]: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> list[tuple[State, Move]]: ...
+
+    def __getitem__(self, i: int | slice) -> tuple[State, Move] | list[tuple[State, Move]]:
+        if isinstance(i, slice):
+            return [self._item(e) for e in self._entries[i]]
+        return self._item(self._entries[i])
+
+    def __iter__(self) -> Iterator[tuple[State, Move]]:
+        for e in self._entries:
+            yield self._item(e)
+
+
+class Game(Core):
     """A game of one variant, from any position, with undo.
 
     Use :meth:`new` or :meth:`from_position` to make one.
     """
 
-    variant: Variant
-    geometry: Geometry
-
     def __init__(self, variant: str | Variant = "kharbga") -> None:
-        v = find_variant(variant)
-        self.variant = v
-        self.geometry = v.geometry
-        g = self.geometry
-        self._names = g.point_names
-        self._centre_bit = 1 << g.centre
-        self._bb = [0, 0]
-        self._side = ATTACKER
-        self._setting = True
-        self._chain = -1
-        self._turn = 0
-        self._exchange: Exchange | None = None
-        self._noprog = 0
-        self._removals: tuple[int, ...] = ()
-        self._resume = -1
-        self._turn_captured = False
-        self._off = [[0, 0, 0], [0, 0, 0]]  # per side: captured, exchanged, removed
-        self._outcome: Outcome | None = None
-        self._history: list[tuple[State, Move]] = []
-        self._repetitions: dict[tuple[object, ...], int] = {}
-        self._cache: list[Raw] | None = None
+        super().__init__(variant)
         self._start: str | None = None
 
     # ------------------------------------------------------------------
@@ -99,8 +104,8 @@ class Game:
         other = Game.__new__(Game)
         other.__dict__.update(self.__dict__)
         other._bb = list(self._bb)
-        other._off = [list(x) for x in self._off]
-        other._history = list(self._history)
+        other._undo = list(self._undo)
+        other._counted = list(self._counted)
         other._repetitions = dict(self._repetitions)
         return other
 
@@ -167,7 +172,8 @@ class Game:
     @property
     def moves(self) -> list[Move]:
         """Every action played so far, in order."""
-        return [m for _, m in self._history]
+        table = self._t.moves
+        return [table[e[13]] for e in self._undo]
 
     def bitboards(self) -> tuple[int, int]:
         """The Attacker's and the Defender's pieces as bitboards."""
@@ -175,8 +181,7 @@ class Game:
 
     def piece_at(self, square: str | int) -> str | None:
         """``"attacker"``, ``"defender"`` or ``None``."""
-        p = self._point(square)
-        bit = 1 << p
+        bit = 1 << self._point(square)
         if self._bb[0] & bit:
             return "attacker"
         if self._bb[1] & bit:
@@ -191,8 +196,7 @@ class Game:
     def off_board(self, side: str | int) -> tuple[int, int, int]:
         """Pieces of ``side`` captured, exchanged and removed."""
         s = side if isinstance(side, int) else SIDE_NAMES.index(side)
-        c, e, r = self._off[s]
-        return c, e, r
+        return self._off[s]
 
     def in_hand(self, side: str | int) -> int:
         """Pieces of ``side`` still to place in the setting phase."""
@@ -219,136 +223,12 @@ class Game:
             raise NotationError(str(exc)) from None
 
     # ------------------------------------------------------------------
-    # Move generation
+    # Moves
 
     def legal_moves(self) -> list[Move]:
         """Every legal single action for the side to move."""
-        names = self._names
-        return [
-            Move(kind, to, frm, bool(caps), flag, names)
-            for kind, frm, to, caps, flag in self._raw_moves()
-        ]
-
-    def _raw_moves(self) -> list[Raw]:
-        if self._cache is None:
-            self._cache = self._generate()
-        return self._cache
-
-    def _generate(self) -> list[Raw]:
-        if self._outcome is not None:
-            return []
-        if self._setting:
-            return [(PLACE, -1, p, 0, False) for p in self._placements()]
-        side = self._side
-        if self._removals:
-            return [(REMOVE, -1, p, 0, False) for p in points(self._bb[side])]
-        v = self.variant
-        if self._chain >= 0:
-            steps = [s for s in self._steps_from(side, self._chain) if s[2]]
-            out = [(STEP, f, t, c, False) for f, t, c in steps]
-            if v.chain == "optional":
-                out.append((PASS, -1, -1, 0, False))
-            return out
-        steps = self._steps(side)
-        if v.compulsory_capture:
-            capturing = [s for s in steps if s[2]]
-            if capturing:
-                steps = capturing
-        if v.blocked == "reopen" and steps and not self._has_step(1 - side):
-            opening = [s for s in steps if self._opens(side, s)]
-            if opening:
-                steps = opening
-        out = [(STEP, f, t, c, False) for f, t, c in steps]
-        if v.exchange:
-            out.extend((STEP, f, t, 0, True) for f, t, c in steps if not c and self._may_flag(f))
-        return out
-
-    def _may_flag(self, frm: int) -> bool:
-        ex = self._exchange
-        if self._side == DEFENDER:
-            return True
-        if ex is None or self._bb[ATTACKER].bit_count() < 2:
-            return False
-        if ex.stage == 1:
-            return True
-        return ex.stage == 3 and frm != ex.first
-
-    def _placements(self) -> list[int]:
-        g = self.geometry
-        side = self._side
-        a, d = self._bb
-        empty = g.full & ~(a | d) & ~self._centre_bit
-        near = g.centre_adjacent
-        rule = self.variant.setting_rule
-        allowed = empty
-        if rule == "first-piece-adjacent":
-            if not self._bb[side] and empty & near:
-                allowed = empty & near
-        elif rule == "open-first-move" and not (a & near):
-            if side == DEFENDER:
-                if (empty & near).bit_count() == 1 and empty & ~near:
-                    allowed = empty & ~near
-            elif a.bit_count() == self.variant.pieces_per_side - 1 and empty & near:
-                allowed = empty & near
-        return points(allowed)
-
-    def _captures(self, side: int, frm: int, to: int) -> int:
-        """The enemy pieces a step of ``side`` from ``frm`` to ``to`` takes."""
-        own = (self._bb[side] & ~(1 << frm)) | (1 << to)
-        enemy = self._bb[1 - side]
-        if self.variant.refuge:
-            enemy &= ~self._centre_bit
-        caps = 0
-        for nb, beyond in self.geometry.capture_pairs[to]:
-            if enemy & nb and own & beyond:
-                caps |= nb
-        return caps
-
-    def _steps(self, side: int) -> list[tuple[int, int, int]]:
-        g = self.geometry
-        own = self._bb[side]
-        empty = g.full & ~(own | self._bb[1 - side])
-        out = []
-        for d in range(len(g.neighbours)):
-            back = g.neighbours[g.opposite[d]]
-            targets = g.shift(own, d) & empty
-            while targets:
-                low = targets & -targets
-                to = low.bit_length() - 1
-                frm = back[to]
-                out.append((frm, to, self._captures(side, frm, to)))
-                targets ^= low
-        out.sort()
-        return out
-
-    def _steps_from(self, side: int, frm: int) -> list[tuple[int, int, int]]:
-        a, d = self._bb
-        occupied = a | d
-        out = []
-        for _, to in self.geometry.step_targets[frm]:
-            if not occupied >> to & 1:
-                out.append((frm, to, self._captures(side, frm, to)))
-        return out
-
-    def _has_step(self, side: int) -> bool:
-        g = self.geometry
-        own = self._bb[side]
-        empty = g.full & ~(own | self._bb[1 - side])
-        return any(g.shift(own, d) & empty for d in range(len(g.neighbours)))
-
-    def _opens(self, side: int, step: tuple[int, int, int]) -> bool:
-        """Would this step (with its captures) give the other side a step?"""
-        frm, to, caps = step
-        saved = list(self._bb)
-        self._bb[side] ^= (1 << frm) | (1 << to)
-        self._bb[1 - side] &= ~caps
-        try:
-            return self._has_step(1 - side)
-        finally:
-            self._bb = saved
-
-    # ------------------------------------------------------------------
-    # Lookups for the reconciler
+        moves = self._moves
+        return (self._generated()[1] if moves is None else moves)[:]
 
     def find_move(
         self, from_square: str | int | None, to_square: str | int | None, flag: bool = False
@@ -358,7 +238,7 @@ class Game:
         piece on ``from_square``).  Raises :class:`IllegalMoveError`."""
         frm = -1 if from_square is None else self._point(from_square)
         to = -1 if to_square is None else self._point(to_square)
-        for m in self.legal_moves():
+        for m in self._generated()[1]:
             if m.kind == STEP and m.frm == frm and m.to == to and m.flag == flag:
                 return m
             if m.kind == PLACE and frm < 0 and m.to == to:
@@ -379,66 +259,32 @@ class Game:
         kind, frm, to, flag = parse_action(self.geometry, text)
         if self._outcome is not None:
             raise IllegalMoveError(f"{text}: the game is over")
-        for m in self.legal_moves():
+        for m in self._generated()[1]:
             if m.kind == kind and m.frm == frm and m.to == to and m.flag == flag:
                 return m
         raise IllegalMoveError(
             f"illegal move {text!r} for the {self.to_move} in {self.position()}"
         )
 
-    # ------------------------------------------------------------------
-    # Playing
-
     def play(self, move: Move | str) -> Move:
         """Play one action (a legal :class:`Move` or its notation)."""
-        if isinstance(move, str):
-            m = self.parse_move(move)
-        else:
-            m = move
-            if m not in self.legal_moves():
-                raise IllegalMoveError(f"illegal move {m} in {self.position()}")
-        self._apply(m.kind, m.frm, m.to, m.flag)
+        m = self.parse_move(move) if isinstance(move, str) else move
+        raws, moves = self._raws, self._moves
+        if raws is None or moves is None:
+            raws, moves = self._generated()
+        try:  # the shared Move objects are found by identity, in C
+            i = list(map(id, moves)).index(id(m))
+        except ValueError:
+            try:
+                i = moves.index(m)
+            except ValueError:
+                raise IllegalMoveError(f"illegal move {m} in {self.position()}") from None
+        self._do(raws[i])
         return m
 
     def play_all(self, moves: Iterable[Move | str]) -> None:
         for m in moves:
             self.play(m)
-
-    def state(self) -> State:
-        """The current position as a typed value (see :meth:`restore`)."""
-        off = self._off
-        return State(
-            self._bb[0],
-            self._bb[1],
-            self._side,
-            self._setting,
-            self._chain,
-            self._turn,
-            self._exchange,
-            self._noprog,
-            self._removals,
-            self._resume,
-            self._turn_captured,
-            ((off[0][0], off[0][1], off[0][2]), (off[1][0], off[1][1], off[1][2])),
-            self._outcome,
-        )
-
-    _snapshot = state
-
-    def _restore(self, snap: State) -> None:
-        self._bb = [snap.attacker, snap.defender]
-        self._side = snap.side
-        self._setting = snap.setting
-        self._chain = snap.chain
-        self._turn = snap.turn
-        self._exchange = snap.exchange
-        self._noprog = snap.no_progress
-        self._removals = snap.removals
-        self._resume = snap.resume
-        self._turn_captured = snap.turn_captured
-        self._off = [list(x) for x in snap.off]
-        self._outcome = snap.outcome
-        self._cache = None
 
     # ------------------------------------------------------------------
     # The low-level interface for the reconciler and the engine: raw
@@ -447,11 +293,16 @@ class Game:
     def raw_moves(self) -> list[Raw]:
         """The legal actions as raw tuples, in :meth:`legal_moves` order.
         The list is shared: do not change it."""
-        return self._raw_moves()
+        return self._generated()[0]
 
     def push(self, kind: str, frm: int, to: int, flag: bool = False) -> None:
         """Play a raw action known to be legal (no check; undo with :meth:`pop`)."""
-        self._apply(kind, frm, to, flag)
+        self._do(self._raw_step(kind, frm, to, flag))
+
+    def push_raw(self, raw: Raw) -> None:
+        """Play a raw tuple of :meth:`raw_moves` as it is (no check; its
+        captured mask is trusted).  The fastest way to play."""
+        self._do(raw)
 
     def captures(self, frm: int, to: int) -> int:
         """The bitboard of enemy pieces a step of the side to move from
@@ -461,211 +312,23 @@ class Game:
     @property
     def ply(self) -> int:
         """How many actions have been played (the length of the history)."""
-        return len(self._history)
+        return len(self._undo)
 
     @property
     def last_move(self) -> Move | None:
-        return self._history[-1][1] if self._history else None
+        return self._t.moves[self._undo[-1][13]] if self._undo else None
 
     @property
     def history(self) -> Sequence[tuple[State, Move]]:
         """Every action played with the state before it, oldest first.
-        Read only: the sequence is the game's own."""
-        return self._history
+        Read only: a view of the game's own undo stack."""
+        return History(self._undo, self._t.moves)
 
     def pop(self) -> Move:
         """Undo the last action and return it."""
-        if not self._history:
+        if not self._undo:
             raise IndexError("pop from a game with no moves")
-        snap, move = self._history.pop()
-        key = self._repetition_key()
-        if self._chain < 0 and key in self._repetitions and self._counted_here():
-            self._repetitions[key] -= 1
-            if not self._repetitions[key]:
-                del self._repetitions[key]
-        self._restore(snap)
-        return move
-
-    def _counted_here(self) -> bool:
-        return not self._setting and self._outcome is None or (
-            self._outcome is not None and self._outcome.reason == Termination.REPETITION.value
-        )
-
-    def _apply(self, kind: str, frm: int, to: int, flag: bool) -> None:
-        names = self._names
-        move = Move(kind, to, frm, False, flag, names)
-        snap = self._snapshot()
-        side = self._side
-        self._cache = None
-        if kind == PLACE:
-            self._bb[side] |= 1 << to
-            self._history.append((snap, move))
-            self._after_placement()
-            return
-        if kind == REMOVE:
-            self._bb[side] &= ~(1 << to)
-            self._off[side][2] += 1
-            self._history.append((snap, move))
-            self._after_removal()
-            return
-        if kind == PASS:
-            self._history.append((snap, move))
-            self._end_turn()
-            return
-        caps = self._captures(side, frm, to)
-        move = Move(kind, to, frm, bool(caps), flag, names)
-        self._history.append((snap, move))
-        self._bb[side] ^= (1 << frm) | (1 << to)
-        if caps:
-            self._bb[1 - side] &= ~caps
-            self._off[1 - side][0] += caps.bit_count()
-            self._turn_captured = True
-            self._exchange = None
-            self._chain = to
-            if not self._bb[1 - side]:
-                self._end_turn()
-                return
-            if any(c for _, _, c in self._steps_from(side, to)):
-                return
-            self._end_turn()
-            return
-        if self.variant.exchange:
-            self._exchange_step(frm, to, flag)
-        self._end_turn()
-
-    def _exchange_step(self, frm: int, to: int, flag: bool) -> None:
-        ex = self._exchange
-        if not flag:
-            self._exchange = None
-            return
-        if self._side == DEFENDER:
-            if ex is not None and ex.stage == 2 and frm == ex.soldier:
-                self._exchange = Exchange(3, to, ex.first)
-            elif ex is not None and ex.stage == 4 and frm == ex.soldier:
-                bits = (1 << to, (1 << ex.first) | (1 << ex.second))
-                self._bb[DEFENDER] &= ~bits[0]
-                self._bb[ATTACKER] &= ~bits[1]
-                self._off[DEFENDER][1] += 1
-                self._off[ATTACKER][1] += 2
-                self._turn_captured = True  # an exchange counts as progress
-                self._exchange = None
-            else:
-                self._exchange = Exchange(1, to)
-        else:
-            assert ex is not None
-            if ex.stage == 1:
-                self._exchange = Exchange(2, ex.soldier, to)
-            else:
-                self._exchange = Exchange(4, ex.soldier, ex.first, to)
-
-    def _after_placement(self) -> None:
-        v = self.variant
-        placed = self._bb[0].bit_count() + self._bb[1].bit_count()
-        if placed >= 2 * v.pieces_per_side:
-            self._setting = False
-            self._side = ATTACKER
-            self._turn = 1
-            self._start_turn(mover=DEFENDER)
-            self._count_position()
-        else:
-            self._side = (placed // 2) % 2
-
-    def _after_removal(self) -> None:
-        side = self._side
-        if not self._bb[side]:
-            self._finish(1 - side, Termination.ALL_CAPTURED)
-            return
-        self._removals = self._removals[1:]
-        if self._removals:
-            self._side = self._removals[0]
-            return
-        self._side = self._resume
-        self._resume = -1
-        self._start_turn(mover=1 - self._side)
-        self._count_position()
-
-    def _end_turn(self) -> None:
-        """Close the mover's turn and hand over (or not) to the other side."""
-        v = self.variant
-        mover = self._side
-        self._chain = -1
-        self._turn += 1
-        if self._turn_captured:
-            self._noprog = 0
-        else:
-            self._noprog += 1
-        self._turn_captured = False
-        if not self._bb[1 - mover]:
-            self._finish(mover, Termination.ALL_CAPTURED)
-            return
-        if not self._bb[mover]:  # an exchange can take the last soldier
-            self._finish(1 - mover, Termination.ALL_CAPTURED)
-            return
-        self._side = 1 - mover
-        self._start_turn(mover)
-        if self._outcome is not None:
-            return
-        if v.turn_limit and v.pieces_per_side + self._turn - 1 >= v.turn_limit:
-            self._finish(None, Termination.TURN_LIMIT)
-            return
-        if v.no_progress_turns and self._noprog >= v.no_progress_turns:
-            self._adjudicate(Termination.NO_PROGRESS)
-            return
-        self._count_position()
-
-    def _count_position(self) -> None:
-        """Count this position (side to move included) for repetition; the
-        third occurrence ends the game.  Called wherever a turn starts: after
-        a turn, at the start of the moving phase, after removals, and for a
-        position read from a string (its first occurrence)."""
-        if not self.variant.repetition or self._outcome is not None or self._chain >= 0:
-            return
-        key = self._repetition_key()
-        n = self._repetitions.get(key, 0) + 1
-        self._repetitions[key] = n
-        if n >= 3:
-            self._adjudicate(Termination.REPETITION)
-
-    def _start_turn(self, mover: int) -> None:
-        """The side to move is set; deal with it being blocked."""
-        v = self.variant
-        side = self._side
-        if self._has_step(side):
-            return
-        if v.blocked == "lose":
-            reason = Termination.BLOCKED if self._bb[side] else Termination.ALL_CAPTURED
-            self._finish(1 - side, reason)
-            return
-        if v.blocked_first_turn_defender_wins and side == DEFENDER and self._turn == 2:
-            self._finish(DEFENDER, Termination.BLOCKED_FIRST_TURN)
-            return
-        self._exchange = None
-        if v.blocked == "remove":
-            self._resume = side
-            self._removals = (ATTACKER, ATTACKER, DEFENDER)
-            self._side = ATTACKER
-            return
-        # "move-again" and "reopen": the other side moves again.
-        self._side = 1 - side
-
-    def _adjudicate(self, reason: Termination) -> None:
-        a, d = (x.bit_count() for x in self._bb)
-        winner = ATTACKER if a > d else DEFENDER if d > a else None
-        self._finish(winner, reason, minor=True)
-
-    def _finish(self, winner: int | None, reason: Termination, minor: bool = False) -> None:
-        kind = None
-        if self.variant.win_kinds and winner is not None:
-            if reason == Termination.ALL_CAPTURED:
-                kind = "major"
-            elif minor:
-                kind = "minor"
-        name = SIDE_NAMES[winner] if winner is not None else None
-        self._outcome = Outcome(name, reason.value, kind)
-        self._cache = None
-
-    def _repetition_key(self) -> tuple[object, ...]:
-        return (self._bb[0], self._bb[1], self._side, self._exchange, self._removals)
+        return self._t.moves[self._undo_one()]
 
     # ------------------------------------------------------------------
     # Endings by the players
@@ -683,12 +346,16 @@ class Game:
         """Both players agree no capture is possible any more: the side with
         more pieces wins (a minor win where wins are graded)."""
         a, d = (x.bit_count() for x in self._bb)
-        winner = ATTACKER if a > d else DEFENDER if d > a else None
+        winner = 0 if a > d else 1 if d > a else None
         self._end_by_players(winner, Termination.BARRIER, minor=True)
 
     def _end_by_players(self, winner: int | None, reason: Termination, minor: bool) -> None:
         if self._outcome is not None:
             raise IllegalMoveError("the game is over")
-        snap = self._snapshot()
-        self._history.append((snap, Move(reason.value, names=self._names)))
+        bb = self._bb
+        self._undo.append((
+            bb[0], bb[1], self._side, self._setting, self._chain, self._turn, self._exchange,
+            self._noprog, self._removals, self._resume, self._turn_captured, self._off,
+            self._outcome, (reason.value, -1, -1, 0, False),
+        ))  # fmt: skip
         self._finish(winner, reason, minor)

@@ -54,7 +54,7 @@ def mid_positions(variant: str, count: int, seed: int = 3) -> list[Game]:
         g = Game.new(variant)
         stop = rng.randrange(10, 60)
         while g.outcome is None and (g.phase == "setting" or g.turn < stop):
-            g._apply(*_pick(g, rng))
+            g.push(*_pick(g, rng))
         if g.outcome is None:
             out.append(g)
     return out
