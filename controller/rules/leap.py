@@ -17,7 +17,8 @@ from typing import NamedTuple
 
 from controller.board.geometry import Geometry, points
 
-from .leap_variants import KING, LeapVariant, find_leap_variant, leap_tables, leaps_for, steps_for
+from .leap_generate import can_leap, generate, has_move, leaps_at
+from .leap_variants import KING, LeapVariant, find_leap_variant, leap_tables
 from .moves import (
     PASS,
     REMOVE,
@@ -88,6 +89,13 @@ class LeapGame:
         self._names = self.geometry.point_names
         self._full = self.geometry.full
         self._optional_chain = v.chain == "optional"
+        self._compulsory = v.compulsory_capture
+        self._huffing = v.huffing
+        self._ends_chain = v.promotion == "ends-chain"
+        self._men_progress = v.kings  # a man's move is progress where men crown
+        self._turn_limit = v.turn_limit
+        self._noprog_limit = v.no_progress_turns
+        self._repetition = v.repetition
         self._bb = list(self._t.start)
         self._kings = 0
         self._side = 0
@@ -291,78 +299,24 @@ class LeapGame:
         own = self._bb[side]
         enemy = self._bb[1 - side]
         empty = self._full & ~(own | enemy)
-        t = self._t
         kings = self._kings
         if self._chain >= 0:
             p = self._chain
             kind = KING if kings >> p & 1 else side
-            out = list(self._leaps_at(kind, p, enemy, empty))
+            out = list(leaps_at(self._t, kind, p, enemy, empty))
             if self._optional_chain:
                 out.append(_PASS)
             return out
-        over_mask, step_mask = t.over_mask, t.step_mask
-        leap_cache, step_cache = t.leap_cache, t.step_cache
-        leaps: list[Raw] = []
-        steps: list[Raw] = []
-        while own:
-            low = own & -own
-            own ^= low
-            p = low.bit_length() - 1
-            kind = KING if kings & low else side
-            over = enemy & over_mask[kind][p]
-            if over:
-                found_leaps = leap_cache[kind][p].get(over)
-                if found_leaps is None:
-                    found_leaps = leaps_for(t, kind, p, over)
-                for to_bit, raw in found_leaps:
-                    if empty & to_bit:
-                        leaps.append(raw)
-            key = empty & step_mask[kind][p]
-            found = step_cache[kind][p].get(key)
-            if found is None:
-                found = steps_for(t, kind, p, key)
-            steps += found
-        if leaps and self.variant.compulsory_capture:
-            return leaps
-        leaps += steps
-        return leaps
-
-    def _leaps_at(self, kind: int, p: int, enemy: int, empty: int) -> tuple[Raw, ...]:
-        """The leaps of the soldier (of ``kind``) on ``p``."""
-        t = self._t
-        over = enemy & t.over_mask[kind][p]
-        if not over:
-            return ()
-        found = t.leap_cache[kind][p].get(over)
-        if found is None:
-            found = leaps_for(t, kind, p, over)
-        return tuple(raw for to_bit, raw in found if empty & to_bit)
+        return generate(self._t, side, own, enemy, kings, empty, self._compulsory)
 
     def _can_leap(self, pieces: int, side: int) -> int:
         """The soldiers among ``pieces`` (of ``side``) that have a leap."""
         enemy = self._bb[1 - side]
         empty = self._full & ~(self._bb[side] | enemy)
-        kings = self._kings
-        found = 0
-        while pieces:
-            low = pieces & -pieces
-            pieces ^= low
-            kind = KING if kings & low else side
-            if self._leaps_at(kind, low.bit_length() - 1, enemy, empty):
-                found |= low
-        return found
+        return can_leap(self._t, pieces, side, self._kings, enemy, empty)
 
     def _has_move(self, side: int) -> bool:
-        own = self._bb[side]
-        empty = self._full & ~(own | self._bb[1 - side])
-        mask = self._t.step_mask
-        kings = self._kings
-        while own:
-            low = own & -own
-            own ^= low
-            if mask[KING if kings & low else side][low.bit_length() - 1] & empty:
-                return True
-        return bool(self._can_leap(self._bb[side], side))
+        return has_move(self._t, side, self._bb[side], self._bb[1 - side], self._kings, self._full)
 
     # ------------------------------------------------------------------
     # Lookups for the reconciler
@@ -518,7 +472,7 @@ class LeapGame:
         self._history.append((snap, self._move(STEP, frm, to, bool(over))))
         frm_bit, to_bit = 1 << frm, 1 << to
         huff = 0
-        if not over and self._chain < 0 and self.variant.huffing:
+        if not over and self._chain < 0 and self._huffing:
             huff = self._can_leap(bb[side], side)
             if huff & frm_bit:
                 huff ^= frm_bit | to_bit
@@ -534,17 +488,18 @@ class LeapGame:
             bb[1 - side] &= ~over
             kings &= ~over
         self._kings = kings
-        if over and bb[1 - side] and not (crowned and self.variant.promotion == "ends-chain"):
-            if self._can_leap(to_bit, side):
+        if over and bb[1 - side] and not (crowned and self._ends_chain):
+            enemy = bb[1 - side]
+            empty = self._full & ~(bb[side] | enemy)
+            if leaps_at(self._t, KING if kings & to_bit else side, to, enemy, empty):
                 self._chain = to
                 self._counted.append(None)
                 return
-        progress = bool(over) or (was_man and self.variant.kings)
+        progress = bool(over) or (was_man and self._men_progress)
         self._end_turn(side, progress, huff)
 
     def _end_turn(self, mover: int, progress: bool, huff: int) -> None:
         """Close the mover's turn and hand over to the other side."""
-        v = self.variant
         self._chain = -1
         self._turn += 1
         self._noprog = 0 if progress else self._noprog + 1
@@ -556,11 +511,14 @@ class LeapGame:
         elif not huff:
             self._start_turn()
         if self._outcome is None:
-            if v.turn_limit and self._turn > v.turn_limit:
+            if self._turn_limit and self._turn > self._turn_limit:
                 self._finish(None, Termination.TURN_LIMIT)
-            elif v.no_progress_turns and self._noprog >= v.no_progress_turns:
+            elif self._noprog_limit and self._noprog >= self._noprog_limit:
                 self._finish(None, Termination.NO_PROGRESS)
-        self._count_position(self._counted)
+        if self._repetition:
+            self._count_position(self._counted)
+        else:
+            self._counted.append(None)
 
     def _start_turn(self) -> None:
         """The side to move loses if it has no legal move (the moves found
@@ -576,7 +534,7 @@ class LeapGame:
         third occurrence draws); ``record`` gets the key counted (or None)
         for :meth:`pop`."""
         key = None
-        if self.variant.repetition and self._outcome is None:
+        if self._repetition and self._outcome is None:
             key = (self._bb[0], self._bb[1], self._kings, self._side, self._huff)
             n = self._repetitions.get(key, 0) + 1
             self._repetitions[key] = n

@@ -27,6 +27,8 @@ __all__ = [
 BOARDS = ("37-point", "8x8")
 # A raw action (kind, frm, to, captured_mask, flag), as Game's ``Raw``.
 RawMove = tuple[str, int, int, int, bool]
+ShiftDirection = tuple[int, int, int, tuple[RawMove, ...], tuple[RawMove, ...], int]
+_NO_MOVE: RawMove = ("none", -1, -1, 0, False)
 
 
 @dataclass(frozen=True)
@@ -188,6 +190,11 @@ class LeapTables:
     step_cache: tuple[tuple[dict[int, tuple[RawMove, ...]], ...], ...]
     leap_cache: tuple[tuple[dict[int, tuple[tuple[int, RawMove], ...]], ...], ...]
     size: int
+    # Boards whose directions are constant index offsets (8x8) also get,
+    # per direction: (offset, points with a neighbour that way, points with
+    # a second one, step raw by destination, leap raw by destination, which
+    # sides' men use it as a bit mask: 1 Attacker, 2 Defender).
+    shifts: tuple[ShiftDirection, ...] | None
 
 
 def _start(variant: LeapVariant, g: Geometry) -> tuple[int, int]:
@@ -260,7 +267,34 @@ def leap_tables(variant: LeapVariant) -> LeapTables:
         step_cache=tuple(tuple({} for _ in range(n)) for _ in range(3)),
         leap_cache=tuple(tuple({} for _ in range(n)) for _ in range(3)),
         size=n,
+        shifts=_shifts(g, dirs_of),
     )
+
+
+def _shifts(g: Geometry, dirs_of: list[tuple[int, ...]]) -> tuple[ShiftDirection, ...] | None:
+    """The per-direction shift tables, or None if a direction is irregular."""
+    n = g.size
+    out = []
+    for d, table in enumerate(g.neighbours):
+        offsets = {q - p for p, q in enumerate(table) if q >= 0}
+        if not offsets:
+            continue
+        if len(offsets) != 1:
+            return None
+        off = offsets.pop()
+        one = sum(1 << p for p in range(n) if table[p] >= 0)
+        two = sum(1 << p for p in range(n) if table[p] >= 0 and table[table[p]] >= 0)
+        step_raw = [_NO_MOVE] * n
+        leap_raw = [_NO_MOVE] * n
+        for p in range(n):
+            q = table[p]
+            if q >= 0:
+                step_raw[q] = ("step", p, q, 0, False)
+                if table[q] >= 0:
+                    leap_raw[table[q]] = ("step", p, table[q], 1 << q, False)
+        men_sides = (d in dirs_of[0]) | (d in dirs_of[1]) << 1
+        out.append((off, one, two, tuple(step_raw), tuple(leap_raw), men_sides))
+    return tuple(out)
 
 
 def steps_for(t: LeapTables, kind: int, p: int, empty: int) -> tuple[RawMove, ...]:
