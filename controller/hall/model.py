@@ -40,7 +40,8 @@ class HallGame:
     positions: list[str] = field(default_factory=list)
     times: list[float] = field(default_factory=list)
     result: str | None = None
-    record: str | None = None  # the board's own record, when it matches the moves
+    record: str | None = None  # the board's own record of ``record_moves``
+    record_moves: list[str] = field(default_factory=list)
     gap: bool = False  # moves were missed: the next record fills them
     epoch: int = 0  # grows when moves are taken back or replaced (not appended)
 
@@ -212,7 +213,7 @@ class Hall:
         if game.outcome is not None:
             g.result = game.outcome.result
         if tokens == g.moves:
-            g.record = text
+            g.record, g.record_moves = text, list(tokens)
         elif len(tokens) >= len(g.moves) or g.gap:
             # The stored game: it holds what the hall missed.
             positions = _positions(game, tokens)
@@ -220,7 +221,7 @@ class Hall:
             now = time.time()
             g.moves, g.positions = tokens, positions
             g.times = keep[:len(tokens)] + [now] * (len(tokens) - len(keep))
-            g.record, g.gap = text, False
+            g.record, g.record_moves, g.gap = text, list(tokens), False
             g.epoch += 1
         return True
 
@@ -247,7 +248,7 @@ class Hall:
 
 
 def _record_text(board: str, g: HallGame) -> str:
-    if g.record is not None:
+    if g.record is not None and g.record_moves == g.moves:
         text = g.record
         return text if text.endswith("\n") else text + "\n"
     from controller.rules.variants import find_variant

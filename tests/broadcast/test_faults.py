@@ -1,0 +1,104 @@
+"""Faults with a real Mosquitto, a board service and the hall: the broker
+killed mid-game and restarted, the board's network silent for 30 s, the
+board killed with SIGKILL mid-game.  The board never waits for the broker,
+and once the connections are back the hall holds exactly the recorded game."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+from bchelp import Broker, Player, Proxy, board, hall, hall_has, random_game, wait_until
+
+from controller.rules.record import parse_record
+
+
+def _check_hall(h: object, name: str, player: Player) -> None:
+    recorded = player.stored()
+    assert recorded == player.actions[:player.done]
+    wait_until(lambda: hall_has(h, name, recorded), 40,  # type: ignore[arg-type]
+               f"the hall holds the {len(recorded)} recorded actions of {name}")
+    kgn = h.get("/api/games.kgn")  # type: ignore[attr-defined]
+    records = ["[Variant" + part for part in kgn.split("[Variant")[1:]]
+    games = [parse_record(r) for r in records]
+    ours = [g for g in games if g.tags.get("GameId") == str(player.proc.get("/api/state")
+                                                           ["game_id"])]
+    assert ours and [str(m) for m in ours[-1].game().moves] == recorded
+
+
+def test_broker_killed_and_restarted(tmp_path: Path) -> None:
+    broker = Broker(tmp_path / "broker").start()
+    h = hall(tmp_path, broker.url).start("/api/boards")
+    b = board(tmp_path, "kb", broker.url).start()
+    try:
+        player = Player(b, random_game(21))
+        player.play(10)
+        wait_until(lambda: hall_has(h, "kb", player.actions[:10]), 10, "first moves in the hall")
+        broker.kill()
+        wait_until(lambda: not b.get("/api/state")["broker"]["connected"], 10, "link down shown")
+        player.play(12)  # recorded and lit while the broker is away
+        assert player.slowest < 1.5
+        broker.start()
+        player.play(8)
+        wait_until(lambda: b.get("/api/state")["broker"]["connected"], 15, "link up shown")
+        _check_hall(h, "kb", player)
+        player.play(10)
+        _check_hall(h, "kb", player)
+    finally:
+        b.stop()
+        h.stop()
+        broker.stop()
+
+
+def test_network_cut_for_30_seconds(tmp_path: Path) -> None:
+    broker = Broker(tmp_path / "broker").start()
+    proxy = Proxy(broker.port)
+    h = hall(tmp_path, broker.url).start("/api/boards")
+    b = board(tmp_path, "nb", proxy.url).start()
+    try:
+        player = Player(b, random_game(22))
+        player.play(8)
+        wait_until(lambda: hall_has(h, "nb", player.actions[:8]), 10, "first moves in the hall")
+        proxy.cut()
+        cut_at = time.monotonic()
+        while time.monotonic() - cut_at < 30:
+            player.play(1, pause=1.0)  # the board plays on at full speed
+        assert player.slowest < 1.5
+        # The silent network was noticed (keepalive 10 s) and is on the page.
+        assert b.get("/api/state")["broker"]["connected"] is False
+        assert h.get("/api/boards/nb")["ply"] <= 8 + 1
+        proxy.restore()
+        wait_until(lambda: b.get("/api/state")["broker"]["connected"], 20, "link up again")
+        _check_hall(h, "nb", player)
+        stats = h.get("/api/boards")["stats"]
+        assert stats["ignored"] == 0
+    finally:
+        b.stop()
+        h.stop()
+        proxy.close()
+        broker.stop()
+
+
+def test_board_sigkilled_mid_game(tmp_path: Path) -> None:
+    broker = Broker(tmp_path / "broker").start()
+    h = hall(tmp_path, broker.url).start("/api/boards")
+    b = board(tmp_path, "sb", broker.url).start()
+    try:
+        player = Player(b, random_game(23))
+        for _ in range(4):
+            player.play(6, pause=0.02)
+            b.kill()  # right after the action was recorded: maybe not yet published
+            b.start()
+        player.play(6)
+        _check_hall(h, "sb", player)
+        # Every action reached the hall once: the moves it shows are in order
+        # and nothing is counted as malformed.
+        d = h.get("/api/boards/sb")
+        assert d["moves"] == player.actions[:player.done]
+        assert h.get("/api/boards")["stats"]["ignored"] == 0
+        assert json.loads(json.dumps(d))["online"] is True
+    finally:
+        b.stop()
+        h.stop()
+        broker.stop()

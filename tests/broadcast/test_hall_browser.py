@@ -1,0 +1,91 @@
+"""The hall page in Debian's chromium (Playwright) against a real Mosquitto,
+with twenty simulated boards (real board services and publishers) playing
+at once: every board shown live, every move on the page in order, one board
+opened large, all games downloaded as one KGN file."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import threading
+from pathlib import Path
+
+import pytest
+from bchelp import Broker, hall, wait_until
+from playwright.sync_api import expect, sync_playwright
+
+from controller.rules.record import parse_record
+from controller.service.hallsim import BoardResult, run_boards
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+BOARDS = 20
+
+
+def test_twenty_boards_on_the_hall_page(tmp_path: Path) -> None:
+    if not Path(CHROMIUM).exists():
+        pytest.fail("chromium is not installed: `make test` installs it (apt-get install chromium)")
+    broker = Broker(tmp_path / "broker").start()
+    h = hall(tmp_path, broker.url).start("/api/boards")
+    results: list[BoardResult] = []
+    failed: list[BaseException] = []
+
+    def play() -> None:
+        try:
+            results.extend(run_boards(tmp_path / "boards", BOARDS, broker.url, rate=5.0,
+                                      variant="sabouiyya", max_actions=40, processes=2,
+                                      linger=1.0, prefix="hb"))
+        except BaseException as exc:  # reported below
+            failed.append(exc)
+
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+            page = browser.new_page(viewport={"width": 1280, "height": 1000},
+                                    accept_downloads=True)
+            page.goto(h.url + "/")
+            expect(page.locator("#link")).to_have_class("link up")
+            players = threading.Thread(target=play)
+            players.start()
+            # Live: every board appears while the games are being played.
+            expect(page.locator(".card")).to_have_count(BOARDS, timeout=60_000)
+            page.wait_for_function("() => document.querySelectorAll('.card .p').length > 40")
+            page.screenshot(path=str(tmp_path / "hall-live.png"))
+            players.join(300)
+            assert not players.is_alive() and not failed, failed
+            assert len(results) == BOARDS
+            for r in results:
+                assert len(r.actions) >= 20
+                wait_until(lambda r=r: page.evaluate("(id) => hallMoves(id)", r.board_id)
+                           == r.actions, 30, f"{r.board_id}: every move on the page")
+                card = page.locator(f'.card[data-board="{r.board_id}"]')
+                expect(card).to_have_attribute("data-ply", str(len(r.actions)))
+            page.screenshot(path=str(tmp_path / "hall.png"))
+            # One board large, with its moves.
+            one = results[3]
+            page.click(f'.card[data-board="{one.board_id}"]')
+            expect(page.locator("#large")).to_be_visible()
+            assert page.locator("#large-moves li").all_inner_texts() == one.actions
+            expect(page.locator("#large-board .sq")).to_have_count(25)
+            page.screenshot(path=str(tmp_path / "hall-large.png"))
+            page.click("#close")
+            expect(page.locator("#large")).to_be_hidden()
+            # The evening's games in one file.
+            with page.expect_download() as info:
+                page.click("#download")
+            text = Path(info.value.path()).read_text()
+            records = [parse_record("[Variant" + part) for part in text.split("[Variant")[1:]]
+            by_board = {r.board_id: r.actions for r in results}
+            assert len(records) == BOARDS
+            got = sorted([str(m) for m in rec.game().moves] for rec in records)
+            assert got == sorted(by_board.values())
+            assert "0 messages ignored" in page.locator("#counts").inner_text()
+            browser.close()
+    finally:
+        h.stop()
+        broker.stop()
+        shots = os.environ.get("KHARBGA_SCREENSHOTS")  # a folder to keep them in
+        for png in tmp_path.glob("hall*.png"):
+            if shots:
+                shutil.copy(png, Path(shots) / png.name)

@@ -1,0 +1,144 @@
+"""The hall's bookkeeping without a network: moves in order, repeats
+dropped, undo, missed moves filled from the board's record, malformed and
+foreign messages ignored and counted, the evening's KGN."""
+
+from __future__ import annotations
+
+import json
+
+from bchelp import random_game
+
+from controller.hall.model import Hall
+from controller.rules import Game
+from controller.rules.record import Record, parse_record
+
+
+def _moves(actions: list[str], board: str = "b1", gid: int = 1, seq0: int = 0) -> list[bytes]:
+    g = Game.new("sabouiyya")
+    out = []
+    for i, a in enumerate(actions):
+        g.play(a)
+        out.append(json.dumps({"seq": seq0 + i + 1, "board": board, "game_id": gid,
+                               "ply": i + 1, "move": a, "position": g.position(),
+                               "time": 1000.0 + i, "variant": "sabouiyya",
+                               "attacker": "Ali", "defender": "Badr",
+                               "result": None}).encode())
+    return out
+
+
+def _record(actions: list[str], gid: int = 1) -> bytes:
+    g = Game.new("sabouiyya")
+    for a in actions:
+        g.play(a)
+    return str(Record.from_game(g, {"Attacker": "Ali", "Defender": "Badr",
+                                    "GameId": str(gid)})).encode()
+
+
+def test_moves_in_order_repeats_dropped() -> None:
+    actions = random_game(1)[:20]
+    hall = Hall()
+    msgs = _moves(actions)
+    for m in msgs[:12] + msgs[8:12] + msgs[12:]:  # four repeated (QoS 1)
+        hall.handle("kharbga/b1/moves", m)
+    d = hall.boards["b1"].detail()
+    assert d["moves"] == actions and d["ply"] == 20
+    assert d["attacker"] == "Ali" and d["last_move"] == actions[-1]
+    assert hall.repeats == 4 and hall.stats()["ignored"] == 0
+    replay = Game.new("sabouiyya")
+    for a in actions:
+        replay.play(a)
+    assert d["position"] == replay.position()
+
+
+def test_undo_and_replacement() -> None:
+    actions = random_game(2)[:10]
+    hall = Hall()
+    for m in _moves(actions):
+        hall.handle("kharbga/b1/moves", m)
+    g = Game.new("sabouiyya")
+    for a in actions[:8]:
+        g.play(a)
+    hall.handle("kharbga/b1/moves", json.dumps(
+        {"seq": 11, "game_id": 1, "ply": 8, "undo": True, "position": g.position(),
+         "time": 2000.0, "variant": "sabouiyya"}).encode())
+    assert hall.boards["b1"].detail()["moves"] == actions[:8]
+    # Another action in place of the one taken back.
+    move = next(str(m) for m in g.legal_moves() if str(m) != actions[8])
+    g.play(move)
+    hall.handle("kharbga/b1/moves", json.dumps(
+        {"seq": 12, "game_id": 1, "ply": 9, "move": move, "position": g.position(),
+         "time": 2001.0, "variant": "sabouiyya"}).encode())
+    d = hall.boards["b1"].detail()
+    assert d["moves"] == [*actions[:8], move] and d["positions"][-1] == g.position()
+
+
+def test_missed_moves_filled_from_the_record() -> None:
+    actions = random_game(4)[:16]
+    hall = Hall()
+    msgs = _moves(actions)
+    for m in msgs[:5] + msgs[9:12]:  # the broker lost 5..8
+        hall.handle("kharbga/b1/moves", m)
+    assert hall.boards["b1"].detail()["moves"] == actions[:5]
+    hall.handle("kharbga/b1/game", _record(actions[:12]))
+    assert hall.boards["b1"].detail()["moves"] == actions[:12]
+    for m in msgs[12:]:
+        hall.handle("kharbga/b1/moves", m)
+    d = hall.boards["b1"].detail()
+    assert d["moves"] == actions
+    kgn = parse_record(hall.kgn())  # the moves after the record are in it too
+    assert [str(m) for m in kgn.game().moves] == actions
+    # A record behind the moves (it is sent at most twice a second) changes nothing.
+    hall.handle("kharbga/b1/game", _record(actions[:14]))
+    assert hall.boards["b1"].detail()["moves"] == actions
+    g = Game.new("sabouiyya")
+    for a in actions:
+        g.play(a)
+    assert d["positions"][-1] == g.position() and len(d["positions"]) == 16
+
+
+def test_malformed_and_foreign_messages_are_counted() -> None:
+    hall = Hall()
+    bad = [
+        ("kharbga/b1/moves", b"not json"),
+        ("kharbga/b1/moves", b"[1, 2]"),
+        ("kharbga/b1/moves", b'{"seq": "1"}'),
+        ("kharbga/b1/moves", json.dumps({"seq": 1, "game_id": 1, "ply": -1, "move": "@a1",
+                                         "position": "x", "time": 1, "variant": "v"}).encode()),
+        ("kharbga/b1/moves", b"\xff\xfe"),
+        ("kharbga/b1/state", b'{"game_id": true, "position": 3}'),
+        ("kharbga/b1/game", b"[Variant \"nonsense\"]\n\n1. @z9 *\n"),
+        ("kharbga/b1/game", b"1. @c2 *\n"),  # no GameId
+        ("kharbga/b1/online", b"yes"),
+        ("kharbga/b1/other", b"{}"),
+        ("kharbga/a+b/moves", b"{}"),
+        ("kharbga/b1", b"{}"),
+        ("elsewhere/b1/moves", b"{}"),
+        ("kharbga/b1/moves", b"[" * 100000),
+        ("kharbga/b1/moves", b" " * 300000),
+    ]
+    for topic, payload in bad:
+        assert hall.handle(topic, payload) is None, (topic, payload[:30])
+    assert hall.stats()["ignored"] == len(bad)
+    # A good message still works afterwards.
+    actions = random_game(5)[:3]
+    for m in _moves(actions):
+        assert hall.handle("kharbga/b1/moves", m) == "b1"
+    assert hall.boards["b1"].detail()["moves"] == actions
+
+
+def test_evening_kgn() -> None:
+    hall = Hall()
+    games = {("b1", 1): random_game(6)[:12], ("b1", 2): random_game(7)[:9],
+             ("b2", 5): random_game(8)[:14]}
+    seq = 0
+    for (board, gid), actions in games.items():
+        for m in _moves(actions, board, gid, seq):
+            hall.handle(f"kharbga/{board}/moves", m)
+        seq += 100
+    hall.handle("kharbga/b2/game", _record(games[("b2", 5)], 5))
+    text = hall.kgn()
+    records = [parse_record("[Variant" + p) for p in text.split("[Variant")[1:]]
+    assert len(records) == 3
+    for record, actions in zip(records, games.values(), strict=True):
+        assert [str(m) for m in record.game().moves] == actions
+    assert records[0].tags["Board"] == "b1" and records[2].tags["GameId"] == "5"
