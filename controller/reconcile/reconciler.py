@@ -35,8 +35,9 @@ from controller.board.leds import LedMap
 from controller.rules import Game, Variant, find_variant
 from controller.rules.moves import PASS, STEP, Move
 
-from .explain import Candidate, Clues, Explainer, Turn, fits
+from .explain import Candidate, Explainer, Turn, fits
 from .present import Display, View, leds, status
+from .readings import Readings
 from .settings import Settings
 from .timeline import Timeline
 
@@ -62,58 +63,6 @@ class Update:
     """Unfinished games put aside (the board cleared): set up again, they resume."""
     resumed: Game | None = None
     """A game put aside that was set up again: it is now :attr:`Reconciler.game`."""
-
-
-@dataclass(slots=True)
-class _Readings:
-    """The latest reading, its settling, and what the hands did since the
-    board last settled."""
-
-    frame: Frame | None = None
-    since: float = 0.0  # when the board began to show it
-    settled: bool = True  # explained already (or nothing to explain)
-    stale: bool = False  # a button made it old news: it waits for a change
-    gone_at: dict[int, float] = field(default_factory=dict)  # when expected pieces went
-    gone: int = 0
-    landing: int = 0  # squares of the latest piece set down
-    seen: int = 0  # squares shown occupied since the board last settled
-
-    @property
-    def occupied(self) -> int:
-        return self.frame.occupied if self.frame is not None else 0
-
-    def observe(self, frame: Frame, expected: int) -> bool:
-        """A frame from the sensor; False if it shows the same reading.
-        ``expected`` is the board the game expects (who went missing when
-        tells who moved when two explanations leave the same board)."""
-        if self.frame is not None and frame.same_reading(self.frame):
-            return False
-        gone = expected & ~frame.occupied
-        for p in list(self.gone_at):
-            if not gone >> p & 1:
-                del self.gone_at[p]
-        new = gone & ~self.gone
-        while new:
-            low = new & -new
-            self.gone_at[low.bit_length() - 1] = frame.t
-            new ^= low
-        self.gone = gone
-        if frame.occupied & ~self.occupied:
-            self.landing = frame.occupied & ~self.occupied
-        self.seen |= frame.occupied
-        self.frame = frame
-        self.since = frame.t
-        self.settled = False
-        self.stale = False
-        return True
-
-    def clues(self, expected: int, held: int) -> Clues:
-        """The clues for explaining the reading now settling."""
-        landed, self.landing = self.landing, 0
-        times = {p: t for p, t in self.gone_at.items() if expected >> p & 1}
-        first = min(times.values(), default=None)
-        origin = sum(1 << p for p, t in times.items() if t == first)
-        return Clues(origin, held, landed, self.seen)
 
 
 @dataclass(slots=True)
@@ -178,7 +127,7 @@ class Reconciler:
         self._explainer = Explainer(self.settings)
         self._display = Display()
         self._turn = Turn()
-        self._readings = _Readings()
+        self._readings = Readings()
         self._mismatch = _Mismatch()
         self._table = _Table()
         self._report = _Report()

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from controller.board.events import Button, Frame
-from controller.reconcile.reconciler import Reconciler, Settings
+from controller.reconcile.reconciler import Reconciler, Settings, Update
 from controller.rules import Game
 
 VARIANTS = ["kharbga", "kharbga-refuge", "khamousiyya", "sabouiyya"]
@@ -89,9 +89,13 @@ def test_fuzzed_frames(variant: str, seed: int, colour: bool) -> None:
     rec = Reconciler(variant, Settings(settle=0.25, error_delay=1.0))
     captured_ever = 0
     last_frame: Frame | None = None
+    finished: list[Game] = []
+    saved: list[Game] = []
     for event in events:
         before = rec.game.bitboards()
+        game_before = rec.game
         update = rec.feed(event)
+        _follow_games(update, game_before, rec, finished, saved)
         after = rec.game.bitboards()
         captured_ever |= (before[0] | before[1]) & ~(after[0] | after[1])
         if isinstance(event, Frame):
@@ -103,10 +107,26 @@ def test_fuzzed_frames(variant: str, seed: int, colour: bool) -> None:
         assert set(update.leds.values()) <= {
             "lifted", "destination", "capture", "continue", "exchange", "last-from",
             "last-to", "error", "hint", "setup"}
-    rec.finish()
+    game_before = rec.game
+    _follow_games(rec.finish(), game_before, rec, finished, saved)
     _check_valid(rec.game)
+    # What the updates reported is what the reconciler holds.
+    assert tuple(finished) == rec.finished and tuple(saved) == rec.saved
     for game in rec.finished:
         _check_valid(game)
+
+
+def _follow_games(update: Update, before: Game, rec: Reconciler, finished: list[Game],
+                  saved: list[Game]) -> None:
+    """Track the games through the update, as the service does."""
+    finished += update.finished
+    saved += update.saved
+    if update.resumed is not None:
+        saved.remove(update.resumed)
+        assert rec.game is update.resumed
+    if rec.game is not before:
+        assert update.new_game or update.resumed is not None
+    assert not (update.finished or update.saved) or rec.game is not before
 
 
 @settings(max_examples=40, deadline=None)

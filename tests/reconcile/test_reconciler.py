@@ -3,6 +3,8 @@ and the LED roles it shows at each moment."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from controller.board.events import Button, Frame
@@ -17,9 +19,12 @@ CHAIN = "......./......./......./..DA.../..DA.../A.DA.../......D a m - 5"
 class Hands:
     """A physical board under a reconciler, moved by a person."""
 
-    def __init__(self, variant: str, position: str | None = None, colour: bool = False) -> None:
+    def __init__(self, variant: str, position: str | None = None, colour: bool = False,
+                 settings: Settings | None = None, **options: Any) -> None:
         game = Game.from_position(variant, position) if position else Game.new(variant)
-        self.r = Reconciler(game=game, settings=Settings(settle=SETTLE, error_delay=DELAY))
+        settings = settings or Settings(settle=SETTLE, error_delay=DELAY)
+        self.r = Reconciler(game=game, settings=settings, **options)
+        self.updates: list[Update] = []
         self.names = game.geometry.point_names
         self.a, self.d = game.bitboards()
         self.colour = colour
@@ -41,13 +46,22 @@ class Hands:
 
     def _feed(self) -> Update:
         update = self.r.feed(self.frame())
+        self.updates.append(update)
         self.played += update.played
         return update
+
+    def show(self, a: int, d: int) -> Update:
+        """The whole board set to (a, d) at once, and held."""
+        self.a, self.d = a, d
+        self.t += 0.01
+        self._feed()
+        return self.hold()
 
     def hold(self, seconds: float = 0.3) -> Update:
         """Let time pass with the board as it is."""
         self.t += seconds
         self.last = self.r.tick(self.t)
+        self.updates.append(self.last)
         self.played += self.last.played
         return self.last
 
@@ -89,6 +103,7 @@ class Hands:
     def press(self, button: str, side: str | None = None) -> Update:
         self.t += 0.05
         update = self.r.feed(Button(self.t, button, side))
+        self.updates.append(update)
         self.played += update.played
         return update
 
@@ -351,3 +366,95 @@ def test_cleared_board_puts_the_game_aside_and_setting_it_up_resumes_it() -> Non
     h.hold()
     assert [str(m) for m in h.r.game.moves] == ["d4-e4"]
     assert not h.r.saved and "error" not in h.leds.values()
+
+
+
+def test_games_put_aside_resumed_and_finished_are_reported_in_updates() -> None:
+    h = Hands("kharbga", CHAIN)
+    h.move("d4", "e4")
+    first = h.r.game
+    board = (h.a, h.d)
+    h.show(0, 0)  # cleared in the moving phase: put aside, a new game
+    new = [u for u in h.updates if u.new_game]
+    assert len(new) == 1 and new[0].saved == [first]
+    assert new[0].finished == [] and new[0].resumed is None
+    assert h.r.saved == (first,) and h.r.game is not first
+    h.show(*board)  # set up again: resumed
+    resumed = [u for u in h.updates if u.resumed is not None]
+    assert len(resumed) == 1 and resumed[0].resumed is first and h.r.game is first
+    assert not resumed[0].new_game and resumed[0].saved == [] and resumed[0].finished == []
+    assert h.r.saved == ()
+    h.press("resign", "defender")
+    h.show(0, 0)  # a finished game cleared away: finished, not saved
+    assert [u.finished for u in h.updates if u.finished] == [[first]]
+    assert h.r.finished == (first,) and h.r.saved == ()
+
+
+def test_a_long_lived_reconciler_need_not_keep_finished_games() -> None:
+    h = Hands("kharbga", CHAIN, keep_finished=False)
+    h.move("d4", "e4")
+    first = h.r.game
+    h.press("resign", "defender")
+    h.show(0, 0)
+    assert [u.finished for u in h.updates if u.finished] == [[first]]
+    assert h.r.finished == ()
+
+
+def test_saved_games_given_at_start_are_resumed_when_set_up() -> None:
+    aside = Game.from_position("kharbga", CHAIN)
+    aside.play("d4-e4")
+    h = Hands("kharbga", saved=[aside])
+    assert h.r.saved == (aside,)
+    update = h.show(*aside.bitboards())
+    assert h.r.game is aside and any(u.resumed is aside for u in h.updates)
+    assert "error" not in update.leds.values() and h.r.saved == ()
+    # Without it, the same board is just wrong.
+    h2 = Hands("kharbga")
+    h2.show(*aside.bitboards())
+    h2.hold(DELAY)
+    assert h2.r.game.moves == [] and "error" in h2.leds.values()
+
+
+def test_a_declined_draw_is_no_longer_on_offer() -> None:
+    h = Hands("kharbga", CHAIN)
+    h.press("draw", "attacker")
+    h.r.decline_draw()
+    h.press("draw", "defender")  # a new offer, not an agreement
+    assert h.r.game.outcome is None
+    h.press("draw", "attacker")
+    outcome = h.r.game.outcome
+    assert outcome is not None and outcome.reason == "agreement"
+
+
+def test_the_computer_action_is_lit_and_only_it_is_accepted_until_withdrawn() -> None:
+    h = Hands("kharbga", CHAIN)
+    step = next(m for m in h.r.game.legal_moves() if str(m) == "d4-e4")
+    h.r.expect(step)
+    update = h.hold()
+    assert h.r.expected == step
+    assert update.leds.get("d4") == "hint" and update.leds.get("e4") == "hint"
+    assert update.status == "Attacker (computer): make the lit move d4-e4"
+    h.move("d4", "d5")  # another legal step: refused
+    h.hold(DELAY)
+    assert h.moves == [] and h.leds.get("d5") == "error"
+    h.move("d5", "d4")
+    h.r.expect(None)
+    assert h.r.expected is None and "hint" not in h.hold().leds.values()
+    h.move("d4", "d5")
+    assert h.moves == ["d4-d5"]
+
+
+@pytest.mark.parametrize("max_actions", [1, 2])
+def test_max_actions_caps_the_run_read_from_one_reading(max_actions: int) -> None:
+    settings = Settings(settle=SETTLE, error_delay=DELAY, max_actions=max_actions)
+    h = Hands("kharbga", CHAIN, settings=settings)
+    # a2xb2, b2xb3 in one reading: the soldier goes from a2 to b3 at once,
+    # both captured pieces still standing.
+    h.show(h.a & ~h._bit("a2") | h._bit("b3"), h.d)
+    h.hold(DELAY)
+    if max_actions == 2:
+        assert h.moves == ["a2xb2", "b2xb3"]
+        assert h.leds["c2"] == "capture" and h.leds["c3"] == "capture"
+    else:
+        assert h.moves == []
+        assert h.leds["a2"] == "error" and h.leds["b3"] == "error"

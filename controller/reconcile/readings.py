@@ -1,0 +1,66 @@
+"""The sensor's latest reading, how long it has been shown, and what the
+hands did since the board last settled (who went missing first, where a
+piece was last set down, which squares were shown occupied): the clues
+that tell apart explanations that leave the same board."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from controller.board.events import Frame
+
+from .explain import Clues
+
+__all__ = ["Readings"]
+
+
+@dataclass(slots=True)
+class Readings:
+    """The latest reading, its settling, and what the hands did since the
+    board last settled."""
+
+    frame: Frame | None = None
+    since: float = 0.0  # when the board began to show it
+    settled: bool = True  # explained already (or nothing to explain)
+    stale: bool = False  # a button made it old news: it waits for a change
+    gone_at: dict[int, float] = field(default_factory=dict)  # when expected pieces went
+    gone: int = 0
+    landing: int = 0  # squares of the latest piece set down
+    seen: int = 0  # squares shown occupied since the board last settled
+
+    @property
+    def occupied(self) -> int:
+        return self.frame.occupied if self.frame is not None else 0
+
+    def observe(self, frame: Frame, expected: int) -> bool:
+        """A frame from the sensor; False if it shows the same reading.
+        ``expected`` is the board the game expects (who went missing when
+        tells who moved when two explanations leave the same board)."""
+        if self.frame is not None and frame.same_reading(self.frame):
+            return False
+        gone = expected & ~frame.occupied
+        for p in list(self.gone_at):
+            if not gone >> p & 1:
+                del self.gone_at[p]
+        new = gone & ~self.gone
+        while new:
+            low = new & -new
+            self.gone_at[low.bit_length() - 1] = frame.t
+            new ^= low
+        self.gone = gone
+        if frame.occupied & ~self.occupied:
+            self.landing = frame.occupied & ~self.occupied
+        self.seen |= frame.occupied
+        self.frame = frame
+        self.since = frame.t
+        self.settled = False
+        self.stale = False
+        return True
+
+    def clues(self, expected: int, held: int) -> Clues:
+        """The clues for explaining the reading now settling."""
+        landed, self.landing = self.landing, 0
+        times = {p: t for p, t in self.gone_at.items() if expected >> p & 1}
+        first = min(times.values(), default=None)
+        origin = sum(1 << p for p, t in times.items() if t == first)
+        return Clues(origin, held, landed, self.seen)

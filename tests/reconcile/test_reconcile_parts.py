@@ -1,0 +1,160 @@
+"""The reconciler's parts on their own: the search (explain), the game's
+timeline (takebacks, turns), and the presentation (status line, LEDs)."""
+
+from __future__ import annotations
+
+from controller.board.events import Frame
+from controller.reconcile.explain import Explainer, Pending, Turn
+from controller.reconcile.present import Display, View, leds, status
+from controller.reconcile.settings import Settings
+from controller.reconcile.timeline import Timeline
+from controller.rules import Game
+
+CHAIN = "......./......./......./..DA.../..DA.../A.DA.../......D a m - 5"
+
+
+def _game() -> Game:
+    return Game.from_position("kharbga", CHAIN)
+
+
+def _bits(game: Game, *squares: str) -> int:
+    return sum(1 << game.geometry.parse_point(s) for s in squares)
+
+
+def _frame(a: int, d: int) -> Frame:
+    return Frame(0.0, a | d)
+
+
+def test_explain_reads_a_chain_made_at_once_and_leaves_the_game_as_it_was() -> None:
+    g = _game()
+    a, d = g.bitboards()
+    position = g.position()
+    ex = Explainer(Settings())
+    reading = _frame(a & ~_bits(g, "a2") | _bits(g, "b3"), d)  # c2, c3 still standing
+    cand = ex.explain(g, reading, Turn())
+    assert cand is not None
+    assert [str(m) for m in cand.actions] == ["a2xb2", "b2xb3"]
+    assert cand.gone_d == _bits(g, "c2", "c3") and cand.exchanged == 0
+    assert g.position() == position and g.ply == 0
+    # The captured pieces standing are nothing new once they are pending.
+    g.play("a2xb2")
+    g.play("b2xb3")
+    assert not ex.nothing_new(g, reading, Pending())
+    assert ex.nothing_new(g, reading, Pending(d=_bits(g, "c2", "c3")))
+
+
+def test_explain_while_an_action_is_expected_accepts_only_it() -> None:
+    g = _game()
+    a, d = g.bitboards()
+    ex = Explainer(Settings())
+    reading = _frame(a & ~_bits(g, "d4") | _bits(g, "e4"), d)
+    step = next(m for m in g.legal_moves() if str(m) == "d4-e4")
+    other = next(m for m in g.legal_moves() if str(m) == "d4-d5")
+    cand = ex.explain(g, reading, Turn(expected=step))
+    assert cand is not None and [str(m) for m in cand.actions] == ["d4-e4"]
+    assert ex.explain(g, reading, Turn(expected=other)) is None
+
+
+def test_lift_names_the_soldier_and_where_it_may_go() -> None:
+    g = _game()
+    a, d = g.bitboards()
+    ex = Explainer(Settings())
+    lifted = ex.lift(g, _frame(a & ~_bits(g, "d4"), d), Turn())
+    assert lifted == (g.geometry.parse_point("d4"), _bits(g, "d5", "e4"))
+    # Two soldiers off the board at once are no lift.
+    assert ex.lift(g, _frame(a & ~_bits(g, "d4", "d3"), d), Turn()) is None
+    # During a chain, only the chaining soldier.
+    g.play("a2xb2")
+    a, d = g.bitboards()
+    assert ex.lift(g, _frame(a & ~_bits(g, "d4"), d), Turn()) is None
+    assert ex.lift(g, _frame(a & ~_bits(g, "b2"), d), Turn()) == (
+        g.geometry.parse_point("b2"), _bits(g, "b3"))
+
+
+def test_unproven_runs_are_kept_apart_from_a_soldier_in_the_hand() -> None:
+    # The Defender's soldier on c3 must continue the chain.  The reading
+    # shows it gone and nothing else changed: the soldier is in the hand,
+    # or it went c3xb3 (taking b2) and then b3xb2, onto the square of the
+    # piece it took, which still stands.  Occupancy cannot tell them apart.
+    g = Game.from_position(
+        "kharbga",
+        "ADAADAD/ADDDDAA/DA.DAAD/DD..AAD/D.D.AAD/DAADDDA/ADAADDD d m c3 2 np=1 off=4,0,0,0,0,0",
+    )
+    a, d = g.bitboards()
+    reading = _frame(a, d & ~_bits(g, "c3"))
+    ex = Explainer(Settings())
+    assert ex.explain(g, reading, Turn(), weak_ok=False) is None
+    unproven = ex.unproven(g, reading, Turn())
+    assert [[str(m) for m in c.actions] for c in unproven] == [["c3xb3", "b3xb2"]]
+    cand = ex.explain(g, reading, Turn())
+    assert cand is not None and cand.actions == unproven[0].actions
+    assert ex.lift(g, reading, Turn()) == (g.geometry.parse_point("c3"), _bits(g, "b3"))
+    assert Explainer(Settings(max_unproven=0)).unproven(g, reading, Turn()) == []
+
+
+def test_search_caps_bound_the_candidates() -> None:
+    g = _game()
+    few = Explainer(Settings(max_candidates=3)).candidates(g, [False, False])
+    every = Explainer(Settings()).candidates(g, [False, False])
+    assert len(few) == 3 and len(every) > 3
+    short = Explainer(Settings(max_actions=1)).candidates(g, [False, False])
+    assert max(len(c.actions) for c in every) > 1
+    assert max(len(c.actions) for c in short) == 1
+
+
+def test_pending_keeps_only_the_pieces_still_standing() -> None:
+    p = Pending(a=0b0011, d=0b1100, exchanged=0b0001)
+    p.keep(0b1001)
+    assert (p.a, p.d, p.exchanged) == (0b0001, 0b1000, 0b0001)
+    p.keep(0b1000)
+    assert (p.a, p.d, p.exchanged) == (0, 0b1000, 0)
+
+
+def test_timeline_turns_and_takebacks() -> None:
+    tl = Timeline(_game())
+    start = tl.boards[0]
+    for text in ("a2xb2", "b2xb3", "b3xb4"):
+        m = tl.game.parse_move(text)
+        tl.push(m.kind, m.frm, m.to, m.flag)
+    assert len(tl.boards) == 4 and tl.last_turn_length() == 3  # the whole chain
+    m = tl.game.parse_move("g1-g2")
+    tl.push(m.kind, m.frm, m.to, m.flag)
+    assert tl.last_turn_length() == 1
+    assert tl.takeback_point(_frame(*start)) == 0
+    assert tl.takeback_point(_frame(*tl.boards[2])) == 2
+    assert tl.takeback_point(Frame(0.0, 0)) is None
+    tl.pop()
+    assert len(tl.boards) == 4 and tl.game.ply == 3
+    # A timeline of a game with moves rebuilds its boards from the start.
+    assert Timeline(tl.game).boards == tl.boards
+
+
+def test_status_and_leds_from_the_view() -> None:
+    g = _game()
+    assert status(g, View()) == "Attacker to move"
+    assert status(g, View(flags=(True, False))) == "Attacker to move (exchange flag raised)"
+    assert status(g, View(errors=_bits(g, "a1", "b1"))) == "Put the board right: 2 squares lit"
+    both = _bits(g, "c2", "c3")
+    assert status(g, View(standing=both)) == "Remove the 2 captured pieces lit red"
+    assert status(g, View(standing=both, exchanged=both)) == \
+        "Remove the 2 exchanged pieces lit red"
+    lit = leds(g, View(standing=both, exchanged=_bits(g, "c2"), errors=_bits(g, "c3")))
+    assert lit == {"c2": "exchange", "c3": "error"}  # error outranks capture
+    d4 = g.geometry.parse_point("d4")
+    lift = View(lifted=d4, targets=_bits(g, "d5", "e4"))
+    assert status(g, lift) == "Attacker: d4 lifted; set it on a lit square"
+    assert leds(g, lift) == {"d4": "lifted", "d5": "destination", "e4": "destination"}
+
+
+def test_display_recomputes_only_on_change_and_hands_out_copies() -> None:
+    g = _game()
+    shown = Display()
+    d4 = g.geometry.parse_point("d4")
+    first = shown.show(g, View(lifted=d4))
+    first[1]["d4"] = "error"  # the caller's copy
+    again = shown.show(g, View(lifted=d4))
+    assert again[1]["d4"] == "lifted"
+    g.play("d4-e4")
+    after = shown.show(g, View())
+    assert after[0] == "Defender to move"
+    assert after[1] == {"d4": "last-from", "e4": "last-to"}
