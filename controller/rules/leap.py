@@ -456,8 +456,7 @@ class LeapGame:
             self._history.append((snap, self._move(REMOVE, -1, to, False)))
             bb[1 - side] &= ~bit
             self._kings &= ~bit
-            self._huff = 0
-            self._noprog = 0  # a huff is progress
+            self._huff = 0  # progress: the turn's step counts it (see below)
             if not bb[1 - side]:
                 self._finish(side, Termination.ALL_CAPTURED)
             elif not self._has_move(side):
@@ -495,7 +494,11 @@ class LeapGame:
                 self._chain = to
                 self._counted.append(None)
                 return
-        progress = bool(over) or (was_man and self._men_progress)
+        progress = (
+            bool(over)
+            or (was_man and self._men_progress)
+            or (len(self._history) > 1 and self._history[-2][1].kind == REMOVE)
+        )
         self._end_turn(side, progress, huff)
 
     def _end_turn(self, mover: int, progress: bool, huff: int) -> None:

@@ -151,3 +151,12 @@ def test_no_progress_limit_draws() -> None:
     g.play("e9-d8")
     assert g.outcome is not None
     assert (g.outcome.winner, g.outcome.reason) == (None, "no-progress")
+
+
+def test_a_turn_with_a_huff_is_progress() -> None:
+    g = game_at(V, "a m - 9 np=40", A="c3 a3", D="c4 e9")
+    g.play("a3-a4")
+    assert g.no_progress == 41
+    g.play("xc3")
+    g.play("e9-d8")
+    assert g.no_progress == 0
