@@ -63,7 +63,7 @@ def _as_bgr(image: np.ndarray) -> np.ndarray:
 
 
 def _all_markers(img: np.ndarray, what: str) -> dict[int, np.ndarray]:
-    found = detect_markers(cv2.cvtColor(img, cv2.COLOR_BGR2GRAY))
+    found = detect_markers(cv2.cvtColor(img, cv2.COLOR_BGR2GRAY), thorough=True)
     if not found:
         raise ValueError(f"no board markers found in {what} (ArUco DICT_4X4_50 ids 0-3)")
     missing = sorted(set(range(4)) - set(found))

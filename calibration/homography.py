@@ -98,15 +98,38 @@ class HomographyTracker:
                 self.bumped = True
                 self.bumps += 1
         if len(seen) >= 3:
-            h, err = fit_homography(seen, self.board)
-            if h is not None and err <= self._tolerance(h) * 0.5:
-                self.homography = h
-                self.status = "bumped" if self.bumped else "fresh"
-                return h
+            # all markers seen, or (one partly covered by a hand, its corners
+            # off) the best three of them
+            subsets = [seen] + ([{k: v for k, v in seen.items() if k != i} for i in seen]
+                                if len(seen) == 4 else [])
+            for sub in subsets:
+                h, err = fit_homography(sub, self.board)
+                if h is not None and err <= self._tolerance(h) * 0.5:
+                    self.homography = h
+                    self.status = "bumped" if self.bumped else "fresh"
+                    return h
             # inconsistent markers (one misdetected or moved): keep only if nothing contradicts
         if self.bumped or kept is None:
             self.homography = None
             self.status = "lost"
             return None
         self.status = "kept"
+        if seen:
+            self.homography = kept = _follow(kept, seen, self.board)
         return kept
+
+
+def _follow(h: np.ndarray, seen: dict[int, np.ndarray], board: dict[int, np.ndarray]) -> np.ndarray:
+    """The kept homography moved to follow the few markers still seen (camera
+    shake): a shift from one marker, a rotation, scale and shift from two."""
+    ids = sorted(seen)
+    src = np.concatenate([project(h, board[i]) for i in ids]).astype(np.float32)
+    dst = np.concatenate([seen[i] for i in ids]).astype(np.float32)
+    if len(ids) >= 2:
+        a, _ = cv2.estimateAffinePartial2D(src, dst, method=cv2.LMEDS)
+        if a is None:
+            return h
+    else:
+        a = np.hstack([np.eye(2), (dst - src).mean(axis=0)[:, None]])
+    m = np.vstack([a, [0, 0, 1]])
+    return m @ h

@@ -70,12 +70,23 @@ def _detector() -> cv2.aruco.ArucoDetector:
     return _DETECTOR
 
 
-def detect_markers(gray: np.ndarray, downscale: bool = True) -> dict[int, np.ndarray]:
+def _refined(found: dict[int, np.ndarray], gray: np.ndarray) -> dict[int, np.ndarray]:
+    pts = np.concatenate(list(found.values())).reshape(-1, 1, 2).astype(np.float32)
+    crit = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 10, 0.05)
+    pts = cv2.cornerSubPix(gray, pts, (3, 3), (-1, -1), crit)
+    return {k: pts[4 * n : 4 * n + 4].reshape(4, 2).astype(np.float64)
+            for n, k in enumerate(found)}
+
+
+def detect_markers(gray: np.ndarray, downscale: bool = True,
+                   thorough: bool = False) -> dict[int, np.ndarray]:
     """Find the board's markers (ids 0-3) in a grey image.
 
     Returns ``{id: corners}`` with ``corners`` a 4x2 float array of image pixels
     (TL, TR, BR, BL).  With ``downscale`` the search runs on a half-size image
-    (4x faster) and the corners are refined on the full-size image.
+    (4x faster) and the corners are refined on the full-size image.  With
+    ``thorough`` (calibration, where time does not matter) a 2x enlargement
+    is searched too when a marker is missing.
     """
     if gray.ndim == 3:
         gray = cv2.cvtColor(gray, cv2.COLOR_BGR2GRAY)
@@ -103,15 +114,21 @@ def detect_markers(gray: np.ndarray, downscale: bool = True) -> dict[int, np.nda
             continue
         found[mid] = pts
     found = {k: v for k, v in found.items() if not np.isnan(v).any()}
+    if thorough and len(found) < 4:
+        # a marker far from the camera, a few pixels a bit: search enlargements
+        for k in (2, 3):
+            big = cv2.resize(gray, None, fx=k, fy=k, interpolation=cv2.INTER_LINEAR)
+            c2, i2, _ = _detector().detectMarkers(big)
+            more = {int(i): (c.reshape(4, 2) + 0.5) / k - 0.5
+                    for c, i in zip(c2, [] if i2 is None else i2.ravel(), strict=True)
+                    if int(i) in MARKER_CENTRES}
+            if len(more) > len(found):
+                found, small = more, True  # refined at full size below
+            if len(found) == 4:
+                break
     if small and found:
-        pts = np.concatenate(list(found.values())).reshape(-1, 1, 2)
-        crit = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 10, 0.05)
-        pts = cv2.cornerSubPix(gray, pts, (3, 3), (-1, -1), crit)
-        for k, key in enumerate(found):
-            found[key] = pts[4 * k : 4 * k + 4].reshape(4, 2).astype(np.float64)
-    else:
-        found = {k: v.astype(np.float64) for k, v in found.items()}
-    return found
+        return _refined(found, gray)
+    return {k: v.astype(np.float64) for k, v in found.items()}
 
 
 def _marker_image(marker_id: int, side_px: int) -> np.ndarray:
