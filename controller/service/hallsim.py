@@ -92,7 +92,10 @@ def _worker(root: str, names: list[str], variant: str, broker: str | None, rate:
         now = time.monotonic() - t0
         for i, (service, _) in enumerate(boards):
             assert isinstance(service, BoardService)
-            if step[i] < len(plans[i]) and now >= offsets[i] + step[i] / rate:
+            # The next action once the last one is confirmed (a player
+            # waits for the lights) and its time has come.
+            if step[i] < len(plans[i]) and now >= offsets[i] + step[i] / rate and \
+                    len(service.reconciler.game.moves) >= step[i]:
                 service.feed(Frame.from_occ(service.now(), plans[i][step[i]]))
                 step[i] += 1
             t = time.perf_counter()

@@ -38,6 +38,7 @@ function drawBoard(el, position, move) {
   if (!position) return;
   const {size, pieces} = parsePosition(position);
   el.style.gridTemplateColumns = `repeat(${size}, 1fr)`;
+  el.style.gridTemplateRows = `repeat(${size}, 1fr)`;
   const lit = new Set(lastSquares(move));
   const centre = Math.floor(size * size / 2);
   for (let r = size - 1; r >= 0; r--) {
@@ -47,7 +48,7 @@ function drawBoard(el, position, move) {
       sq.className = "sq" + ((r + c) % 2 ? " odd" : "") + (i === centre ? " malha" : "");
       const name = squareName(i, size);
       sq.dataset.square = name;
-      if (lit.has(name)) sq.classList.add("last");
+      if (lit.has(name)) sq.classList.add("moved");
       if (pieces[i]) {
         const p = document.createElement("div");
         p.className = "p " + pieces[i];
@@ -62,7 +63,7 @@ function clock(t) {
   if (!t) return "";
   const d = new Date(t * 1000);
   const ago = Math.max(0, Math.round(Date.now() / 1000 - t));
-  const hms = d.toLocaleTimeString([], {hour: "2-digit", minute: "2-digit", second: "2-digit"});
+  const hms = d.toLocaleTimeString([], {hour: "2-digit", minute: "2-digit", second: "2-digit", hourCycle: "h23"});
   return `${hms} (${ago < 60 ? ago + " s" : Math.round(ago / 60) + " min"} ago)`;
 }
 
@@ -73,7 +74,7 @@ function card(id) {
     el.className = "card";
     el.dataset.board = id;
     el.innerHTML = '<h3><span class="name"></span><span class="result"></span></h3>' +
-      '<div class="board"></div><div class="names"></div><div class="last"></div>';
+      '<div class="board"></div><div class="names"></div><div class="when"></div>';
     el.querySelector(".name").textContent = id;
     el.addEventListener("click", () => openBoard(id));
     const grid = $("#grid");
@@ -94,7 +95,7 @@ function renderCard(id) {
   el.querySelector(".result").textContent = s.result || "";
   drawBoard(el.querySelector(".board"), position, g.moves[n - 1]);
   el.querySelector(".names").textContent = `${s.attacker || "Attacker"} – ${s.defender || "Defender"}`;
-  el.querySelector(".last").textContent = n
+  el.querySelector(".when").textContent = n
     ? `${n}. ${g.moves[n - 1]} at ${clock(g.times[n - 1])}` : "no move yet";
 }
 
