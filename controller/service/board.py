@@ -443,15 +443,18 @@ class BoardService:
             return self._waiting_view()
         status = update.status
         g = self.reconciler.game
+        leds = update.leds
+        if g.outcome is not None:  # a hint no longer means anything
+            leds = {sq: role for sq, role in leds.items() if role != "hint"}
         if g.outcome is not None and g.outcome.reason in status:
             status = status.replace(f"({g.outcome.reason})", f"({reason_words(g.outcome.reason)})")
-        elif self.hint_move and "hint" in update.leds.values() and self.reconciler.expected is None:
+        elif self.hint_move and "hint" in leds.values() and self.reconciler.expected is None:
             status = f"{status}. Hint for {g.to_move.capitalize()}: {self.hint_move}"
         elif self.draw_offer and g.outcome is None and "offers a draw" not in status:
             other = "defender" if self.draw_offer == "attacker" else "attacker"
             status = (f"{status}. {self.draw_offer.capitalize()} offers a draw: "
                       f"{other.capitalize()} accepts with Draw")
-        return status, update.leds
+        return status, leds
 
     def _hint_squares(self, leds: dict[str, str]) -> dict[str, str] | None:
         """The lit hint's squares, from and to (the page draws them apart)."""

@@ -243,6 +243,7 @@ class Store:
             "result": stored.result, "termination": stored.termination,
             "actions": list(stored.actions), "finished": stored.finished is not None,
             "turns": turn_numbers(game),
+            "labels": action_labels(stored.actions, turn_numbers(game)),
         }).encode()
         if stored.finished is not None:
             if len(self._views) >= 64:
@@ -372,6 +373,22 @@ def turn_numbers(game: Game) -> list[int]:
         for tok in turn:
             out.extend([n + 1] * _actions_in(tok))
     return out[:len(game.moves)]
+
+
+def action_labels(actions: Sequence[str], turns: Sequence[int]) -> list[str]:
+    """Each action as the viewer names it: ``6. @d2`` (the record's turn
+    number), ``Attacker resigns``, ``draw agreed``."""
+    out = []
+    for i, token in enumerate(actions):
+        if token.startswith("resign:"):
+            out.append(f"{token.split(':')[1].capitalize()} resigns")
+        elif token == "agreement":
+            out.append("draw agreed")
+        elif token == "barrier":
+            out.append("barrier agreed")
+        else:
+            out.append(f"{turns[i]}. {token}" if i < len(turns) else token)
+    return out
 
 
 def _turn_clocks(game: Game, times: Sequence[float]) -> list[float]:

@@ -313,7 +313,7 @@ async function view(id) {
   let ply = g.positions.length - 1;
   const show = () => {
     drawBoard($("#viewer-board"), size, parsePosition(g.positions[ply], size), null, {}, false);
-    const turn = ply ? `${g.turns[ply - 1]}. ${g.actions[ply - 1]}` : "start";
+    const turn = ply ? g.labels[ply - 1] : "start";
     $("#v-ply").textContent = `${turn} (action ${ply} of ${g.positions.length - 1})`;
   };
   $("#viewer").hidden = false;

@@ -1,0 +1,223 @@
+"""What a player at the board sees on the page (Debian's chromium): every
+light in the legend, lifted, capture, chain, error and hint lights, the
+draw offer, resigning and the game's end in words, the viewer.
+
+With ``KHARBGA_PAGE_SHOTS=DIR`` the screenshots are also written to DIR
+(docs/page.md shows them)."""
+
+from __future__ import annotations
+
+import os
+import random
+import shutil
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Page, expect, sync_playwright
+from server import Server
+from test_browser import ARGS, CHROMIUM
+
+from controller.board.leds import legend
+from controller.rules import Game
+
+
+def occ(bits: int, n: int) -> str:
+    return "".join("1" if bits >> i & 1 else "0" for i in range(n))
+
+
+@pytest.fixture
+def board(tmp_path: Path) -> Iterator[tuple[Page, Server]]:
+    if not Path(CHROMIUM).exists():
+        pytest.fail("chromium is not installed: `make test` installs it (apt-get install chromium)")
+    server = Server(tmp_path / "data", "sabouiyya")
+    server.start()
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+            pg = browser.new_page(viewport={"width": 460, "height": 820})
+            pg.goto(server.url + "/")
+            expect(pg.locator("#conn")).to_have_text("live")
+            yield pg, server
+            browser.close()
+    finally:
+        server.stop()
+
+
+def shot(pg: Page, tmp_path: Path, name: str) -> None:
+    path = tmp_path / f"{name}.png"
+    pg.locator(".play").screenshot(path=str(path))
+    out = os.environ.get("KHARBGA_PAGE_SHOTS")
+    if out:
+        Path(out).mkdir(parents=True, exist_ok=True)
+        shutil.copy(path, Path(out) / path.name)
+
+
+def send(server: Server, bits: int, position: str | None = None) -> None:
+    server.post("/api/sim/occupancy", {"occ": occ(bits, 25)})
+    deadline = time.monotonic() + 10
+    while position is not None and server.get("/api/state")["position"] != position:
+        assert time.monotonic() < deadline, f"the board never reached {position}"
+        time.sleep(0.03)
+
+
+def lights(pg: Page, role: str) -> list[str]:
+    return sorted(pg.locator(f'#board [data-led="{role}"]').evaluate_all(
+        "els => els.map(e => e.dataset.square)"))
+
+
+def test_the_legend_lists_every_light(board: tuple[Page, Server]) -> None:
+    pg, _ = board
+    roles = legend()
+    items = pg.locator("#legend li")
+    expect(items).to_have_count(len(roles))
+    for i, r in enumerate(roles):
+        item = items.nth(i)
+        expect(item).to_have_attribute("data-role", str(r["role"]))
+        expect(item).to_contain_text(str(r["meaning"]))
+        colour = str(r["colour"])
+        rgb = tuple(int(colour[k:k + 2], 16) for k in (1, 3, 5))
+        swatch = item.locator(".swatch").evaluate("e => getComputedStyle(e).backgroundColor")
+        assert swatch == "rgb({}, {}, {})".format(*rgb)
+    # The squares take the same colours: the setup squares of the first move.
+    setup = pg.locator('#board [data-square="c2"]')
+    expect(setup).to_have_attribute("data-led", "setup")
+    assert setup.evaluate("e => getComputedStyle(e).getPropertyValue('--led')").strip() == \
+        next(r["colour"] for r in roles if r["role"] == "setup")
+
+
+def _hint(pg: Page, server: Server, game: Game, tmp_path: Path) -> None:
+    """A hint: its from and to squares told apart, the move named."""
+    pg.click('[data-button="hint"]')
+    expect(pg.locator("#board [data-hint=from]")).to_have_count(1, timeout=10000)
+    hint = server.get("/api/state")
+    squares = hint["hint_squares"]
+    expect(pg.locator(f'#board [data-square="{squares["from"]}"] .tag')).to_have_text("from")
+    expect(pg.locator(f'#board [data-square="{squares["to"]}"] .tag')).to_have_text("to")
+    assert squares["from"] in hint["hint_move"] and squares["to"] in hint["hint_move"]
+    expect(pg.locator("#status")).to_contain_text(
+        f"Hint for {game.to_move.capitalize()}: {hint['hint_move']}")
+    shot(pg, tmp_path, "hint")
+
+
+def _play_to_a_chain(pg: Page, server: Server, tmp_path: Path) -> Game:
+    """A game with captures preferred (seed 0: a capture at action 25, a
+    chain at 38), screenshots on the way."""
+    rng = random.Random(0)
+    game = Game.new("sabouiyya")
+    seen = set()
+    while game.chain_square is None:
+        moves = [m for m in game.legal_moves() if m.kind != "pass"]
+        going = []
+        for m in moves:
+            game.play(m)
+            if game.outcome is None:
+                going.append(m)
+            game.pop()
+        moves = going or moves
+        caps = [m for m in moves if m.capture]
+        move = rng.choice(caps) if caps else rng.choice(moves)
+        a, d = game.bitboards()
+        before = a | d
+        game.play(move)
+        a, d = game.bitboards()
+        after = a | d
+        names = game.geometry.point_names
+        if move.kind == "step" and "lifted" not in seen:
+            send(server, before & ~(1 << move.frm))
+            expect(pg.locator(f'#board [data-square="{names[move.frm]}"]')) \
+                .to_have_attribute("data-led", "lifted")
+            assert names[move.to] in lights(pg, "destination")
+            expect(pg.locator("#status")).to_contain_text(f"{names[move.frm]} lifted")
+            shot(pg, tmp_path, "lifted")
+            seen.add("lifted")
+        gone = before & ~after & ~(1 << move.frm if move.frm >= 0 else 0)
+        if gone and "capture" not in seen:
+            send(server, after | gone)
+            expect(pg.locator("#status")).to_contain_text("Remove the")
+            assert lights(pg, "capture") == sorted(
+                names[p] for p in range(25) if gone >> p & 1)
+            shot(pg, tmp_path, "capture")
+            seen.add("capture")
+        send(server, after, game.position())
+        if "capture" in seen and "hint" not in seen and game.chain_square is None:
+            _hint(pg, server, game, tmp_path)
+            seen.add("hint")
+    expect(pg.locator(f'#board [data-square="{game.chain_square}"]')) \
+        .to_have_attribute("data-led", "continue")
+    expect(pg.locator("#status")).to_contain_text(f"continue the capture with {game.chain_square}")
+    shot(pg, tmp_path, "chain")
+    return game
+
+
+def test_lights_of_a_game(board: tuple[Page, Server], tmp_path: Path) -> None:
+    pg, server = board
+    game = _play_to_a_chain(pg, server, tmp_path)
+    # Ending the chain (pass), then a soldier set on a wrong square: error.
+    moves = [m for m in game.legal_moves() if m.kind == "pass"]
+    if moves:
+        game.play(moves[0])
+    a, d = game.bitboards()
+    empty = [p for p in range(25) if not (a | d) >> p & 1 and p != 12]
+    wrong = (a | d) | 1 << empty[0]
+    name = game.geometry.point_names[empty[0]]
+    send(server, wrong)
+    expect(pg.locator(f'#board [data-square="{name}"]')).to_have_attribute(
+        "data-led", "error", timeout=5000)
+    expect(pg.locator("#status")).to_contain_text("Put the board right")
+    shot(pg, tmp_path, "error")
+    send(server, a | d)
+    expect(pg.locator("#board [data-led=error]")).to_have_count(0)
+
+
+def test_hint_draw_offer_resign_and_the_end_in_words(board: tuple[Page, Server],
+                                                     tmp_path: Path) -> None:
+    pg, server = board
+    game = Game.new("sabouiyya")
+    for token in ["@c2", "@a1", "@b3", "@e5", "@d3", "@a5", "@c4", "@e1", "@b2", "@d4",
+                  "@b4", "@d2"]:
+        game.play(token)
+        a, d = game.bitboards()
+        send(server, a | d, game.position())
+    assert game.phase == "moving" or game.phase == "setting"
+    pg.click('[data-button="hint"]')
+    expect(pg.locator("#board [data-hint=to]")).to_have_count(1, timeout=10000)
+    state = server.get("/api/state")
+    hint = state["hint_squares"]
+    expect(pg.locator("#status")).to_contain_text(f"Hint for {game.to_move.capitalize()}: ")
+    expect(pg.locator(f'#board [data-square="{hint["to"]}"] .tag')).to_have_text("to")
+    # A draw offered, declined, offered again and accepted.
+    side = state["to_move"]
+    other = "defender" if side == "attacker" else "attacker"
+    pg.click('[data-button="draw"]')
+    expect(pg.locator("#draw-offer")).to_contain_text(f"{side.capitalize()} offers a draw")
+    expect(pg.locator("#draw-accept")).to_have_text(f"{other.capitalize()} accepts")
+    shot(pg, tmp_path, "draw-offer")
+    pg.click("#draw-decline")
+    expect(pg.locator("#draw-offer")).to_be_hidden()
+    assert server.get("/api/state")["draw_offer"] is None
+    # Resigning asks first and names the side.
+    pg.click('[data-button="resign"]')
+    expect(pg.locator("#confirm")).to_contain_text(
+        f"{side.capitalize()} resigns: {other.capitalize()} wins")
+    pg.click("#confirm-no")
+    assert server.get("/api/state")["outcome"] is None
+    pg.click('[data-button="resign"]')
+    pg.click("#confirm-yes")
+    expect(pg.locator("#turn")).to_have_text(f"{other.capitalize()} wins: resignation")
+    expect(pg.locator("#status")).to_contain_text("(resignation)")
+    expect(pg.locator("#board [data-led=hint]")).to_have_count(0)  # over: no hint
+    shot(pg, tmp_path, "game-over")
+    # The viewer numbers the actions as the record does; its buttons are drawn.
+    pg.locator("#games button").first.click()
+    expect(pg.locator("#v-ply")).to_have_text(
+        f"{side.capitalize()} resigns (action 13 of 13)")
+    pg.click("#v-prev")
+    expect(pg.locator("#v-ply")).to_have_text("6. @d2 (action 12 of 13)")
+    for button in ("#v-first", "#v-prev", "#v-next", "#v-last"):
+        box = pg.locator(f"{button} svg").bounding_box()
+        assert box is not None and box["width"] >= 8
+    pg.click("#v-first")
+    expect(pg.locator("#v-ply")).to_contain_text("start")
+    pg.locator("#viewer").screenshot(path=str(tmp_path / "viewer.png"))
