@@ -4,10 +4,13 @@ The scanner hands every scan to a :class:`SwitchWatch`, which logs (logger
 ``controller.drivers.switch_watch``) one line when a fault starts and one
 when it ends:
 
-- **chattering**: a switch whose raw reading changes ``chatter_changes``
-  times or more within ``window`` seconds (a worn reed, a magnet at the
-  edge of its range, a wobbling piece); it has ended once the switch keeps
-  still for ``window`` seconds;
+- **chattering**: a switch whose raw reading changes in ``chatter_bursts``
+  bursts or more within ``window`` seconds (a worn reed, a magnet at the
+  edge of its range, a wobbling piece); changes less than ``burst``
+  seconds after the start of a burst belong to it, so the contact bounce
+  of a piece set down or lifted counts once, and a person's hand never
+  makes enough.  It has ended once the switch keeps still for ``window``
+  seconds;
 - **stuck**: a switch whose settled reading disagrees with the board its
   user expects (:meth:`SwitchWatch.expect`: the game's board, or an empty
   board during a check) for ``stuck_after`` seconds: closed where no piece
@@ -35,15 +38,16 @@ log = logging.getLogger(__name__)
 class WatchSettings:
     """When a switch is called chattering or stuck."""
 
-    chatter_changes: int = 6  # raw changes within the window
+    chatter_bursts: int = 6  # bursts of raw changes within the window
     window: float = 1.0  # seconds
+    burst: float = 0.15  # seconds: changes this soon after a burst began are bounce
     stuck_after: float = 10.0  # seconds of disagreement with the expected board
 
     def __post_init__(self) -> None:
-        if self.chatter_changes < 2:
-            raise ValueError(f"chatter_changes must be 2 or more, not {self.chatter_changes}")
-        if self.window <= 0 or self.stuck_after <= 0:
-            raise ValueError("window and stuck_after must be positive")
+        if self.chatter_bursts < 2:
+            raise ValueError(f"chatter_bursts must be 2 or more, not {self.chatter_bursts}")
+        if self.window <= 0 or self.stuck_after <= 0 or self.burst < 0:
+            raise ValueError("window and stuck_after must be positive, burst not negative")
 
 
 def _bits(mask: int) -> Iterator[int]:
@@ -62,7 +66,8 @@ class SwitchWatch:
         self.chattering = 0  # switches chattering now (bitmask)
         self.stuck = 0  # switches stuck now (bitmask)
         self._raw: int | None = None
-        self._changes: dict[int, deque[float]] = {}  # switch -> times of its last changes
+        self._bursts: dict[int, deque[float]] = {}  # switch -> when its last bursts began
+        self._last_change: dict[int, float] = {}
         self._expected: int | None = None  # switches that should be closed
         self._wrong_since: dict[int, float] = {}
 
@@ -85,23 +90,26 @@ class SwitchWatch:
     def _count_changes(self, now: float, changed: int) -> None:
         s = self.settings
         for switch in _bits(changed):
-            times = self._changes.setdefault(switch, deque(maxlen=s.chatter_changes))
+            self._last_change[switch] = now
+            times = self._bursts.setdefault(switch, deque(maxlen=s.chatter_bursts))
+            if times and now - times[-1] < s.burst:
+                continue  # bounce within the burst
             times.append(now)
             bit = 1 << switch
             if (
                 not self.chattering & bit
-                and len(times) == s.chatter_changes
+                and len(times) == s.chatter_bursts
                 and now - times[0] <= s.window
             ):
                 self.chattering |= bit
                 log.warning(
-                    "switch %s is chattering: %d changes in %.2f s",
+                    "switch %s is chattering: %d bursts of changes in %.2f s",
                     self.label(switch), len(times), now - times[0],
                 )
 
     def _end_chatter(self, now: float) -> None:
         for switch in _bits(self.chattering):
-            if now - self._changes[switch][-1] >= self.settings.window:
+            if now - self._last_change[switch] >= self.settings.window:
                 self.chattering &= ~(1 << switch)
                 log.info("switch %s has stopped chattering", self.label(switch))
 

@@ -5,6 +5,7 @@ direct replay, much faster than real time."""
 from __future__ import annotations
 
 import json
+import logging
 import random
 import time
 from typing import Any
@@ -41,14 +42,19 @@ CASES = [
 
 
 @pytest.mark.parametrize(("variant", "seed", "limit"), CASES)
-def test_same_records_as_the_direct_replay(variant: str, seed: int, limit: int) -> None:
+def test_same_records_as_the_direct_replay(
+    variant: str, seed: int, limit: int, caplog: pytest.LogCaptureFixture
+) -> None:
     game = random_game(variant, random.Random(seed), limit)
     lines = simulate_log(game, seed=seed).splitlines()
     direct = replay(lines, variant)
+    caplog.set_level(logging.INFO, logger="controller.drivers")
     via = replay_via_gpio(lines, variant)
     assert records(via) == records(direct)
     assert via.reconciler is not None
     assert [str(m) for m in via.reconciler.game.moves] == [str(m) for m in game.moves]
+    # People playing (bounce, lifting and putting back, brushing) are no fault.
+    assert [r.getMessage() for r in caplog.records] == []
 
 
 def test_other_wiring_and_timing_give_the_same_records() -> None:

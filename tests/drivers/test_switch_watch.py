@@ -75,14 +75,14 @@ def test_a_lifted_piece_is_not_stuck_before_its_time_and_without_expectation_nev
 def test_a_chattering_switch_is_logged_when_it_starts_and_stops(
     factory: MockFactory, caplog: pytest.LogCaptureFixture
 ) -> None:
-    sim, scanner = make(factory, WatchSettings(chatter_changes=6, window=1.0))
+    sim, scanner = make(factory, WatchSettings(chatter_bursts=6, window=1.0, burst=0.15))
     caplog.set_level(logging.INFO, logger=LOGGER)
     with scanner:
-        for n in range(100):  # toggles every 5 scans for a second
-            sim.set_switch(4, 0, n // 5 % 2 == 1)
+        for n in range(100):  # toggles every 4 scans for a second
+            sim.set_switch(4, 0, n // 4 % 2 == 1)
             scanner.scan(n / 100)
         assert said(caplog) == [
-            (logging.WARNING, "switch r4c0 (a5) is chattering: 6 changes in 0.25 s"),
+            (logging.WARNING, "switch r4c0 (a5) is chattering: 6 bursts of changes in 0.80 s"),
         ]
         for n in range(100, 250):  # still for 1.5 s
             scanner.scan(n / 100)
@@ -90,7 +90,7 @@ def test_a_chattering_switch_is_logged_when_it_starts_and_stops(
 
 
 def test_bad_watch_settings_are_refused() -> None:
-    with pytest.raises(ValueError, match="chatter_changes"):
-        WatchSettings(chatter_changes=1)
+    with pytest.raises(ValueError, match="chatter_bursts"):
+        WatchSettings(chatter_bursts=1)
     with pytest.raises(ValueError, match="positive"):
         WatchSettings(stuck_after=0)
