@@ -116,7 +116,9 @@ def test_marker_loss_keeps_last_homography(calibrated) -> None:
     assert set(detect_markers(img)) == {1, 3}
     assert reader.read(img) == cells
     assert reader.tracker.status == "kept"
-    assert np.allclose(reader.tracker.homography, kept)
+    # the kept homography follows the two markers still seen; the picture did not move
+    board = np.array([[0, 0], [7, 0], [7, 7], [0, 7]], np.float64)
+    assert np.abs(project(reader.tracker.homography, board) - project(kept, board)).max() < 0.5
     # the one-shot reader falls back on the profile's homography the same way
     cv2.imwrite(str(d / "hidden.png"), img)
     assert read_image(d / "hidden.png", d / "profile.json") == cells
@@ -149,6 +151,15 @@ def test_tracker_small_shake_is_not_a_bump() -> None:
     assert t.update(shaken) is not None and not t.bumped
     far = {i: c + [60.0, 0.0] for i, c in det.items() if i < 2}
     assert t.update(far) is None and t.bumped and t.status == "lost"
+
+
+def test_kept_homography_follows_shake_of_the_markers_still_seen() -> None:
+    h = Camera().homography()
+    t = HomographyTracker(initial=h)
+    det = {i: project(h, c) + [4.0, -3.0] for i, c in t.board.items() if i in (0, 1)}
+    assert t.update(det) is not None and t.status == "kept"
+    centre = project(t.homography, np.array([[3.5, 3.5]]))[0]
+    assert np.allclose(centre, project(h, np.array([[3.5, 3.5]]))[0] + [4.0, -3.0], atol=0.3)
 
 
 def _write(path: Path, data: bytes) -> Path:
