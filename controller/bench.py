@@ -3,13 +3,18 @@ reference or target beside it."""
 
 from __future__ import annotations
 
+import json
 import sys
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from controller.board.sensorlog import Event
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run the benchmarks named in ``argv`` (default: all)."""
-    from controller import replay_bench as drivers_bench
     from controller.engine import bench as engine_bench
     from controller.reconcile import bench as reconcile_bench
     from controller.rules import bench as rules_bench
@@ -20,7 +25,7 @@ def main(argv: list[str] | None = None) -> int:
     suites = {
         "rules": rules_bench.main,
         "reconciler": reconcile_bench.main,
-        "drivers": drivers_bench.main,
+        "drivers": _drivers,
         "engine": _no_args(engine_bench.main),
         "camera": _no_args(camera_bench.main),
         "service": _service,
@@ -35,6 +40,53 @@ def _service() -> None:
     from controller.service import bench as service_bench
 
     service_bench.main([])
+
+
+# -- replay through the drivers ---------------------------------------------------
+# Here, above the drivers and the reconciler, as the ``replay`` command is.
+
+REPLAY_TARGET = 20.0  # times faster than real time
+
+
+def replay_speedup(source: Callable[[Iterable[str]], Iterable[Event]], variant: str,
+                   lines: list[str]) -> tuple[float, bool]:
+    """Log seconds per wall-clock second of a replay from ``source``, and
+    whether its records match the direct replay's."""
+    from controller.reconcile.replay import replay, replay_events
+
+    duration = max(float(json.loads(line)["t"]) for line in lines)
+    start = time.perf_counter()
+    result = replay_events(source(lines), variant)
+    wall = time.perf_counter() - start
+    same = [str(r) for r in result.records] == [str(r) for r in replay(lines, variant).records]
+    return duration / wall, same
+
+
+def _drivers() -> None:
+    """How much faster than real time a simulated game replays through the
+    simulated switches and the real scanning code, and through the real
+    firmware over its serial link (target: at least 20 times)."""
+    import random
+
+    from controller.drivers.firmware_replay import firmware_events
+    from controller.drivers.gpio_replay import gpio_events
+    from controller.reconcile.simulator import simulate_log
+    from controller.rules import Game
+
+    print("== replay through the drivers ==")
+    print(f"target: at least {REPLAY_TARGET:.0f}x faster than real time, same records")
+    rng = random.Random(5)
+    g = Game.new("kharbga")
+    while g.outcome is None and len(g.moves) < 120:
+        g.play(rng.choice([m for m in g.legal_moves() if m.kind != "pass"] or g.legal_moves()))
+    lines = simulate_log(g, seed=5).splitlines()
+    for name, source in (("gpio", gpio_events), ("firmware", firmware_events)):
+        try:
+            x, same = replay_speedup(source, "kharbga", lines)
+        except Exception as exc:  # a missing interpreter must not stop the other figures
+            print(f"replay via {name:8s} failed: {exc}")
+            continue
+        print(f"replay via {name:8s} {x:8.1f}x real time  records {'match' if same else 'DIFFER'}")
 
 
 def _no_args(run: Callable[[list[str]], int]) -> Callable[[], None]:

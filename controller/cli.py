@@ -314,6 +314,40 @@ def _add_demo_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _add_replay_parser(sub: Any) -> None:
+    rp = sub.add_parser(
+        "replay",
+        help="feed a sensor log through the reconciler and print the game record",
+    )
+    rp.add_argument("log", metavar="LOG", help="sensor log (JSON Lines); - for standard input")
+    rp.add_argument(
+        "--variant", default=DEFAULT_VARIANT, help=f"rules variant (default: {DEFAULT_VARIANT})"
+    )
+    rp.add_argument(
+        "--trace",
+        action="store_true",
+        help="print one JSON object per input line (time, status, LED roles) instead",
+    )
+    rp.add_argument(
+        "--settle", type=float, default=0.25, help="settle window in seconds (default: 0.25)"
+    )
+    rp.add_argument(
+        "--error-delay",
+        type=float,
+        default=1.0,
+        help="seconds a wrong reading stays before errors light (default: 1.0)",
+    )
+    rp.add_argument(
+        "--via",
+        choices=["direct", "gpio", "firmware"],
+        default="direct",
+        help="feed the log's frames through the simulated switches and the real "
+        "GPIO scanning code, or the firmware and its serial link (default: direct)",
+    )
+    rp.add_argument("--config", help="TOML configuration ([gpio] mapping for --via gpio)")
+    rp.set_defaults(command=_cmd_replay)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser; each subcommand sets ``command`` to its handler."""
     parser = argparse.ArgumentParser(
@@ -368,37 +402,7 @@ def build_parser() -> argparse.ArgumentParser:
     gp.add_argument("--config", help="TOML configuration file")
     gp.set_defaults(command=_cmd_games)
 
-    rp = sub.add_parser(
-        "replay",
-        help="feed a sensor log through the reconciler and print the game record",
-    )
-    rp.add_argument("log", metavar="LOG", help="sensor log (JSON Lines); - for standard input")
-    rp.add_argument(
-        "--variant", default=DEFAULT_VARIANT, help=f"rules variant (default: {DEFAULT_VARIANT})"
-    )
-    rp.add_argument(
-        "--trace",
-        action="store_true",
-        help="print one JSON object per input line (time, status, LED roles) instead",
-    )
-    rp.add_argument(
-        "--settle", type=float, default=0.25, help="settle window in seconds (default: 0.25)"
-    )
-    rp.add_argument(
-        "--error-delay",
-        type=float,
-        default=1.0,
-        help="seconds a wrong reading stays before errors light (default: 1.0)",
-    )
-    rp.add_argument(
-        "--via",
-        choices=["direct", "gpio", "firmware"],
-        default="direct",
-        help="feed the log's frames through the simulated switches and the real "
-        "GPIO scanning code, or the firmware and its serial link (default: direct)",
-    )
-    rp.add_argument("--config", help="TOML configuration ([gpio] mapping for --via gpio)")
-    rp.set_defaults(command=_cmd_replay)
+    _add_replay_parser(sub)
 
     dp = sub.add_parser("doctor", help="self-test of the GPIO board: LEDs, switches, ghosting")
     dp.add_argument("--config", default="config.toml", help="TOML configuration file")
