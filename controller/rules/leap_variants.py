@@ -8,7 +8,7 @@ See docs/rules-leap.md for each variant's rules and rulings.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields, replace
 from functools import cache, cached_property
 
 from controller.board.boards import draughts_board, sixteen_soldiers_board
@@ -88,6 +88,23 @@ class LeapVariant:
     @property
     def pieces_per_side(self) -> int:
         return 16 if self.board == "37-point" else 12
+
+    def with_options(self, **options: object) -> LeapVariant:
+        """A copy with some options changed (``chain="mandatory"``, say);
+        ``ValueError`` for an unknown option or value."""
+        unknown = set(options) - {f.name for f in fields(self)} - {"name"}
+        if unknown:
+            raise ValueError(f"unknown rule option(s) {', '.join(sorted(unknown))}")
+        out = replace(self, **options)  # type: ignore[arg-type]
+        if out.board not in BOARDS:
+            raise ValueError(f"board {out.board!r}: one of {', '.join(BOARDS)}")
+        if out.chain not in ("mandatory", "optional"):
+            raise ValueError(f"chain {out.chain!r}: mandatory or optional")
+        if out.promotion not in ("none", "ends-chain", "continues"):
+            raise ValueError(f"promotion {out.promotion!r}: none, ends-chain or continues")
+        if out.promotion != "none" and out.board != "8x8":
+            raise ValueError("kings only on the 8x8 board")
+        return out
 
 
 HEWAKAM_KELIYA = LeapVariant(

@@ -4,9 +4,10 @@ board: a test per ruling of docs/rules-leap.md, from positions."""
 from __future__ import annotations
 
 import pytest
-from leap_helpers import game_at, legal
+from leap_helpers import game_at, leap_pos, legal
 
 from controller.rules.leap import LeapGame
+from controller.rules.leap_variants import find_leap_variant
 from controller.rules.moves import IllegalMoveError
 
 V = "checkers"
@@ -147,3 +148,14 @@ def test_agreement_and_resignation() -> None:
     g.pop()
     g.resign()
     assert g.outcome is not None and g.outcome.winner == "defender"
+
+
+def test_a_variant_with_mandatory_chains_has_no_pass() -> None:
+    strict = find_leap_variant(V).with_options(chain="mandatory")
+    g = LeapGame.from_position(strict, leap_pos(V, A="a3", D="b4 d6 h8"))
+    g.play("a3xc5")
+    assert legal(g) == ["c5xe7"]
+    with pytest.raises(ValueError, match="chain"):
+        find_leap_variant(V).with_options(chain="sometimes")
+    with pytest.raises(ValueError, match="colour"):
+        find_leap_variant(V).with_options(colour="red")
