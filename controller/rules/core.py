@@ -27,7 +27,7 @@ from .moves import (
     Termination,
 )
 from .state import NO_OFF, Exchange, Off, Raw, State
-from .tables import Tables, tables_for
+from .tables import RankSteps, Tables, tables_for
 from .variants import Variant, find_variant
 
 __all__ = ["Core", "Entry"]
@@ -39,7 +39,6 @@ Entry = tuple[
     Outcome | None, Raw,
 ]
 NEVER = 1 << 62
-RankSteps = tuple[tuple[Raw, ...], tuple[Move, ...]]
 MEMO_LIMIT = 1 << 14  # remembered ranks per rank of the board
 
 
@@ -64,6 +63,9 @@ class Core:
         self._enemy_mask = ~self._centre_bit if v.refuge else -1
         self._filtered = v.compulsory_capture or v.blocked == "reopen" or v.exchange
         self._turn_cap = v.turn_limit - v.pieces_per_side + 1 if v.turn_limit else NEVER
+        self._noprog_cap = v.no_progress_turns or NEVER
+        self._repetition = v.repetition
+        self._exchanges = v.exchange
         self._bb = [0, 0]
         self._side = ATTACKER
         self._setting = True
@@ -82,8 +84,6 @@ class Core:
         self._counted: list[tuple[int, tuple[object, ...]]] = []
         self._raws: list[Raw] | None = None
         self._moves: list[Move] | None = None
-        # The soldiers of the side to move that can step, when known (-1: not).
-        self._movers = -1
 
     # ------------------------------------------------------------------
     # State as a value
@@ -121,7 +121,6 @@ class Core:
         self._off = s.off
         self._outcome = s.outcome
         self._raws = self._moves = None
-        self._movers = -1
 
     # ------------------------------------------------------------------
     # Move generation
@@ -152,46 +151,58 @@ class Core:
     def _gen_steps(self, raws: list[Raw], moves: list[Move]) -> None:
         """Every step of the side to move, by from point then to point.
 
-        Rank by rank: the steps of a rank's soldiers follow from which of
-        them can step and the empty points of that rank and the two beside
-        it, so they are looked up in a memo, unless a soldier of the rank
-        has a capturing step (then each soldier's steps are listed)."""
+        Rank by rank: a rank's steps follow from which of its soldiers can
+        step along each direction (:attr:`Tables.directions`), and which of
+        them capture from the capture targets of the rank and the two
+        beside it, so they are remembered under those sets; only the
+        captured pieces of a capturing step are found each time."""
         t = self._t
         bb = self._bb
         side = self._side
         own = bb[side]
         empty = t.full ^ (own | bb[1 - side])
-        movers = self._movers
-        if movers < 0:
-            movers = own & t.spread(empty)
+        ways = t.directions(own, empty)
         targets = t.capture_targets(own, bb[1 - side] & self._enemy_mask, empty)
-        capturers = movers & t.spread(targets) if targets else 0
-        n = t.n
-        row, window = t.row_mask, t.window_mask
-        wide = empty << n
+        capturers = own & t.spread(targets) if targets else 0
+        wide = targets << t.n
+        row, rank_ways, window, above = t.row_mask, t.rank_ways, t.window_mask, t.key_shift
         for memo, shift in t.ranks:
-            f = (movers >> shift) & row
-            if not f:
+            key = (ways >> shift) & rank_ways
+            if not key:
                 continue
             if (capturers >> shift) & row:
-                self._soldier_steps(f << shift, empty, targets, raws, moves)
-                continue
-            key = f | (((wide >> shift) & window) << n)
+                key |= ((wide >> shift) & window) << above
             found = memo.get(key)
             if found is None:
-                found = self._remember(memo, key, f << shift, empty)
-            raws += found[0]
-            moves += found[1]
+                found = self._remember(memo, key, shift, empty, targets)
+            if found[2]:
+                self._add_capturing(found, raws, moves)
+            else:
+                raws += found[0]
+                moves += found[1]
+
+    def _add_capturing(self, found: RankSteps, raws: list[Raw], moves: list[Move]) -> None:
+        """A rank's steps with the captured pieces of its capturing steps."""
+        base = len(raws)
+        raws += found[0]
+        moves += found[1]
+        mt = self._t.moves
+        side = self._side
+        for i in found[2]:
+            _, p, to, _, _ = raws[base + i]
+            raw = raws[base + i] = (STEP, p, to, self._captures(side, p, to), False)
+            moves[base + i] = mt[raw]
 
     def _remember(
-        self, memo: dict[int, RankSteps], key: int, movers: int, empty: int
+        self, memo: dict[int, RankSteps], key: int, shift: int, empty: int, targets: int
     ) -> RankSteps:
         raws: list[Raw] = []
         moves: list[Move] = []
-        self._soldier_steps(movers, empty, 0, raws, moves)
+        self._soldier_steps(self._t.movers(key) << shift, empty, 0, raws, moves)
+        capturing = tuple(i for i, r in enumerate(raws) if targets >> r[2] & 1)
         if len(memo) >= MEMO_LIMIT:
             memo.clear()
-        found = memo[key] = (tuple(raws), tuple(moves))
+        found = memo[key] = (tuple(raws), tuple(moves), capturing)
         return found
 
     def _soldier_steps(
@@ -331,13 +342,12 @@ class Core:
             self._outcome, raw,
         ))  # fmt: skip
         self._raws = self._moves = None
-        self._movers = -1
         if kind == STEP:
             bb[side] ^= (1 << frm) | (1 << to)
             if caps:
                 self._took(side, to, caps)
                 return
-            if self.variant.exchange:
+            if self._exchanges:
                 self._exchange_step(frm, to, flag)
             self._end_turn()
         elif kind == PLACE:
@@ -370,7 +380,6 @@ class Core:
         bb[0] = a
         bb[1] = d
         self._raws = self._moves = None
-        self._movers = -1
         return raw
 
     def _raw_step(self, kind: str, frm: int, to: int, flag: bool) -> Raw:
@@ -482,18 +491,19 @@ class Core:
         if not bb[mover]:  # an exchange can take the last soldier
             self._finish(1 - mover, Termination.ALL_CAPTURED)
             return
-        self._side = 1 - mover
-        self._start_turn(mover)
-        if self._outcome is not None:
-            return
+        side = self._side = 1 - mover
+        t = self._t
+        if not bb[side] & t.spread(t.full ^ (bb[0] | bb[1])):
+            self._start_turn(mover)  # blocked
+            if self._outcome is not None:
+                return
         if turn >= self._turn_cap:
             self._finish(None, Termination.TURN_LIMIT)
             return
-        v = self.variant
-        if v.no_progress_turns and self._noprog >= v.no_progress_turns:
+        if self._noprog >= self._noprog_cap:
             self._adjudicate(Termination.NO_PROGRESS)
             return
-        if v.repetition:
+        if self._repetition:
             self._count_position()
 
     def _count_position(self) -> None:
@@ -515,9 +525,7 @@ class Core:
         side = self._side
         t = self._t
         bb = self._bb
-        movers = bb[side] & t.spread(t.full ^ (bb[0] | bb[1]))
-        if movers:
-            self._movers = movers
+        if bb[side] & t.spread(t.full ^ (bb[0] | bb[1])):
             return
         v = self.variant
         if v.blocked == "lose":
@@ -551,4 +559,3 @@ class Core:
         name = SIDE_NAMES[winner] if winner is not None else None
         self._outcome = Outcome(name, reason.value, kind)
         self._raws = self._moves = None
-        self._movers = -1
