@@ -290,10 +290,17 @@ class LinkProtocol(Protocol):
         ``kind`` (bad input) are logged at most every :data:`LOG_EVERY` s."""
         self.c.last_error = text
         if kind:
-            now = self.clock()
-            if now - self._logged.get(kind, float("-inf")) < LOG_EVERY:
-                return
-            self._logged[kind] = now
+            self._log_once(kind, text, level)
+        else:
+            log.log(level, "serial link: %s", text)
+
+    def _log_once(self, kind: str, text: str, level: int = logging.WARNING) -> None:
+        """Log ``text`` unless one of its ``kind`` went out in the last
+        :data:`LOG_EVERY` seconds."""
+        now = self.clock()
+        if now - self._logged.get(kind, float("-inf")) < LOG_EVERY:
+            return
+        self._logged[kind] = now
         log.log(level, "serial link: %s", text)
 
     def _message(self, kind: int, seq: int, payload: bytes) -> bool:
@@ -333,6 +340,7 @@ class LinkProtocol(Protocol):
                 return False
             if state & P.STATE_OVERFLOW:
                 self.c.device_overflows += 1
+                self._log_once("overflow", "the device dropped readings the host did not take")
             if next_seq != self.expected:
                 return True  # events are missing: ask for them again
             if self.state == READY:
@@ -358,6 +366,7 @@ class LinkProtocol(Protocol):
         if kind == P.NOTICE:
             code, text = P.parse_notice(payload)
             self.c.notices.append(f"{code}: {text}")
+            log.warning("serial link: the device says %d: %s", code, text)
             return False
         self.c.bad_messages += 1
         return False

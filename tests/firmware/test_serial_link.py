@@ -4,6 +4,7 @@ And SerialLink itself on pyserial's loop:// and on a port that cannot open."""
 
 from __future__ import annotations
 
+import logging
 import queue
 import random
 import time
@@ -338,3 +339,19 @@ def test_event_numbers_wrap_around() -> None:
     got = drain(events)
     assert len(got) == 600 and proto.snapshot().duplicates == 0
     assert [m for m in dev.port.take() if m[0] == P.HOST_ACK][-1][1] == 601 & 0xFF
+
+
+def test_device_notices_and_overflows_are_logged(caplog: pytest.LogCaptureFixture) -> None:
+    proto, dev, _events = make()
+    dev.handshake()
+    caplog.set_level(logging.WARNING, logger="controller.drivers.link_protocol")
+    dev.send(P.NOTICE, 0, P.pack_notice(1, "ValueError('boom')"))
+    for _ in range(3):  # three overflowing heartbeats within ten seconds: one line
+        dev.clock.t += 1.0
+        dev.heartbeat(5000, 0, state=P.STATE_OVERFLOW)
+    dev.clock.t += 10.0
+    dev.heartbeat(6000, 0, state=P.STATE_OVERFLOW)
+    said = [r.getMessage() for r in caplog.records]
+    overflow = "serial link: the device dropped readings the host did not take"
+    assert said == ["serial link: the device says 1: ValueError('boom')", overflow, overflow]
+    assert proto.snapshot().device_overflows == 4
