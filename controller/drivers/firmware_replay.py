@@ -95,6 +95,8 @@ def firmware_events(
 def _run(
     events: list[Frame | Button], size: int, micropython: str | None, timeout: float
 ) -> Iterator[Frame | Button]:
+    """Start the firmware, connect, play the log's changes; yield what the
+    link delivers; refuse a replay over a link that was not clean."""
     world = _world_events(events)
     end_us = BOOT_US + (round(events[-1].t * 1e6) if events else 0) + TAIL_US
     end_us = max(end_us, world[-1].t + TAIL_US if world else 0)

@@ -121,7 +121,7 @@ def gpio_events(
     matrix = matrix or _default_matrix(header.size)
     matrix.check_size(header.size)
     yield header
-    yield from _drive(events[1:], matrix, mapping)
+    yield from _drive([event for _n, event in events[1:]], matrix, mapping)
 
 
 def _button_config(events: list[Event], matrix: MatrixConfig) -> ButtonConfig:
@@ -138,11 +138,10 @@ def _button_config(events: list[Event], matrix: MatrixConfig) -> ButtonConfig:
 
 
 def _drive(
-    numbered: list[tuple[int, Event]], matrix: MatrixConfig, mapping: BoardMapping
+    events: list[Event], matrix: MatrixConfig, mapping: BoardMapping
 ) -> Iterator[Frame | Button]:
     """Run the log's frames and presses through the simulated switches, the
     scanner and the buttons; yield what they report, in order."""
-    events = [event for _n, event in numbered]
     factory = MockFactory()
     sim = MatrixSimulator(factory, matrix, mapping)
     buttons = _button_config(events, matrix)
