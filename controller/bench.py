@@ -29,11 +29,18 @@ def main(argv: list[str] | None = None) -> int:
         "engine": _no_args(engine_bench.main),
         "camera": _no_args(camera_bench.main),
         "service": _service,
+        "broadcast": _broadcast,
     }
     for name, run in suites.items():
         if not names or name in names:
             run()
     return 0
+
+
+def _broadcast() -> None:
+    from controller.service import broadcast_bench
+
+    broadcast_bench.main()
 
 
 def _service() -> None:

@@ -16,18 +16,21 @@ holds exactly the recorded game.
 from __future__ import annotations
 
 import json
+import re
 import time
 from dataclasses import dataclass, field
 from typing import Any
 
 from controller.rules import Game
-from controller.rules.record import Record, parse_record
+from controller.rules.record import RESULTS, Record, parse_record
 from controller.service.broadcast import BOARD_ID, action_tokens, apply_token
 
 __all__ = ["Hall", "HallGame", "HallBoard"]
 
 MAX_PAYLOAD = 256 * 1024
 MAX_GAMES = 1000  # per board: the oldest are dropped beyond this
+GAME_ID = re.compile(r'^\[GameId "(\d{1,12})"\]', re.M)
+COMMENT = re.compile(r"\{[^}]*\}")
 
 
 @dataclass
@@ -61,6 +64,8 @@ class HallBoard:
     seq: int = 0
     games: dict[int, HallGame] = field(default_factory=dict)
     current: int | None = None
+    pending: tuple[int, str] | None = None  # a record not read yet: game id, text
+    heard: float = 0.0  # when a move or record last came (monotonic)
 
     def game(self) -> HallGame | None:
         return None if self.current is None else self.games.get(self.current)
@@ -164,6 +169,7 @@ class Hall:
             self.repeats += 1
             return False
         board.seq = seq
+        board.heard = time.monotonic()
         g = self._game(board, gid, variant)
         for side in ("attacker", "defender"):
             if isinstance(m.get(side), str):
@@ -200,13 +206,54 @@ class Hall:
         return True
 
     def _record(self, name: str, text: str) -> bool:
+        """A board's record: read whole (slow: tens of ms) only when it
+        holds moves the hall lacks; otherwise kept until the board is quiet
+        (:meth:`check_quiet`) or the games are downloaded."""
+        found = GAME_ID.search(text.split("\n\n", 1)[0])
+        if found is None:
+            raise ValueError("a record without GameId")
+        gid = int(found[1])
+        board = self.board(name)
+        g = board.games.get(gid)
+        board.pending = (gid, text)
+        board.heard = time.monotonic()
+        if g is None or g.gap or _count_actions(text) > len(g.moves):
+            return self._apply_record(name)
+        return True
+
+    def check_quiet(self, quiet: float = 2.0) -> list[str]:
+        """Read the kept records of boards silent for ``quiet`` seconds
+        (a check that the hall holds exactly the board's game); the boards
+        that changed."""
+        now = time.monotonic()
+        changed = []
+        for name, board in self.boards.items():
+            if board.pending is None or now - board.heard < quiet:
+                continue
+            gid = board.pending[0]
+            g = board.games.get(gid)
+            before = None if g is None else (g.epoch, len(g.moves))
+            try:
+                self._apply_record(name)
+            except (ValueError, TypeError, KeyError, RecursionError):
+                self.ignore("malformed game")
+            board.pending = None
+            g = board.games.get(gid)
+            if g is not None and before != (g.epoch, len(g.moves)):
+                changed.append(name)
+        return changed
+
+    def _apply_record(self, name: str) -> bool:
+        board = self.board(name)
+        assert board.pending is not None
+        text = board.pending[1]
+        board.pending = None
         record = parse_record(text)
         gid_text = record.tags.get("GameId", "")
         if not gid_text.isdigit():
             raise ValueError("a record without GameId")
         game = record.game()
         tokens = action_tokens(game)
-        board = self.board(name)
         g = self._game(board, int(gid_text), game.variant.name)
         g.attacker = record.tags.get("Attacker", g.attacker)[:80]
         g.defender = record.tags.get("Defender", g.defender)[:80]
@@ -239,6 +286,7 @@ class Hall:
     def kgn(self) -> str:
         """Every game of the evening as one KGN file (records separated by a
         blank line), board by board."""
+        self.check_quiet(0.0)
         out = []
         for name, board in sorted(self.boards.items()):
             for _gid, g in sorted(board.games.items()):
@@ -259,6 +307,21 @@ def _record_text(board: str, g: HallGame) -> str:
     tags = {"Attacker": g.attacker, "Defender": g.defender, "Board": board,
             "GameId": str(g.id)}
     return str(Record.from_game(game, tags))
+
+
+def _count_actions(text: str) -> int:
+    """How many actions a record's moves hold, read fast (no rules)."""
+    parts = text.split("\n\n", 1)
+    moves = COMMENT.sub(" ", parts[1] if len(parts) > 1 else "")
+    n = 0
+    for tok in moves.split():
+        if tok in RESULTS or tok.rstrip(".").isdigit():
+            continue  # a turn number or the result
+        if tok.startswith(("@", "x")) or tok == "pass":
+            n += 1
+        else:
+            n += max(1, tok.count("-") + tok.count("x"))
+    return n if "[Termination" not in parts[0] else n + 1
 
 
 def _positions(game: Game, tokens: list[str]) -> list[str]:

@@ -83,6 +83,13 @@ class HallServer:
         c.connect_async(host, port, keepalive=10)
         c.loop_start()
         self._client = c
+        loop.call_later(1.0, self._check_quiet)
+
+    def _check_quiet(self) -> None:
+        """Boards silent for two seconds: their record is read in full."""
+        for name in self.hall.check_quiet():
+            self._changed(name)
+        asyncio.get_running_loop().call_later(1.0, self._check_quiet)
 
     def stop(self) -> None:
         if self._client is not None:

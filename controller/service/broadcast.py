@@ -51,7 +51,7 @@ log = logging.getLogger("kharbga.broadcast")
 
 BOARD_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 KEEPALIVE = 10  # seconds: a silent network is noticed within 15 s
-RECORD_EVERY = 0.5  # seconds between two records of the same game
+RECORD_EVERY = 2.0  # seconds between two records of the same game
 HAND_BATCH = 500  # messages handed to paho in one turn of the sender
 
 SCHEMA = """

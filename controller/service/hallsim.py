@@ -34,6 +34,7 @@ class BoardResult:
     game_id: int
     actions: list[str]  # as stored
     led_ms: list[float] = field(default_factory=list)  # frame-to-LED time per action
+    seconds: float = 0.0  # from the first frame to the last action confirmed
 
 
 def plan_game(variant: str, seed: int, max_actions: int) -> list[str]:
@@ -102,6 +103,7 @@ def _worker(root: str, names: list[str], variant: str, broker: str | None, rate:
             update = service.tick()
             if update.played:
                 results[i].led_ms.append((time.perf_counter() - t) * 1000)
+                results[i].seconds = time.monotonic() - t0
         time.sleep(0.003)
     end = time.monotonic() + 0.5
     while time.monotonic() < end:  # the last actions settle

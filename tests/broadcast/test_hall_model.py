@@ -87,7 +87,7 @@ def test_missed_moves_filled_from_the_record() -> None:
     assert d["moves"] == actions
     kgn = parse_record(hall.kgn())  # the moves after the record are in it too
     assert [str(m) for m in kgn.game().moves] == actions
-    # A record behind the moves (it is sent at most twice a second) changes nothing.
+    # A record behind the moves (it is sent every two seconds at most) changes nothing.
     hall.handle("kharbga/b1/game", _record(actions[:14]))
     assert hall.boards["b1"].detail()["moves"] == actions
     g = Game.new("sabouiyya")
