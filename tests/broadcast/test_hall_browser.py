@@ -89,3 +89,30 @@ def test_twenty_boards_on_the_hall_page(tmp_path: Path) -> None:
         for png in tmp_path.glob("hall*.png"):
             if shots:
                 shutil.copy(png, Path(shots) / png.name)
+
+
+def test_board_page_shows_the_broker_link(tmp_path: Path) -> None:
+    """The board's own page: the link's state, down then up."""
+    from bchelp import board, free_port
+
+    port = free_port()
+    b = board(tmp_path, "pb", f"mqtt://127.0.0.1:{port}").start()
+    broker = Broker(tmp_path / "broker")
+    broker.port = port
+    broker.conf.write_text(f"listener {port} 127.0.0.1\npersistence false\n"
+                           "allow_anonymous true\n")
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+            page = browser.new_page()
+            page.goto(b.url + "/")
+            link = page.locator("#broker")
+            expect(link).to_contain_text("not connected")
+            expect(link).to_contain_text("unreachable")
+            expect(link).to_have_class("conn offline")
+            broker.start()
+            expect(link).to_have_text("broker: connected (pb)", timeout=15_000)
+            browser.close()
+    finally:
+        b.stop()
+        broker.stop()

@@ -210,8 +210,19 @@ function renderOffer() {
   }
 }
 
+// The MQTT broadcast link (kharbga-board run --broker), when there is one.
+function renderBroker() {
+  const b = state.broker, el = $("#broker");
+  el.hidden = !b;
+  if (!b) return;
+  el.textContent = b.connected ? `broker: connected (${b.board_id})`
+    : `broker: not connected${b.error ? " – " + b.error : ""}; moves wait in the queue`;
+  el.classList.toggle("offline", !b.connected);
+}
+
 function render() {
   if (!state) return;
+  renderBroker();
   const size = state.size;
   const pieces = parsePosition(state.position, size);
   const occ = overlay !== null ? overlay : state.sim_occ;
