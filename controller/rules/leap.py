@@ -108,6 +108,9 @@ class LeapGame:
         self._counted: list[tuple[int, ...] | None] = []
         self._repetitions: dict[tuple[int, ...], int] = {}
         self._cache: list[Raw] | None = None
+        # legal_moves' last answer and the raw list it was made from.
+        self._legal: list[Move] = []
+        self._legal_of: list[Raw] | None = None
         self._start: str | None = None
         self._moves = _MOVES.setdefault(self.geometry.name, {})
 
@@ -268,14 +271,18 @@ class LeapGame:
 
     def legal_moves(self) -> list[Move]:
         """Every legal single action for the side to move."""
+        raws = self._raw_moves()
+        if self._legal_of is raws:
+            return list(self._legal)
         cache = self._moves
         out = []
-        for raw in self._raw_moves():
+        for raw in raws:
             m = cache.get(raw)
             if m is None:
                 m = self._move(raw[0], raw[1], raw[2], bool(raw[3]))
             out.append(m)
-        return out
+        self._legal, self._legal_of = out, raws
+        return list(out)
 
     def _move(self, kind: str, frm: int, to: int, capture: bool) -> Move:
         """The (shared, immutable) Move object of an action."""
@@ -364,9 +371,13 @@ class LeapGame:
             m = self.parse_move(move)
         else:
             m = move
-            key = (m.kind, m.frm, m.to)
-            if m.flag or not any(r[:3] == key for r in self._raw_moves()):
-                raise IllegalMoveError(f"illegal move {m} in {self.position()}")
+            # The Move objects are shared: the one legal_moves gave is found
+            # by identity; any other by its fields.
+            raws = self._raw_moves()
+            if not (self._legal_of is raws and any(x is m for x in self._legal)):
+                key = (m.kind, m.frm, m.to)
+                if m.flag or not any(r[:3] == key for r in raws):
+                    raise IllegalMoveError(f"illegal move {m} in {self.position()}")
         self._apply(m.kind, m.frm, m.to)
         return self._history[-1][1]
 
