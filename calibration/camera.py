@@ -163,9 +163,7 @@ def calibrate(empty: np.ndarray, layout: np.ndarray, cells: str) -> CameraProfil
         raise ValueError("the camera moved between the empty-board and layout photos")
     e = Empty.from_warp(grid, empty_top)
     feats = features(grid, e, grid.warp(layout, h2))
-    samples = [(feats.f[i], cells[i]) for i in range(49) if feats.valid[i] >= 2]
-    samples += [(np.zeros(3), ".")] * 3  # the empty photo itself
-    model = ColourModel.learn(samples)
+    model, feats = ColourModel.learn_layout(feats, cells)
     sep = model.separation()
     if sep < 4.0:
         raise ValueError(

@@ -116,6 +116,16 @@ def _patterns(pix: np.ndarray) -> np.ndarray:
     return g / (np.linalg.norm(g, axis=1, keepdims=True) + 1e-6)
 
 
+GAMMA = 2.2  # the usual camera encoding, undone before light is subtracted
+FLARES = (0.0, 0.005, 0.01, 0.02, 0.03, 0.045)  # veiling light tried, fraction of white
+
+
+def _log_light(x: np.ndarray, flare: float) -> np.ndarray:
+    """Log of linear light less the veiling light, in units of encoded log values."""
+    v = (x / 256.0) ** GAMMA - flare
+    return np.log(np.maximum(v, 1e-4)) / GAMMA
+
+
 @dataclass
 class Features:
     f: np.ndarray  # 49 x 3 normalised log colour
@@ -123,6 +133,31 @@ class Features:
     valid: np.ndarray  # 49: number of usable corners
     patch_ok: np.ndarray  # 176 bool: the board's line pattern is visible there
     edge_ok: np.ndarray  # 49 x 4 bool: the square's edge lines are visible
+    raw: tuple[np.ndarray, ...] = ()  # disc, patch medians, empty disc, empty patch, corners
+    flare: float = 0.0
+    light: np.ndarray | None = None  # 64 x 3 log illumination at the intersections
+
+    def with_flare(self, flare: float) -> Features:
+        """The same frame with ``flare`` (veiling light, fraction of white) taken
+        out of every measurement before the ratios are formed."""
+        disc, patch, edisc, epatch, corners = self.raw
+        logl = _log_light(patch, flare) - _log_light(epatch, 0.0)
+        cok = self.patch_ok[corners]
+        mean, spread = _illumination(logl[corners], cok)
+        f = _log_light(disc, flare) - _log_light(edisc, 0.0) - mean
+        return Features(f, spread, self.valid, self.patch_ok, self.edge_ok, self.raw, flare,
+                        logl[:64])
+
+
+def _illumination(cl: np.ndarray, cok: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Mean log illumination of each square's usable corners, and their spread."""
+    n = cok.sum(axis=1)
+    w = cok[..., None].astype(np.float32)
+    mean = (cl * w).sum(axis=1) / np.maximum(n, 1)[:, None]
+    big = np.where(cok[..., None], cl, -np.inf).max(axis=1)
+    small = np.where(cok[..., None], cl, np.inf).min(axis=1)
+    spread = np.where(n >= 2, (big - small).max(axis=1), 0.0)
+    return mean, spread
 
 
 def features(grid: Grid, empty: Empty, top: np.ndarray, ncc_min: float = 0.55,
@@ -132,22 +167,15 @@ def features(grid: Grid, empty: Empty, top: np.ndarray, ncc_min: float = 0.55,
     ppix = flat[grid.patch]
     patch = np.median(ppix, axis=1)
     ncc = np.sum(_patterns(ppix) * empty.pattern, axis=1)
-    logl = np.log(patch / empty.patch)  # 64 x 3
+    logl = np.log(patch / empty.patch)
     chroma = logl - logl.mean(axis=1, keepdims=True)
     ok = ncc >= ncc_min
     if ok[:64].sum() >= 4:
         ref = np.median(chroma[:64][ok[:64]], axis=0)
         ok &= np.abs(chroma - ref).max(axis=1) <= chroma_tol
-    cl = logl[grid.corners]  # 49 x 4 x 3
-    cok = ok[grid.corners]  # 49 x 4
-    n = cok.sum(axis=1)
-    w = cok[..., None].astype(np.float32)
-    mean = (cl * w).sum(axis=1) / np.maximum(n, 1)[:, None]
-    big = np.where(cok[..., None], cl, -np.inf).max(axis=1)
-    small = np.where(cok[..., None], cl, np.inf).min(axis=1)
-    spread = np.where(n >= 2, (big - small).max(axis=1), 0.0)
-    f = np.log(disc / empty.disc) - mean
-    return Features(f, spread, n, ok, ok[grid.edges])
+    n = ok[grid.corners].sum(axis=1)
+    raw = (disc, patch[:64], empty.disc, empty.patch[:64], grid.corners)
+    return Features(np.zeros((49, 3)), np.zeros(49), n, ok, ok[grid.edges], raw).with_flare(0.0)
 
 
 class ColourModel:
@@ -173,6 +201,25 @@ class ColourModel:
             covs.append(np.cov(x.T) if len(x) >= 3 else np.zeros((3, 3)))
         return cls(np.array(means), np.array(covs), **kw)
 
+    @classmethod
+    def learn_layout(cls, feats: Features, cells: str) -> tuple[ColourModel, Features]:
+        """From the layout photo's features: the veiling light in that photo is
+        taken as the one that keeps each class tightest against the distances
+        between classes (``FLARES``)."""
+        best: tuple[float, ColourModel, Features] | None = None
+        for fe in map(feats.with_flare, FLARES):
+            samples = [(fe.f[i], cells[i]) for i in range(49) if fe.valid[i] >= 2]
+            samples += [(np.zeros(3), ".")] * 3  # the empty photo itself
+            model = cls.learn(samples)
+            width = [np.sqrt(np.trace(c)) for c in model.covs]
+            score = min(np.linalg.norm(model.means[i] - model.means[j])
+                        / (width[i] + width[j] + model.floor)
+                        for i in range(3) for j in range(i + 1, 3))
+            if best is None or score > best[0]:
+                best = (float(score), model, fe)
+        assert best is not None
+        return best[1], best[2]
+
     def separation(self) -> float:
         """The smallest distance between two class means, in floor units."""
         d = [np.linalg.norm(self.means[i] - self.means[j]) / self.floor
@@ -194,27 +241,34 @@ class ColourModel:
             out[:, c] = np.sqrt(np.maximum(np.sum(diff * sol, axis=1), 0))
         return out
 
-    def adapted(self, feats: Features) -> ColourModel:
-        """This frame's model: the class means re-estimated from the frame itself.
-
-        A change of light is not a plain gain on a camera's pixel values (its
-        tone curve, veiling light, highlights that saturate), so a piece's
-        contrast with the board changes from frame to frame.  First the piece
-        means are scaled together to fit the frame best; then each class mean
-        moves to the squares that read as it with a clear lead, weighed against
-        the calibration (``PRIOR`` squares' worth).
-        """
-        use = feats.valid >= 3
-        if use.sum() < 6:
-            return self
-        f = feats.f[use]
+    def _fit(self, f: np.ndarray) -> tuple[float, np.ndarray]:
+        """The piece contrast that fits these features best: (cost, means)."""
         best, best_cost = self.means, np.inf
         for s in SCALES:
             m = self.means * np.array([1.0, s, s])[:, None]
             d = np.linalg.norm(f[:, None, :] - m[None], axis=2) / self.floor
-            cost = np.minimum(d.min(axis=1), CLIP).sum()
+            cost = float(np.minimum(d.min(axis=1), CLIP).sum())
             if cost < best_cost:
                 best, best_cost = m, cost
+        return best_cost, best
+
+    def adapted(self, feats: Features) -> tuple[ColourModel, Features]:
+        """This frame's model and features: light taken out, class means re-estimated.
+
+        A change of light is not a plain gain on a camera's pixel values: veiling
+        light lifts the dark parts, the tone curve bends the bright ones, so a
+        piece's contrast with the board changes from frame to frame and across
+        the board.  The veiling light that makes the frame fit the classes best
+        is taken out (``FLARES``), the piece means are scaled together to fit
+        the frame, then each class mean moves to the squares that read as it
+        with a clear lead, weighed against the calibration (``PRIOR`` squares).
+        """
+        use = feats.valid >= 3
+        if use.sum() < 6:
+            return self, feats
+        fits = [(self._fit(fe.f[use]), fe) for fe in map(feats.with_flare, FLARES)]
+        (_, best), feats = min(fits, key=lambda x: x[0][0])
+        f = feats.f[use]
         model = ColourModel(best, self.covs, self.floor, self.max_dist, self.margin)
         for _ in range(2):
             d = model.distances(f, feats.spread[use])
@@ -229,11 +283,12 @@ class ColourModel:
                 if n:
                     means[c] = (f[pick].sum(axis=0) + PRIOR * best[c]) / (n + PRIOR)
             model = ColourModel(means, self.covs, self.floor, self.max_dist, self.margin)
-        return model
+        return model, feats
 
     def classify(self, feats: Features, grid: Grid, adapt: bool = True) -> str:
         if adapt:
-            return self.adapted(feats).classify(feats, grid, adapt=False)
+            model, feats = self.adapted(feats)
+            return model.classify(feats, grid, adapt=False)
         d = self.distances(feats.f, feats.spread)
         order = np.argsort(d, axis=1)
         best = d[np.arange(49), order[:, 0]]
