@@ -234,9 +234,10 @@ def _cmd_calibrate_camera(args: argparse.Namespace) -> int:
 
 
 def _cmd_camera_read(args: argparse.Namespace) -> int:
-    from calibration.camera import read_image
+    from calibration.frames import read_frames
 
-    print(read_image(args.image, args.profile))
+    for line in read_frames(args.image, args.profile, args.explain):
+        print(line, flush=True)
     return 0
 
 
@@ -348,6 +349,21 @@ def _add_replay_parser(sub: Any) -> None:
     rp.set_defaults(command=_cmd_replay)
 
 
+def _add_broadcast(run: argparse.ArgumentParser, sub: Any) -> None:
+    """``run``'s broker options and the ``hall`` command (docs/broadcast.md)."""
+    run.add_argument("--broker", help="publish the games to this MQTT broker: mqtt://HOST:PORT "
+                     "or mqtts://HOST:PORT (credentials go in the configuration file)")
+    run.add_argument("--board-id", help="this board's name on the broker (kharbga/NAME/...)")
+    hall = sub.add_parser("hall", help="the hall page: every board of a broker live")
+    hall.add_argument("--broker", help="the MQTT broker: mqtt://HOST:PORT or mqtts://HOST:PORT")
+    hall.add_argument("--host", default="127.0.0.1", help="address of the page "
+                      "(default: 127.0.0.1; 0.0.0.0 for every network)")
+    hall.add_argument("--port", type=int, default=8090, help="port of the page (default: 8090)")
+    hall.add_argument("--config", help="TOML file with a [broadcast] table (user name, "
+                      "password, TLS files)")
+    hall.set_defaults(command=_cmd_hall)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser; each subcommand sets ``command`` to its handler."""
     parser = argparse.ArgumentParser(
@@ -369,19 +385,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--config", help="TOML configuration file")
     run.add_argument("--token", help="the token callers on other machines must give (at least "
                      "12 characters; needed when --host is not a loopback address)")
-    run.add_argument("--broker", help="publish the games to this MQTT broker: mqtt://HOST:PORT "
-                     "or mqtts://HOST:PORT (credentials go in the configuration file)")
-    run.add_argument("--board-id", help="this board's name on the broker (kharbga/NAME/...)")
     run.set_defaults(command=_cmd_run)
-
-    hall = sub.add_parser("hall", help="the hall page: every board of a broker live")
-    hall.add_argument("--broker", help="the MQTT broker: mqtt://HOST:PORT or mqtts://HOST:PORT")
-    hall.add_argument("--host", default="127.0.0.1", help="address of the page "
-                      "(default: 127.0.0.1; 0.0.0.0 for every network)")
-    hall.add_argument("--port", type=int, default=8090, help="port of the page (default: 8090)")
-    hall.add_argument("--config", help="TOML file with a [broadcast] table (user name, "
-                      "password, TLS files)")
-    hall.set_defaults(command=_cmd_hall)
+    _add_broadcast(run, sub)
 
     hp = sub.add_parser("hint", help="the engine's best move for a position")
     hp.add_argument("--variant", default=DEFAULT_VARIANT, help="rules variant")
@@ -437,11 +442,15 @@ def build_parser() -> argparse.ArgumentParser:
     cc.add_argument("--port", type=int, default=8081, help="preview page port (--live)")
     cc.set_defaults(command=_cmd_calibrate_camera)
 
-    cr = sub.add_parser("camera", help="read a board from a photo")
+    cr = sub.add_parser("camera", help="read a board from a photo, a folder of photos or a video")
     crs = cr.add_subparsers(dest="camera_action", metavar="ACTION", required=True)
-    read = crs.add_parser("read", help="print the 49-character cells string of a photo")
-    read.add_argument("image", metavar="IMG")
+    read = crs.add_parser("read", help="print the 49-character cells string of a photo, or one "
+                          "line a frame (name, cells) of a folder of photos or a video")
+    read.add_argument("image", metavar="SOURCE", help="a photo, a folder of photos or a video")
     read.add_argument("--profile", required=True, help="profile from calibrate camera")
+    read.add_argument("--explain", metavar="OUT.png", help="write the overlay (squares, "
+                      "readings, the light correction) of the last frame; {} in the name "
+                      "writes one a frame")
     read.set_defaults(command=_cmd_camera_read)
 
     return parser

@@ -23,7 +23,8 @@ from typing import Any
 
 from controller.rules import Game
 from controller.rules.record import RESULTS, Record, parse_record
-from controller.service.broadcast import BOARD_ID, action_tokens, apply_token
+
+from .protocol import BOARD_ID, action_tokens, apply_token
 
 __all__ = ["Hall", "HallGame", "HallBoard"]
 

@@ -28,9 +28,8 @@ from typing import Any
 
 from aiohttp import WSMsgType, web
 
-from controller.service.broadcast import BroadcastConfig
-
 from .model import Hall, HallBoard
+from .protocol import BroadcastConfig
 
 __all__ = ["HallServer", "serve_hall"]
 

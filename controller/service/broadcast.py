@@ -29,19 +29,23 @@ from __future__ import annotations
 
 import json
 import logging
-import re
 import socket
 import sqlite3
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
-from controller.board.config import ConfigError, Table
+from controller.hall.protocol import (
+    BroadcastConfig,
+    action_tokens,
+    apply_token,
+    load_broadcast,
+    parse_broker_url,
+)
 from controller.rules import Game
 
 __all__ = ["BroadcastConfig", "Publisher", "action_tokens", "apply_token", "attach",
@@ -49,7 +53,6 @@ __all__ = ["BroadcastConfig", "Publisher", "action_tokens", "apply_token", "atta
 
 log = logging.getLogger("kharbga.broadcast")
 
-BOARD_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 KEEPALIVE = 10  # seconds: a silent network is noticed within 15 s
 RECORD_EVERY = 2.0  # seconds between two records of the same game
 HAND_BATCH = 500  # messages handed to paho in one turn of the sender
@@ -66,117 +69,6 @@ CREATE TABLE IF NOT EXISTS broadcast_sent (
 );
 CREATE TABLE IF NOT EXISTS broadcast_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
-
-
-class BroadcastError(ValueError):
-    """A broadcast setting that cannot be used; the message is one line."""
-
-
-def parse_broker_url(url: str) -> tuple[str, int, bool]:
-    """``mqtt://HOST[:PORT]`` or ``mqtts://HOST[:PORT]`` -> host, port, TLS."""
-    try:
-        parts = urlsplit(url)
-        port = parts.port
-    except ValueError:
-        raise BroadcastError(f"broker {url!r}: not a URL like mqtt://HOST:1883") from None
-    if parts.scheme not in ("mqtt", "mqtts") or not parts.hostname:
-        raise BroadcastError(f"broker {url!r}: use mqtt://HOST:PORT or mqtts://HOST:PORT")
-    if parts.username or parts.password:
-        raise BroadcastError(f"broker {parts.scheme}://{parts.hostname}: put the user name and "
-                             "password in the configuration file, not in the URL")
-    if parts.path not in ("", "/") or parts.query:
-        raise BroadcastError(f"broker {url!r}: nothing may follow HOST:PORT")
-    tls = parts.scheme == "mqtts"
-    return parts.hostname, port or (8883 if tls else 1883), tls
-
-
-@dataclass(frozen=True)
-class BroadcastConfig:
-    """Where and as whom a board publishes."""
-
-    url: str
-    board_id: str
-    username: str = ""
-    password: str = ""
-    ca_file: str = ""  # mqtts: the CA that signed the broker (default: the system's)
-    cert_file: str = ""  # mqtts: a client certificate, if the broker wants one
-    key_file: str = ""
-
-    @property
-    def address(self) -> tuple[str, int, bool]:
-        return parse_broker_url(self.url)
-
-    def topic(self, what: str) -> str:
-        return f"kharbga/{self.board_id}/{what}"
-
-
-_KEYS = ("broker", "board_id", "username", "password", "ca_file", "cert_file", "key_file")
-
-
-def load_broadcast(table: Mapping[str, object] | None, broker: str | None = None,
-                   board_id: str | None = None, source: str = "",
-                   need_id: bool = True) -> BroadcastConfig | None:
-    """The ``[broadcast]`` table of the configuration file with the command
-    line's ``--broker`` and ``--board-id`` over it; None: no broadcast.  A
-    mistake is a :class:`ConfigError` naming the key."""
-    try:
-        return _load(Table(table, "broadcast"), broker, board_id, need_id)
-    except ConfigError as exc:
-        raise exc.in_file(source) if source else exc from None
-
-
-def _load(t: Table, broker: str | None, board_id: str | None,
-          need_id: bool) -> BroadcastConfig | None:
-    values = {key: t.get_str(key, "") for key in _KEYS}
-    t.done()
-    url = broker or values["broker"]
-    name = board_id or values["board_id"]
-    if not url:
-        if board_id:
-            raise ConfigError("--board-id needs a broker (--broker or [broadcast] broker)")
-        return None
-    try:
-        parse_broker_url(url)
-    except BroadcastError as exc:
-        raise ConfigError(str(exc), "" if broker else "broadcast.broker") from None
-    if need_id and not name:
-        raise ConfigError("a broker needs a board id (--board-id NAME or [broadcast] board_id)")
-    if name and not BOARD_ID.fullmatch(name):
-        raise ConfigError(f"{name!r}: 1 to 64 letters, digits, '.', '_' or '-' "
-                          "(no '/', '+' or '#')", "" if board_id else "broadcast.board_id")
-    for key in ("ca_file", "cert_file", "key_file"):
-        if values[key] and not Path(values[key]).is_file():
-            raise ConfigError(f"no file {values[key]}", f"broadcast.{key}")
-    if bool(values["cert_file"]) != bool(values["key_file"]):
-        raise ConfigError("cert_file and key_file go together", "broadcast")
-    return BroadcastConfig(url=url, board_id=name, username=values["username"],
-                           password=values["password"], ca_file=values["ca_file"],
-                           cert_file=values["cert_file"], key_file=values["key_file"])
-
-
-def apply_token(game: Game, token: str) -> None:
-    """Play one stored action token (as the store keeps them) on ``game``."""
-    if token in ("resign:attacker", "resign:defender"):
-        game.resign(token.split(":")[1])
-    elif token == "agreement":
-        game.agree_draw()
-    elif token == "barrier":
-        game.agree_barrier()
-    else:
-        game.play(token)
-
-
-def action_tokens(game: Game) -> list[str]:
-    """The game's actions as the store keeps them (a resignation as
-    ``resign:SIDE``)."""
-    out = []
-    for m in game.moves:
-        if m.kind == "resignation":
-            o = game.outcome
-            out.append("resign:" + ("defender" if o and o.winner == "attacker" else "attacker"))
-        else:
-            out.append(str(m))
-    return out
 
 
 def _new_game(row: sqlite3.Row | tuple[Any, ...]) -> Game:
