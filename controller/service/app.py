@@ -225,9 +225,6 @@ async def get_game(request: web.Request) -> web.Response:
     data = store.cached_view(gid)
     if data is None:
         data = await _archive_work(request, store.game_view, gid)
-    else:
-        async with request.app[ARCHIVE_GATE]:
-            await asyncio.sleep(0)
     if data is None:
         return _error(404, "no such game")
     return web.Response(body=data, content_type="application/json")

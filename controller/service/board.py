@@ -134,6 +134,8 @@ class BoardService:
         self._sensor_lines: list[str] = []
         self._log_now = False
         self._last_frame: Frame | None = None
+        self._turns_key: tuple[object, ...] | None = None
+        self._turns_shown: list[list[Any]] = []
         self.listeners: list[Callable[[dict[str, Any]], None]] = []
         # A camera board's picture with its readings (JPEG), for the page.
         self.camera_preview: Callable[[], bytes] | None = None
@@ -466,10 +468,21 @@ class BoardService:
         return {"from": squares[0], "to": squares[-1]} if len(squares) == 2 \
             else {"to": squares[0]}
 
+    def _turns(self, g: Game) -> list[list[Any]]:
+        """The game's numbered record turns, made again only when its moves
+        changed (a long game's grouping costs milliseconds; frames come every
+        few)."""
+        key = (id(g), tuple(g.moves))
+        if self._turns_key != key:
+            self._turns_key = key
+            self._turns_shown = [[n, turn] for n, turn in enumerate(_record_turns(g), 1)]
+        return [[n, list(turn)] for n, turn in self._turns_shown]
+
     def _state(self, update: Update) -> dict[str, Any]:
         g = self.reconciler.game
         o = g.outcome
         status, leds = self._status(update)
+        turns = self._turns(g)
         return {
             "game_id": self.gid,
             "variant": g.variant.name,
@@ -479,11 +492,11 @@ class BoardService:
             "phase": g.phase,
             "status": status,
             "leds": leds,
-            "moves": _record_tokens(g),
+            "moves": [tok for _, turn in turns for tok in turn],
             "outcome": None if o is None else {"winner": o.winner, "reason": o.reason,
                                                "kind": o.kind, "result": o.result,
                                                "words": reason_words(o.reason)},
-            "turns": [[n, turn] for n, turn in enumerate(_record_turns(g), 1)],
+            "turns": turns,
             "names": {"attacker": self.names[0], "defender": self.names[1]},
             "think": self.think,
             "draw_offer": self.draw_offer if o is None else None,
@@ -521,10 +534,3 @@ def _record_turns(game: Game) -> list[list[str]]:
     from controller.rules.record import group_turns
 
     return list(group_turns(game))
-
-
-def _record_tokens(game: Game) -> list[str]:
-    """The game's tokens in record notation (a chain joined into one)."""
-    from controller.rules.record import group_turns
-
-    return [tok for turn in group_turns(game) for tok in turn]
