@@ -364,18 +364,7 @@ def _add_broadcast(run: argparse.ArgumentParser, sub: Any) -> None:
     hall.set_defaults(command=_cmd_hall)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser; each subcommand sets ``command`` to its handler."""
-    parser = argparse.ArgumentParser(
-        prog=PROG, description="Controller for a physical Kharbga board."
-    )
-    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
-    sub = parser.add_subparsers(dest="command_name", metavar="COMMAND", required=True)
-
-    demo = sub.add_parser("demo", help="play a random game and print it")
-    _add_demo_options(demo)
-    demo.set_defaults(command=_cmd_demo)
-
+def _add_run_and_hint(sub: Any) -> None:
     run = sub.add_parser("run", help="run the board service and its web page")
     run.add_argument("--board", help="sim, gpio, serial:PORT or camera:DEVICE (default: sim)")
     run.add_argument("--variant", help=f"rules variant (default: {DEFAULT_VARIANT})")
@@ -391,9 +380,24 @@ def build_parser() -> argparse.ArgumentParser:
     hp = sub.add_parser("hint", help="the engine's best move for a position")
     hp.add_argument("--variant", default=DEFAULT_VARIANT, help="rules variant")
     hp.add_argument("--position", required=True, help="position string (RULES.md)")
-    hp.add_argument("--time", type=float, help="seconds to think (default: 3)")
+    hp.add_argument("--time", type=float, help="seconds to think (default: 0.9)")
     hp.add_argument("--seed", type=int, default=0, help="seed for weakened levels")
     hp.set_defaults(command=_cmd_hint)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser; each subcommand sets ``command`` to its handler."""
+    parser = argparse.ArgumentParser(
+        prog=PROG, description="Controller for a physical Kharbga board."
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    sub = parser.add_subparsers(dest="command_name", metavar="COMMAND", required=True)
+
+    demo = sub.add_parser("demo", help="play a random game and print it")
+    _add_demo_options(demo)
+    demo.set_defaults(command=_cmd_demo)
+
+    _add_run_and_hint(sub)
 
     mp = sub.add_parser("match", help="engine, greedy or random players against each other",
                         add_help=False)
