@@ -10,19 +10,20 @@ from __future__ import annotations
 
 import base64
 import json
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import cv2
 import numpy as np
 
-from calibration.colour import CLASSES, ColourModel, Empty, Grid, features
+from calibration.colour import CLASSES, ColourModel, Empty, Features, Grid, features
 from calibration.homography import HomographyTracker, fit_from_centres, fit_homography, project
 from calibration.markers import detect_markers
 from calibration.smooth import CellSmoother
 
 __all__ = ["calibrate_camera", "read_image", "load_profile", "CameraProfile", "CameraReader",
-           "check_cells"]
+           "check_cells", "Reading", "read_photo", "check_size"]
 
 PROFILE_KIND = "kharbga-camera-profile"
 PROFILE_VERSION = 1
@@ -50,6 +51,11 @@ def _load_image(path: str | Path) -> np.ndarray:
     if img is None:
         raise ValueError(f"cannot read image {p}: not a picture OpenCV can decode")
     return img
+
+
+def load_image(path: str | Path) -> np.ndarray:
+    """A picture file as BGR; a clear ValueError when it cannot be read."""
+    return _load_image(path)
 
 
 def _as_bgr(image: np.ndarray) -> np.ndarray:
@@ -191,6 +197,17 @@ def calibrate_camera(empty_path: str | Path, layout_path: str | Path, cells: str
         raise ValueError(f"cannot write camera profile {out}: {exc}") from None
 
 
+@dataclass
+class Reading:
+    """How one frame was read: where the board was, the light taken out of
+    each square's measurements, the frame's class model, and the result."""
+
+    homography: np.ndarray
+    features: Features
+    model: ColourModel
+    cells: str
+
+
 class CameraReader:
     """Reads frames with one profile, keeping the homography between frames.
 
@@ -206,17 +223,21 @@ class CameraReader:
         self.smoother = CellSmoother(smooth) if smooth else None
         self.last_raw = "?" * 49
         self.last_markers: dict[int, np.ndarray] = {}  # found in the last frame read
+        self.last_reading: Reading | None = None  # how the last frame was read
 
     def read_raw(self, image: np.ndarray) -> str:
         image = _as_bgr(image)
+        self.last_reading = None
         gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
         self.last_markers = detect_markers(gray)
         h = self.tracker.update(self.last_markers)
         if h is None:
             return "?" * 49
         p = self.profile
-        feats = features(p.grid, p.empty, p.grid.warp(image, h))
-        return p.model.classify(feats, p.grid)
+        model, feats = p.model.adapted(features(p.grid, p.empty, p.grid.warp(image, h)))
+        cells = model.classify(feats, p.grid, adapt=False)
+        self.last_reading = Reading(h, feats, model, cells)
+        return cells
 
     def read(self, image: np.ndarray) -> str:
         self.last_raw = self.read_raw(image)
@@ -231,19 +252,31 @@ def read_image(path: str | Path, profile_path: str | Path) -> str:
     """
     profile = load_profile(profile_path)
     image = _load_image(path)
-    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
-    found = detect_markers(gray)
+    return read_photo(image, profile, str(path)).read(image)
+
+
+def read_photo(image: np.ndarray, profile: CameraProfile, name: str) -> CameraReader:
+    """A reader located on one photo (so its ``read`` does not depend on an
+    earlier frame); a clear ValueError when the board cannot be found in it."""
+    check_size(image, profile, name)
+    found = detect_markers(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY))
     if not found:
-        raise ValueError(f"no board markers found in {path} (ArUco DICT_4X4_50 ids 0-3)")
+        raise ValueError(f"no board markers found in {name} (ArUco DICT_4X4_50 ids 0-3)")
     reader = CameraReader(profile)
-    h = reader.tracker.update(found)
-    if h is None:
+    if reader.tracker.update(found) is None:
         raise ValueError(
-            f"cannot locate the board in {path}: the markers seen ({sorted(found)}) do not match"
+            f"cannot locate the board in {name}: the markers seen ({sorted(found)}) do not match"
             " the calibration and fewer than 3 are visible"
         )
-    feats = features(profile.grid, profile.empty, profile.grid.warp(image, h))
-    return profile.model.classify(feats, profile.grid)
+    reader.tracker = HomographyTracker(profile.markers, reader.tracker.homography)
+    return reader
+
+
+def check_size(image: np.ndarray, profile: CameraProfile, name: str) -> None:
+    w, h = profile.image_size
+    if image.shape[1] != w or image.shape[0] != h:
+        raise ValueError(f"{name} is {image.shape[1]}x{image.shape[0]} but the profile was made"
+                         f" from {w}x{h} pictures: calibrate this camera with its own photos")
 
 
 def class_names() -> tuple[str, ...]:

@@ -184,6 +184,7 @@ class ColourModel:
     def __init__(self, means: np.ndarray, covs: np.ndarray, floor: float = 0.05,
                  max_dist: float = 4.5, margin: float = 2.5) -> None:
         self.means = np.asarray(means, np.float64)  # 3 x 3 (class, channel)
+        self.base = self.means  # the calibration's means (a frame's model adapts them)
         self.covs = np.asarray(covs, np.float64)  # 3 x 3 x 3
         self.floor = floor
         self.max_dist = max_dist
@@ -283,6 +284,7 @@ class ColourModel:
                 if n:
                     means[c] = (f[pick].sum(axis=0) + PRIOR * best[c]) / (n + PRIOR)
             model = ColourModel(means, self.covs, self.floor, self.max_dist, self.margin)
+        model.base = self.means
         return model, feats
 
     def classify(self, feats: Features, grid: Grid, adapt: bool = True) -> str:

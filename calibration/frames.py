@@ -1,0 +1,134 @@
+"""``kharbga-board camera read``: one photo, a folder of photos, or a video.
+
+A single photo prints its cells string.  A folder (its pictures in name
+order) or a video prints one line a frame: the photo's name or the frame's
+number, then the cells.  The reader keeps the board's position from frame to
+frame (a hand over a marker is covered), and a frame where the board cannot
+be located reads as all ``?``: nothing is guessed from it.  ``--explain``
+writes the overlay (:mod:`calibration.explain`) of the last frame read, or of
+every frame when the name holds ``{}`` (replaced by the photo's name or the
+frame's number).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from calibration.camera import (
+    CameraProfile,
+    CameraReader,
+    check_size,
+    load_image,
+    load_profile,
+    read_photo,
+)
+
+__all__ = ["IMAGE_SUFFIXES", "frames_of", "read_frames"]
+
+IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp")
+
+
+@contextmanager
+def _quiet_stderr() -> Iterator[None]:
+    """The video decoder's own complaints (file descriptor 2) are silenced while a
+    file is opened: what went wrong is told in one line by the caller."""
+    try:
+        saved = os.dup(2)
+    except OSError:
+        yield
+        return
+    try:
+        with open(os.devnull, "wb") as null:
+            os.dup2(null.fileno(), 2)
+            yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+
+
+def _video(path: Path) -> Iterator[tuple[str, np.ndarray]]:
+    with _quiet_stderr():
+        cap = cv2.VideoCapture(str(path))
+        ok, frame = cap.read() if cap.isOpened() else (False, None)
+    try:
+        if not ok or frame is None:
+            raise ValueError(f"cannot open video {path}: not a picture or a video OpenCV can"
+                             " decode")
+        n = 0
+        while ok and frame is not None:
+            yield str(n), frame
+            n += 1
+            ok, frame = cap.read()
+    finally:
+        cap.release()
+
+
+def frames_of(source: str | Path) -> tuple[str, Iterator[tuple[str, np.ndarray]]]:
+    """(kind, frames) of ``source``: ``photo``, ``folder`` or ``video``; frames are
+    (name, BGR picture) pairs.  A clear ValueError for what cannot be read."""
+    p = Path(source)
+    if p.is_dir():
+        photos = sorted(q for q in p.iterdir() if q.suffix.lower() in IMAGE_SUFFIXES)
+        if not photos:
+            raise ValueError(f"no pictures in folder {p} ({', '.join(IMAGE_SUFFIXES)})")
+        return "folder", ((q.name, load_image(q)) for q in photos)
+    if not p.is_file():
+        raise ValueError(f"cannot read {p}: no such file or folder")
+    if p.suffix.lower() in IMAGE_SUFFIXES:
+        return "photo", iter([(p.name, load_image(p))])
+    return "video", _video(p)
+
+
+def _explain(out: str | None, name: str, image: np.ndarray, reader: CameraReader,
+             last: bool) -> None:
+    if out is None or ("{}" not in out and not last):
+        return
+    from calibration.explain import explain_picture
+
+    path = Path(out.replace("{}", Path(name).stem) if "{}" in out else out)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        ok = cv2.imwrite(str(path), explain_picture(image, reader))
+    except (OSError, cv2.error) as exc:
+        raise ValueError(f"cannot write {path}: {exc}") from None
+    if not ok:
+        raise ValueError(f"cannot write {path}: not a picture name OpenCV can encode"
+                         " (use .png or .jpg)")
+
+
+def read_frames(source: str | Path, profile_path: str | Path,
+                explain: str | None = None) -> Iterator[str]:
+    """The output lines of ``camera read SOURCE``."""
+    profile: CameraProfile = load_profile(profile_path)
+    kind, frames = frames_of(source)
+    if kind == "photo":
+        name, image = next(frames)
+        reader = read_photo(image, profile, str(source))
+        yield reader.read(image)
+        _explain(explain, name, image, reader, True)
+        return
+    reader = CameraReader(profile)
+    located = 0
+    previous: tuple[str, np.ndarray] | None = None
+    for name, image in frames:
+        check_size(image, profile, f"{source} ({name})")
+        if previous is not None:
+            _explain(explain, *previous, reader, False)
+        cells = reader.read(image)
+        if reader.last_markers and reader.last_reading is not None:
+            located += 1
+        elif not located:  # no marker of the board seen yet in this source: no guess
+            cells = "?" * 49
+        yield f"{name} {cells}"
+        previous = (name, image)
+    if previous is not None:
+        _explain(explain, *previous, reader, True)
+    if not located:
+        raise ValueError(f"the board was not located in any frame of {source}: no markers of"
+                         " this profile's board in view")
