@@ -252,6 +252,10 @@ def make_hall_app(server: HallServer) -> web.Application:
 
 def serve_hall(config: BroadcastConfig, host: str, port: int) -> int:
     """Run the hall page until interrupted."""
+    try:
+        import paho.mqtt.client  # noqa: F401
+    except ImportError:
+        raise ValueError("the hall needs paho-mqtt: pip install 'kharbga-board[mqtt]'") from None
     logging.basicConfig(level=logging.INFO, stream=sys.stderr,
                         format="%(asctime)s %(name)s %(levelname)s %(message)s")
     server = HallServer(config, f"kharbga-hall-{socket.gethostname()}-{port}"[:64])

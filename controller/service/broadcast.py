@@ -144,6 +144,13 @@ class Publisher:
     # -- the sender thread --------------------------------------------------
 
     def _run(self) -> None:
+        try:
+            self._serve()
+        except Exception as exc:  # logged and shown; the board plays on
+            log.exception("broadcast: stopped")
+            self._set_link(False, f"stopped ({exc})")
+
+    def _serve(self) -> None:
         from .store import Store
 
         self.store = Store(self.data_dir)
@@ -168,6 +175,9 @@ class Publisher:
                 except sqlite3.Error as exc:  # a busy database: next turn
                     log.warning("broadcast: %s", exc)
                     time.sleep(0.05)
+                except Exception:  # a bug must not stop the broadcast; it is logged
+                    log.exception("broadcast: turn failed")
+                    time.sleep(1.0)
         finally:
             self.store.close()
 
@@ -398,6 +408,7 @@ def attach(app: Any, service: Any, config: BroadcastConfig) -> Publisher:
 
     from aiohttp import web
 
+    need_paho()
     loop_key: web.AppKey[Publisher] = web.AppKey("broadcast", Publisher)
     publisher = Publisher(config, service.config.data_dir)
 
@@ -420,6 +431,15 @@ def attach(app: Any, service: Any, config: BroadcastConfig) -> Publisher:
     app.on_startup.append(start)
     app.on_cleanup.insert(0, stop)
     return publisher
+
+
+def need_paho() -> None:
+    """A ValueError with the install line when paho-mqtt is missing."""
+    try:
+        import paho.mqtt.client  # noqa: F401
+    except ImportError:
+        raise ValueError("the broadcast needs paho-mqtt: pip install "
+                         "'kharbga-board[mqtt]'") from None
 
 
 def _show_link(service: Any, link: dict[str, Any]) -> None:
