@@ -3,12 +3,13 @@ generator, make/unmake and the flow of turns (chains, exchanges, blocked
 sides, endings).
 
 Moves are generated with the tables of :mod:`.tables`: the soldiers that
-can step, found with whole-board shifts, each contribute a shared tuple of
-steps looked up by its empty neighbours; only a step that captures is
-built.  Raw tuples (:data:`~.state.Raw`) and their shared
-:class:`~.moves.Move` objects are generated side by side and cached until
-the next action.  Undo keeps, per action, one flat tuple: the state fields
-before it and the raw action played.
+can step and the points a step onto would capture are found with
+whole-board shifts; each soldier contributes a shared tuple of steps
+looked up by its empty neighbours; only a step that captures is built.
+Raw tuples (:data:`~.state.Raw`) and their shared :class:`~.moves.Move`
+objects are generated side by side and cached until the next action.
+Undo keeps, per action, one flat tuple: the state fields before it and the
+raw action played.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from .moves import (
     Termination,
 )
 from .state import NO_OFF, Exchange, Off, Raw, State
-from .tables import RankSteps, Tables, tables_for
+from .tables import Tables, tables_for
 from .variants import Variant, find_variant
 
 __all__ = ["Core", "Entry"]
@@ -39,7 +40,6 @@ Entry = tuple[
     Outcome | None, Raw,
 ]
 NEVER = 1 << 62
-MEMO_LIMIT = 1 << 14  # remembered ranks per rank of the board
 
 
 class Core:
@@ -151,67 +151,16 @@ class Core:
     def _gen_steps(self, raws: list[Raw], moves: list[Move]) -> None:
         """Every step of the side to move, by from point then to point.
 
-        Rank by rank: a rank's steps follow from which of its soldiers can
-        step along each direction (:attr:`Tables.directions`), and which of
-        them capture from the capture targets of the rank and the two
-        beside it, so they are remembered under those sets; only the
-        captured pieces of a capturing step are found each time."""
+        Each soldier that can step adds the shared steps onto its empty
+        neighbours; a step onto one of the capture targets is built with
+        the pieces it takes."""
         t = self._t
         bb = self._bb
         side = self._side
         own = bb[side]
         empty = t.full ^ (own | bb[1 - side])
-        ways = t.directions(own, empty)
+        movers = own & t.spread(empty)
         targets = t.capture_targets(own, bb[1 - side] & self._enemy_mask, empty)
-        capturers = own & t.spread(targets) if targets else 0
-        wide = targets << t.n
-        row, rank_ways, window, above = t.row_mask, t.rank_ways, t.window_mask, t.key_shift
-        for memo, shift in t.ranks:
-            key = (ways >> shift) & rank_ways
-            if not key:
-                continue
-            if (capturers >> shift) & row:
-                key |= ((wide >> shift) & window) << above
-            found = memo.get(key)
-            if found is None:
-                found = self._remember(memo, key, shift, empty, targets)
-            if found[2]:
-                self._add_capturing(found, raws, moves)
-            else:
-                raws += found[0]
-                moves += found[1]
-
-    def _add_capturing(self, found: RankSteps, raws: list[Raw], moves: list[Move]) -> None:
-        """A rank's steps with the captured pieces of its capturing steps."""
-        base = len(raws)
-        raws += found[0]
-        moves += found[1]
-        mt = self._t.moves
-        side = self._side
-        for i in found[2]:
-            _, p, to, _, _ = raws[base + i]
-            raw = raws[base + i] = (STEP, p, to, self._captures(side, p, to), False)
-            moves[base + i] = mt[raw]
-
-    def _remember(
-        self, memo: dict[int, RankSteps], key: int, shift: int, empty: int, targets: int
-    ) -> RankSteps:
-        raws: list[Raw] = []
-        moves: list[Move] = []
-        self._soldier_steps(self._t.movers(key) << shift, empty, 0, raws, moves)
-        capturing = tuple(i for i, r in enumerate(raws) if targets >> r[2] & 1)
-        if len(memo) >= MEMO_LIMIT:
-            memo.clear()
-        found = memo[key] = (tuple(raws), tuple(moves), capturing)
-        return found
-
-    def _soldier_steps(
-        self, movers: int, empty: int, targets: int, raws: list[Raw], moves: list[Move]
-    ) -> None:
-        """The steps of the soldiers ``movers`` in point order; a step onto
-        one of ``targets`` captures."""
-        t = self._t
-        side = self._side
         step_raws, step_moves, adjacent = t.step_raws, t.step_moves, t.adjacent
         while movers:
             low = movers & -movers

@@ -21,11 +21,7 @@ from controller.board.geometry import Geometry, points
 from .moves import PASS, PLACE, REMOVE, STEP, Move
 from .state import Raw
 
-__all__ = ["MoveTable", "RankSteps", "Tables", "tables_for"]
-
-# A rank's steps (the generator's memo): raws, moves, and the indices of
-# the capturing steps among them.
-RankSteps = tuple[tuple[Raw, ...], tuple[Move, ...], tuple[int, ...]]
+__all__ = ["MoveTable", "Tables", "tables_for"]
 
 
 class MoveTable(dict[Raw, Move]):
@@ -67,22 +63,6 @@ class Tables:
     remove: tuple[Raw, ...]
     moves: MoveTable
     pass_raw: Raw
-    # Ranks: n points each.  ``directions(own, empty)`` packs, for each
-    # direction d, the soldiers of ``own`` with an empty neighbour along d,
-    # at bit ``d * size + p``; ``rank_ways`` keeps a rank's bits of all four
-    # sets; ``movers(key)`` gives back the soldiers of such a key.
-    n: int
-    row_mask: int
-    rank_ways: int
-    # A window: three ranks; the generator's memo keys put the capture
-    # targets of a rank's window above its four direction sets.
-    window_mask: int
-    key_shift: int
-    directions: Callable[[int, int], int]
-    movers: Callable[[int], int]
-    # Per rank, the memo of the move generator (mutable, shared by games)
-    # and the rank's shift.
-    ranks: tuple[tuple[dict[int, RankSteps], int], ...]
     spread: Callable[[int], int]
     """``spread(bb)``: every point next to a point of ``bb``."""
     capture_targets: Callable[[int, int, int], int]
@@ -124,30 +104,6 @@ def _board_functions(
     return spread, capture_targets
 
 
-def _direction_functions(
-    shifts: tuple[tuple[int, int, int], ...], opposite: tuple[int, ...], size: int
-) -> tuple[Callable[[int, int], int], Callable[[int], int]]:
-    """:attr:`Tables.directions` and :attr:`Tables.movers` (unrolled)."""
-    (m0, l0, r0), (m1, l1, r1), (m2, l2, r2), (m3, l3, r3) = (shifts[o] for o in opposite)
-    s1, s2, s3 = size, 2 * size, 3 * size
-    mask = (1 << size) - 1
-
-    def directions(own: int, empty: int) -> int:
-        # The soldiers that can step along d: an empty point one step along
-        # d, that is, the empty points shifted back (the opposite way).
-        return (
-            (own & (((empty & m0) << l0) >> r0))
-            | (own & (((empty & m1) << l1) >> r1)) << s1
-            | (own & (((empty & m2) << l2) >> r2)) << s2
-            | (own & (((empty & m3) << l3) >> r3)) << s3
-        )
-
-    def movers(key: int) -> int:
-        return (key | key >> s1 | key >> s2 | key >> s3) & mask
-
-    return directions, movers
-
-
 def _make(geometry: Geometry) -> Tables:
     shifts = []
     n = round(geometry.size**0.5)
@@ -183,7 +139,6 @@ def _make(geometry: Geometry) -> Tables:
     place = tuple((PLACE, -1, p, 0, False) for p in range(geometry.size))
     remove = tuple((REMOVE, -1, p, 0, False) for p in range(geometry.size))
     spread, capture_targets = _board_functions(tuple(shifts))
-    directions, movers = _direction_functions(tuple(shifts), geometry.opposite, geometry.size)
     return Tables(
         geometry=geometry,
         full=geometry.full,
@@ -200,14 +155,6 @@ def _make(geometry: Geometry) -> Tables:
         remove=remove,
         moves=moves,
         pass_raw=(PASS, -1, -1, 0, False),
-        n=n,
-        row_mask=(1 << n) - 1,
-        rank_ways=sum(((1 << n) - 1) << (d * geometry.size) for d in range(4)),
-        window_mask=(1 << 3 * n) - 1,
-        key_shift=4 * geometry.size,
-        directions=directions,
-        movers=movers,
-        ranks=tuple(({}, r * n) for r in range(n)),
         spread=spread,
         capture_targets=capture_targets,
     )
