@@ -222,9 +222,11 @@ async def get_game(request: web.Request) -> web.Response:
     # board (the event loop) stays live.
     store = request.app[SERVICE].store
     gid = _game_id(request)
-    data = store.cached_view(gid)
-    if data is None:
-        data = await _archive_work(request, store.game_view, gid)
+    async with request.app[ARCHIVE_GATE]:  # a few at a time, even from the cache
+        data = store.cached_view(gid)
+        if data is None:
+            data = await asyncio.get_running_loop().run_in_executor(
+                request.app[ARCHIVE_THREAD], store.game_view, gid)
     if data is None:
         return _error(404, "no such game")
     return web.Response(body=data, content_type="application/json")
