@@ -35,8 +35,7 @@ class View:
 def status(g: Game, v: View) -> str:
     """The one-line status: what the players should do next."""
     if v.errors:
-        n = v.errors.bit_count()
-        return f"Put the board right: {n} square{'s' if n != 1 else ''} lit"
+        return _errors(g, v)
     o = g.outcome
     if o is not None:
         who = "Draw" if o.winner is None else f"{o.winner.capitalize()} wins"
@@ -44,9 +43,11 @@ def status(g: Game, v: View) -> str:
     side = TITLE[g.side]
     pend = v.standing
     if pend:
-        n = pend.bit_count()
         what = "exchanged" if pend & v.exchanged == pend else "captured"
-        return f"Remove the {n} {what} piece{'s' if n != 1 else ''} lit red"
+        squares = _names(g, pend)
+        if len(squares) == 1:
+            return f"{squares[0]}: remove the {what} soldier"
+        return f"Remove the {what} soldiers on {', '.join(squares)}"
     flag = " (exchange flag raised)" if v.flags[g.side] else ""
     if v.expected is not None and v.lifted < 0:
         return f"{side} (computer): make the lit move {v.expected}"
@@ -63,6 +64,33 @@ def status(g: Game, v: View) -> str:
     if g.removals:
         return f"{side}: remove one of your own pieces (blocked side rule)"
     return f"{side} to move{flag}"
+
+
+def _names(g: Game, bits: int) -> list[str]:
+    names = g.geometry.point_names
+    return [names[p] for p in range(len(names)) if bits >> p & 1]
+
+
+def _errors(g: Game, v: View) -> str:
+    """Each square lit ``error``, named, with what to do there."""
+    a, d = g.bitboards()
+    where = v.targets if v.lifted >= 0 else 0
+    told = []
+    for p, name in zip(range(len(g.geometry.point_names)), g.geometry.point_names,
+                       strict=True):
+        if not v.errors >> p & 1:
+            continue
+        if (a | d) >> p & 1:
+            owner = TITLE[0] if a >> p & 1 else TITLE[1]
+            told.append(f"{name}: put the {owner}'s soldier back")
+        elif where:
+            told.append(f"{name}: not a legal square; the lifted soldier can go to "
+                        f"{', '.join(_names(g, where))}")
+        else:
+            told.append(f"{name}: no soldier belongs here; take it off")
+    if len(told) > 3:
+        told = [*told[:3], f"and {len(told) - 3} more lit"]
+    return "; ".join(told)
 
 
 def leds(g: Game, v: View) -> LedMap:

@@ -133,11 +133,16 @@ def test_status_and_leds_from_the_view() -> None:
     g = _game()
     assert status(g, View()) == "Attacker to move"
     assert status(g, View(flags=(True, False))) == "Attacker to move (exchange flag raised)"
-    assert status(g, View(errors=_bits(g, "a1", "b1"))) == "Put the board right: 2 squares lit"
+    a1, b1 = ("put the Attacker's soldier back" if g.bitboards()[0] >> p & 1 else
+              "put the Defender's soldier back" if g.bitboards()[1] >> p & 1 else
+              "no soldier belongs here; take it off"
+              for p in (g.geometry.parse_point("a1"), g.geometry.parse_point("b1")))
+    assert status(g, View(errors=_bits(g, "a1", "b1"))) == f"a1: {a1}; b1: {b1}"
     both = _bits(g, "c2", "c3")
-    assert status(g, View(standing=both)) == "Remove the 2 captured pieces lit red"
+    assert status(g, View(standing=both)) == "Remove the captured soldiers on c2, c3"
     assert status(g, View(standing=both, exchanged=both)) == \
-        "Remove the 2 exchanged pieces lit red"
+        "Remove the exchanged soldiers on c2, c3"
+    assert status(g, View(standing=_bits(g, "c2"))) == "c2: remove the captured soldier"
     lit = leds(g, View(standing=both, exchanged=_bits(g, "c2"), errors=_bits(g, "c3")))
     assert lit == {"c2": "exchange", "c3": "error"}  # error outranks capture
     d4 = g.geometry.parse_point("d4")

@@ -47,7 +47,7 @@ def board(tmp_path: Path) -> Iterator[tuple[Page, Server]]:
 
 def shot(pg: Page, tmp_path: Path, name: str) -> None:
     path = tmp_path / f"{name}.png"
-    pg.locator(".play").screenshot(path=str(path))
+    pg.locator(".play").screenshot(path=str(path), animations="disabled")  # lights on
     out = os.environ.get("KHARBGA_PAGE_SHOTS")
     if out:
         Path(out).mkdir(parents=True, exist_ok=True)
@@ -135,9 +135,11 @@ def _play_to_a_chain(pg: Page, server: Server, tmp_path: Path) -> Game:
         gone = before & ~after & ~(1 << move.frm if move.frm >= 0 else 0)
         if gone and "capture" not in seen:
             send(server, after | gone)
-            expect(pg.locator("#status")).to_contain_text("Remove the")
-            assert lights(pg, "capture") == sorted(
-                names[p] for p in range(25) if gone >> p & 1)
+            taken = sorted(names[p] for p in range(25) if gone >> p & 1)
+            expect(pg.locator("#status")).to_have_text(
+                f"{taken[0]}: remove the captured soldier" if len(taken) == 1
+                else f"Remove the captured soldiers on {', '.join(taken)}")
+            assert lights(pg, "capture") == taken
             shot(pg, tmp_path, "capture")
             seen.add("capture")
         send(server, after, game.position())
@@ -165,7 +167,7 @@ def test_lights_of_a_game(board: tuple[Page, Server], tmp_path: Path) -> None:
     send(server, wrong)
     expect(pg.locator(f'#board [data-square="{name}"]')).to_have_attribute(
         "data-led", "error", timeout=5000)
-    expect(pg.locator("#status")).to_contain_text("Put the board right")
+    expect(pg.locator("#status")).to_have_text(f"{name}: no soldier belongs here; take it off")
     shot(pg, tmp_path, "error")
     send(server, a | d)
     expect(pg.locator("#board [data-led=error]")).to_have_count(0)
