@@ -38,7 +38,7 @@ def test_broker_killed_and_restarted(tmp_path: Path) -> None:
         broker.kill()
         wait_until(lambda: not b.get("/api/state")["broker"]["connected"], 10, "link down shown")
         player.play(12)  # recorded and lit while the broker is away
-        assert player.slowest < 1.5
+        assert player.slowest < 3.0
         broker.start()
         player.play(8)
         wait_until(lambda: b.get("/api/state")["broker"]["connected"], 15, "link up shown")
@@ -64,7 +64,7 @@ def test_network_cut_for_30_seconds(tmp_path: Path) -> None:
         cut_at = time.monotonic()
         while time.monotonic() - cut_at < 30:
             player.play(1, pause=1.0)  # the board plays on at full speed
-        assert player.slowest < 1.5
+        assert player.slowest < 3.0
         # The silent network was noticed (keepalive 10 s) and is on the page.
         assert b.get("/api/state")["broker"]["connected"] is False
         assert h.get("/api/boards/nb")["ply"] <= 8 + 1
