@@ -63,7 +63,22 @@ def status(g: Game, v: View) -> str:
         return f"{side}: continue the capture with {g.chain_square}{optional}"
     if g.removals:
         return f"{side}: remove one of your own pieces (blocked side rule)"
-    return f"{side} to move{flag}"
+    return f"{side} to move{flag}{_exchange(g)}"
+
+
+def _exchange(g: Game) -> str:
+    """The exchange in progress, in words (its soldiers are lit)."""
+    e = g.exchange
+    if e is None or g.outcome is not None:
+        return ""
+    names = g.geometry.point_names
+    if e.stage == 1:
+        return f"; the Defender asks an exchange with {names[e.soldier]}"
+    if e.stage == 2:
+        return f"; exchange: the Attacker offers {names[e.first]}"
+    if e.stage == 3:
+        return f"; exchange: the Defender took {names[e.first]}, a second soldier is asked"
+    return f"; exchange: the Attacker offers {names[e.second]} as well"
 
 
 def _names(g: Game, bits: int) -> list[str]:
@@ -124,6 +139,10 @@ def leds(g: Game, v: View) -> LedMap:
     if v.lifted >= 0:
         paint(out, v.targets, "destination", names)
         paint(out, 1 << v.lifted, "lifted", names)
+    e = g.exchange
+    if e is not None and g.outcome is None:  # the request shown on its soldiers
+        paint(out, sum(1 << p for p in (e.soldier, e.first, e.second) if p >= 0),
+              "exchange", names)
     paint(out, v.standing & v.exchanged, "exchange", names)
     paint(out, v.standing & ~v.exchanged, "capture", names)
     paint(out, v.errors, "error", names)

@@ -164,3 +164,13 @@ def test_every_games_log_replays_to_its_record(tmp_path: Path) -> None:
     log = service.store.replayable_log(first)
     assert log[0].startswith('{"t": 0.0, "board": "5x5"')
     service.close()
+
+
+def test_an_exchange_request_is_lit_on_its_soldiers_and_told() -> None:
+    from controller.reconcile.present import View, leds, status
+
+    game = Game.from_position(
+        "kharbga", "DAAADDD/DAA.AAA/ADDAAAD/DA.DAAA/DDA.ADA/ADADADD/ADDDDAD a m - 3 "
+        "ex=1:d4 np=1 off=0,0,0,2,0,0")
+    assert leds(game, View()).get("d4") == "exchange"
+    assert status(game, View()) == "Attacker to move; the Defender asks an exchange with d4"
