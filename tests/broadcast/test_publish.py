@@ -9,7 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from bchelp import Broker, Listener, Player, board, free_port, random_game, wait_until
+import paho.mqtt.client as mqtt
+from bchelp import Broker, Listener, Player, board, free_port, hall, random_game, wait_until
 
 from controller.rules import Game
 from controller.rules.record import parse_record
@@ -122,3 +123,33 @@ def test_bad_broker_options(tmp_path: Path) -> None:
     out = _run("run", "--config", str(config), "--data-dir", str(tmp_path / "d"))
     assert out.returncode == 2 and "broadcast.port" in out.stderr
     assert len(out.stderr.strip().splitlines()) == 1
+
+
+def test_hall_counts_junk_and_lives_on(tmp_path: Path) -> None:
+    """Malformed and foreign messages on the hall's topics: ignored and
+    counted by the running hall, which goes on showing boards."""
+    broker = Broker(tmp_path / "broker").start()
+    h = hall(tmp_path, broker.url).start("/api/boards")
+    try:
+        c = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2)
+        c.connect("127.0.0.1", broker.port)
+        c.loop_start()
+        junk = [("kharbga/j1/moves", b"{"), ("kharbga/j1/moves", b'{"seq": 1}'),
+                ("kharbga/j1/game", b"no record"), ("kharbga/j1/state", b"\x00\x01"),
+                ("kharbga/j1/online", b"maybe"), ("kharbga/j1/extra/deep", b"{}"),
+                ("kharbga/bad id!/moves", b"{}"), ("kharbga/j1/moves", b"x" * 300_000)]
+        for topic, payload in junk:
+            c.publish(topic, payload, qos=1).wait_for_publish(5)
+        wait_until(lambda: h.get("/api/boards")["stats"]["ignored"] == len(junk), 10,
+                   "every junk message counted")
+        b = board(tmp_path, "j2", broker.url).start()
+        try:
+            Player(b, random_game(13)[:4]).play(4, pause=0.02)
+            wait_until(lambda: h.get("/api/boards/j2")["ply"] == 4, 10, "a real board shown")
+        finally:
+            b.stop()
+        c.loop_stop()
+        c.disconnect()
+    finally:
+        h.stop()
+        broker.stop()
