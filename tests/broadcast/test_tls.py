@@ -1,0 +1,59 @@
+"""mqtts://: a board and the hall over TLS to a Mosquitto listener with a
+certificate signed by the club's own CA (made here with openssl)."""
+
+from __future__ import annotations
+
+import os
+import pwd
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from bchelp import Broker, Player, board, hall, hall_has, random_game, wait_until
+
+
+def _openssl(*args: str) -> None:
+    subprocess.run(["openssl", *args], check=True, capture_output=True)
+
+
+def _certificates(d: Path) -> None:
+    _openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2",
+             "-keyout", str(d / "ca.key"), "-out", str(d / "ca.pem"), "-subj", "/CN=club CA")
+    _openssl("req", "-newkey", "rsa:2048", "-nodes", "-keyout", str(d / "broker.key"),
+             "-out", str(d / "broker.csr"), "-subj", "/CN=127.0.0.1")
+    (d / "san.ext").write_text("subjectAltName=IP:127.0.0.1\n")
+    _openssl("x509", "-req", "-in", str(d / "broker.csr"), "-CA", str(d / "ca.pem"),
+             "-CAkey", str(d / "ca.key"), "-CAcreateserial", "-days", "2",
+             "-extfile", str(d / "san.ext"), "-out", str(d / "broker.pem"))
+
+
+def test_board_and_hall_over_tls(tmp_path: Path) -> None:
+    if shutil.which("openssl") is None:
+        pytest.skip("openssl is not installed")
+    certs = tmp_path / "certs"
+    certs.mkdir()
+    _certificates(certs)
+    me = pwd.getpwuid(os.getuid()).pw_name
+    broker = Broker(tmp_path / "broker", f"user {me}\nallow_anonymous true\n"
+                    f"cafile {certs / 'ca.pem'}\ncertfile {certs / 'broker.pem'}\n"
+                    f"keyfile {certs / 'broker.key'}\n").start()
+    url = f"mqtts://127.0.0.1:{broker.port}"
+    tls = f'[broadcast]\nca_file = "{certs / "ca.pem"}"\n'
+    conf = tmp_path / "hall.toml"
+    conf.write_text(tls)
+    h = hall(tmp_path, url)
+    h.args += ["--config", str(conf)]
+    b = board(tmp_path, "tb", url, extra=tls)
+    try:
+        h.start("/api/boards")
+        b.start()
+        wait_until(lambda: b.get("/api/state")["broker"]["connected"], 15, "TLS link up")
+        player = Player(b, random_game(51))
+        player.play(8, pause=0.02)
+        wait_until(lambda: hall_has(h, "tb", player.actions[:8]), 15, "moves over TLS")
+        assert h.get("/api/boards")["link"]["connected"] is True
+    finally:
+        b.stop()
+        h.stop()
+        broker.stop()
