@@ -200,6 +200,7 @@ class Hall:
         board.state = s
         variant = s.get("variant")
         g = self._game(board, s["game_id"], variant if isinstance(variant, str) else "kharbga")
+        board.current = g.id  # the board's own word (a game put aside may come back)
         players = s.get("players")
         if isinstance(players, dict):
             g.attacker = str(players.get("attacker", g.attacker))[:80]
@@ -298,14 +299,15 @@ class Hall:
 
 def _record_text(board: str, g: HallGame) -> str:
     if g.record is not None and g.record_moves == g.moves:
-        text = g.record
+        first, _, rest = g.record.partition("\n")
+        text = f'{first}\n[BoardId "{board}"]\n{rest}'
         return text if text.endswith("\n") else text + "\n"
     from controller.rules.variants import find_variant
 
     game = Game.new(find_variant(g.variant))
     for token in g.moves:
         apply_token(game, token)
-    tags = {"Attacker": g.attacker, "Defender": g.defender, "Board": board,
+    tags = {"Attacker": g.attacker, "Defender": g.defender, "BoardId": board,
             "GameId": str(g.id)}
     return str(Record.from_game(game, tags))
 

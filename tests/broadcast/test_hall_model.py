@@ -96,6 +96,20 @@ def test_missed_moves_filled_from_the_record() -> None:
     assert d["positions"][-1] == g.position() and len(d["positions"]) == 16
 
 
+def test_a_game_put_aside_comes_back() -> None:
+    """The state names the board's current game, even an older one."""
+    hall = Hall()
+    first, second = random_game(9)[:6], random_game(10)[:4]
+    for m in _moves(first, gid=1):
+        hall.handle("kharbga/b1/moves", m)
+    for m in _moves(second, gid=2, seq0=50):
+        hall.handle("kharbga/b1/moves", m)
+    assert hall.boards["b1"].detail()["moves"] == second
+    state = {"game_id": 1, "position": "x", "variant": "sabouiyya", "players": {}}
+    hall.handle("kharbga/b1/state", json.dumps(state).encode())
+    assert hall.boards["b1"].detail()["moves"] == first
+
+
 def test_malformed_and_foreign_messages_are_counted() -> None:
     hall = Hall()
     bad = [
@@ -141,4 +155,5 @@ def test_evening_kgn() -> None:
     assert len(records) == 3
     for record, actions in zip(records, games.values(), strict=True):
         assert [str(m) for m in record.game().moves] == actions
-    assert records[0].tags["Board"] == "b1" and records[2].tags["GameId"] == "5"
+    assert records[0].tags["BoardId"] == "b1" and records[2].tags["GameId"] == "5"
+    assert records[2].tags["BoardId"] == "b2"  # also in the board's own record
