@@ -130,23 +130,26 @@ class Core:
         raws, moves = self._raws, self._moves
         if raws is None or moves is None:
             raws, moves = [], []
-            if self._outcome is not None:
-                pass
-            elif self._setting:
-                self._gen_placements(raws, moves)
-            elif self._removals:
-                mt = self._t.moves
-                for p in points(self._bb[self._side]):
-                    raws.append(self._t.remove[p])
-                    moves.append(mt[self._t.remove[p]])
-            elif self._chain >= 0:
-                self._gen_chain(raws, moves)
-            else:
-                self._gen_steps(raws, moves)
-                if self._filtered:
-                    raws, moves = self._filter_steps(raws, moves)
+            if self._outcome is None:
+                if self._setting:
+                    self._gen_placements(raws, moves)
+                elif self._removals:
+                    self._gen_removals(raws, moves)
+                elif self._chain >= 0:
+                    self._gen_chain(raws, moves)
+                else:
+                    self._gen_steps(raws, moves)
+                    if self._filtered:
+                        raws, moves = self._filter_steps(raws, moves)
             self._raws, self._moves = raws, moves
         return raws, moves
+
+    def _gen_removals(self, raws: list[Raw], moves: list[Move]) -> None:
+        """The side to move takes off one of its own pieces (``remove``)."""
+        remove, mt = self._t.remove, self._t.moves
+        for p in points(self._bb[self._side]):
+            raws.append(remove[p])
+            moves.append(mt[remove[p]])
 
     def _gen_steps(self, raws: list[Raw], moves: list[Move]) -> None:
         """Every step of the side to move, by from point then to point.
