@@ -175,6 +175,8 @@ class LinkProtocol(Protocol):
     def data_received(self, data: bytes) -> None:
         try:
             self._data(bytes(data))
+        except OSError:
+            raise  # the port failed while answering (pyserial's errors are OSErrors)
         except Exception as exc:  # never let bad input stop the reader
             self.c.bad_messages += 1
             self._error(f"internal error on input: {exc!r}", "input")

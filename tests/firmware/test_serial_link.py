@@ -36,8 +36,11 @@ class FakePort:
         self.sent = bytearray()
         self.deframer = P.Deframer()
         self.seen: list[tuple[int, int, bytes]] = []
+        self.broken = False  # writing fails, as on a port that went away
 
     def write(self, data: bytes) -> None:
+        if self.broken:
+            raise OSError(5, "write failed")
         self.sent += data
 
     def take(self) -> list[tuple[int, int, bytes]]:
@@ -355,3 +358,15 @@ def test_device_notices_and_overflows_are_logged(caplog: pytest.LogCaptureFixtur
     overflow = "serial link: the device dropped readings the host did not take"
     assert said == ["serial link: the device says 1: ValueError('boom')", overflow, overflow]
     assert proto.snapshot().device_overflows == 4
+
+
+def test_a_port_failing_under_an_answer_is_the_link_lost_not_bad_input() -> None:
+    proto, dev, _events = make()
+    dev.handshake()
+    dev.port.broken = True
+    with pytest.raises(OSError):  # up to the port's thread, which reconnects
+        dev.event_occ(2000, 1)  # its acknowledgement cannot be written
+    assert proto.snapshot().bad_messages == 0
+    dev.port.broken = False
+    dev.send(P.OCC, 99, b"\x01")  # bad input still never raises
+    assert proto.snapshot().bad_messages == 1
