@@ -35,7 +35,7 @@ from controller.board.leds import LedMap
 from controller.rules import Game, Variant, find_variant
 from controller.rules.moves import PASS, STEP, Move
 
-from .explain import Candidate, Explainer, Turn, fits
+from .explain import Candidate, Explainer, Pending, Turn, fits
 from .present import Display, View, leds, status
 from .readings import Readings
 from .settings import Settings
@@ -105,7 +105,9 @@ class Reconciler:
     ``saved`` are unfinished games put aside earlier (after a restart):
     setting one up resumes it.  ``keep_finished=False`` keeps no finished
     games (they are reported in :attr:`Update.finished` only), for a
-    reconciler that lives long.
+    reconciler that lives long.  ``standing``: squares where pieces the
+    resumed game's last turn captured still stand (the caller saw them):
+    they are lit ``capture``, to be taken off, not ``error``.
     """
 
     def __init__(
@@ -117,6 +119,7 @@ class Reconciler:
         *,
         saved: Iterable[Game] = (),
         keep_finished: bool = True,
+        standing: int = 0,
     ) -> None:
         self.variant = find_variant(variant) if game is None else game.variant
         self.settings = settings or Settings()
@@ -127,6 +130,8 @@ class Reconciler:
         self._explainer = Explainer(self.settings)
         self._display = Display()
         self._turn = Turn()
+        if standing:  # a game resumed whose last captures still stand
+            self._turn.pending = captured_last_turn(self._timeline, standing)
         self._readings = Readings()
         self._mismatch = _Mismatch()
         self._table = _Table()
@@ -529,3 +534,15 @@ class Reconciler:
         self._turn.flags = [False, False]
         self._table.draw_offer = None
         self._table.hint = 0
+
+
+def captured_last_turn(tl: Timeline, within: int = -1) -> Pending:
+    """The pieces the last turn of ``tl`` captured (on ``within`` only)."""
+    n = tl.last_turn_length()
+    g = tl.game
+    if n == 0 or g.outcome is not None:
+        return Pending()
+    before, after = tl.boards[-1 - n], tl.boards[-1]
+    other = 1 - g.history[-1][0].side
+    gone = before[other] & ~(after[0] | after[1]) & within
+    return Pending(gone if other == 0 else 0, gone if other == 1 else 0)

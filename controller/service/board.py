@@ -108,6 +108,9 @@ class BoardService:
                 self._ids[id(g)] = other.id
         self.reconciler = Reconciler(game=game, settings=self.settings, saved=saved,
                                      keep_finished=False)
+        # A resumed game: the first frame may show its last captures still
+        # standing (the players had not taken them off when it stopped).
+        self._resume_check = bool(game.moves)
         self.simulated = config.board == "sim"
         size = game.variant.size
         self.squares = size * size
@@ -187,6 +190,9 @@ class BoardService:
         if isinstance(event, Frame):
             self._occupied = event.occupied
             self._last_frame = event
+            if self._resume_check:
+                self._resume_check = False
+                self._take_standing(event.occupied)
         if self.waiting_clear:
             return self._feed_waiting(event)
         self._sensor_lines.append(format_event(event, self.squares))
@@ -195,6 +201,20 @@ class BoardService:
         update = self.reconciler.feed(event)
         self._after(update)
         return update
+
+    def _take_standing(self, occupied: int) -> None:
+        """If the board shows the resumed game exactly, plus soldiers its
+        last turn captured, those are asked to be taken off (not errors)."""
+        from controller.reconcile.reconciler import captured_last_turn
+        from controller.reconcile.timeline import Timeline
+
+        rec = self.reconciler
+        a, d = rec.game.bitboards()
+        standing = occupied & captured_last_turn(Timeline(rec.game)).bits
+        if standing and occupied == a | d | standing:
+            self.reconciler = Reconciler(game=rec.game, settings=self.settings,
+                                         saved=rec.saved, keep_finished=False,
+                                         standing=standing)
 
     def _feed_waiting(self, event: Frame | Button) -> Update:
         """A new game waits for the cleared board (or its start position):

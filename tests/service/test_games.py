@@ -174,3 +174,46 @@ def test_an_exchange_request_is_lit_on_its_soldiers_and_told() -> None:
         "ex=1:d4 np=1 off=0,0,0,2,0,0")
     assert leds(game, View()).get("d4") == "exchange"
     assert status(game, View()) == "Attacker to move; the Defender asks an exchange with d4"
+
+
+def test_after_a_restart_a_captured_soldier_still_standing_is_asked_off(tmp_path: Path) -> None:
+    clock = Clock()
+    rng = random.Random(0)
+    service = BoardService(_config(tmp_path), clock=clock)
+    game = Game.new("sabouiyya")
+    while True:  # to the first capture (seed 0: action 25)
+        moves = [m for m in game.legal_moves() if m.kind != "pass"]
+        caps = [m for m in moves if m.capture]
+        move = rng.choice(caps) if caps else rng.choice(moves)
+        a, d = game.bitboards()
+        before = a | d
+        game.play(move)
+        if move.capture:
+            break
+        _put(service, clock, game)
+    a, d = game.bitboards()
+    gone = before & ~(a | d) & ~(1 << move.frm)
+    # The capture made, the captured soldier not yet taken off: restart.
+    service.set_sim_occupancy("".join("1" if (a | d | gone) >> i & 1 else "0"
+                                      for i in range(25)))
+    for _ in range(3):
+        clock.t += 0.1
+        service.tick()
+    assert service.state()["position"] == game.position()
+    service.close()
+    service = BoardService(_config(tmp_path), clock=clock)
+    for _ in range(10):  # well past the error delay
+        clock.t += 0.1
+        service.tick()
+    state = service.state()
+    square = game.geometry.point_names[gone.bit_length() - 1]
+    assert state["leds"].get(square) == "capture"
+    assert "error" not in state["leds"].values()
+    assert state["status"] == f"{square}: remove the captured soldier"
+    # Taken off: the game goes on.
+    service.set_sim_occupancy("".join("1" if (a | d) >> i & 1 else "0" for i in range(25)))
+    clock.t += 0.1
+    service.tick()
+    assert set(service.state()["leds"].values()) <= {"last-from", "last-to"}
+    assert service.state()["status"].endswith("to move")
+    service.close()
