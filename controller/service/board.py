@@ -287,7 +287,6 @@ class BoardService:
             self.hint_wanted = True
         self._want_computer()
         if self._sensor_lines and (update.played or update.undone or self._log_now
-                                   or rec.game.outcome is not None
                                    or len(self._sensor_lines) >= 200):
             self._flush_log()
         self._log_now = False
