@@ -128,18 +128,21 @@ class Publisher:
         self._thread.start()
 
     def close(self) -> None:
+        """Stop at once, whatever the broker does (a service stops within
+        about a second); what was not acknowledged stays queued."""
         self._stop.set()
         self._wake.set()
         if self._thread is not None:
-            self._thread.join(5)
+            self._thread.join(2)
         client = self._client
-        if client is not None:
-            try:
-                if self._connected:
-                    client.publish(self.config.topic("online"), "0", qos=1, retain=True)
-                client.disconnect()
-            finally:
-                client.loop_stop()
+        if client is None:
+            return
+        if self._connected:
+            client.publish(self.config.topic("online"), "0", qos=1, retain=True)
+            client.disconnect()
+            client.loop_stop()
+        else:  # no waiting for a broker that does not answer: paho's thread is a daemon
+            client.disconnect()
 
     # -- the sender thread --------------------------------------------------
 

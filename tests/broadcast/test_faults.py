@@ -102,3 +102,27 @@ def test_board_sigkilled_mid_game(tmp_path: Path) -> None:
         b.stop()
         h.stop()
         broker.stop()
+
+
+def test_board_stops_at_once_with_a_silent_broker(tmp_path: Path) -> None:
+    """SIGTERM with the network silent: the board stops within seconds and
+    the moves it could not send are still queued when it comes back."""
+    broker = Broker(tmp_path / "broker").start()
+    proxy = Proxy(broker.port)
+    proxy.cut()
+    b = board(tmp_path, "qb", proxy.url).start()
+    h = hall(tmp_path, broker.url).start("/api/boards")
+    try:
+        player = Player(b, random_game(24))
+        player.play(5, pause=0.02)
+        t = time.monotonic()
+        b.stop()
+        assert time.monotonic() - t < 4.0
+        proxy.restore()
+        b.start()
+        _check_hall(h, "qb", player)
+    finally:
+        b.stop()
+        h.stop()
+        proxy.close()
+        broker.stop()
