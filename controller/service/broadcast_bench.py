@@ -164,6 +164,11 @@ def main() -> None:
     print(f"{BOARDS} boards in {PROCESSES} processes, kharbga games of {ACTIONS} actions at up to "
           f"{RATE:g} a second each: {actions} actions in {play:.1f} s "
           f"({actions / play:.0f} a second in all; {took:.0f} s with start-up)")
+    alone_actions = sum(len(r.actions) for r in alone)
+    alone_play = max(r.seconds for r in alone)
+    print(f"the same boards without a broker: {alone_actions} actions in {alone_play:.1f} s "
+          f"({alone_actions / alone_play:.0f} a second; the machine, not the broker, "
+          f"sets the pace where this is below {BOARDS * RATE:.0f})")
     print(f"hall page: {complete}/{BOARDS} games complete and in order "
           f"(target {BOARDS}/{BOARDS}), {feed.refetches} gaps, {ignored} messages ignored")
     d = [x * 1000 for x in feed.delays]
