@@ -35,6 +35,7 @@ class BoardResult:
     actions: list[str]  # as stored
     led_ms: list[float] = field(default_factory=list)  # frame-to-LED time per action
     seconds: float = 0.0  # from the first frame to the last action confirmed
+    cpu: float = 0.0  # CPU seconds of the board's process over the game (all its threads)
 
 
 def plan_game(variant: str, seed: int, max_actions: int) -> list[str]:
@@ -89,6 +90,7 @@ def _worker(root: str, names: list[str], variant: str, broker: str | None, rate:
     while time.time() < start_at:
         time.sleep(0.005)
     t0 = time.monotonic()
+    cpu0 = time.process_time()
     while any(step[i] < len(plans[i]) for i in range(len(names))):
         now = time.monotonic() - t0
         for i, (service, _) in enumerate(boards):
@@ -112,7 +114,9 @@ def _worker(root: str, names: list[str], variant: str, broker: str | None, rate:
             service.tick()
         time.sleep(0.005)
     time.sleep(linger)
+    cpu = time.process_time() - cpu0
     for r, (service, publisher) in zip(results, boards, strict=True):
+        r.cpu = cpu
         assert isinstance(service, BoardService)
         r.game_id = service.gid
         stored = service.store.get(service.gid)
