@@ -278,6 +278,7 @@ function setConn(text, live) {
   const conn = $("#conn");
   conn.textContent = text;
   conn.classList.toggle("offline", !live);
+  document.body.classList.toggle("offline", !live);  // the board shown may be stale
 }
 
 function connect() {
