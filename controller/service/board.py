@@ -465,6 +465,9 @@ class BoardService:
         status = update.status
         g = self.reconciler.game
         leds = update.leds
+        frame = self._last_frame
+        if frame is not None and frame.colour and "error" in leds.values():
+            status = self._colour_errors(leds, frame)
         if g.outcome is not None:  # a hint no longer means anything
             leds = {sq: role for sq, role in leds.items() if role != "hint"}
         if g.outcome is not None and g.outcome.reason in status:
@@ -476,6 +479,28 @@ class BoardService:
             status = (f"{status}. {self.draw_offer.capitalize()} offers a draw: "
                       f"{other.capitalize()} accepts with Draw")
         return status, leds
+
+    def _colour_errors(self, leds: dict[str, str], frame: Frame) -> str:
+        """A camera sees colours: each error square told with them
+        ("d5: wrong side's soldier")."""
+        g = self.reconciler.game
+        a, d = g.bitboards()
+        told = []
+        for p, name in enumerate(g.geometry.point_names):
+            if leds.get(name) != "error":
+                continue
+            want = "Attacker" if a >> p & 1 else "Defender" if d >> p & 1 else None
+            seen = "Attacker" if frame.attacker >> p & 1 else \
+                "Defender" if frame.defender >> p & 1 else None
+            if want and seen and want != seen:
+                told.append(f"{name}: wrong side's soldier (the {want}'s belongs here)")
+            elif want:
+                told.append(f"{name}: put the {want}'s soldier back")
+            else:
+                told.append(f"{name}: no soldier belongs here; take it off")
+        if len(told) > 3:
+            told = [*told[:3], f"and {len(told) - 3} more lit"]
+        return "; ".join(told)
 
     def _hint_squares(self, leds: dict[str, str]) -> dict[str, str] | None:
         """The lit hint's squares, from and to (the page draws them apart)."""

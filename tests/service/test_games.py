@@ -217,3 +217,39 @@ def test_after_a_restart_a_captured_soldier_still_standing_is_asked_off(tmp_path
     assert set(service.state()["leds"].values()) <= {"last-from", "last-to"}
     assert service.state()["status"].endswith("to move")
     service.close()
+
+
+def test_a_camera_board_names_the_wrong_sides_soldier(tmp_path: Path) -> None:
+    from controller.board.events import Frame
+
+    clock = Clock()
+    service = BoardService(_config(tmp_path, board="camera:0"), clock=clock)
+    game = Game.new("sabouiyya")
+
+    def cells(swap: str = "", extra: str = "") -> str:
+        a, d = game.bitboards()
+        out = ["a" if a >> i & 1 else "d" if d >> i & 1 else "." for i in range(25)]
+        for name, colour in ((swap, None), (extra, "d")):
+            if name:
+                i = game.geometry.parse_point(name)
+                out[i] = colour or {"a": "d", "d": "a"}[out[i]]
+        return "".join(out)
+
+    def show(text: str) -> None:
+        service.feed(Frame.from_cells(service.now(), text))
+        for _ in range(6):
+            clock.t += 0.1
+            service.tick()
+
+    for token in ["@c2", "@a1", "@b3", "@e5"]:
+        game.play(token)
+        show(cells())
+    assert service.state()["moves"] == ["@c2", "@a1", "@b3", "@e5"]
+    show(cells(swap="c2"))
+    assert service.state()["leds"] == {"c2": "error"}
+    assert service.state()["status"] == "c2: wrong side's soldier (the Attacker's belongs here)"
+    show(cells(extra="a5"))
+    assert service.state()["status"] == "a5: no soldier belongs here; take it off"
+    show(cells())
+    assert "error" not in service.state()["leds"].values()
+    service.close()
