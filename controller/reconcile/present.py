@@ -139,9 +139,9 @@ def leds(g: Game, v: View) -> LedMap:
     if v.lifted >= 0:
         paint(out, v.targets, "destination", names)
         paint(out, 1 << v.lifted, "lifted", names)
-    e = g.exchange
-    if e is not None and g.outcome is None:  # the request shown on its soldiers
-        paint(out, sum(1 << p for p in (e.soldier, e.first, e.second) if p >= 0),
+    ex = g.exchange
+    if ex is not None and g.outcome is None:  # the request shown on its soldiers
+        paint(out, sum(1 << p for p in (ex.soldier, ex.first, ex.second) if p >= 0),
               "exchange", names)
     paint(out, v.standing & v.exchanged, "exchange", names)
     paint(out, v.standing & ~v.exchanged, "capture", names)
