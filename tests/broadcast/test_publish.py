@@ -153,3 +153,27 @@ def test_hall_counts_junk_and_lives_on(tmp_path: Path) -> None:
     finally:
         h.stop()
         broker.stop()
+
+
+def test_hall_with_an_unreachable_broker(tmp_path: Path) -> None:
+    """One line on the console; the page serves and says why; the hall
+    connects when the broker comes."""
+    port = free_port()
+    h = hall(tmp_path, f"mqtt://127.0.0.1:{port}").start("/api/boards")
+    try:
+        link = wait_until(lambda: h.get("/api/boards")["link"]["error"], 10, "error shown")
+        assert "unreachable" in link
+        log = h.log.read_text()
+        assert len([ln for ln in log.splitlines() if "unreachable (" in ln]) == 1
+        assert "Traceback" not in log
+        broker = Broker(tmp_path / "broker")
+        broker.port = port
+        broker.conf.write_text(f"listener {port} 127.0.0.1\npersistence false\n"
+                               "allow_anonymous true\n")
+        broker.start()
+        try:
+            wait_until(lambda: h.get("/api/boards")["link"]["connected"], 15, "connected")
+        finally:
+            broker.stop()
+    finally:
+        h.stop()
