@@ -21,6 +21,7 @@ of the square's corner illuminations (a shadow edge across it).  A square is
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import cv2
@@ -118,11 +119,16 @@ def _patterns(pix: np.ndarray) -> np.ndarray:
 
 GAMMA = 2.2  # the usual camera encoding, undone before light is subtracted
 FLARES = (0.0, 0.005, 0.01, 0.02, 0.03, 0.045)  # veiling light tried, fraction of white
+SHOULDERS = (0.0, 0.3, 0.6)  # highlight compressions of the tone curve tried
 
 
-def _log_light(x: np.ndarray, flare: float) -> np.ndarray:
-    """Log of linear light less the veiling light, in units of encoded log values."""
-    v = (x / 256.0) ** GAMMA - flare
+def _log_light(x: np.ndarray, flare: float, shoulder: float = 0.0) -> np.ndarray:
+    """Log of linear light less the veiling light, in units of encoded log values.
+
+    ``shoulder``: the tone curve's highlight compression ``y = x (1 + s) / (1 + s x)``
+    (bright pieces under strong light), undone before the veiling light."""
+    y = np.minimum((x / 256.0) ** GAMMA, 0.999)
+    v = y / (1 + shoulder - shoulder * y) - flare
     return np.log(np.maximum(v, 1e-4)) / GAMMA
 
 
@@ -136,17 +142,25 @@ class Features:
     raw: tuple[np.ndarray, ...] = ()  # disc, patch medians, empty disc, empty patch, corners
     flare: float = 0.0
     light: np.ndarray | None = None  # 64 x 3 log illumination at the intersections
+    shoulder: float = 0.0
 
-    def with_flare(self, flare: float) -> Features:
-        """The same frame with ``flare`` (veiling light, fraction of white) taken
-        out of every measurement before the ratios are formed."""
+    def with_flare(self, flare: float, shoulder: float = 0.0) -> Features:
+        """The same frame with the camera's tone curve (``shoulder``) undone and
+        ``flare`` (veiling light, fraction of white) taken out of every
+        measurement before the ratios are formed."""
         disc, patch, edisc, epatch, corners = self.raw
-        logl = _log_light(patch, flare) - _log_light(epatch, 0.0)
+        logl = _log_light(patch, flare, shoulder) - _log_light(epatch, 0.0)
         cok = self.patch_ok[corners]
         mean, spread = _illumination(logl[corners], cok)
-        f = _log_light(disc, flare) - _log_light(edisc, 0.0) - mean
+        f = _log_light(disc, flare, shoulder) - _log_light(edisc, 0.0) - mean
         return Features(f, spread, self.valid, self.patch_ok, self.edge_ok, self.raw, flare,
-                        logl[:64])
+                        logl[:64], shoulder)
+
+    def corrected(self) -> Iterator[Features]:
+        """The frame under every tone curve and veiling light tried."""
+        for sh in SHOULDERS:
+            for fl in FLARES:
+                yield self.with_flare(fl, sh)
 
 
 def _illumination(cl: np.ndarray, cok: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -267,7 +281,7 @@ class ColourModel:
         use = feats.valid >= 3
         if use.sum() < 6:
             return self, feats
-        fits = [(self._fit(fe.f[use]), fe) for fe in map(feats.with_flare, FLARES)]
+        fits = [(self._fit(fe.f[use]), fe) for fe in feats.corrected()]
         (_, best), feats = min(fits, key=lambda x: x[0][0])
         f = feats.f[use]
         model = ColourModel(best, self.covs, self.floor, self.max_dist, self.margin)
@@ -277,13 +291,16 @@ class ColourModel:
             b = d[np.arange(len(f)), order[:, 0]]
             lead = d[np.arange(len(f)), order[:, 1]] - b
             sure = lead >= self.margin
-            means = best.copy()
+            means, covs = best.copy(), self.covs.copy()
             for c in (1, 2):
                 pick = sure & (order[:, 0] == c)
                 n = int(pick.sum())
                 if n:
                     means[c] = (f[pick].sum(axis=0) + PRIOR * best[c]) / (n + PRIOR)
-            model = ColourModel(means, self.covs, self.floor, self.max_dist, self.margin)
+                if n >= 4:  # the spread of the class in this frame's light
+                    dev = f[pick] - means[c]
+                    covs[c] = (dev.T @ dev + PRIOR * self.covs[c]) / (n + PRIOR)
+            model = ColourModel(means, covs, self.floor, self.max_dist, self.margin)
         model.base = self.means
         return model, feats
 
