@@ -1,0 +1,184 @@
+"""The layering of docs/architecture.md, and the size limits, checked on the source.
+
+Every import in ``controller/``, ``calibration/`` and ``firmware/`` is read
+with :mod:`ast` (imports inside functions included) and checked against
+which package may import which.  A new package must be added here and to
+docs/architecture.md before it can import anything of ours.
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+TREES = ("controller", "calibration", "firmware")
+
+# Which of our packages each package may import (itself always allowed).
+ALLOWED: dict[str, set[str]] = {
+    "controller.board": set(),
+    "controller.rules": {"controller.board"},
+    "controller.reconcile": {"controller.board", "controller.rules"},
+    "controller.engine": {"controller.board", "controller.rules"},
+    "controller.drivers": {"controller.board", "calibration"},
+    "calibration": {"controller.board"},
+    "controller.hall": {"controller.board", "controller.rules"},
+    "controller.service": {
+        "controller.board",
+        "controller.rules",
+        "controller.reconcile",
+        "controller.engine",
+        "controller.drivers",
+        "controller.hall",
+        "calibration",
+    },
+    # The command line and the benchmark runner sit on top of everything.
+    "controller.cli": {"*"},
+    "controller.bench": {"*"},
+    "controller.__main__": {"*"},
+    "controller": set(),  # controller/__init__.py
+    "firmware": set(),  # MicroPython: its own flat modules only
+}
+
+# The pure cores: standard library only, no clock or hardware of their own.
+PURE = ("controller.board", "controller.rules", "controller.reconcile", "controller.engine")
+# Hardware and image libraries: only drivers and calibration import them.
+HARDWARE = {"gpiozero", "serial", "cv2", "numpy", "board", "busio", "neopixel_spi", "lgpio"}
+HARDWARE_USERS = ("controller.drivers", "calibration")
+
+MAX_FILE_LINES = 600
+MAX_FUNCTION_LINES = 80
+
+
+def _sources() -> list[Path]:
+    out: list[Path] = []
+    for tree in TREES:
+        out.extend(sorted((ROOT / tree).rglob("*.py")))
+    return out
+
+
+def _module(path: Path) -> str:
+    rel = path.relative_to(ROOT).with_suffix("")
+    parts = list(rel.parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _package_of(module: str) -> str | None:
+    """The entry of ALLOWED that ``module`` belongs to (longest match)."""
+    best = None
+    for pkg in ALLOWED:
+        if (module == pkg or module.startswith(pkg + ".")) and (
+            best is None or len(pkg) > len(best)
+        ):
+            best = pkg
+    return best
+
+
+def _imports(path: Path) -> list[tuple[int, str]]:
+    module = _module(path)
+    is_pkg = path.name == "__init__.py"
+    tree = ast.parse(path.read_text(), str(path))
+    out: list[tuple[int, str]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out.extend((node.lineno, alias.name) for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = module.split(".")
+                if not is_pkg:
+                    base = base[:-1]
+                base = base[: len(base) - (node.level - 1)]
+                name = ".".join(base + ([node.module] if node.module else []))
+            else:
+                name = node.module or ""
+            out.append((node.lineno, name))
+    return out
+
+
+def _ours(name: str) -> bool:
+    top = name.split(".")[0]
+    return top in ("controller", "calibration")
+
+
+SOURCES = _sources()
+
+
+def test_every_source_file_belongs_to_a_declared_package() -> None:
+    strays = [str(p.relative_to(ROOT)) for p in SOURCES if _package_of(_module(p)) is None]
+    assert not strays, f"packages not declared in tests/test_architecture.py: {strays}"
+
+
+@pytest.mark.parametrize("path", SOURCES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_imports_follow_the_layers(path: Path) -> None:
+    module = _module(path)
+    pkg = _package_of(module)
+    assert pkg is not None
+    allowed = ALLOWED[pkg]
+    bad = []
+    for line, name in _imports(path):
+        if pkg == "firmware":
+            if _ours(name):
+                bad.append(f"line {line}: {name}")
+            continue
+        if not _ours(name) or "*" in allowed:
+            continue
+        target = _package_of(name)
+        if target == pkg or target in allowed:
+            continue
+        # A package may import its parent package's __init__ only if allowed.
+        bad.append(f"line {line}: {name}")
+    assert not bad, f"{module} ({pkg}) may import only {sorted(allowed)}: {bad}"
+
+
+@pytest.mark.parametrize(
+    "path",
+    [p for p in SOURCES if _package_of(_module(p)) in PURE],
+    ids=lambda p: str(p.relative_to(ROOT)),
+)
+def test_pure_cores_use_the_standard_library_only(path: Path) -> None:
+    outside = [
+        f"line {line}: {name}"
+        for line, name in _imports(path)
+        if not _ours(name) and name.split(".")[0] not in sys.stdlib_module_names
+    ]
+    assert not outside, f"{_module(path)} imports outside the standard library: {outside}"
+
+
+@pytest.mark.parametrize("path", SOURCES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_only_drivers_and_calibration_touch_hardware_libraries(path: Path) -> None:
+    pkg = _package_of(_module(path))
+    if pkg in HARDWARE_USERS or pkg == "firmware":
+        return
+    used = [
+        f"line {line}: {name}"
+        for line, name in _imports(path)
+        if name.split(".")[0] in HARDWARE
+    ]
+    assert not used, f"{_module(path)} imports hardware libraries: {used}"
+
+
+@pytest.mark.parametrize("path", SOURCES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_files_and_functions_stay_small(path: Path) -> None:
+    text = path.read_text()
+    lines = text.count("\n")
+    assert lines <= MAX_FILE_LINES, f"{lines} lines (limit {MAX_FILE_LINES})"
+    long = []
+    for node in ast.walk(ast.parse(text, str(path))):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            size = (node.end_lineno or node.lineno) - node.lineno + 1
+            if size > MAX_FUNCTION_LINES:
+                long.append(f"{node.name} (line {node.lineno}): {size} lines")
+    assert not long, f"functions over {MAX_FUNCTION_LINES} lines: {long}"
+
+
+def test_the_checker_sees_a_forbidden_import(tmp_path: Path) -> None:
+    """The rule is live: a driver importing the reconciler is caught."""
+    assert _package_of("controller.drivers.gpio_matrix") == "controller.drivers"
+    assert _package_of("controller.reconcile.reconciler") not in ALLOWED["controller.drivers"]
+    assert _package_of("controller.board.geometry") in ALLOWED["controller.rules"]
+    assert _package_of("controller.rules.game") not in ALLOWED["controller.board"]
