@@ -269,6 +269,10 @@ def _cmd_doctor(args: argparse.Namespace) -> int:
     warnings.simplefilter("ignore")  # gpiozero's pin-factory fallbacks
     if args.serial:
         return _doctor_serial(args.serial, args.seconds)
+    if args.camera:
+        from calibration.doctor import doctor_camera
+
+        return doctor_camera(args.camera, args.seconds)
     from controller.drivers.console import TerminalConsole
     from controller.drivers.doctor import doctor_from_config, live_from_config
 
@@ -417,8 +421,11 @@ def build_parser() -> argparse.ArgumentParser:
     dp.add_argument("--config", default="config.toml", help="TOML configuration file")
     dp.add_argument("--live", action="store_true", help="show every switch live until Enter")
     dp.add_argument("--serial", metavar="PORT", help="check a Pico board on this serial port")
+    dp.add_argument("--camera", metavar="DEVICE", help="check a camera (device number, "
+                    "/dev/video* or a video file): exposure and white balance locked, frame "
+                    "rate, the four markers seen")
     dp.add_argument("--seconds", type=float, default=3.0,
-                    help="how long to watch the serial link (default: 3)")
+                    help="how long to watch the serial link or the camera (default: 3)")
     dp.set_defaults(command=_cmd_doctor)
 
     cp = sub.add_parser("calibrate", help="calibration: switch matrix, camera markers, camera")
