@@ -223,3 +223,37 @@ def test_hint_draw_offer_resign_and_the_end_in_words(board: tuple[Page, Server],
     pg.click("#v-first")
     expect(pg.locator("#v-ply")).to_contain_text("start")
     pg.locator("#viewer").screenshot(path=str(tmp_path / "viewer.png"))
+
+
+def test_an_exchange_request_is_lit_on_its_soldier(tmp_path: Path) -> None:
+    server = Server(tmp_path / "data", "kharbga")
+    server.start()
+    try:
+        rng = random.Random(0)  # flagged steps preferred: the Defender asks at action 51
+        game = Game.new("kharbga")
+        while game.exchange is None:
+            moves = game.legal_moves()
+            flagged = [m for m in moves if m.flag]
+            move = rng.choice(flagged) if flagged else rng.choice(moves)
+            if move.flag:
+                server.post("/api/button", {"button": "exchange", "side": game.to_move})
+            game.play(move)
+            a, d = game.bitboards()
+            server.post("/api/sim/occupancy", {"occ": occ(a | d, 49)})
+            deadline = time.monotonic() + 10
+            while server.get("/api/state")["position"] != game.position():
+                assert time.monotonic() < deadline, f"the board never reached {game.position()}"
+                time.sleep(0.03)
+        square = game.geometry.point_names[game.exchange.soldier]
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+            pg = browser.new_page(viewport={"width": 460, "height": 820})
+            pg.goto(server.url + "/")
+            expect(pg.locator(f'#board [data-square="{square}"]')).to_have_attribute(
+                "data-led", "exchange")
+            expect(pg.locator("#status")).to_contain_text(
+                f"the Defender asks an exchange with {square}")
+            shot(pg, tmp_path, "exchange")
+            browser.close()
+    finally:
+        server.stop()
