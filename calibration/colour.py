@@ -256,16 +256,14 @@ class ColourModel:
             out[:, c] = np.sqrt(np.maximum(np.sum(diff * sol, axis=1), 0))
         return out
 
-    def _fit(self, f: np.ndarray) -> tuple[float, np.ndarray]:
-        """The piece contrast that fits these features best: (cost, means)."""
-        best, best_cost = self.means, np.inf
-        for s in SCALES:
-            m = self.means * np.array([1.0, s, s])[:, None]
-            d = np.linalg.norm(f[:, None, :] - m[None], axis=2) / self.floor
-            cost = float(np.minimum(d.min(axis=1), CLIP).sum())
-            if cost < best_cost:
-                best, best_cost = m, cost
-        return best_cost, best
+    def _fit(self, fs: np.ndarray) -> tuple[int, np.ndarray]:
+        """Which of the feature sets ``fs`` (K x N x 3) fits the classes best, with
+        the piece contrast that fits it: (index, means)."""
+        m = self.means[None] * np.stack([np.ones(len(SCALES)), SCALES, SCALES], 1)[..., None]
+        d = np.sqrt(((fs[:, None, :, None, :] - m[None, :, None]) ** 2).sum(axis=-1))
+        cost = np.minimum(d.min(axis=-1) / self.floor, CLIP).sum(axis=-1)  # K x scales
+        k, s = np.unravel_index(int(np.argmin(cost)), cost.shape)
+        return int(k), m[s]
 
     def adapted(self, feats: Features) -> tuple[ColourModel, Features]:
         """This frame's model and features: light taken out, class means re-estimated.
@@ -281,8 +279,9 @@ class ColourModel:
         use = feats.valid >= 3
         if use.sum() < 6:
             return self, feats
-        fits = [(self._fit(fe.f[use]), fe) for fe in feats.corrected()]
-        (_, best), feats = min(fits, key=lambda x: x[0][0])
+        options = list(feats.corrected())
+        k, best = self._fit(np.stack([fe.f[use] for fe in options]))
+        feats = options[k]
         f = feats.f[use]
         model = ColourModel(best, self.covs, self.floor, self.max_dist, self.margin)
         for _ in range(2):
