@@ -192,6 +192,17 @@ def features(grid: Grid, empty: Empty, top: np.ndarray, ncc_min: float = 0.55,
     return Features(np.zeros((49, 3)), np.zeros(49), n, ok, ok[grid.edges], raw).with_flare(0.0)
 
 
+def _beside_the_hand(out: list[str], best: np.ndarray, feats: Features, grid: Grid) -> None:
+    """A piece reading beside the hand (a neighbour whose corners it covers)
+    with two or more of its own edge lines hidden is a finger lying across
+    the square unless it sits right on its class: it becomes ``?``."""
+    hand = feats.valid < 3
+    for i in range(49):
+        if out[i] in ("a", "d") and best[i] > CLOSE_DIST and (~feats.edge_ok[i]).sum() >= 2:
+            if any(j >= 0 and hand[j] for j in grid.across[i]):
+                out[i] = "?"
+
+
 class ColourModel:
     """Gaussian per class over the 3 normalised log-colour channels."""
 
@@ -332,6 +343,7 @@ class ColourModel:
                     if j < 0 or out[j] not in ("a", "d"):
                         out[i] = "?"
                         break
+        _beside_the_hand(out, best, feats, grid)
         return "".join(out)
 
     def to_json(self) -> dict:
