@@ -23,7 +23,7 @@ from calibration.markers import detect_markers
 from calibration.smooth import CellSmoother
 
 __all__ = ["calibrate_camera", "read_image", "load_profile", "CameraProfile", "CameraReader",
-           "check_cells", "Reading", "read_photo", "check_size"]
+           "check_cells", "Reading", "read_photo", "check_size", "check_board"]
 
 PROFILE_KIND = "kharbga-camera-profile"
 PROFILE_VERSION = 1
@@ -252,7 +252,21 @@ def read_image(path: str | Path, profile_path: str | Path) -> str:
     """
     profile = load_profile(profile_path)
     image = _load_image(path)
-    return read_photo(image, profile, str(path)).read(image)
+    reader = read_photo(image, profile, str(path))
+    cells = reader.read(image)
+    check_board(reader, str(path))
+    return cells
+
+
+def check_board(reader: CameraReader, name: str) -> None:
+    """A clear ValueError when the board read does not look like the profile's
+    board: its grid lines missing at most intersections (another board, or
+    markers moved to another board since calibration)."""
+    r = reader.last_reading
+    if r is not None and int(r.features.patch_ok[:64].sum()) < 16:
+        raise ValueError(f"the board in {name} does not look like the one in the profile (its"
+                         " grid lines are not where they were at calibration): calibrate this"
+                         " board")
 
 
 def read_photo(image: np.ndarray, profile: CameraProfile, name: str) -> CameraReader:

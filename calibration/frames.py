@@ -23,6 +23,7 @@ import numpy as np
 from calibration.camera import (
     CameraProfile,
     CameraReader,
+    check_board,
     check_size,
     load_image,
     load_profile,
@@ -110,7 +111,9 @@ def read_frames(source: str | Path, profile_path: str | Path,
     if kind == "photo":
         name, image = next(frames)
         reader = read_photo(image, profile, str(source))
-        yield reader.read(image)
+        cells = reader.read(image)
+        check_board(reader, str(source))
+        yield cells
         _explain(explain, name, image, reader, True)
         return
     reader = CameraReader(profile)

@@ -102,3 +102,21 @@ def test_bad_sources_get_one_line(setup: tuple[Path, Path], tmp_path: Path,
         assert main(["camera", "read", str(source), "--profile", prof]) == 2
         err = capsys.readouterr().err
         assert err.count("\n") == 1 and msg in err and "Traceback" not in err, err
+
+
+def test_a_profile_from_another_board_is_one_line(setup: tuple[Path, Path], tmp_path: Path,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    d, _ = setup
+    # the same markers stuck around another board: its grid painted over with wood
+    scene = Scene("." * 49, "red-green", CAM, Lighting(), seed=3, wood=(90, 140, 190))
+    img = render(scene).image
+    pts = cv2.perspectiveTransform(np.array([[[-0.1, -0.1]], [[7.1, -0.1]], [[7.1, 7.1]],
+                                             [[-0.1, 7.1]]]), CAM.homography())
+    other = img.copy()
+    cv2.fillPoly(other, [pts.reshape(-1, 2).astype(np.int32)],
+                 tuple(int(c) for c in np.median(img[340:380, 620:660].reshape(-1, 3), 0)))
+    cv2.imwrite(str(tmp_path / "other.png"), other)
+    assert main(["camera", "read", str(tmp_path / "other.png"), "--profile",
+                 str(d / "profile.json")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "does not look like the one in the profile" in err
