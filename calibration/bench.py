@@ -79,7 +79,7 @@ def run(setups: int = 24, frames: int = 20, seed: int = 0) -> dict[str, float]:
     }
 
 
-HELD_OUT = (22, 23)  # seeds of the figures in docs/camera.md: never used while tuning
+HELD_OUT = (24, 25)  # seeds of the figures in docs/camera.md: never used while tuning
 ROOM_SETS = ("white-black", "blue-pink", "red-green", "stone-brown")
 
 

@@ -156,10 +156,21 @@ class Features:
         return Features(f, spread, self.valid, self.patch_ok, self.edge_ok, self.raw, flare,
                         logl[:64], shoulder)
 
+    def flares(self) -> tuple[float, ...]:
+        """The veiling lights worth trying: at most half the light of the
+        darkest part of the board in any channel (more would leave the board
+        itself next to nothing)."""
+        board = (self.raw[1][self.patch_ok[:64]] / 256.0) ** GAMMA
+        if len(board) < 4:
+            return FLARES[:1]
+        limit = 0.5 * float(np.percentile(board, 10, axis=0).min())
+        return tuple(fl for fl in FLARES if fl <= limit) or FLARES[:1]
+
     def corrected(self) -> Iterator[Features]:
         """The frame under every tone curve and veiling light tried."""
+        flares = self.flares()
         for sh in SHOULDERS:
-            for fl in FLARES:
+            for fl in flares:
                 yield self.with_flare(fl, sh)
 
 
@@ -190,6 +201,18 @@ def features(grid: Grid, empty: Empty, top: np.ndarray, ncc_min: float = 0.55,
     n = ok[grid.corners].sum(axis=1)
     raw = (disc, patch[:64], empty.disc, empty.patch[:64], grid.corners)
     return Features(np.zeros((49, 3)), np.zeros(49), n, ok, ok[grid.edges], raw).with_flare(0.0)
+
+
+def _kept_apart(means: np.ndarray, base: np.ndarray) -> bool:
+    """Whether a frame's class means are still at least half as far apart as
+    at calibration, each pair in the same direction."""
+    for i in range(3):
+        for j in range(i + 1, 3):
+            now, then = means[i] - means[j], base[i] - base[j]
+            if np.dot(now, then) < 0.5 * np.dot(then, then) or (
+                    np.linalg.norm(now) < 0.5 * np.linalg.norm(then)):
+                return False
+    return True
 
 
 def _beside_the_hand(out: list[str], best: np.ndarray, feats: Features, grid: Grid) -> None:
@@ -233,7 +256,7 @@ class ColourModel:
         taken as the one that keeps each class tightest against the distances
         between classes (``FLARES``)."""
         best: tuple[float, ColourModel, Features] | None = None
-        for fe in map(feats.with_flare, FLARES):
+        for fe in map(feats.with_flare, feats.flares()):
             samples = [(fe.f[i], cells[i]) for i in range(49) if fe.valid[i] >= 2]
             samples += [(np.zeros(3), ".")] * 3  # the empty photo itself
             model = cls.learn(samples)
@@ -310,6 +333,8 @@ class ColourModel:
                 if n >= 4:  # the spread of the class in this frame's light
                     dev = f[pick] - means[c]
                     covs[c] = (dev.T @ dev + PRIOR * self.covs[c]) / (n + PRIOR)
+            if not _kept_apart(means, self.means):
+                means, covs = best, self.covs  # the frame pulled the classes together
             model = ColourModel(means, covs, self.floor, self.max_dist, self.margin)
         model.base = self.means
         return model, feats
