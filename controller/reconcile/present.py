@@ -142,7 +142,7 @@ def leds(g: Game, v: View) -> LedMap:
     ex = g.exchange
     if ex is not None and g.outcome is None:  # the request shown on its soldiers
         paint(out, sum(1 << p for p in (ex.soldier, ex.first, ex.second) if p >= 0),
-              "exchange", names)
+              "exchange-request", names)
     paint(out, v.standing & v.exchanged, "exchange", names)
     paint(out, v.standing & ~v.exchanged, "capture", names)
     paint(out, v.errors, "error", names)

@@ -172,7 +172,7 @@ def test_an_exchange_request_is_lit_on_its_soldiers_and_told() -> None:
     game = Game.from_position(
         "kharbga", "DAAADDD/DAA.AAA/ADDAAAD/DA.DAAA/DDA.ADA/ADADADD/ADDDDAD a m - 3 "
         "ex=1:d4 np=1 off=0,0,0,2,0,0")
-    assert leds(game, View()).get("d4") == "exchange"
+    assert leds(game, View()).get("d4") == "exchange-request"
     assert status(game, View()) == "Attacker to move; the Defender asks an exchange with d4"
 
 

@@ -250,7 +250,7 @@ def test_an_exchange_request_is_lit_on_its_soldier(tmp_path: Path) -> None:
             pg = browser.new_page(viewport={"width": 460, "height": 820})
             pg.goto(server.url + "/")
             expect(pg.locator(f'#board [data-square="{square}"]')).to_have_attribute(
-                "data-led", "exchange")
+                "data-led", "exchange-request")
             expect(pg.locator("#status")).to_contain_text(
                 f"the Defender asks an exchange with {square}")
             shot(pg, tmp_path, "exchange")
