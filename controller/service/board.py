@@ -430,7 +430,10 @@ class BoardService:
         game = Game.new(v)
         self.gid = self.store.new_game(game, *self.players, self.game_settings())
         self.squares = v.size * v.size
-        self.reconciler = Reconciler(game=game, settings=self.settings, keep_finished=False)
+        # Games put aside earlier stay resumable (the board set up as one).
+        saved = [g for g in self.reconciler.saved if g.variant == v]
+        self.reconciler = Reconciler(game=game, settings=self.settings, saved=saved,
+                                     keep_finished=False)
         self.draw_offer = self.hint_move = None
         if self.simulated:
             self._occupied = Frame.from_occ(0, self.sim_occ).occupied

@@ -269,6 +269,39 @@ def test_cleared_board_and_resumed_game_keep_their_ids(tmp_path: Path) -> None:
     service.close()
 
 
+def test_a_game_put_aside_survives_a_new_game_from_the_page(tmp_path: Path) -> None:
+    import random
+
+    clock = FakeClock()
+    config = Config(data_dir=tmp_path, settle=0.05, error_delay=0.2, variant="sabouiyya")
+    service = BoardService(config, clock=clock)
+    rng = random.Random(5)
+    game = Game.new("sabouiyya")
+    while game.phase == "setting" or len(game.moves) < 26:
+        moves = [m for m in game.legal_moves() if m.kind != "pass"]
+        game.play(rng.choice(moves))
+        if game.outcome is not None:
+            game.pop()
+            continue
+        service.set_sim_occupancy(occ_of(game))
+        clock.t += 0.1
+        service.tick()
+    first = service.gid
+    service.set_sim_occupancy("0" * 25)  # cleared: the game is put aside
+    clock.t += 0.1
+    service.tick()
+    service.new_game()  # and a new game asked from the page
+    clock.t += 0.1
+    service.tick()
+    assert service.gid != first
+    service.set_sim_occupancy(occ_of(game))  # the old game set up again
+    clock.t += 0.1
+    service.tick()
+    assert service.gid == first
+    assert service.state()["position"] == game.position()
+    service.close()
+
+
 def test_hint_button_lights_the_suggested_move(make: Any) -> None:
     service, clock, _ = make(variant="sabouiyya")
     service.hint_seconds = 0.2
