@@ -71,6 +71,11 @@ class SwitchWatch:
         self._expected: int | None = None  # switches that should be closed
         self._wrong_since: dict[int, float] = {}
 
+    @property
+    def expected(self) -> int | None:
+        """The switches that should be closed now (None: no expectation)."""
+        return self._expected
+
     def expect(self, closed: int | None) -> None:
         """The switches that should be closed now (None: no expectation)."""
         self._expected = closed

@@ -189,6 +189,31 @@ class ScanClock:
         return deadline if -delay < self.max_lag else self._now()
 
 
+# While these lights are on, the board is rightly not the game's position.
+_IN_HAND = {"lifted", "capture", "exchange", "destination"}
+
+
+def expected_occupancy(state: dict[str, Any]) -> int | None:
+    """The squares that should hold a piece now, as a bitboard (a1 bit 0),
+    from the state's position; None while a piece is in hand or due to be
+    taken off, or when the position cannot be read."""
+    if _IN_HAND & set(state.get("leds", {}).values()):
+        return None
+    position = state.get("position")
+    if not isinstance(position, str) or not position:
+        return None
+    ranks = position.split()[0].split("/")
+    size = len(ranks)
+    if any(len(rank) != size for rank in ranks):
+        return None  # not a square board
+    bits = 0
+    for r, rank in enumerate(reversed(ranks)):
+        for f, ch in enumerate(rank):
+            if ch != ".":
+                bits |= 1 << (r * size + f)
+    return bits
+
+
 class GpioBackend:
     """The matrix scanner, the buttons and the LED strip on the Pi's GPIO,
     configured by the ``[gpio]`` table of ``config`` (the service's
@@ -230,6 +255,8 @@ class GpioBackend:
     def show(self, state: dict[str, Any]) -> None:
         if self.leds is not None:
             self.leds.show(state.get("leds", {}), self.clock())
+        if self.scanner is not None:
+            self.scanner.expect(expected_occupancy(state))
 
     def listener(self) -> Callable[[dict[str, Any]], None]:
         return self.show

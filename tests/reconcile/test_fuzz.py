@@ -105,8 +105,8 @@ def test_fuzzed_frames(variant: str, seed: int, colour: bool) -> None:
             last_frame = event
         _check_valid(rec.game)
         assert set(update.leds.values()) <= {
-            "lifted", "destination", "capture", "continue", "exchange", "exchange-request", "last-from",
-            "last-to", "error", "hint", "setup"}
+            "lifted", "destination", "capture", "continue", "exchange", "exchange-request",
+            "last-from", "last-to", "error", "hint", "setup"}
     game_before = rec.game
     _follow_games(rec.finish(), game_before, rec, finished, saved)
     _check_valid(rec.game)

@@ -107,6 +107,29 @@ def test_the_gpio_board_stamps_on_the_injected_clock() -> None:
         factory.reset()
 
 
+def test_the_gpio_board_is_told_the_game_s_board_for_its_stuck_switch_watch() -> None:
+    from gpiozero.pins.mock import MockFactory  # type: ignore[import-untyped]
+
+    from controller.service.hardware import expected_occupancy
+
+    factory = MockFactory()
+    config = Config(board="gpio", gpio_table={"leds": {"enabled": False}})
+    backend = GpioBackend(config, clock=FakeClock(1.0), pin_factory=factory)
+    try:
+        position = "ADADADA/DADADAD/DADADAD/ADA.ADA/DADADAD/DADADAD/ADADADA a m - 1"
+        backend.show({"position": position, "leds": {}})
+        full = (1 << 49) - 1
+        assert backend.scanner.watch.expected == full & ~(1 << 24)  # all but d4
+        # A soldier in hand: the board is rightly not the position.
+        backend.show({"position": position, "leds": {"c4": "lifted", "d4": "destination"}})
+        assert backend.scanner.watch.expected is None
+        small = {"position": "A.D/.../... a m - 1", "leds": {}}
+        assert expected_occupancy(small) == 1 << 6 | 1 << 8
+    finally:
+        backend.close()
+        factory.reset()
+
+
 def test_one_place_chooses_the_board(tmp_path: Path) -> None:
     sim = open_backend(Config(), time.monotonic)
     assert isinstance(sim, SimBackend) and sim.description == "the simulated board"
