@@ -119,6 +119,7 @@ def _patterns(pix: np.ndarray) -> np.ndarray:
 
 GAMMA = 2.2  # the usual camera encoding, undone before light is subtracted
 FLARES = (0.0, 0.005, 0.01, 0.02, 0.03, 0.045)  # veiling light tried, fraction of white
+DARKEST = 0.6  # the most of the darkest square's light a veiling light may be
 SHOULDERS = (0.0, 0.3, 0.6)  # highlight compressions of the tone curve tried
 
 
@@ -164,6 +165,11 @@ class Features:
         if len(board) < 4:
             return FLARES[:1]
         limit = 0.5 * float(np.percentile(board, 10, axis=0).min())
+        # nor more than most of the light of the darkest square read (a dark
+        # piece would be left next to nothing, its colour only noise)
+        discs = (self.raw[0][self.valid >= 3] / 256.0) ** GAMMA
+        if len(discs):
+            limit = min(limit, DARKEST * float(discs.min()))
         return tuple(fl for fl in FLARES if fl <= limit) or FLARES[:1]
 
     def corrected(self) -> Iterator[Features]:

@@ -74,6 +74,59 @@ def test_rendered_video_of_a_game_replays(tmp_path: Path) -> None:
     assert [str(r) for r in direct.records] == [str(r) for r in result.records]
 
 
+def _lamp(t: float, lamp_on: bool) -> Lighting:
+    """A room at time ``t`` (0..1) of a game: daylight fading slowly, and a
+    desk lamp beside the board (brighter, warmer, from one side) once on."""
+    level = 0.95 - 0.25 * t + (0.45 if lamp_on else 0.0)
+    gradient = (0.5, -0.2) if lamp_on else (0.05, 0.05)
+    white = (0.92, 1.0, 1.1) if lamp_on else (1.0, 1.0, 1.0)
+    return Lighting(level=level, gradient=gradient, white=white, blur=0.7, noise=2.0, jpeg=85,
+                    linear=True, flare=0.01, shoulder=0.3)
+
+
+def test_a_whole_game_under_drifting_light_and_a_lamp_replays(tmp_path: Path) -> None:
+    """A whole game (the setting phase to the blocked side's loss), a hand over
+    the board between moves, the light fading and a lamp switched on midway:
+    the video replays through the camera driver to exactly the game's record."""
+    profile = _calibrated(tmp_path)
+    rng = random.Random(7)
+    game = Game.new("kharbga")
+    while game.outcome is None:
+        game.play(rng.choice(game.legal_moves()))
+    assert len(game.moves) >= 40 and game.outcome.reason == "blocked-first-turn"
+    replayed = Game.new("kharbga")
+    boards = [_cells(replayed)]
+    for m in game.moves:
+        replayed.play(m)
+        boards.append(_cells(replayed))
+    # Played at 2 frames a second: each board rendered once and shown for
+    # 4 frames (the lamp comes on between two of them), a hand between boards.
+    video = tmp_path / "game.avi"
+    writer = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"MJPG"), 2, (1280, 720))
+    assert writer.isOpened()
+    midway = len(boards) // 2
+    for k, cells in enumerate(boards):
+        light = _lamp(k / len(boards), k > midway)
+        if k:
+            writer.write(render(Scene(cells, "white-black", CAM, light, hand=True,
+                                      seed=2 * k)).image)
+        image = render(Scene(cells, "white-black", CAM, light, seed=2 * k + 1)).image
+        if k == midway:  # the lamp switched on while the board stands
+            lit = render(Scene(cells, "white-black", CAM, _lamp(k / len(boards), True),
+                               seed=2 * k + 1)).image
+            frames = [image, image, lit, lit, lit]
+        else:
+            frames = [image] * 4
+        for frame in frames:
+            writer.write(frame)
+    writer.release()
+    result = replay_events(video_events(str(video), profile), "kharbga")
+    assert len(result.records) == 1
+    played = result.records[0].game()
+    assert [str(m) for m in played.moves] == [str(m) for m in game.moves]
+    assert played.outcome == game.outcome
+
+
 async def _get_camera(service: object) -> tuple[int, str, bytes]:
     from aiohttp.test_utils import TestClient, TestServer
 
