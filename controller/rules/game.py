@@ -18,14 +18,13 @@ from .moves import (
     STEP,
     IllegalMoveError,
     Move,
-    NotationError,
-    Outcome,
     Termination,
 )
 from .notation import format_position, parse_action, parse_position
 from .state import Exchange, Raw, State
 from .tables import MoveTable
 from .variants import Variant
+from .views import BoardViews
 
 __all__ = ["Game", "Exchange", "Raw", "State"]
 
@@ -60,7 +59,7 @@ class History(Sequence[tuple[State, Move]]):
             yield self._item(e)
 
 
-class Game(Core):
+class Game(BoardViews, Core):
     """A game of one variant, from any position, with undo.
 
     Use :meth:`new` or :meth:`from_position` to make one.
@@ -113,20 +112,6 @@ class Game(Core):
     # Read-only views
 
     @property
-    def to_move(self) -> str:
-        """``"attacker"`` or ``"defender"``."""
-        return SIDE_NAMES[self._side]
-
-    @property
-    def side(self) -> int:
-        """The side to move as an int (0 Attacker, 1 Defender)."""
-        return self._side
-
-    @property
-    def outcome(self) -> Outcome | None:
-        return self._outcome
-
-    @property
     def phase(self) -> str:
         return "setting" if self._setting else "moving"
 
@@ -134,16 +119,6 @@ class Game(Core):
     def setting(self) -> bool:
         """Is the game in the setting phase?"""
         return self._setting
-
-    @property
-    def chain_point(self) -> int:
-        """The point of the piece that must or may continue a chain (-1: none)."""
-        return self._chain
-
-    @property
-    def chain_square(self) -> str | None:
-        """The square of the piece that must or may continue a chain."""
-        return self._names[self._chain] if self._chain >= 0 else None
 
     @property
     def turn(self) -> int:
@@ -175,24 +150,6 @@ class Game(Core):
         table = self._t.moves
         return [table[e[13]] for e in self._undo]
 
-    def bitboards(self) -> tuple[int, int]:
-        """The Attacker's and the Defender's pieces as bitboards."""
-        return self._bb[0], self._bb[1]
-
-    def piece_at(self, square: str | int) -> str | None:
-        """``"attacker"``, ``"defender"`` or ``None``."""
-        bit = 1 << self._point(square)
-        if self._bb[0] & bit:
-            return "attacker"
-        if self._bb[1] & bit:
-            return "defender"
-        return None
-
-    def count(self, side: str | int) -> int:
-        """Pieces of ``side`` on the board."""
-        s = side if isinstance(side, int) else SIDE_NAMES.index(side)
-        return self._bb[s].bit_count()
-
     def off_board(self, side: str | int) -> tuple[int, int, int]:
         """Pieces of ``side`` captured, exchanged and removed."""
         s = side if isinstance(side, int) else SIDE_NAMES.index(side)
@@ -211,16 +168,6 @@ class Game(Core):
 
     def __repr__(self) -> str:
         return f"Game({self.variant.name!r}, {self.position()!r})"
-
-    def _point(self, square: str | int) -> int:
-        if isinstance(square, int):
-            if not 0 <= square < self.geometry.size:
-                raise NotationError(f"no square {square} on the {self.geometry.name} board")
-            return square
-        try:
-            return self.geometry.parse_point(square)
-        except ValueError as exc:
-            raise NotationError(str(exc)) from None
 
     # ------------------------------------------------------------------
     # Moves

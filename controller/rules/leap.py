@@ -26,10 +26,10 @@ from .moves import (
     STEP,
     IllegalMoveError,
     Move,
-    NotationError,
     Outcome,
     Termination,
 )
+from .views import BoardViews
 
 __all__ = ["LeapGame", "LeapState", "Raw"]
 
@@ -72,7 +72,7 @@ class LeapState(NamedTuple):
         return self.attacker.bit_count() + self.defender.bit_count()
 
 
-class LeapGame:
+class LeapGame(BoardViews):
     """A game of one leap variant, from any position, with undo.
 
     Use :meth:`new` or :meth:`from_position` to make one.
@@ -152,20 +152,6 @@ class LeapGame:
     # Read-only views
 
     @property
-    def to_move(self) -> str:
-        """``"attacker"`` or ``"defender"``."""
-        return SIDE_NAMES[self._side]
-
-    @property
-    def side(self) -> int:
-        """The side to move as an int (0 Attacker, 1 Defender)."""
-        return self._side
-
-    @property
-    def outcome(self) -> Outcome | None:
-        return self._outcome
-
-    @property
     def phase(self) -> str:
         """Always ``"moving"``: these games have no setting phase."""
         return "moving"
@@ -173,15 +159,6 @@ class LeapGame:
     @property
     def setting(self) -> bool:
         return False
-
-    @property
-    def chain_point(self) -> int:
-        """The point of the soldier continuing a capture (-1: none)."""
-        return self._chain
-
-    @property
-    def chain_square(self) -> str | None:
-        return self._names[self._chain] if self._chain >= 0 else None
 
     @property
     def turn(self) -> int:
@@ -217,31 +194,13 @@ class LeapGame:
         """Every action played so far, in order."""
         return [m for _, m in self._history]
 
-    def bitboards(self) -> tuple[int, int]:
-        """The Attacker's and the Defender's soldiers as bitboards."""
-        return self._bb[0], self._bb[1]
-
     @property
     def kings(self) -> int:
         """Bitboard of the soldiers that are kings."""
         return self._kings
 
-    def piece_at(self, square: str | int) -> str | None:
-        """``"attacker"``, ``"defender"`` or ``None``."""
-        bit = 1 << self._point(square)
-        if self._bb[0] & bit:
-            return "attacker"
-        if self._bb[1] & bit:
-            return "defender"
-        return None
-
     def is_king(self, square: str | int) -> bool:
         return bool(self._kings >> self._point(square) & 1)
-
-    def count(self, side: str | int) -> int:
-        """Soldiers of ``side`` on the board."""
-        s = side if isinstance(side, int) else SIDE_NAMES.index(side)
-        return self._bb[s].bit_count()
 
     def in_hand(self, side: str | int) -> int:
         """No setting phase: nothing is ever in hand."""
@@ -255,16 +214,6 @@ class LeapGame:
 
     def __repr__(self) -> str:
         return f"LeapGame({self.variant.name!r}, {self.position()!r})"
-
-    def _point(self, square: str | int) -> int:
-        if isinstance(square, int):
-            if not 0 <= square < self.geometry.size:
-                raise NotationError(f"no point {square} on the {self.geometry.name} board")
-            return square
-        try:
-            return self.geometry.parse_point(square)
-        except ValueError as exc:
-            raise NotationError(str(exc)) from None
 
     # ------------------------------------------------------------------
     # Move generation
