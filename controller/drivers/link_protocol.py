@@ -19,7 +19,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from serial.threaded import Protocol
@@ -466,28 +466,13 @@ class LinkProtocol(Protocol):
 
     def snapshot(self) -> LinkStats:
         d = self.deframer
-        c = self.c
+        counters = {f.name: getattr(self.c, f.name) for f in fields(_Counters)}
+        counters["notices"] = tuple(self.c.notices)
         return LinkStats(
             connected=self.state == READY,
-            connects=c.connects,
-            reconnects=c.reconnects,
-            disconnects=c.disconnects,
-            timeouts=c.timeouts,
-            open_failures=c.open_failures,
             frames=d.frames,
             checksum_failures=d.crc_errors,
             framing_errors=d.cobs_errors + d.oversize + d.short,
-            bad_messages=c.bad_messages,
-            duplicates=c.duplicates,
-            out_of_order=c.out_of_order,
-            frames_sent=c.frames_sent,
-            resent=c.resent,
-            occupancy=c.occupancy,
-            buttons=c.buttons,
-            device_restarts=c.device_restarts,
-            device_overflows=c.device_overflows,
-            resyncs=c.resyncs,
-            last_error=c.last_error,
-            notices=tuple(c.notices),
             device=self.device,
+            **counters,
         )
