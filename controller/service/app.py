@@ -36,6 +36,7 @@ import hmac
 import ipaddress
 import json
 import logging
+from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from importlib import resources
 from typing import Any
@@ -149,39 +150,27 @@ async def get_state(request: web.Request) -> web.Response:
     return web.json_response(request.app[SERVICE].state())
 
 
-async def post_occupancy(request: web.Request) -> web.Response:
-    data = await _body(request)
-    service = request.app[SERVICE]
-    service.set_sim_occupancy(data.get("occ"))
-    return web.json_response(service.state())
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 
-async def post_button(request: web.Request) -> web.Response:
-    data = await _body(request)
-    service = request.app[SERVICE]
-    service.press(data.get("button"), data.get("side"))
-    return web.json_response(service.state())
+def _change(act: Callable[[BoardService, dict[str, Any]], None]) -> Handler:
+    """A route that changes the game: the JSON body's fields go to ``act``
+    (which refuses bad ones with RequestError); the answer is the new state."""
+
+    async def handler(request: web.Request) -> web.StreamResponse:
+        data = await _body(request)
+        service = request.app[SERVICE]
+        act(service, data)
+        return web.json_response(service.state())
+
+    return handler
 
 
-async def post_draw(request: web.Request) -> web.Response:
-    data = await _body(request)
-    service = request.app[SERVICE]
-    service.answer_draw(data.get("answer"))
-    return web.json_response(service.state())
-
-
-async def post_new(request: web.Request) -> web.Response:
-    data = await _body(request)
-    service = request.app[SERVICE]
-    service.new_game(data.get("variant"), data.get("attacker"), data.get("defender"))
-    return web.json_response(service.state())
-
-
-async def post_computer(request: web.Request) -> web.Response:
-    data = await _body(request)
-    service = request.app[SERVICE]
-    service.set_computer(data.get("side"), data.get("seconds"))
-    return web.json_response(service.state())
+post_occupancy = _change(lambda s, d: s.set_sim_occupancy(d.get("occ")))
+post_button = _change(lambda s, d: s.press(d.get("button"), d.get("side")))
+post_draw = _change(lambda s, d: s.answer_draw(d.get("answer")))
+post_new = _change(lambda s, d: s.new_game(d.get("variant"), d.get("attacker"), d.get("defender")))
+post_computer = _change(lambda s, d: s.set_computer(d.get("side"), d.get("seconds")))
 
 
 async def get_camera(request: web.Request) -> web.Response:
