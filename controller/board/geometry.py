@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-__all__ = ["Geometry", "points", "square_grid"]
+__all__ = ["Geometry", "points", "remap", "square_grid"]
 
 
 def points(bb: int) -> list[int]:
@@ -21,6 +21,16 @@ def points(bb: int) -> list[int]:
     while bb:
         low = bb & -bb
         out.append(low.bit_length() - 1)
+        bb ^= low
+    return out
+
+
+def remap(bb: int, table: tuple[int, ...] | list[int]) -> int:
+    """Bitboard ``bb`` with each point ``p`` moved to ``table[p]``."""
+    out = 0
+    while bb:
+        low = bb & -bb
+        out |= 1 << table[low.bit_length() - 1]
         bb ^= low
     return out
 
@@ -114,13 +124,7 @@ class Geometry:
             k = self.offsets[d]
             bb &= self.source_masks[d]
             return bb << k if k >= 0 else bb >> -k
-        table = self.neighbours[d]
-        out = 0
-        while bb:
-            low = bb & -bb
-            out |= 1 << table[low.bit_length() - 1]
-            bb ^= low
-        return out
+        return remap(bb, self.neighbours[d])
 
     def parse_point(self, text: str) -> int:
         """The point named ``text``; ``ValueError`` if there is none."""

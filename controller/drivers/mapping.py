@@ -30,7 +30,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from controller.board.geometry import points
+from controller.board.geometry import points, remap
 
 from .config_table import ConfigError, Table
 
@@ -232,23 +232,11 @@ class BoardMapping:
 
     def switches_to_squares(self, closed: int) -> int:
         """A bitmask of closed switches as a bitboard of squares."""
-        out = 0
-        table = self._switch_square
-        while closed:
-            low = closed & -closed
-            out |= 1 << table[low.bit_length() - 1]
-            closed ^= low
-        return out
+        return remap(closed, self._switch_square)
 
     def squares_to_switches(self, occupied: int) -> int:
         """A bitboard of squares as the bitmask of their switches."""
-        out = 0
-        table = self._square_switch
-        while occupied:
-            low = occupied & -occupied
-            out |= 1 << table[low.bit_length() - 1]
-            occupied ^= low
-        return out
+        return remap(occupied, self._square_switch)
 
     def with_switch_table(self, switch_squares: list[int]) -> BoardMapping:
         """This mapping with the switches given square by square (in switch
