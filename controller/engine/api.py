@@ -12,9 +12,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from controller.rules import Game
-
-from .search import WON, Searcher, SearchResult
+from .search import WON, AnyGame, Searcher, SearchResult
 
 __all__ = ["Level", "LEVELS", "best_move", "DEFAULT_HINT_SECONDS"]
 
@@ -42,7 +40,7 @@ LEVELS: dict[int, Level] = {
 
 
 def best_move(
-    game: Game,
+    game: AnyGame,
     seconds: float,
     seed: int = 0,
     level: int | None = None,
@@ -73,7 +71,7 @@ def best_move(
     return result
 
 
-def _weaken(game: Game, result: SearchResult, lv: Level, seed: int) -> SearchResult:
+def _weaken(game: AnyGame, result: SearchResult, lv: Level, seed: int) -> SearchResult:
     scores = result.scores
     top = max(scores.values())
     floor = top - lv.margin

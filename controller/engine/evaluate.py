@@ -29,6 +29,9 @@ from dataclasses import dataclass
 from functools import cache
 
 from controller.rules import Game, Variant
+from controller.rules.leap import LeapGame
+
+from .evaluate_leap import evaluate_leap
 
 __all__ = ["WIN", "Masks", "masks", "evaluate", "vulnerable", "stable"]
 
@@ -220,8 +223,10 @@ def _block_score(m: Masks, a: int, d: int, side: int) -> int:
     return 0
 
 
-def evaluate(game: Game) -> int:
-    """The static score of ``game`` for its side to move."""
+def evaluate(game: Game | LeapGame) -> int:
+    """The static score of ``game`` for its side to move (either family)."""
+    if isinstance(game, LeapGame):
+        return evaluate_leap(game)
     m = masks(game.variant)
     bb = game.bitboards()
     side = game.side

@@ -22,11 +22,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from controller.rules import Game, find_variant
+from controller.rules.leap import LeapGame
+from controller.rules.leap_variants import LEAP_VARIANTS
 
 from .api import best_move
+from .search import AnyGame
 
 __all__ = [
     "Player",
+    "new_game",
     "make_player",
     "play_game",
     "MatchResult",
@@ -37,15 +41,15 @@ __all__ = [
 ]
 
 Raw = tuple[str, int, int, int, bool]
-Player = Callable[[Game, random.Random], Raw]
+Player = Callable[[AnyGame, random.Random], Raw]
 
 
-def random_player(game: Game, rng: random.Random) -> Raw:
+def random_player(game: AnyGame, rng: random.Random) -> Raw:
     moves = game.raw_moves()
     return moves[int(rng.random() * len(moves))]
 
 
-def greedy_player(game: Game, rng: random.Random) -> Raw:
+def greedy_player(game: AnyGame, rng: random.Random) -> Raw:
     """Most pieces captured by this action; random among the ties."""
     moves = game.raw_moves()
     best = max(m[3].bit_count() for m in moves)
@@ -54,7 +58,7 @@ def greedy_player(game: Game, rng: random.Random) -> Raw:
 
 
 def engine_player(seconds: float, level: int | None = None) -> Player:
-    def play(game: Game, rng: random.Random) -> Raw:
+    def play(game: AnyGame, rng: random.Random) -> Raw:
         r = best_move(game, seconds, seed=rng.getrandbits(32), level=level)
         m = r.move
         assert m is not None
@@ -78,13 +82,23 @@ def make_player(spec: str) -> Player:
     raise ValueError(f"unknown player {spec!r}: random, greedy, engine:SECONDS[:LEVEL]")
 
 
+LEAP_NAMES = tuple(v.name for v in LEAP_VARIANTS)
+
+
+def new_game(variant: str) -> AnyGame:
+    """The starting position of a variant of either family."""
+    if variant in LEAP_NAMES:
+        return LeapGame.new(variant)
+    return Game.new(variant)
+
+
 def play_game(
     variant: str, attacker: Player, defender: Player, seed: int, cap: int = 200
 ) -> int | None:
     """Play one game; the winner (0 Attacker, 1 Defender) or None (draw).
     After ``cap`` turns of the moving phase the side with more pieces wins."""
     rng = random.Random(seed)
-    game = Game.new(variant)
+    game = new_game(variant)
     players = (attacker, defender)
     while game.outcome is None:
         if game.turn > cap:
@@ -187,7 +201,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--cap", type=int, default=200, help="moving-phase turns before adjudication")
     p.add_argument("--jobs", type=int, default=1, help="games played at once (processes)")
     args = p.parse_args(argv)
-    find_variant(args.variant)
+    if args.variant not in LEAP_NAMES:
+        find_variant(args.variant)
     players = make_player(args.a), make_player(args.b)
     if args.jobs > 1:
         result = run_match_parallel(args.variant, args.a, args.b, args.games, args.seed,

@@ -20,12 +20,15 @@ from __future__ import annotations
 
 import random
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from controller.rules import Game, Move
-from controller.rules.moves import SIDE_NAMES
+from controller.rules.leap import LeapGame
+from controller.rules.moves import REMOVE, SIDE_NAMES
 
 from .evaluate import WIN, evaluate
+from .evaluate_leap import evaluate_leap
 
 __all__ = ["SearchResult", "Searcher", "CHECK_EVERY", "INF"]
 
@@ -36,6 +39,8 @@ EXACT, LOWER, UPPER = 0, 1, 2
 WON = WIN - 1000  # scores beyond this are wins/losses at a distance
 
 Raw = tuple[str, int, int, int, bool]
+AnyGame = Game | LeapGame
+"""A game of either rules family: the Kharbga family or the leap games."""
 
 
 @dataclass
@@ -68,7 +73,8 @@ class _Zobrist:
     7-bit chunk of each bitboard so a key costs a few table lookups, plus
     keys for the side to move, the chain square, the phase, the exchange in
     progress and the first turns of the moving phase (which decide the
-    blocked-first-turn rule)."""
+    blocked-first-turn rule).  In the leap games the kings and the enemy
+    soldiers of a huff owed are two more bitboards of keys."""
 
     CHUNK = 7
 
@@ -76,7 +82,7 @@ class _Zobrist:
         rng = random.Random(seed)
         c = self.CHUNK
         self.tables: list[list[list[int]]] = []
-        for _side in (0, 1):
+        for _side in range(4):  # Attacker, Defender, kings, huff
             per_square = [rng.getrandbits(64) for _ in range(squares)]
             chunks = []
             for base in range(0, squares, c):
@@ -96,21 +102,22 @@ class _Zobrist:
         self._rng = rng
         self._exchange: dict[object, int] = {}
 
-    def key(self, game: Game) -> int:
-        a, d = game.bitboards()
-        ta, td = self.tables
+    def _bits(self, table: list[list[int]], bb: int) -> int:
         mask = (1 << self.CHUNK) - 1
         k = 0
         i = 0
-        while a:
-            k ^= ta[i][a & mask]
-            a >>= self.CHUNK
+        while bb:
+            k ^= table[i][bb & mask]
+            bb >>= self.CHUNK
             i += 1
-        i = 0
-        while d:
-            k ^= td[i][d & mask]
-            d >>= self.CHUNK
-            i += 1
+        return k
+
+    def key(self, game: AnyGame) -> int:
+        a, d = game.bitboards()
+        tables = self.tables
+        k = self._bits(tables[0], a) ^ self._bits(tables[1], d)
+        if isinstance(game, LeapGame):
+            k ^= self._bits(tables[2], game.kings) ^ self._bits(tables[3], game.huff)
         if game.side:
             k ^= self.side
         if game.setting:
@@ -135,8 +142,20 @@ class Searcher:
     ``qdepth`` bounds the quiescence search (captures only).
     """
 
-    def __init__(self, game: Game, *, use_tt: bool = True, qdepth: int = 8) -> None:
-        self.game = game.copy()
+    def __init__(self, game: AnyGame, *, use_tt: bool = True, qdepth: int = 8) -> None:
+        self.game: AnyGame = game.copy()
+        g = self.game
+        self._eval: Callable[[AnyGame], int]
+        self._push: Callable[[Raw], None]
+        self._leap = isinstance(g, LeapGame)
+        if isinstance(g, LeapGame):
+            leap = g
+            self._eval = lambda x: evaluate_leap(leap)
+            self._push = lambda m: leap.push(m[0], m[1], m[2])
+        else:
+            kharbga = g
+            self._eval = lambda x: evaluate(kharbga)
+            self._push = kharbga.push_raw
         self.use_tt = use_tt
         self.qdepth = qdepth
         self.zobrist = _Zobrist(game.geometry.size)
@@ -172,7 +191,7 @@ class Searcher:
         if not root_moves:
             return SearchResult(None, 0, [], 0, 0)
         best: Raw = root_moves[0]
-        best_score = evaluate(g)
+        best_score = self._eval(g)
         best_pv: list[Raw] = [best]
         scores: dict[Raw, int] = {}
         depth_done = 0
@@ -228,7 +247,7 @@ class Searcher:
         scores: dict[Raw, int] = {}
         self.nodes += 1
         for m in order:
-            g.push_raw(m)
+            self._push(m)
             lo = -INF if all_scores else alpha
             if g.side == side:
                 v = self._negamax(depth - 1, lo, beta, 1)
@@ -311,7 +330,7 @@ class Searcher:
         pv = self._pv
         for m in moves:
             _, frm, to, caps, _ = m
-            g.push_raw(m)
+            self._push(m)
             if g.side == side:
                 v = self._negamax(depth - 1, alpha, beta, ply + 1)
             else:
@@ -340,25 +359,38 @@ class Searcher:
         return best
 
     def _quiesce(self, alpha: int, beta: int, ply: int, qdepth: int) -> int:
+        """Captures only, on the static score.  In the leap games, where
+        every action is a capture or a huff removal (a compulsory capture,
+        a mandatory chain, a huff owed), there is no standing pat: they are
+        all searched."""
         g = self.game
         if g.outcome is not None:
             return self._terminal(ply)
-        stand = evaluate(g)
-        if stand >= beta or qdepth <= 0 or ply >= MAX_PLY:
+        stand = self._eval(g)
+        if qdepth <= 0 or ply >= MAX_PLY:
             return stand
-        if stand > alpha:
-            alpha = stand
-        best = stand
+        forced = False
+        if self._leap:
+            moves = g.raw_moves()
+            noisy = [m for m in moves if m[3] or m[0] == REMOVE]
+            forced = len(noisy) == len(moves)
+        if not forced:
+            if stand >= beta:
+                return stand
+            if stand > alpha:
+                alpha = stand
+            if not self._leap:
+                noisy = [m for m in g.raw_moves() if m[3]]
+        if not noisy:
+            return stand
+        best = -INF if forced else stand
         side = g.side
-        captures = [m for m in g.raw_moves() if m[3]]
-        if not captures:
-            return stand
-        captures.sort(key=lambda m: m[3].bit_count(), reverse=True)
-        for m in captures:
+        noisy.sort(key=lambda m: m[3].bit_count(), reverse=True)
+        for m in noisy:
             self.nodes += 1
             if self.nodes >= self._next_check:
                 self._check()
-            g.push_raw(m)
+            self._push(m)
             if g.side == side:
                 v = self._quiesce(alpha, beta, ply + 1, qdepth - 1)
             else:
@@ -380,7 +412,7 @@ class Searcher:
             if g.outcome is not None or m not in g.raw_moves():
                 break
             out.append(str(_to_move(m, g.geometry.point_names)))
-            g.push_raw(m)
+            g.push(m[0], m[1], m[2], m[4])
         return out
 
 
