@@ -33,10 +33,20 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TextIO
 
-from .game import Game
+from controller.board.geometry import Geometry
+
+from . import leap_notation, notation
+from .leap_factory import (
+    AnyGame,
+    AnyVariant,
+    apply_any_options,
+    find_any_variant,
+    format_any_options,
+    game_from_position,
+    new_game,
+)
+from .leap_variants import LeapVariant
 from .moves import PASS, PLACE, REMOVE, RulesError, Termination
-from .notation import split_token
-from .variants import Variant, apply_options, find_variant, format_options
 
 __all__ = [
     "Record",
@@ -92,7 +102,7 @@ class Record:
     @classmethod
     def from_game(
         cls,
-        game: Game,
+        game: AnyGame,
         tags: dict[str, str] | None = None,
         clocks: list[float] | None = None,
         start: str | None = None,
@@ -102,7 +112,7 @@ class Record:
         the one it was made from, if any)."""
         out = cls()
         out.tags["Variant"] = game.variant.name
-        options = format_options(game.variant)
+        options = format_any_options(game.variant)
         if options:
             out.tags["Options"] = options
         for key, value in (tags or {}).items():
@@ -127,29 +137,31 @@ class Record:
             turn.comments.append("{[%clk " + _format_clock(seconds) + "]}")
         return out
 
-    def rules(self) -> Variant:
-        """The variant named by the tags, with its ``Options``."""
+    def rules(self) -> AnyVariant:
+        """The variant named by the tags, with its ``Options`` (a
+        ``LeapVariant`` for the leap-capture games)."""
         try:
-            variant = find_variant(self.variant)
+            variant = find_any_variant(self.variant)
         except ValueError as exc:
             raise RecordError(f"tag Variant: {exc}") from None
         try:
-            return apply_options(variant, self.tags.get("Options", ""))
+            return apply_any_options(variant, self.tags.get("Options", ""))
         except ValueError as exc:
             raise RecordError(f"tag Options: {exc}") from None
 
-    def game(self) -> Game:
-        """Replay the record; :class:`RecordError` names the line and token."""
+    def game(self) -> AnyGame:
+        """Replay the record (a ``LeapGame`` for the leap-capture games);
+        :class:`RecordError` names the line and token."""
         variant = self.rules()
         start = self.tags.get("Position")
         try:
-            game = Game.from_position(variant, start) if start else Game.new(variant)
+            game = game_from_position(variant, start) if start else new_game(variant)
         except RulesError as exc:
             raise RecordError(f"tag Position: {exc}") from None
         for turn in self.turns:
             for token in turn.tokens:
                 try:
-                    for action in split_token(game.geometry, token):
+                    for action in split_token(variant, game.geometry, token):
                         game.play(action)
                 except RulesError as exc:
                     raise RecordError(f"line {turn.line}: token {token!r}: {exc}") from None
@@ -160,8 +172,10 @@ class Record:
                     game.resign(self.tags.get("Resigned") or game.to_move)
                 elif termination == Termination.AGREEMENT.value:
                     game.agree_draw()
-                elif termination == Termination.BARRIER.value:
-                    game.agree_barrier()
+                elif termination == Termination.BARRIER.value and not isinstance(
+                    variant, LeapVariant
+                ):
+                    game.agree_barrier()  # type: ignore[union-attr]
             except ValueError as exc:
                 raise RecordError(f"tag Termination: {exc}") from None
         if game.outcome is not None and self.result != "*" and game.outcome.result != self.result:
@@ -180,7 +194,14 @@ def _format_clock(seconds: float) -> str:
     return f"{whole // 3600}:{whole // 60 % 60:02d}:{whole % 60:02d}"
 
 
-def group_turns(game: Game) -> Iterator[list[str]]:
+def split_token(variant: AnyVariant, geometry: Geometry, token: str) -> list[str]:
+    """A record token as the single actions of ``variant``'s family."""
+    if isinstance(variant, LeapVariant):
+        return leap_notation.split_token(geometry, token)
+    return notation.split_token(geometry, token)
+
+
+def group_turns(game: AnyGame) -> Iterator[list[str]]:
     """The game's actions grouped into turns of record tokens."""
     current: list[str] = []
     key: tuple[object, ...] | None = None
@@ -259,7 +280,8 @@ def parse_record(text: str) -> Record:
             raise RecordError(f"line {i + 1}: cannot read tag {raw!r} (expected [Name \"value\"])")
         record.tags[m[1]] = _unescape(m[2])
         i += 1
-    geometry = record.rules().geometry
+    rules = record.rules()
+    geometry = rules.geometry
     result: str | None = None
     turn: Turn | None = None
     body = "\n".join(lines[i:])
@@ -284,7 +306,7 @@ def parse_record(text: str) -> Record:
             raise RecordError(f"line {n}: token {tok!r} before the first turn number")
         else:
             try:
-                split_token(geometry, tok)
+                split_token(rules, geometry, tok)
             except RulesError as exc:
                 raise RecordError(f"line {n}: token {tok!r}: {exc}") from None
             turn.tokens.append(tok)

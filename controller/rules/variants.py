@@ -127,6 +127,8 @@ SABOUIYYA = replace(
 
 VARIANTS: tuple[Variant, ...] = (KHARBGA, KHARBGA_REFUGE, KHAMOUSIYYA, SABOUIYYA)
 _BY_NAME = {v.name: v for v in VARIANTS}
+# The leap-capture games (controller/rules/leap_variants.py), named in errors.
+_LEAP_NAMES = ("hewakam-keliya", "sixteen-soldiers", "english-draughts", "checkers")
 
 
 def find_variant(name: str | Variant) -> Variant:
@@ -137,7 +139,15 @@ def find_variant(name: str | Variant) -> Variant:
         return _BY_NAME[name]
     except KeyError:
         known = ", ".join(_BY_NAME)
-        raise ValueError(f"unknown variant {name!r} (known: {known})") from None
+        if name in _LEAP_NAMES:
+            raise ValueError(
+                f"variant {name!r} is a leap-capture game, not of the Kharbga family "
+                f"({known}): make it with rules.new_game or find_leap_variant"
+            ) from None
+        raise ValueError(
+            f"unknown variant {name!r} (known: {known}; "
+            f"leap-capture games: {', '.join(_LEAP_NAMES)})"
+        ) from None
 
 
 _OPTION_NAMES = tuple(f.name for f in fields(Variant) if f.name not in ("name", "description"))
