@@ -7,8 +7,12 @@
     {"t": 1.25, "cells": "ad.?..."}                        colour frame
     {"t": 3.0, "button": "hint", "side": "defender"}       button press
 
-Squares are in the order a1, b1, .., g1, a2, .., g7.  Reading a log checks
-every line and raises :class:`LogError` naming the line for anything off.
+Squares are in the order a1, b1, .., g1, a2, .., g7 on the 7x7 board (a1
+.. e5 on 5x5).  The leap-capture games' boards are ``"37-point"`` (37
+characters) and ``"8x8"`` (64, a1 .. h1, a2, .. h8): each frame has one
+character per point in the order of the board's geometry
+(:mod:`controller.board.boards`).  Reading a log checks every line and
+raises :class:`LogError` naming the line for anything off.
 """
 
 from __future__ import annotations
@@ -36,6 +40,8 @@ __all__ = [
 ]
 
 SENSORS = ("occupancy", "colour")
+# The boards a header may name, with the characters of each frame.
+BOARDS: dict[str, int] = {"7x7": 49, "5x5": 25, "37-point": 37, "8x8": 64}
 
 
 class LogError(ValueError):
@@ -44,7 +50,7 @@ class LogError(ValueError):
 
 @dataclass(frozen=True)
 class Header:
-    """The first line: board size and sensor kind."""
+    """The first line: board and sensor kind."""
 
     t: float
     board: str
@@ -52,7 +58,14 @@ class Header:
 
     @property
     def size(self) -> int:
-        return int(self.board.split("x")[0])
+        """The side of a square board (5, 7 or 8); 0 for the 37-point board."""
+        side = self.board.split("x")[0]
+        return int(side) if side.isdigit() and "x" in self.board else 0
+
+    @property
+    def squares(self) -> int:
+        """The characters of each frame: the board's point count."""
+        return BOARDS[self.board]
 
 
 Event = Header | Frame | Button
@@ -80,8 +93,9 @@ def parse_line(text: str, squares: int | None, sensor: str | None = None) -> Eve
     if squares is None:
         board = obj.get("board")
         kind = obj.get("sensor")
-        if not isinstance(board, str) or board not in ("5x5", "7x7"):
-            raise ValueError(f"header 'board' must be \"7x7\" or \"5x5\", not {board!r}")
+        if not isinstance(board, str) or board not in BOARDS:
+            known = ", ".join(f'"{b}"' for b in BOARDS)
+            raise ValueError(f"header 'board' must be one of {known}, not {board!r}")
         if kind not in SENSORS:
             raise ValueError(f"header 'sensor' must be \"occupancy\" or \"colour\", not {kind!r}")
         return Header(t, board, str(kind))
@@ -125,7 +139,7 @@ def read_log(lines: Iterable[str]) -> Iterator[tuple[int, Event]]:
             where = " (header)" if squares is None else ""
             raise LogError(f"line {n}{where}: {exc}") from None
         if isinstance(event, Header):
-            squares = event.size * event.size
+            squares = event.squares
             sensor = event.sensor
         elif event.t + 1e-9 < last_t:
             raise LogError(f"line {n}: time {event.t} goes back (previous {last_t})")

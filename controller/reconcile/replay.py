@@ -23,7 +23,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from controller.board.sensorlog import Button, Event, Frame, Header, LogError, read_log
-from controller.rules import find_variant
+from controller.rules import LeapVariant, find_any_variant
 from controller.rules.record import Record
 
 from .reconciler import Reconciler, Settings, Update
@@ -66,19 +66,20 @@ def replay_events(
     :class:`LogError` if the source does not start with a header for the
     variant's board (and whatever the source itself raises).
     """
-    v = find_variant(variant)
-    out = ReplayResult()
-    rec = Reconciler(v, settings)
-    out.reconciler = rec
+    v = find_any_variant(variant)
+    board = v.board if isinstance(v, LeapVariant) else f"{v.size}x{v.size}"
     it = iter(events)
     header = next(it, None)
     if not isinstance(header, Header):
         raise LogError("the log does not start with a header line")
-    if header.size != v.size:
+    if header.board != board:
         raise LogError(
             f"header: the log is for a {header.board} board, "
-            f"variant {v.name} is played on {v.size}x{v.size}"
+            f"variant {v.name} is played on {board}"
         )
+    out = ReplayResult()
+    rec = Reconciler(variant, settings)
+    out.reconciler = rec
     if trace:
         out.trace.append(trace_line(rec.tick(header.t)))
     for event in it:
