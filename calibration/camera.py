@@ -18,8 +18,14 @@ import cv2
 import numpy as np
 
 from calibration.colour import CLASSES, ColourModel, Empty, Features, Grid, features
-from calibration.homography import HomographyTracker, fit_from_centres, fit_homography, project
-from calibration.markers import detect_markers
+from calibration.homography import (
+    HomographyTracker,
+    fit_from_centres,
+    fit_homography,
+    project,
+    square_px,
+)
+from calibration.markers import detect_markers, detect_markers_near
 from calibration.smooth import CellSmoother
 
 __all__ = ["calibrate_camera", "read_image", "load_profile", "CameraProfile", "CameraReader",
@@ -28,6 +34,7 @@ __all__ = ["calibrate_camera", "read_image", "load_profile", "CameraProfile", "C
 PROFILE_KIND = "kharbga-camera-profile"
 PROFILE_VERSION = 1
 SQUARE_PX = 24
+WINDOW = 0.6  # margin of a marker's search window around where it was, in squares
 
 
 def check_cells(cells: str, allow_unknown: bool = False) -> str:
@@ -225,11 +232,25 @@ class CameraReader:
         self.last_markers: dict[int, np.ndarray] = {}  # found in the last frame read
         self.last_reading: Reading | None = None  # how the last frame was read
 
+    def _markers(self, image: np.ndarray) -> dict[int, np.ndarray]:
+        """The markers in a frame: searched first in small windows around
+        where the kept homography puts them; the whole picture is searched
+        when fewer than 3 show there or one has moved (the start, a bump)."""
+        h = self.tracker.homography
+        if h is not None:
+            side = square_px(h)
+            expected = {i: project(h, c) for i, c in self.tracker.board.items()}
+            near = detect_markers_near(image, expected, max(8.0, WINDOW * side))
+            moved = max((float(np.abs(c - expected[i]).max()) for i, c in near.items()),
+                        default=0.0)
+            if len(near) >= 3 and moved <= self.tracker.bump * side:
+                return near
+        return detect_markers(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY))
+
     def read_raw(self, image: np.ndarray) -> str:
         image = _as_bgr(image)
         self.last_reading = None
-        gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
-        self.last_markers = detect_markers(gray)
+        self.last_markers = self._markers(image)
         h = self.tracker.update(self.last_markers)
         if h is None:
             return "?" * 49

@@ -24,6 +24,7 @@ __all__ = [
     "MARKER_SIDE",
     "marker_corners_board",
     "detect_markers",
+    "detect_markers_near",
     "write_marker_sheet",
     "write_paper_board",
 ]
@@ -129,6 +130,35 @@ def detect_markers(gray: np.ndarray, downscale: bool = True,
     if small and found:
         return _refined(found, gray)
     return {k: v.astype(np.float64) for k, v in found.items()}
+
+
+def detect_markers_near(image: np.ndarray, expected: dict[int, np.ndarray],
+                        margin: float) -> dict[int, np.ndarray]:
+    """Find each marker in a small window around where it is expected
+    (``expected``: id -> 4x2 corners in pixels, ``margin`` pixels around
+    them), at full size: a few small searches instead of one over the whole
+    picture.  A marker not in its window is simply not returned."""
+    found: dict[int, np.ndarray] = {}
+    height, width = image.shape[:2]
+    for mid, corners in expected.items():
+        x0, y0 = np.floor(corners.min(axis=0) - margin).astype(int)
+        x1, y1 = np.ceil(corners.max(axis=0) + margin).astype(int)
+        # even offsets: the half-size crop is the half-size picture's pixels
+        x0, y0, x1, y1 = max(x0, 0) & ~1, max(y0, 0) & ~1, min(x1, width), min(y1, height)
+        if x1 - x0 < 16 or y1 - y0 < 16:
+            continue
+        crop = image[y0:y1, x0:x1]
+        if crop.ndim == 3:
+            crop = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY)
+        # as the whole-picture search does: at half size, corners refined at full size
+        for k in (2, 1):
+            c, ids, _ = _detector().detectMarkers(cv2.pyrDown(crop) if k == 2 else crop)
+            hits = [n for n, i in enumerate([] if ids is None else ids.ravel()) if int(i) == mid]
+            if len(hits) == 1:
+                pts = c[hits[0]].reshape(4, 2) * k + (0.5 if k == 2 else 0.0)
+                found[mid] = _refined({mid: pts}, crop)[mid] + [x0, y0]
+                break
+    return found
 
 
 def _marker_image(marker_id: int, side_px: int) -> np.ndarray:
