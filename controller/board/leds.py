@@ -17,6 +17,7 @@ __all__ = [
     "ROLES",
     "LedMap",
     "RoleStyle",
+    "STYLES",
     "format_colour",
     "legend",
     "paint",
@@ -37,6 +38,10 @@ ROLES = (
     "error",
 )
 _RANK = {role: i for i, role in enumerate(ROLES)}
+
+# The looks that can be configured: every role, and ``hint-to``, the end
+# square of a lit hint (its role stays ``hint``; only its colour differs).
+STYLES = (*ROLES[: ROLES.index("hint") + 1], "hint-to", *ROLES[ROLES.index("hint") + 1 :])
 
 LedMap = dict[str, str]
 
@@ -73,6 +78,7 @@ DEFAULT_STYLES: dict[str, RoleStyle] = {
     "last-from": RoleStyle((0, 0, 110)),
     "last-to": RoleStyle((0, 0, 255)),
     "hint": RoleStyle((170, 0, 255), 1.0),
+    "hint-to": RoleStyle((0, 190, 255), 1.0),
     "destination": RoleStyle((0, 255, 0)),
     "continue": RoleStyle((255, 190, 0), 0.5),
     "exchange-request": RoleStyle((255, 110, 180), 1.0),
@@ -86,7 +92,8 @@ MEANINGS: dict[str, str] = {
     "setup": "put a piece here to set the board up",
     "last-from": "the last move started here",
     "last-to": "the last move ended here",
-    "hint": "the suggested move",
+    "hint": "the suggested move starts here",
+    "hint-to": "the suggested move ends here (a hint's second square)",
     "destination": "the lifted soldier may go here",
     "continue": "this soldier must (or may) capture again",
     "lifted": "the soldier lifted",
@@ -107,13 +114,17 @@ def role_colours(
     now: float,
     styles: Mapping[str, RoleStyle] = DEFAULT_STYLES,
     brightness: float = 1.0,
+    hint_to: str | None = None,
 ) -> dict[str, RGB]:
     """The colour each lit point shows at time ``now`` (blinking roles are
     dark in the second half of their period).  Unknown roles stay dark;
-    points that are dark are left out."""
+    points that are dark are left out.  ``hint_to``, the point where a
+    lit hint ends, shows the ``hint-to`` style, so a hint's two squares
+    differ."""
     out: dict[str, RGB] = {}
     for name, role in leds.items():
-        style = styles.get(role)
+        key = "hint-to" if role == "hint" and name == hint_to else role
+        style = styles.get(key, styles.get(role))
         if style is None or (style.blink > 0 and now % style.blink >= style.blink / 2):
             continue
         r, g, b = style.colour
@@ -122,7 +133,8 @@ def role_colours(
 
 
 def legend(styles: Mapping[str, RoleStyle] = DEFAULT_STYLES) -> list[dict[str, object]]:
-    """Every role with its colour, blink period and meaning, lowest rank first."""
+    """Every role (and the ``hint-to`` style) with its colour, blink period
+    and meaning, lowest rank first."""
     return [
         {
             "role": role,
@@ -130,6 +142,6 @@ def legend(styles: Mapping[str, RoleStyle] = DEFAULT_STYLES) -> list[dict[str, o
             "blink": styles[role].blink,
             "meaning": MEANINGS[role],
         }
-        for role in ROLES
+        for role in STYLES
         if role in styles
     ]

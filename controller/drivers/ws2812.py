@@ -21,7 +21,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from controller.board.leds import DEFAULT_STYLES, RGB, ROLES, RoleStyle, format_colour, role_colours
+from controller.board.leds import (
+    DEFAULT_STYLES,
+    RGB,
+    STYLES,
+    RoleStyle,
+    format_colour,
+    role_colours,
+)
 
 from .config_table import ConfigError, Inline, Table
 from .mapping import BoardMapping, parse_square
@@ -86,8 +93,9 @@ class LedConfig:
                 f"not {self.max_current_ma}"
             )
         for role, style in self.roles.items():
-            if role not in ROLES:
-                raise ConfigError(f"{WHERE}.roles.{role}: unknown role (known: {', '.join(ROLES)})")
+            if role not in STYLES:
+                raise ConfigError(
+                    f"{WHERE}.roles.{role}: unknown role (known: {', '.join(STYLES)})")
             if len(style.colour) != 3 or not all(0 <= c <= 255 for c in style.colour):
                 raise ConfigError(f"{WHERE}.roles.{role}.colour: channels must be 0 to 255")
             if not 0 <= style.blink <= 10:
@@ -110,8 +118,8 @@ class LedConfig:
         roles = dict(DEFAULT_ROLES)
         table = t.sub("roles")
         for role in table.keys():
-            if role not in ROLES:
-                raise table.error(role, f"unknown role (known: {', '.join(ROLES)})")
+            if role not in STYLES:
+                raise table.error(role, f"unknown role (known: {', '.join(STYLES)})")
             value = table.data[role]
             if isinstance(value, str):
                 value = {"colour": value}
@@ -172,12 +180,18 @@ def limit_current(pixels: list[RGB], max_ma: float) -> list[RGB]:
 
 
 def render(
-    leds: Mapping[str, str], now: float, config: LedConfig, mapping: BoardMapping
+    leds: Mapping[str, str],
+    now: float,
+    config: LedConfig,
+    mapping: BoardMapping,
+    hint_to: str | None = None,
 ) -> list[RGB]:
     """The colour of every LED in the chain (spare ones dark) for the roles
-    ``leds`` at time ``now``.  Unknown roles and squares stay dark."""
+    ``leds`` at time ``now`` (``hint_to``: where a lit hint ends, shown in
+    the ``hint-to`` style).  Unknown roles and squares stay dark."""
     pixels: list[RGB] = [(0, 0, 0)] * mapping.led_count
-    for name, rgb in role_colours(leds, now, config.roles, config.brightness).items():
+    lit = role_colours(leds, now, config.roles, config.brightness, hint_to)
+    for name, rgb in lit.items():
         try:
             square = parse_square(name, mapping.size)
         except ValueError:
@@ -239,9 +253,9 @@ class SquareLeds:
         self._last: list[RGB] | None = None
         self.writes = 0
 
-    def show(self, leds: Mapping[str, str], now: float) -> bool:
+    def show(self, leds: Mapping[str, str], now: float, hint_to: str | None = None) -> bool:
         """Show the roles at time ``now``; was anything sent?"""
-        return self.show_pixels(render(leds, now, self.config, self.mapping))
+        return self.show_pixels(render(leds, now, self.config, self.mapping, hint_to))
 
     def show_pixels(self, pixels: Sequence[RGB]) -> bool:
         """Show these colours as they are (one per LED); was anything sent?"""

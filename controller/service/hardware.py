@@ -189,6 +189,14 @@ class ScanClock:
         return deadline if -delay < self.max_lag else self._now()
 
 
+def hint_end(state: dict[str, Any]) -> str | None:
+    """Where the lit hint of ``state`` ends, when it has two squares."""
+    hint = state.get("hint_squares")
+    if isinstance(hint, dict) and "from" in hint and isinstance(hint.get("to"), str):
+        return str(hint["to"])
+    return None
+
+
 # While these lights are on, the board is rightly not the game's position.
 _IN_HAND = {"lifted", "capture", "exchange", "destination"}
 
@@ -254,7 +262,7 @@ class GpioBackend:
 
     def show(self, state: dict[str, Any]) -> None:
         if self.leds is not None:
-            self.leds.show(state.get("leds", {}), self.clock())
+            self.leds.show(state.get("leds", {}), self.clock(), hint_end(state))
         if self.scanner is not None:
             self.scanner.expect(expected_occupancy(state))
 
@@ -303,7 +311,8 @@ class SerialBackend:
         self.link.start()
 
     def show(self, state: dict[str, Any]) -> None:
-        colours = square_colours(state.get("leds", {}), self.clock(), self.leds, self.size)
+        colours = square_colours(state.get("leds", {}), self.clock(), self.leds, self.size,
+                                 hint_end(state))
         if colours != self._last:
             self._last = colours
             self.link.send_leds(colours)
@@ -313,14 +322,15 @@ class SerialBackend:
 
 
 def square_colours(leds: dict[str, str], now: float, config: Any,
-                   size: int) -> list[tuple[int, int, int]]:
-    """The colour under every square (in square order) for these roles."""
+                   size: int, hint_to: str | None = None) -> list[tuple[int, int, int]]:
+    """The colour under every square (in square order) for these roles
+    (``hint_to``: where a lit hint ends)."""
     from controller.board.leds import role_colours
     from controller.drivers.mapping import parse_square
     from controller.drivers.ws2812 import limit_current
 
     out: list[tuple[int, int, int]] = [(0, 0, 0)] * (size * size)
-    for name, rgb in role_colours(leds, now, config.roles, config.brightness).items():
+    for name, rgb in role_colours(leds, now, config.roles, config.brightness, hint_to).items():
         try:
             out[parse_square(name, size)] = rgb
         except ValueError:

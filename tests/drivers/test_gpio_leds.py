@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from gpio_fakes import FakeSPI, decode, encode
 
-from controller.board.leds import ROLES
+from controller.board.leds import ROLES, STYLES
 from controller.drivers.gpio_config import loads
 from controller.drivers.mapping import BoardMapping, parse_square
 from controller.drivers.ws2812 import (
@@ -27,8 +27,20 @@ STEADY = LedConfig(
 
 
 def test_every_role_has_a_default_style() -> None:
-    assert set(DEFAULT_ROLES) == set(ROLES)
-    assert len({s.colour for s in DEFAULT_ROLES.values()}) == len(ROLES)
+    assert set(DEFAULT_ROLES) == set(STYLES) == set(ROLES) | {"hint-to"}
+    assert len({s.colour for s in DEFAULT_ROLES.values()}) == len(STYLES)
+
+
+def test_a_hint_s_two_squares_show_two_colours(spi: FakeSPI) -> None:
+    mapping = BoardMapping()
+    config = LedConfig(brightness=1.0, max_current_ma=0)
+    with SquareLeds(config, mapping, spi) as leds:
+        leds.show({"b4": "hint", "c4": "hint"}, now=0.0, hint_to="c4")
+    shown = decode(spi.writes[0])  # (r, g, b) per LED
+    hint, hint_to = DEFAULT_ROLES["hint"].colour, DEFAULT_ROLES["hint-to"].colour
+    assert shown[mapping.led_of_square(parse_square("b4"))] == hint
+    assert shown[mapping.led_of_square(parse_square("c4"))] == hint_to
+    assert hint != hint_to
 
 
 def test_the_exact_bytes_on_the_spi_bus(spi: FakeSPI) -> None:

@@ -96,6 +96,11 @@ def _hint(pg: Page, server: Server, game: Game, tmp_path: Path) -> None:
     expect(pg.locator(f'#board [data-square="{squares["from"]}"] .tag')).to_have_text("from")
     expect(pg.locator(f'#board [data-square="{squares["to"]}"] .tag')).to_have_text("to")
     assert squares["from"] in hint["hint_move"] and squares["to"] in hint["hint_move"]
+    # Two colours, as on the board's LEDs: hint, then hint-to.
+    colours = [pg.locator(f'#board [data-square="{squares[end]}"]').evaluate(
+        "e => e.style.getPropertyValue('--led')") for end in ("from", "to")]
+    styles = {r["role"]: r["colour"] for r in server.get("/api/legend")}
+    assert colours == [styles["hint"], styles["hint-to"]]
     expect(pg.locator("#status")).to_contain_text(
         f"Hint for {game.to_move.capitalize()}: {hint['hint_move']}")
     shot(pg, tmp_path, "hint")

@@ -145,6 +145,9 @@ function drawSquare(i, size, pieces, occ, leds, hint) {
   if (hint && role === "hint" && (hint.from === name || hint.to === name)) {
     const end = hint.from === name ? "from" : "to";
     sq.dataset.hint = end;
+    // The hint's end shows the hint-to colour, as the board's LEDs do.
+    const toStyle = legendRoles["hint-to"];
+    if (end === "to" && hint.from && toStyle) sq.style.setProperty("--led", toStyle.colour);
     const tag = document.createElement("span");
     tag.className = "tag";
     tag.textContent = end;
