@@ -21,7 +21,6 @@ of the square's corner illuminations (a shadow edge across it).  A square is
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass
 
 import cv2
@@ -123,7 +122,8 @@ DARKEST = 0.6  # the most of the darkest square's light a veiling light may be
 SHOULDERS = (0.0, 0.3, 0.6)  # highlight compressions of the tone curve tried
 
 
-def _log_light(x: np.ndarray, flare: float, shoulder: float = 0.0) -> np.ndarray:
+def _log_light(x: np.ndarray, flare: float | np.ndarray,
+               shoulder: float | np.ndarray = 0.0) -> np.ndarray:
     """Log of linear light less the veiling light, in units of encoded log values.
 
     ``shoulder``: the tone curve's highlight compression ``y = x (1 + s) / (1 + s x)``
@@ -172,12 +172,18 @@ class Features:
             limit = min(limit, DARKEST * float(discs.min()))
         return tuple(fl for fl in FLARES if fl <= limit) or FLARES[:1]
 
-    def corrected(self) -> Iterator[Features]:
-        """The frame under every tone curve and veiling light tried."""
-        flares = self.flares()
-        for sh in SHOULDERS:
-            for fl in flares:
-                yield self.with_flare(fl, sh)
+    def corrected(self) -> tuple[list[tuple[float, float]], np.ndarray]:
+        """The frame's features under every veiling light and tone curve tried,
+        in one array operation: the (flare, shoulder) pairs and K x 49 x 3."""
+        disc, patch, edisc, epatch, corners = self.raw
+        opts = [(fl, sh) for sh in SHOULDERS for fl in self.flares()]
+        fl = np.array([o[0] for o in opts])[:, None, None]
+        sh = np.array([o[1] for o in opts])[:, None, None]
+        logl = _log_light(patch[None], fl, sh) - _log_light(epatch, 0.0)  # K x 64 x 3
+        cok = self.patch_ok[corners]
+        w = cok[None, :, :, None].astype(np.float64)
+        mean = (logl[:, corners] * w).sum(axis=2) / np.maximum(cok.sum(axis=1), 1)[None, :, None]
+        return opts, _log_light(disc[None], fl, sh) - _log_light(edisc, 0.0) - mean
 
 
 def _illumination(cl: np.ndarray, cok: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -319,9 +325,9 @@ class ColourModel:
         use = feats.valid >= 3
         if use.sum() < 6:
             return self, feats
-        options = list(feats.corrected())
-        k, best = self._fit(np.stack([fe.f[use] for fe in options]))
-        feats = options[k]
+        options, fs = feats.corrected()
+        k, best = self._fit(fs[:, use])
+        feats = feats.with_flare(*options[k])
         f = feats.f[use]
         model = ColourModel(best, self.covs, self.floor, self.max_dist, self.margin)
         for _ in range(2):
