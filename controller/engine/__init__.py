@@ -1,5 +1,6 @@
-"""The search engine of the Kharbga family (standard library only): hints
-and a computer opponent on top of :mod:`controller.rules`.
+"""The search engine (standard library only): hints and a computer
+opponent on top of :mod:`controller.rules`, for the Kharbga family and the
+leap-capture games (:class:`~controller.rules.leap.LeapGame`).
 
 >>> from controller.rules import Game
 >>> from controller.engine import best_move

@@ -9,6 +9,7 @@ import pytest
 from controller.engine import Searcher, best_move, evaluate
 from controller.engine.evaluate_leap import KING_VALUE, MAN, evaluate_leap
 from controller.engine.match import (
+    Player,
     greedy_player,
     main,
     play_game,
@@ -45,7 +46,7 @@ def mid_positions(variant: str, count: int, seed: int = 5) -> list[LeapGame]:
     return out
 
 
-def node_player(nodes: int) -> object:
+def node_player(nodes: int) -> Player:
     """The engine bounded by nodes, not time (the same moves under load)."""
 
     def play(game: AnyGame, rng: random.Random) -> Raw:
@@ -167,8 +168,8 @@ def test_hints_are_legal_and_the_pv_replays(variant: str) -> None:
 @pytest.mark.parametrize("variant", LEAP)
 def test_beats_random_and_greedy(variant: str) -> None:
     engine = node_player(300)
-    assert run_match(variant, engine, random_player, 2, seed=1).score == 1.0  # type: ignore[arg-type]
-    assert run_match(variant, engine, greedy_player, 2, seed=1).score == 1.0  # type: ignore[arg-type]
+    assert run_match(variant, engine, random_player, 2, seed=1).score == 1.0
+    assert run_match(variant, engine, greedy_player, 2, seed=1).score == 1.0
 
 
 def test_match_runner_plays_leap_games(capsys: pytest.CaptureFixture[str]) -> None:
