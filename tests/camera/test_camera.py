@@ -18,7 +18,12 @@ from calibration.camera import (
     read_image,
 )
 from calibration.homography import HomographyTracker, project
-from calibration.markers import MARKER_CENTRES, detect_markers, write_marker_sheet
+from calibration.markers import (
+    MARKER_CENTRES,
+    detect_markers,
+    detect_markers_near,
+    write_marker_sheet,
+)
 from calibration.render import (
     PIECE_SETS,
     Camera,
@@ -141,6 +146,36 @@ def test_bump_is_detected_and_homography_recomputed(calibrated) -> None:
     assert reader.tracker.status == "lost"
     # once all markers show again the reading comes back
     assert reader.read(r2.image) == cells
+
+
+def test_markers_are_searched_near_where_they_were(calibrated, monkeypatch) -> None:
+    import calibration.camera as camera_module
+
+    d, cam = calibrated
+    profile = load_profile(d / "profile.json")
+    r = render(Scene(random_cells(np.random.default_rng(5)), "white-black", cam, CALIB_LIGHT,
+                     seed=10))
+    full = detect_markers(r.image)
+    expected = {i: project(r.homography, c) for i, c in profile.markers.items()}
+    near = detect_markers_near(r.image, expected, 20.0)
+    assert set(near) == set(full) == {0, 1, 2, 3}
+    assert all(np.abs(near[i] - full[i]).max() < 0.05 for i in full)
+    away = {**expected, 2: expected[2] + [200.0, 0.0]}  # marker 2 not in its window
+    assert set(detect_markers_near(r.image, away, 20.0)) == {0, 1, 3}
+    # the reader searches the whole picture only at the start and after a bump
+    searches = []
+    monkeypatch.setattr(camera_module, "detect_markers",
+                        lambda gray: searches.append(1) or detect_markers(gray))
+    reader = CameraReader(profile)
+    reader.tracker.homography = None  # nothing seen yet
+    for _ in range(3):
+        assert reader.read(r.image) == r.cells
+    assert len(searches) == 1
+    moved = Camera(cam.angle + 6, cam.scale * 0.95, cam.tilt, cam.cx + 40, cam.cy - 10)
+    r2 = render(Scene(r.cells, "white-black", moved, CALIB_LIGHT, seed=11))
+    assert reader.read(r2.image) == r.cells and reader.tracker.status == "bumped"
+    assert len(searches) == 2
+    assert reader.read(r2.image) == r.cells and len(searches) == 2
 
 
 def test_tracker_small_shake_is_not_a_bump() -> None:
