@@ -24,7 +24,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 from controller.board.events import Frame
-from controller.rules import Game
+from controller.rules import AnyGame
 from controller.rules.moves import PASS, PLACE, REMOVE, STEP, Move
 
 from .settings import Settings
@@ -139,12 +139,14 @@ class Explainer:
     # ------------------------------------------------------------------
     # Questions
 
-    def nothing_new(self, game: Game, r: Frame, pending: Pending) -> bool:
+    def nothing_new(self, game: AnyGame, r: Frame, pending: Pending) -> bool:
         """The expected board, perhaps with captured pieces still standing."""
         a, d = game.bitboards()
         return fits(r, a, d, pending.a, pending.d)
 
-    def explain(self, game: Game, r: Frame, turn: Turn, weak_ok: bool = True) -> Candidate | None:
+    def explain(
+        self, game: AnyGame, r: Frame, turn: Turn, weak_ok: bool = True
+    ) -> Candidate | None:
         """The best explanation (see :meth:`_best`); while the computer's
         action is awaited, only that action."""
         cand = self._best(game, r, turn, weak_ok)
@@ -159,7 +161,7 @@ class Explainer:
                     return c
         return None
 
-    def unproven(self, game: Game, r: Frame, turn: Turn) -> list[Candidate]:
+    def unproven(self, game: AnyGame, r: Frame, turn: Turn) -> list[Candidate]:
         """Explanations of ``r`` that occupancy cannot prove, fewest actions
         first: a soldier stepping onto a piece it captured while that piece
         still stands, or steps that leave no piece where there was none.
@@ -172,7 +174,7 @@ class Explainer:
         found.sort(key=lambda c: len(c.actions))
         return found[: self.settings.max_unproven]
 
-    def lift(self, game: Game, r: Frame, turn: Turn) -> tuple[int, int] | None:
+    def lift(self, game: AnyGame, r: Frame, turn: Turn) -> tuple[int, int] | None:
         """A soldier of the side to move in the hand: its point and the
         points it may go to.  While an optional chain waits, the opponent
         may already be lifting one (an implied pass)."""
@@ -199,7 +201,7 @@ class Explainer:
     # ------------------------------------------------------------------
     # The search
 
-    def candidates(self, game: Game, flags: Sequence[bool]) -> list[Candidate]:
+    def candidates(self, game: AnyGame, flags: Sequence[bool]) -> list[Candidate]:
         """Every run of actions within one turn from this position (after
         an implied pass too), generated once per position and flags."""
         key = (game.state(), flags[0], flags[1])
@@ -213,7 +215,7 @@ class Explainer:
             self._cache[key] = cands
         return cands
 
-    def _best(self, g: Game, r: Frame, turn: Turn, weak_ok: bool) -> Candidate | None:
+    def _best(self, g: AnyGame, r: Frame, turn: Turn, weak_ok: bool) -> Candidate | None:
         """The best-ranked explanation; one that occupancy cannot prove only
         if ``weak_ok`` and nothing stronger fits."""
         if g.outcome is not None:
@@ -235,7 +237,7 @@ class Explainer:
             return best_weak
         return best
 
-    def _generate(self, g: Game, flags: tuple[bool, bool]) -> Iterator[Candidate]:
+    def _generate(self, g: AnyGame, flags: tuple[bool, bool]) -> Iterator[Candidate]:
         side = g.side
         a, d = g.bitboards()
         if any(kind == PASS for kind, *_ in g.raw_moves()):
@@ -248,7 +250,7 @@ class Explainer:
         yield from self._sequences(g, flags, side, _Path(()), a | d)
 
     def _sequences(
-        self, g: Game, flags: tuple[bool, bool], side: int, path: _Path, root: int
+        self, g: AnyGame, flags: tuple[bool, bool], side: int, path: _Path, root: int
     ) -> Iterator[Candidate]:
         """``path`` extended by each action of ``side``, and on within the
         turn; ``root`` is the board the search started from."""
@@ -271,8 +273,8 @@ class Explainer:
                 moved = [b[0], b[1]]
                 if kind == STEP:
                     moved[mover] ^= (1 << frm) | (1 << to)
-                elif kind == REMOVE:
-                    moved[mover] &= ~(1 << to)
+                elif kind == REMOVE:  # one's own soldier, or a huffed enemy
+                    moved[0 if b[0] >> to & 1 else 1] &= ~(1 << to)
                 ga, gd = moved[0] & ~a, moved[1] & ~d
                 exch = 0 if move.capture else ga | gd
                 gone_a, gone_d = path.gone_a | ga, path.gone_d | gd
@@ -329,7 +331,7 @@ def _rank(c: Candidate, clues: Clues) -> tuple[bool, bool, bool, int]:
     return (not landed, not frm & clues.held, not frm & clues.origin, len(c.actions))
 
 
-def _placements(g: Game, r: Frame) -> Candidate | None:
+def _placements(g: AnyGame, r: Frame) -> Candidate | None:
     """One placement, or the two of this turn at once, read directly."""
     a, d = g.bitboards()
     occ = a | d
@@ -362,7 +364,7 @@ def _placements(g: Game, r: Frame) -> Candidate | None:
     return None
 
 
-def _lift(g: Game, r: Frame, turn: Turn) -> tuple[int, int] | None:
+def _lift(g: AnyGame, r: Frame, turn: Turn) -> tuple[int, int] | None:
     """The one soldier of the side to move missing from ``r`` (during a
     chain, the chaining soldier; while the computer's action is awaited,
     its soldier), with the points it may step to."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from controller.board.leds import LedMap, paint
-from controller.rules import Game
+from controller.rules import AnyGame, LeapGame
 from controller.rules.moves import STEP, Move
 
 __all__ = ["Display", "View", "leds", "status"]
@@ -32,7 +32,7 @@ class View:
     expected: Move | None = None  # the computer's action to make
 
 
-def status(g: Game, v: View) -> str:
+def status(g: AnyGame, v: View) -> str:
     """The one-line status: what the players should do next."""
     if v.errors:
         return _errors(g, v)
@@ -61,12 +61,14 @@ def status(g: Game, v: View) -> str:
         optional = " or carry on with another move (pass)" if g.variant.chain == "optional" \
             else ""
         return f"{side}: continue the capture with {g.chain_square}{optional}"
+    if g.removals and isinstance(g, LeapGame):
+        return f"{side}: huff: remove the enemy soldier on {' or '.join(_names(g, g.huff))}"
     if g.removals:
         return f"{side}: remove one of your own pieces (blocked side rule)"
     return f"{side} to move{flag}{_exchange(g)}"
 
 
-def _exchange(g: Game) -> str:
+def _exchange(g: AnyGame) -> str:
     """The exchange in progress, in words (its soldiers are lit)."""
     e = g.exchange
     if e is None or g.outcome is not None:
@@ -81,12 +83,12 @@ def _exchange(g: Game) -> str:
     return f"; exchange: the Attacker offers {names[e.second]} as well"
 
 
-def _names(g: Game, bits: int) -> list[str]:
+def _names(g: AnyGame, bits: int) -> list[str]:
     names = g.geometry.point_names
     return [names[p] for p in range(len(names)) if bits >> p & 1]
 
 
-def _errors(g: Game, v: View) -> str:
+def _errors(g: AnyGame, v: View) -> str:
     """Each square lit ``error``, named, with what to do there."""
     a, d = g.bitboards()
     where = v.targets if v.lifted >= 0 else 0
@@ -108,7 +110,7 @@ def _errors(g: Game, v: View) -> str:
     return "; ".join(told)
 
 
-def leds(g: Game, v: View) -> LedMap:
+def leds(g: AnyGame, v: View) -> LedMap:
     """The LED role of each lit square (INTERFACES.md), the higher role
     winning where two meet."""
     names = g.geometry.point_names
@@ -139,6 +141,8 @@ def leds(g: Game, v: View) -> LedMap:
     if v.lifted >= 0:
         paint(out, v.targets, "destination", names)
         paint(out, 1 << v.lifted, "lifted", names)
+    if isinstance(g, LeapGame) and g.outcome is None:  # a huff owed: the soldiers it may take
+        paint(out, g.huff, "capture", names)
     ex = g.exchange
     if ex is not None and g.outcome is None:  # the request shown on its soldiers
         paint(out, sum(1 << p for p in (ex.soldier, ex.first, ex.second) if p >= 0),
@@ -157,7 +161,7 @@ class Display:
         self._key: tuple[object, ...] | None = None
         self._shown: tuple[str, LedMap] = ("", {})
 
-    def show(self, g: Game, v: View) -> tuple[str, LedMap]:
+    def show(self, g: AnyGame, v: View) -> tuple[str, LedMap]:
         """The status and a copy of the LED map (the caller may keep it)."""
         key = (id(g), g.ply, g.last_move, g.outcome, v)
         if key != self._key:

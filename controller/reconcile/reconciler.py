@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 
 from controller.board.events import Button, Frame
 from controller.board.leds import LedMap
-from controller.rules import Game, Variant, find_variant
+from controller.rules import AnyGame, AnyVariant, find_any_variant, new_game
 from controller.rules.moves import PASS, STEP, Move
 
 from .explain import Candidate, Explainer, Pending, Turn, fits
@@ -57,11 +57,11 @@ class Update:
     undone: int = 0
     new_game: bool = False
     hint_requested: str | None = None
-    finished: list[Game] = field(default_factory=list)
+    finished: list[AnyGame] = field(default_factory=list)
     """Games that ended, or had moves and were replaced by a new game."""
-    saved: list[Game] = field(default_factory=list)
+    saved: list[AnyGame] = field(default_factory=list)
     """Unfinished games put aside (the board cleared): set up again, they resume."""
-    resumed: Game | None = None
+    resumed: AnyGame | None = None
     """A game put aside that was set up again: it is now :attr:`Reconciler.game`."""
 
 
@@ -94,9 +94,9 @@ class _Report:
     played: list[str] = field(default_factory=list)
     undone: int = 0
     new_game: bool = False
-    finished: list[Game] = field(default_factory=list)
-    saved: list[Game] = field(default_factory=list)
-    resumed: Game | None = None
+    finished: list[AnyGame] = field(default_factory=list)
+    saved: list[AnyGame] = field(default_factory=list)
+    resumed: AnyGame | None = None
 
 
 class Reconciler:
@@ -112,21 +112,21 @@ class Reconciler:
 
     def __init__(
         self,
-        variant: str | Variant = "kharbga",
+        variant: str | AnyVariant = "kharbga",
         settings: Settings | None = None,
-        game: Game | None = None,
-        on_new_game: Callable[[Game], None] | None = None,
+        game: AnyGame | None = None,
+        on_new_game: Callable[[AnyGame], None] | None = None,
         *,
-        saved: Iterable[Game] = (),
+        saved: Iterable[AnyGame] = (),
         keep_finished: bool = True,
         standing: int = 0,
     ) -> None:
-        self.variant = find_variant(variant) if game is None else game.variant
+        self.variant = find_any_variant(variant) if game is None else game.variant
         self.settings = settings or Settings()
         self.on_new_game = on_new_game
-        self._timeline = Timeline(game if game is not None else Game.new(self.variant))
+        self._timeline = Timeline(game if game is not None else new_game(self.variant))
         self._saved = list(saved)
-        self._finished: list[Game] | None = [] if keep_finished else None
+        self._finished: list[AnyGame] | None = [] if keep_finished else None
         self._explainer = Explainer(self.settings)
         self._display = Display()
         self._turn = Turn()
@@ -144,7 +144,7 @@ class Reconciler:
     # State read by callers
 
     @property
-    def game(self) -> Game:
+    def game(self) -> AnyGame:
         """The game being played."""
         return self._timeline.game
 
@@ -159,12 +159,12 @@ class Reconciler:
         return not self._readings.settled
 
     @property
-    def saved(self) -> tuple[Game, ...]:
+    def saved(self) -> tuple[AnyGame, ...]:
         """Unfinished games put aside; setting one up again resumes it."""
         return tuple(self._saved)
 
     @property
-    def finished(self) -> tuple[Game, ...]:
+    def finished(self) -> tuple[AnyGame, ...]:
         """Games finished or replaced so far (none if not kept)."""
         return tuple(self._finished or ())
 
@@ -510,12 +510,12 @@ class Reconciler:
 
     def _new_game(self) -> None:
         self._put_aside(self.game)
-        self._switch(Game.new(self.variant))
+        self._switch(new_game(self.variant))
         self._report.new_game = True
         if self.on_new_game is not None:
             self.on_new_game(self.game)
 
-    def _put_aside(self, game: Game) -> None:
+    def _put_aside(self, game: AnyGame) -> None:
         """The game is no longer played: saved if unfinished in the moving
         phase (set up again, it resumes), else finished if it has moves."""
         if not game.moves:
@@ -528,7 +528,7 @@ class Reconciler:
                 self._finished.append(game)
             self._report.finished.append(game)
 
-    def _switch(self, game: Game) -> None:
+    def _switch(self, game: AnyGame) -> None:
         self._timeline = Timeline(game)
         self._turn.pending.clear()
         self._turn.flags = [False, False]

@@ -36,7 +36,7 @@ from dataclasses import dataclass
 
 from controller.board.geometry import points
 from controller.board.sensorlog import Button, Event, Frame, Header, write_log
-from controller.rules import Game
+from controller.rules import AnyGame, LeapVariant, game_from_position, new_game
 from controller.rules.moves import PASS, PLACE, REMOVE, STEP, Move
 
 __all__ = ["Style", "simulate", "simulate_log"]
@@ -351,7 +351,7 @@ class _Board:
                 self.pause()
 
 
-def _reachable(game: Game, frm: int) -> set[int]:
+def _reachable(game: AnyGame, frm: int) -> set[int]:
     """Squares the soldier on ``frm`` can end on this turn, chains included
     (a quick chain leaves the same board as a soldier set down there)."""
     out: set[int] = set()
@@ -369,8 +369,23 @@ def _reachable(game: Game, frm: int) -> set[int]:
     return out
 
 
-def _wrong_squares(game: Game, move: Move, before: int) -> list[int]:
+def board_of(game: AnyGame) -> tuple[str, int]:
+    """The sensor log's name of the game's board and its point count."""
+    v = game.variant
+    if isinstance(v, LeapVariant):
+        return v.board, game.geometry.size
+    return f"{v.size}x{v.size}", v.size * v.size
+
+
+def _wrong_squares(game: AnyGame, move: Move, before: int) -> list[int]:
     """Empty squares near the soldier that it may not step to."""
+    if isinstance(game.variant, LeapVariant):  # two steps along the lines
+        adjacent = game.geometry.adjacent
+        near = adjacent[move.frm]
+        for p in points(near):
+            near |= adjacent[p]
+        legal = _reachable(game, move.frm)
+        return [p for p in points(near & ~before) if p != move.frm and p not in legal]
     size = game.variant.size
     legal = _reachable(game, move.frm)
     fx, fy = move.frm % size, move.frm // size
@@ -384,7 +399,7 @@ def _wrong_squares(game: Game, move: Move, before: int) -> list[int]:
 
 
 def simulate(
-    game: Game,
+    game: AnyGame,
     seed: int,
     colour: bool = False,
     style: Style = Style(),
@@ -401,10 +416,9 @@ def simulate(
     style.check()
     rng = random.Random(seed)
     variant = game.variant
-    replay = Game.new(variant) if start is None else Game.from_position(variant, start)
-    size = variant.size
+    replay = new_game(variant) if start is None else game_from_position(variant, start)
     board = _Board(rng, style, colour, replay.geometry.adjacent, replay.bitboards())
-    header = Header(0.0, f"{size}x{size}", "colour" if colour else "occupancy")
+    header = Header(0.0, board_of(replay)[0], "colour" if colour else "occupancy")
     board.now = _ticks(rng.uniform(0.02, 0.2))
     board.show()
 
@@ -461,7 +475,7 @@ def simulate(
 
 
 def simulate_log(
-    game: Game,
+    game: AnyGame,
     seed: int,
     colour: bool = False,
     style: Style = Style(),
@@ -469,7 +483,6 @@ def simulate_log(
 ) -> str:
     """:func:`simulate` as JSON Lines text, one event per line."""
     events = simulate(game, seed, colour, style, start)
-    size = game.variant.size
     out = io.StringIO()
-    write_log(events, out, size * size)
+    write_log(events, out, board_of(game)[1])
     return out.getvalue()

@@ -3,9 +3,12 @@ takeback is matched against, and where the last turn begins."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from controller.board.events import Frame
-from controller.rules import Game
-from controller.rules.moves import PASS, PLACE, REMOVE, STEP
+from controller.rules import AnyGame, State, game_from_position, new_game
+from controller.rules.leap import LeapState
+from controller.rules.moves import PASS, PLACE, REMOVE, STEP, Move
 
 from .explain import fits
 
@@ -18,7 +21,7 @@ class Timeline:
     """``game`` and ``boards``: the (attacker, defender) bitboards at the
     start and after each action (a resignation or a draw repeats the board)."""
 
-    def __init__(self, game: Game) -> None:
+    def __init__(self, game: AnyGame) -> None:
         self.game = game
         self.boards = _boards_of(game)
 
@@ -36,7 +39,7 @@ class Timeline:
 
     def last_turn_length(self) -> int:
         """How many actions the last turn took (0 if it cannot be redone)."""
-        hist = self.game.history
+        hist: Sequence[tuple[State | LeapState, Move]] = self.game.history
         if not hist or hist[-1][1].kind not in _PLAYED:
             return 0
         side = hist[-1][0].side
@@ -79,12 +82,12 @@ class Timeline:
         return None
 
 
-def _boards_of(game: Game) -> list[tuple[int, int]]:
+def _boards_of(game: AnyGame) -> list[tuple[int, int]]:
     """The board before and after each action of ``game``."""
     if game.ply == 0:
         return [game.bitboards()]
     start = game.start_position
-    replay = Game.from_position(game.variant, start) if start else Game.new(game.variant)
+    replay = game_from_position(game.variant, start) if start else new_game(game.variant)
     boards = [replay.bitboards()]
     for m in game.moves:
         if m.kind in _PLAYED:

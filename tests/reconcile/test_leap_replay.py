@@ -1,0 +1,81 @@
+"""The reconciler on the leap-capture games: simulated people playing random
+games (bounce, hands, wrong squares, captured soldiers taken off in any
+order) on the 37-point and 8x8 boards replay to exactly the game played;
+a huff is a removal the reconciler lights and expects, and a crowning
+leaves the occupancy unchanged (the king lives in the game)."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from test_replay_games import LENGTHS, random_game
+
+from controller.board.events import Frame
+from controller.reconcile.reconciler import Reconciler
+from controller.reconcile.replay import replay
+from controller.reconcile.simulator import board_of, simulate_log
+from controller.rules import AnyGame, LeapGame, game_from_position
+from controller.rules.moves import REMOVE
+
+VARIANTS = ["sixteen-soldiers", "hewakam-keliya", "checkers", "english-draughts"]
+GAMES = 10  # a variant and a sensor: 20 games a variant
+
+
+def _occ(game: AnyGame) -> str:
+    a, d = game.bitboards()
+    return "".join("1" if (a | d) >> p & 1 else "0" for p in range(board_of(game)[1]))
+
+
+@pytest.mark.parametrize("colour", [False, True], ids=["occupancy", "colour"])
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_simulated_leap_games_replay_exactly(variant: str, colour: bool) -> None:
+    rng = random.Random(f"{variant}-{colour}")
+    huffs = kings = captures = 0
+    for i in range(GAMES):
+        game = random_game(variant, rng, rng.choice(LENGTHS))
+        assert isinstance(game, LeapGame)
+        log = simulate_log(game, seed=i, colour=colour)
+        rec = replay(log.splitlines(), variant).reconciler
+        assert rec is not None and not rec.finished, f"game {i}: a new game was started"
+        assert [str(m) for m in rec.game.moves] == [str(m) for m in game.moves], f"game {i}"
+        assert rec.game.position() == game.position() and rec.game.outcome == game.outcome
+        huffs += sum(1 for m in game.moves if m.kind == REMOVE)
+        captures += sum(1 for m in game.moves if m.capture)
+        kings += bool(game.kings)
+    assert captures > 0
+    if variant == "sixteen-soldiers":
+        assert huffs > 0
+    if variant in ("checkers", "english-draughts"):
+        assert kings > 0
+
+
+def _settle(rec: Reconciler, t: float, occ: str) -> None:
+    rec.feed(Frame.from_occ(t, occ))
+    rec.tick(t + 1.0)
+
+
+def test_a_huff_is_lit_on_the_soldier_it_may_take_and_recognised() -> None:
+    start = "..D/.../...../...../...../..D../A.A../.../... a m - 5"
+    g = game_from_position("sixteen-soldiers", start)
+    g.play("a3-a4")  # c3 could have captured c4 and did not: the Defender huffs it
+    rec = Reconciler(game=g)
+    update = rec.tick(0.0)
+    assert update.status == "Defender: huff: remove the enemy soldier on c3"
+    assert update.leds["c3"] == "capture"
+    huffed = g.copy()
+    huffed.play("xc3")
+    _settle(rec, 1.0, _occ(huffed))
+    assert [str(m) for m in rec.game.moves][-1] == "xc3"
+    assert rec.game.removals == () and rec.game.to_move == "defender"
+
+
+def test_a_crowning_changes_no_sensor_and_the_game_keeps_the_king() -> None:
+    start = "......../..A...../.......D/......../......../......../......../........ a m - 1"
+    g = game_from_position("checkers", start)
+    rec = Reconciler(game=g)
+    after = g.copy()
+    after.play("c7-d8")
+    _settle(rec, 1.0, _occ(after))
+    assert [str(m) for m in rec.game.moves] == ["c7-d8"]
+    assert isinstance(rec.game, LeapGame) and rec.game.is_king("d8")
