@@ -34,6 +34,8 @@ class View:
 
 def status(g: AnyGame, v: View) -> str:
     """The one-line status: what the players should do next."""
+    if _setting_up(g, v):
+        return f"Set up the soldiers: {bin(v.errors).count('1')} starting points still empty"
     if v.errors:
         return _errors(g, v)
     o = g.outcome
@@ -86,6 +88,15 @@ def _exchange(g: AnyGame) -> str:
 def _names(g: AnyGame, bits: int) -> list[str]:
     names = g.geometry.point_names
     return [names[p] for p in range(len(names)) if bits >> p & 1]
+
+
+def _setting_up(g: AnyGame, v: View) -> bool:
+    """A leap game not begun whose only differences are soldiers still
+    missing from their starting points (the board set up after a clear)."""
+    if not isinstance(g, LeapGame) or g.ply or g.outcome is not None or not v.errors:
+        return False
+    a, d = g.bitboards()
+    return not v.errors & ~(a | d)
 
 
 def _errors(g: AnyGame, v: View) -> str:
@@ -149,7 +160,7 @@ def leds(g: AnyGame, v: View) -> LedMap:
               "exchange-request", names)
     paint(out, v.standing & v.exchanged, "exchange", names)
     paint(out, v.standing & ~v.exchanged, "capture", names)
-    paint(out, v.errors, "error", names)
+    paint(out, v.errors, "setup" if _setting_up(g, v) else "error", names)
     return out
 
 

@@ -15,7 +15,7 @@ from controller.board.events import Frame
 from controller.reconcile.reconciler import Reconciler
 from controller.reconcile.replay import replay
 from controller.reconcile.simulator import board_of, simulate_log
-from controller.rules import AnyGame, LeapGame, game_from_position
+from controller.rules import AnyGame, LeapGame, game_from_position, new_game
 from controller.rules.moves import REMOVE
 
 VARIANTS = ["sixteen-soldiers", "hewakam-keliya", "checkers", "english-draughts"]
@@ -79,3 +79,26 @@ def test_a_crowning_changes_no_sensor_and_the_game_keeps_the_king() -> None:
     _settle(rec, 1.0, _occ(after))
     assert [str(m) for m in rec.game.moves] == ["c7-d8"]
     assert isinstance(rec.game, LeapGame) and rec.game.is_king("d8")
+
+
+def test_a_cleared_board_starts_a_leap_game_set_up_on_lit_points() -> None:
+    g = new_game("checkers")
+    g.play("c3-d4")
+    rec = Reconciler(game=g)
+    empty = "0" * 64
+    _settle(rec, 1.0, empty)
+    assert rec.saved and rec.game.ply == 0  # the game put aside, a new one begun
+    start = _occ(new_game("checkers"))
+    half = start[:32] + empty[32:]  # the Attacker's soldiers set up, not the Defender's
+    rec.feed(Frame.from_occ(3.0, half))
+    update = rec.tick(9.0)
+    assert update.status == "Set up the soldiers: 12 starting points still empty"
+    assert sorted(update.leds) == sorted(n for n, c in zip(
+        rec.game.geometry.point_names, start, strict=True) if c == "1" and n[1] in "678")
+    assert set(update.leds.values()) == {"setup"}
+    rec.feed(Frame.from_occ(10.0, start[:56] + "1" + start[57:]))  # a8 is light: a mistake
+    update = rec.tick(16.0)
+    assert update.leds["a8"] == "error" and "a8: no soldier belongs here" in update.status
+    _settle(rec, 17.0, start)
+    update = rec.tick(20.0)
+    assert update.status == "Attacker to move" and not update.leds
