@@ -53,7 +53,7 @@ broker:
 test: install-test browser broker
 	$(BIN)/python -m pytest -n auto
 	$(BIN)/ruff check controller calibration tests firmware
-	$(BIN)/mypy --strict controller/rules controller/reconcile \
+	$(BIN)/mypy --strict controller/board controller/rules controller/reconcile \
 		controller/engine controller/drivers/protocol.py controller/drivers/serial_link.py \
 		controller/drivers/link_protocol.py controller/drivers/link_settings.py \
 		controller/drivers/switch_watch.py
