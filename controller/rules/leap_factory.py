@@ -16,7 +16,7 @@ from dataclasses import fields
 from .game import Game
 from .leap import LeapGame
 from .leap_variants import LEAP_VARIANTS, LeapVariant, find_leap_variant
-from .variants import Variant, apply_options, find_variant, format_options
+from .variants import Variant, apply_options, find_variant, format_options, option_changes
 
 __all__ = [
     "AnyGame",
@@ -88,20 +88,8 @@ def apply_any_options(variant: AnyVariant, text: str) -> AnyVariant:
     ``ValueError`` for an unknown option or value."""
     if isinstance(variant, Variant):
         return apply_options(variant, text)
-    changes: dict[str, object] = {}
-    for word in text.split():
-        key, sep, value = word.partition("=")
-        if not sep or key not in _LEAP_OPTIONS:
-            raise ValueError(f"unknown rule option {word!r} for variant {variant.name}")
-        current = getattr(variant, key)
-        if isinstance(current, bool):
-            if value not in ("true", "false"):
-                raise ValueError(f"rule option {word!r}: true or false")
-            changes[key] = value == "true"
-        elif isinstance(current, int):
-            if not value.isdigit():
-                raise ValueError(f"rule option {word!r}: a number")
-            changes[key] = int(value)
-        else:
-            changes[key] = value
+    try:
+        changes = option_changes(variant, text, _LEAP_OPTIONS)
+    except ValueError as exc:
+        raise ValueError(f"{exc} for variant {variant.name}") from None
     return variant.with_options(**changes)

@@ -6,6 +6,7 @@ generator and the endings read these options and nothing else.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, fields, replace
 from functools import cached_property
 
@@ -166,12 +167,15 @@ def format_options(variant: Variant) -> str:
     return " ".join(words)
 
 
-def apply_options(variant: Variant, text: str) -> Variant:
-    """``variant`` with the ``key=value`` words of ``text`` applied."""
+def option_changes(variant: object, text: str, known: Iterable[str]) -> dict[str, object]:
+    """The ``key=value`` words of ``text`` as changes to ``variant``'s
+    fields named in ``known``, each read as the field's type (``true`` or
+    ``false``, a number, or a word); ``ValueError`` names the word."""
+    names = set(known)
     changes: dict[str, object] = {}
     for word in text.split():
         key, sep, value = word.partition("=")
-        if not sep or key not in _OPTION_NAMES:
+        if not sep or key not in names:
             raise ValueError(f"unknown rule option {word!r}")
         current = getattr(variant, key)
         if isinstance(current, bool):
@@ -184,7 +188,12 @@ def apply_options(variant: Variant, text: str) -> Variant:
             changes[key] = int(value)
         else:
             changes[key] = value
-    out = variant.with_options(**changes)
+    return changes
+
+
+def apply_options(variant: Variant, text: str) -> Variant:
+    """``variant`` with the ``key=value`` words of ``text`` applied."""
+    out = variant.with_options(**option_changes(variant, text, _OPTION_NAMES))
     if out.blocked not in ("lose", "move-again", "reopen", "remove"):
         raise ValueError(f"rule option blocked={out.blocked}: lose, move-again, reopen or remove")
     if out.chain not in ("mandatory", "optional"):
