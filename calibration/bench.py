@@ -24,6 +24,7 @@ from calibration.camera import CameraReader, calibrate
 from calibration.render import (
     PIECE_SETS,
     Lighting,
+    Rendered,
     Scene,
     bumped,
     random_camera,
@@ -37,12 +38,52 @@ LAYOUT = "".join("ad."[(i * 5) % 3] for i in range(49))
 REFERENCE = "chesscog (chess, synthetic): 0.24% wrong squares, 94% boards exact, 2.1 s/board CPU"
 
 
+class _Tally:
+    """Readings against the rendered truth: wrong and unknown squares (a
+    square under the hand may honestly be '?'), photos read exactly, time."""
+
+    def __init__(self) -> None:
+        self.wrong = self.unknown = self.visible = self.boards = self.exact = 0
+        self.hidden = self.hidden_unknown = 0
+        self.elapsed = 0.0
+
+    def read(self, reader: CameraReader, r: Rendered) -> tuple[str, int]:
+        """Read ``r`` with ``reader`` and count; returns the cells and how
+        many squares were wrong."""
+        t = time.perf_counter()
+        got = reader.read(r.image)
+        self.elapsed += time.perf_counter() - t
+        w = sum(1 for i in range(49) if got[i] not in ("?", r.cells[i]))
+        u = sum(1 for i in range(49) if got[i] == "?" and not r.hidden[i])
+        self.wrong += w
+        self.unknown += u
+        self.visible += 49 - sum(r.hidden)
+        self.hidden += sum(r.hidden)
+        self.hidden_unknown += sum(1 for i in range(49) if got[i] == "?" and r.hidden[i])
+        self.boards += 1
+        self.exact += w == 0 and u == 0
+        return got, w
+
+    def figures(self) -> dict[str, float]:
+        boards = max(self.boards, 1)
+        return {
+            "boards": self.boards,
+            "squares": self.boards * 49,
+            "wrong": self.wrong,
+            "wrong_pct": 100 * self.wrong / (boards * 49),
+            "unknown_pct": 100 * self.unknown / max(self.visible, 1),
+            "exact_pct": 100 * self.exact / boards,
+            "hidden_unknown_pct": 100 * self.hidden_unknown / max(self.hidden, 1),
+            "fps": self.boards / max(self.elapsed, 1e-9),
+            "ms": 1000 * self.elapsed / boards,
+        }
+
+
 def run(setups: int = 24, frames: int = 20, seed: int = 0) -> dict[str, float]:
     cv2.setNumThreads(1)
     rng = np.random.default_rng(seed)
     base = Lighting(level=1.0, gradient=(0.1, 0.1), blur=0.8, noise=2, jpeg=90)
-    wrong = unknown = visible = boards = exact = hidden = hidden_unknown = 0
-    elapsed = 0.0
+    tally = _Tally()
     for setup in range(setups):
         pieces = list(PIECE_SETS)[setup % len(PIECE_SETS)]
         cam = random_camera(rng, full_turn=setup % 2 == 1)
@@ -53,30 +94,8 @@ def run(setups: int = 24, frames: int = 20, seed: int = 0) -> dict[str, float]:
         for k in range(frames):
             scene = Scene(random_cells(rng), pieces, cam.shaken(rng), random_lighting(rng),
                           hand=k % 3 == 0, seed=1000 * setup + k, wood=wood)
-            r = render(scene)
-            t = time.perf_counter()
-            got = reader.read(r.image)
-            elapsed += time.perf_counter() - t
-            w = sum(1 for i in range(49) if got[i] not in ("?", r.cells[i]))
-            u = sum(1 for i in range(49) if got[i] == "?" and not r.hidden[i])
-            wrong += w
-            unknown += u
-            visible += 49 - sum(r.hidden)
-            hidden += sum(r.hidden)
-            hidden_unknown += sum(1 for i in range(49) if got[i] == "?" and r.hidden[i])
-            boards += 1
-            exact += w == 0 and u == 0
-    return {
-        "boards": boards,
-        "squares": boards * 49,
-        "wrong": wrong,
-        "wrong_pct": 100 * wrong / (boards * 49),
-        "unknown_pct": 100 * unknown / max(visible, 1),
-        "exact_pct": 100 * exact / boards,
-        "hidden_unknown_pct": 100 * hidden_unknown / max(hidden, 1),
-        "fps": boards / elapsed,
-        "ms": 1000 * elapsed / boards,
-    }
+            tally.read(reader, render(scene))
+    return tally.figures()
 
 
 HELD_OUT = (30, 31)  # seeds of the figures in docs/camera.md: never used while tuning
@@ -105,8 +124,8 @@ def run_room(setups: int = 8, frames: int = 20, seed: int = 100,
     """The room: every photo lit on its own, the calibration photos too."""
     cv2.setNumThreads(1)
     rng = np.random.default_rng(seed)
-    wrong = unknown = visible = boards = exact = hidden = hidden_unknown = retakes = 0
-    elapsed = 0.0
+    tally = _Tally()
+    retakes = 0
     worst: list[tuple[int, str, str]] = []
     for setup in range(setups):
         ps = pieces[setup % len(pieces)]
@@ -121,29 +140,10 @@ def run_room(setups: int = 8, frames: int = 20, seed: int = 100,
             scene = Scene(random_cells(rng), ps, cam.shaken(rng), room_lighting(rng),
                           hand=k % 3 == 0, seed=seed * 100000 + 1000 * setup + k, wood=wood)
             r = render(scene)
-            t = time.perf_counter()
-            got = reader.read(r.image)
-            elapsed += time.perf_counter() - t
-            w = sum(1 for i in range(49) if got[i] not in ("?", r.cells[i]))
-            u = sum(1 for i in range(49) if got[i] == "?" and not r.hidden[i])
+            got, w = tally.read(reader, r)
             if w:
                 worst.append((setup * 1000 + k, r.cells, got))
-            wrong += w
-            unknown += u
-            visible += 49 - sum(r.hidden)
-            hidden += sum(r.hidden)
-            hidden_unknown += sum(1 for i in range(49) if got[i] == "?" and r.hidden[i])
-            boards += 1
-            exact += w == 0 and u == 0
-    return {
-        "boards": boards, "squares": boards * 49, "wrong": wrong,
-        "wrong_pct": 100 * wrong / (boards * 49),
-        "unknown_pct": 100 * unknown / max(visible, 1),
-        "exact_pct": 100 * exact / boards,
-        "hidden_unknown_pct": 100 * hidden_unknown / max(hidden, 1),
-        "fps": boards / elapsed, "ms": 1000 * elapsed / boards, "worst": worst,
-        "retakes": retakes,
-    }
+    return {**tally.figures(), "worst": worst, "retakes": retakes}
 
 
 def floor_ms(frames: int = 40, seed: int = 0) -> float:
