@@ -35,6 +35,7 @@ __all__ = [
     "Event",
     "parse_line",
     "read_log",
+    "read_occupancy_log",
     "format_event",
     "write_log",
 ]
@@ -147,6 +148,18 @@ def read_log(lines: Iterable[str]) -> Iterator[tuple[int, Event]]:
         yield n, event
     if squares is None:
         raise LogError("empty log: no header line")
+
+
+def read_occupancy_log(lines: Iterable[str], through: str) -> tuple[Header, list[Frame | Button]]:
+    """The header and the events of a log that only occupancy sensors can
+    replay (``through`` says what, e.g. "via gpio: the reed-switch matrix
+    senses occupancy only"); :class:`LogError` for a colour log."""
+    numbered = list(read_log(lines))
+    n, header = numbered[0]
+    assert isinstance(header, Header)
+    if header.sensor != "occupancy":
+        raise LogError(f"line {n} (header): a {header.sensor} log cannot be replayed {through}")
+    return header, [e for _n, e in numbered[1:] if isinstance(e, Frame | Button)]
 
 
 def format_event(event: Event, squares: int) -> str:

@@ -17,7 +17,12 @@ import time
 from collections.abc import Iterable, Iterator
 from typing import NamedTuple
 
-from controller.board.sensorlog import Button, Event, Frame, Header, LogError, read_log
+from controller.board.sensorlog import (
+    Button,
+    Event,
+    Frame,
+    read_occupancy_log,
+)
 
 from .firmware_sim import FirmwareSim, FirmwareSimError
 from .serial_link import LinkSettings, SerialLink
@@ -79,16 +84,9 @@ def firmware_events(
     OSError) if MicroPython is missing, the firmware fails, or the whole
     replay takes more than ``timeout`` wall seconds.
     """
-    numbered = list(read_log(lines))
-    n, header = numbered[0]
-    assert isinstance(header, Header)
-    if header.sensor != "occupancy":
-        raise LogError(
-            f"line {n} (header): a {header.sensor} log cannot be replayed through the "
-            "firmware, which reads occupancy switches only"
-        )
+    header, events = read_occupancy_log(
+        lines, "through the firmware, which reads occupancy switches only")
     yield header
-    events = [e for _n, e in numbered[1:] if isinstance(e, Frame | Button)]
     yield from _run(events, header.size, micropython, timeout)
 
 

@@ -25,7 +25,12 @@ from collections.abc import Callable, Iterable, Iterator
 
 from gpiozero.pins.mock import MockFactory  # type: ignore[import-untyped]
 
-from controller.board.sensorlog import Button, Event, Frame, Header, LogError, read_log
+from controller.board.sensorlog import (
+    Button,
+    Event,
+    Frame,
+    read_occupancy_log,
+)
 
 from .buttons import ButtonConfig, ButtonPanel
 from .config_table import GPIO_PINS, ConfigError
@@ -104,14 +109,8 @@ def gpio_events(
     among them: a reed matrix senses occupancy only), ``ConfigError`` for a
     configuration that does not fit the log; both before the header.
     """
-    events = list(read_log(lines))
-    n, header = events[0]
-    assert isinstance(header, Header)
-    if header.sensor != "occupancy":
-        raise LogError(
-            f"line {n} (header): a {header.sensor} log cannot be replayed via gpio: "
-            "the reed-switch matrix senses occupancy only"
-        )
+    header, events = read_occupancy_log(
+        lines, "via gpio: the reed-switch matrix senses occupancy only")
     mapping = mapping or BoardMapping(size=header.size)
     if mapping.size != header.size:
         raise ConfigError(
@@ -121,7 +120,7 @@ def gpio_events(
     matrix = matrix or _default_matrix(header.size)
     matrix.check_size(header.size)
     yield header
-    yield from _drive([event for _n, event in events[1:]], matrix, mapping)
+    yield from _drive(list(events), matrix, mapping)
 
 
 def _button_config(events: list[Event], matrix: MatrixConfig) -> ButtonConfig:
