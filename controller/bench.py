@@ -24,6 +24,7 @@ def main(argv: list[str] | None = None) -> int:
 
     suites = {
         "rules": rules_bench.main,
+        "leap": _leap,
         "reconciler": reconcile_bench.main,
         "drivers": _drivers,
         "engine": _no_args(engine_bench.main),
@@ -35,6 +36,12 @@ def main(argv: list[str] | None = None) -> int:
         if not names or name in names:
             run()
     return 0
+
+
+def _leap() -> None:
+    from controller.rules import leap_bench
+
+    leap_bench.main()
 
 
 def _broadcast() -> None:
