@@ -51,7 +51,7 @@ broker:
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq mosquitto; }
 
 test: install-test browser broker
-	$(BIN)/python -m pytest -n auto
+	$(BIN)/python -m pytest -n auto --dist worksteal
 	$(BIN)/ruff check controller calibration tests firmware
 	$(BIN)/mypy --strict controller/board controller/rules controller/reconcile \
 		controller/engine controller/drivers/protocol.py controller/drivers/serial_link.py \
