@@ -235,13 +235,17 @@ def test_stored_before_published(make: Any) -> None:
     assert all(len(moves) <= n for moves, n in seen)
 
 
-def test_cleared_board_and_resumed_game_keep_their_ids(tmp_path: Path) -> None:
+def _sabouiyya_in_the_moving_phase(
+    tmp_path: Path, seed: int
+) -> tuple[BoardService, FakeClock, Game]:
+    """A service on the simulated board that has followed a random
+    sabouiyya game, placed by placed, into its moving phase (26 actions)."""
     import random
 
     clock = FakeClock()
     config = Config(data_dir=tmp_path, settle=0.05, error_delay=0.2, variant="sabouiyya")
     service = BoardService(config, clock=clock)
-    rng = random.Random(2)
+    rng = random.Random(seed)
     game = Game.new("sabouiyya")
     while game.phase == "setting" or len(game.moves) < 26:
         moves = [m for m in game.legal_moves() if m.kind != "pass"]
@@ -252,6 +256,11 @@ def test_cleared_board_and_resumed_game_keep_their_ids(tmp_path: Path) -> None:
         service.set_sim_occupancy(occ_of(game))
         clock.t += 0.1
         service.tick()
+    return service, clock, game
+
+
+def test_cleared_board_and_resumed_game_keep_their_ids(tmp_path: Path) -> None:
+    service, clock, game = _sabouiyya_in_the_moving_phase(tmp_path, seed=2)
     first = service.gid
     assert service.state()["position"] == game.position()
     service.set_sim_occupancy("0" * 25)
@@ -270,22 +279,7 @@ def test_cleared_board_and_resumed_game_keep_their_ids(tmp_path: Path) -> None:
 
 
 def test_a_game_put_aside_survives_a_new_game_from_the_page(tmp_path: Path) -> None:
-    import random
-
-    clock = FakeClock()
-    config = Config(data_dir=tmp_path, settle=0.05, error_delay=0.2, variant="sabouiyya")
-    service = BoardService(config, clock=clock)
-    rng = random.Random(5)
-    game = Game.new("sabouiyya")
-    while game.phase == "setting" or len(game.moves) < 26:
-        moves = [m for m in game.legal_moves() if m.kind != "pass"]
-        game.play(rng.choice(moves))
-        if game.outcome is not None:
-            game.pop()
-            continue
-        service.set_sim_occupancy(occ_of(game))
-        clock.t += 0.1
-        service.tick()
+    service, clock, game = _sabouiyya_in_the_moving_phase(tmp_path, seed=5)
     first = service.gid
     service.set_sim_occupancy("0" * 25)  # cleared: the game is put aside
     clock.t += 0.1
