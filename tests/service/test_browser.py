@@ -8,6 +8,7 @@ import random
 import shutil
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -22,8 +23,10 @@ ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
 
-@pytest.fixture
-def page(tmp_path: Path) -> Iterator[tuple[Page, Server]]:
+@contextmanager
+def served_page(tmp_path: Path, width: int, height: int) -> Iterator[tuple[Page, Server]]:
+    """The service on a simulated sabouiyya board and its page open in
+    Debian's chromium at this window size."""
     if not Path(CHROMIUM).exists():
         pytest.fail("chromium is not installed: `make test` installs it (apt-get install chromium)")
     server = Server(tmp_path / "data", "sabouiyya")
@@ -31,12 +34,18 @@ def page(tmp_path: Path) -> Iterator[tuple[Page, Server]]:
     try:
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-            pg = browser.new_page(viewport={"width": 420, "height": 900})
+            pg = browser.new_page(viewport={"width": width, "height": height})
             pg.goto(server.url + "/")
             yield pg, server
             browser.close()
     finally:
         server.stop()
+
+
+@pytest.fixture
+def page(tmp_path: Path) -> Iterator[tuple[Page, Server]]:
+    with served_page(tmp_path, 420, 900) as opened:
+        yield opened
 
 
 def _click(page: Page, square: str) -> None:

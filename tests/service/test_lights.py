@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect, sync_playwright
 from server import Server
-from test_browser import ARGS, CHROMIUM
+from test_browser import ARGS, CHROMIUM, served_page
 
 from controller.board.leds import legend
 from controller.rules import Game
@@ -29,20 +29,9 @@ def occ(bits: int, n: int) -> str:
 
 @pytest.fixture
 def board(tmp_path: Path) -> Iterator[tuple[Page, Server]]:
-    if not Path(CHROMIUM).exists():
-        pytest.fail("chromium is not installed: `make test` installs it (apt-get install chromium)")
-    server = Server(tmp_path / "data", "sabouiyya")
-    server.start()
-    try:
-        with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-            pg = browser.new_page(viewport={"width": 460, "height": 820})
-            pg.goto(server.url + "/")
-            expect(pg.locator("#conn")).to_have_text("live")
-            yield pg, server
-            browser.close()
-    finally:
-        server.stop()
+    with served_page(tmp_path, 460, 820) as (pg, server):
+        expect(pg.locator("#conn")).to_have_text("live")
+        yield pg, server
 
 
 def shot(pg: Page, tmp_path: Path, name: str) -> None:
