@@ -8,9 +8,17 @@ turns of the moving phase are adjudicated by piece count.
 
 Players: ``random`` (uniform over legal actions), ``greedy`` (the action
 capturing the most pieces at once, random tie-break), ``engine:SECONDS``
-or ``engine:SECONDS:LEVEL`` (:func:`~controller.engine.best_move`).
-Every game is deterministic under ``--seed`` except for the engine's
-time-bounded depth.
+or ``engine:SECONDS:LEVEL`` (:func:`~controller.engine.best_move`), and
+``baseline:SECONDS``: an earlier version of this engine, imported as the
+package ``engine_round1`` from the directory named by the environment
+variable ``KHARBGA_ENGINE_BASELINE`` (``scripts/engine_vs_baseline.py``
+extracts it from a git tag), so both engines play on the same rules core
+in the same run.  Every game is deterministic under ``--seed`` except for
+the engine's time-bounded depth.
+
+``--opening N`` pairs the games: each pair starts from the same ``N``
+random setting-phase placements (from the seed), A playing the Attacker in
+the first game of the pair and the Defender in the second.
 """
 
 from __future__ import annotations
@@ -36,6 +44,8 @@ __all__ = [
     "MatchResult",
     "run_match",
     "run_match_parallel",
+    "opening",
+    "baseline_player",
     "wilson",
     "main",
 ]
@@ -67,19 +77,53 @@ def engine_player(seconds: float, level: int | None = None) -> Player:
     return play
 
 
+BASELINE_ENV = "KHARBGA_ENGINE_BASELINE"
+BASELINE_PACKAGE = "engine_round1"
+
+
+def baseline_player(seconds: float) -> Player:
+    """The earlier engine (package ``engine_round1`` under the directory in
+    ``$KHARBGA_ENGINE_BASELINE``) at ``seconds`` an action."""
+    import importlib
+    import os
+    import sys
+
+    where = os.environ.get(BASELINE_ENV)
+    if not where or not os.path.isdir(os.path.join(where, BASELINE_PACKAGE)):
+        raise ValueError(f"baseline player: set {BASELINE_ENV} to a directory holding the "
+                         f"package {BASELINE_PACKAGE} (scripts/engine_vs_baseline.py does)")
+    if where not in sys.path:
+        sys.path.insert(0, where)
+    api = importlib.import_module(f"{BASELINE_PACKAGE}.api")
+
+    def play(game: AnyGame, rng: random.Random) -> Raw:
+        r = api.best_move(game, seconds, seed=rng.getrandbits(32))
+        m = r.move
+        assert m is not None
+        return (m.kind, m.frm, m.to, 0, m.flag)
+
+    return play
+
+
 def make_player(spec: str) -> Player:
-    """``random``, ``greedy``, ``engine:SECONDS`` or ``engine:SECONDS:LEVEL``."""
+    """``random``, ``greedy``, ``engine:SECONDS[:LEVEL]`` or ``baseline:SECONDS``."""
     name, _, rest = spec.partition(":")
-    if name == "random":
-        return random_player
-    if name == "greedy":
-        return greedy_player
-    if name == "engine":
-        parts = rest.split(":") if rest else []
+    parts = rest.split(":") if rest else []
+    try:
         seconds = float(parts[0]) if parts else 0.1
         level = int(parts[1]) if len(parts) > 1 else None
+    except ValueError:
+        raise ValueError(f"bad player {spec!r}: engine:SECONDS[:LEVEL]") from None
+    if name == "random" and not parts:
+        return random_player
+    if name == "greedy" and not parts:
+        return greedy_player
+    if name == "engine" and len(parts) <= 2:
         return engine_player(seconds, level)
-    raise ValueError(f"unknown player {spec!r}: random, greedy, engine:SECONDS[:LEVEL]")
+    if name == "baseline" and len(parts) <= 1:
+        return baseline_player(seconds)
+    raise ValueError(f"unknown player {spec!r}: random, greedy, engine:SECONDS[:LEVEL], "
+                     "baseline:SECONDS")
 
 
 LEAP_NAMES = tuple(v.name for v in LEAP_VARIANTS)
@@ -92,13 +136,32 @@ def new_game(variant: str) -> AnyGame:
     return Game.new(variant)
 
 
+def opening(variant: str, actions: int, seed: int) -> list[Raw]:
+    """``actions`` random legal actions from the start (setting-phase
+    placements in the Kharbga family), the same for the same seed."""
+    rng = random.Random(f"opening|{variant}|{seed}")
+    game = new_game(variant)
+    out: list[Raw] = []
+    while len(out) < actions and game.outcome is None and (
+        isinstance(game, LeapGame) or game.setting
+    ):
+        m = random_player(game, rng)
+        game.push(m[0], m[1], m[2], m[4])
+        out.append(m)
+    return out
+
+
 def play_game(
-    variant: str, attacker: Player, defender: Player, seed: int, cap: int = 200
+    variant: str, attacker: Player, defender: Player, seed: int, cap: int = 200,
+    start: list[Raw] | None = None,
 ) -> int | None:
-    """Play one game; the winner (0 Attacker, 1 Defender) or None (draw).
-    After ``cap`` turns of the moving phase the side with more pieces wins."""
+    """Play one game, after the actions ``start`` when given; the winner (0
+    Attacker, 1 Defender) or None (draw).  After ``cap`` turns of the moving
+    phase the side with more pieces wins."""
     rng = random.Random(seed)
     game = new_game(variant)
+    for kind, frm, to, _, flag in start or ():
+        game.push(kind, frm, to, flag)
     players = (attacker, defender)
     while game.outcome is None:
         if game.turn > cap:
@@ -149,36 +212,41 @@ def wilson(successes: float, n: int, z: float = 1.96) -> tuple[float, float]:
 
 
 def run_match(
-    variant: str, a: Player, b: Player, games: int, seed: int = 0, cap: int = 200
+    variant: str, a: Player, b: Player, games: int, seed: int = 0, cap: int = 200,
+    opening_actions: int = 0,
 ) -> MatchResult:
-    """``games`` games, A the Attacker in even games, the Defender in odd."""
+    """``games`` games, A the Attacker in even games, the Defender in odd;
+    with ``opening_actions``, games ``2k`` and ``2k + 1`` start from the same
+    random opening."""
     wins = draws = losses = 0
     for i in range(games):
-        r = _outcome(i, variant, a, b, seed, cap)
+        r = _outcome(i, variant, a, b, seed, cap, opening_actions)
         wins, draws, losses = wins + (r == 1), draws + (r == 0), losses + (r == -1)
     return MatchResult(wins, draws, losses)
 
 
-def _outcome(i: int, variant: str, a: Player, b: Player, seed: int, cap: int) -> int:
+def _outcome(i: int, variant: str, a: Player, b: Player, seed: int, cap: int,
+             opening_actions: int = 0) -> int:
     """Game ``i`` of a match: 1 A won, 0 draw, -1 A lost."""
     a_side = i % 2
     pair = (a, b) if a_side == 0 else (b, a)
-    w = play_game(variant, pair[0], pair[1], seed * 100_003 + i, cap)
+    start = opening(variant, opening_actions, seed * 100_003 + i // 2) if opening_actions else None
+    w = play_game(variant, pair[0], pair[1], seed * 100_003 + i, cap, start)
     return 0 if w is None else 1 if w == a_side else -1
 
 
-def _job(args: tuple[int, str, str, str, int, int]) -> int:
-    i, variant, a, b, seed, cap = args
-    return _outcome(i, variant, make_player(a), make_player(b), seed, cap)
+def _job(args: tuple[int, str, str, str, int, int, int]) -> int:
+    i, variant, a, b, seed, cap, opening_actions = args
+    return _outcome(i, variant, make_player(a), make_player(b), seed, cap, opening_actions)
 
 
 def run_match_parallel(variant: str, a: str, b: str, games: int, seed: int = 0,
-                       cap: int = 200, jobs: int = 2) -> MatchResult:
+                       cap: int = 200, jobs: int = 2, opening_actions: int = 0) -> MatchResult:
     """:func:`run_match` with the games shared among ``jobs`` processes
     (players given by their specs); the same games, the same seeds."""
     from concurrent.futures import ProcessPoolExecutor
 
-    work = [(i, variant, a, b, seed, cap) for i in range(games)]
+    work = [(i, variant, a, b, seed, cap, opening_actions) for i in range(games)]
     with ProcessPoolExecutor(max_workers=jobs) as pool:
         results = list(pool.map(_job, work))
     return MatchResult(results.count(1), results.count(0), results.count(-1))
@@ -200,15 +268,21 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     p.add_argument("--cap", type=int, default=200, help="moving-phase turns before adjudication")
     p.add_argument("--jobs", type=int, default=1, help="games played at once (processes)")
+    p.add_argument("--opening", type=int, default=0, metavar="N",
+                   help="pair the games: each pair starts from the same N random placements, "
+                   "colours swapped (default 0: no opening)")
     args = p.parse_args(argv)
     if args.variant not in LEAP_NAMES:
         find_variant(args.variant)
+    if args.games < 1 or args.jobs < 1 or args.opening < 0:
+        raise ValueError("--games and --jobs must be at least 1, --opening at least 0")
     players = make_player(args.a), make_player(args.b)
     if args.jobs > 1:
         result = run_match_parallel(args.variant, args.a, args.b, args.games, args.seed,
-                                    args.cap, args.jobs)
+                                    args.cap, args.jobs, args.opening)
     else:
-        result = run_match(args.variant, *players, args.games, args.seed, args.cap)
+        result = run_match(args.variant, *players, args.games, args.seed, args.cap,
+                           args.opening)
     print(f"{args.variant}: {args.a} vs {args.b}, {result.games} games: {result}")
     return 0
 

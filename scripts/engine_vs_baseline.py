@@ -1,0 +1,92 @@
+"""The engine against an earlier version of itself, at equal time.
+
+The earlier engine is taken from a git tag (default ``engine-round1``):
+``git archive`` extracts its ``controller/engine`` into a temporary
+directory as the package ``engine_round1``; its absolute imports
+(``controller.rules``) resolve to this checkout's rules, so both engines
+play on the same rules core in the same run.  Games are paired: each pair
+starts from the same random setting-phase opening, with colours swapped.
+
+    python scripts/engine_vs_baseline.py --variant kharbga --games 200 \\
+        --time 0.2 --opening 8 --jobs 2
+
+prints one line a variant: the new engine's wins, draws and losses, its
+score and the 95% Wilson interval.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import os
+import subprocess
+import sys
+import tarfile
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from controller.engine.match import (  # noqa: E402
+    BASELINE_ENV,
+    BASELINE_PACKAGE,
+    make_player,
+    run_match,
+    run_match_parallel,
+)
+
+
+def extract(tag: str, into: Path) -> None:
+    """``controller/engine`` at ``tag`` as the package ``engine_round1``."""
+    try:
+        data = subprocess.run(["git", "-C", str(ROOT), "archive", tag, "controller/engine"],
+                              check=True, capture_output=True).stdout
+    except subprocess.CalledProcessError as exc:
+        raise SystemExit(f"engine_vs_baseline: no tag {tag!r}: "
+                         f"{exc.stderr.decode().strip()}") from None
+    target = into / BASELINE_PACKAGE
+    with tarfile.open(fileobj=io.BytesIO(data)) as tar:
+        for member in tar.getmembers():
+            if not member.isfile():
+                continue
+            rel = Path(member.name).relative_to("controller/engine")
+            out = target / rel
+            out.parent.mkdir(parents=True, exist_ok=True)
+            f = tar.extractfile(member)
+            assert f is not None
+            out.write_bytes(f.read())
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--variant", action="append",
+                   help="variant (repeatable; default the four 7x7/5x5 Kharbga variants)")
+    p.add_argument("--games", type=int, default=20, help="games a variant (even)")
+    p.add_argument("--time", type=float, default=0.2, help="seconds an action, both engines")
+    p.add_argument("--opening", type=int, default=8, help="random placements of each pair's "
+                   "opening")
+    p.add_argument("--tag", default="engine-round1", help="git tag of the baseline engine")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--jobs", type=int, default=1, help="games played at once")
+    p.add_argument("--cap", type=int, default=200, help="moving-phase turns before adjudication")
+    args = p.parse_args(argv)
+    variants = args.variant or ["kharbga", "kharbga-refuge", "khamousiyya", "sabouiyya"]
+    with tempfile.TemporaryDirectory(prefix="engine-baseline-") as tmp:
+        extract(args.tag, Path(tmp))
+        os.environ[BASELINE_ENV] = tmp
+        a, b = f"engine:{args.time:g}", f"baseline:{args.time:g}"
+        for v in variants:
+            if args.jobs > 1:
+                r = run_match_parallel(v, a, b, args.games, args.seed, args.cap, args.jobs,
+                                       args.opening)
+            else:
+                r = run_match(v, make_player(a), make_player(b), args.games, args.seed,
+                              args.cap, args.opening)
+            print(f"{v}: {a} vs {args.tag} at {args.time:g} s, {r.games} games "
+                  f"(paired openings of {args.opening} placements): {r}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
