@@ -2,7 +2,11 @@
 the one function that turns roles into colours.
 
 The reconciler gives each square at most one role; where several apply the
-one later in :data:`ROLES` wins (an error outranks everything).
+one later in :data:`ROLES` wins (an error outranks everything).  ``king``,
+the lowest, is the service's: a point where a king (a crowned soldier of
+the draughts games) stands shows it while no other role lights it, so the
+players see the kings on the board itself (the sensors cannot tell a king
+from a man).
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ __all__ = [
 ]
 
 ROLES = (
+    "king",
     "setup",
     "last-from",
     "last-to",
@@ -74,6 +79,7 @@ class RoleStyle:
 # The default look of each role, and what it tells the player.  The WS2812
 # driver, the Pico host side and the page's legend all read these.
 DEFAULT_STYLES: dict[str, RoleStyle] = {
+    "king": RoleStyle((140, 90, 0)),
     "setup": RoleStyle((60, 60, 60)),
     "last-from": RoleStyle((0, 0, 110)),
     "last-to": RoleStyle((0, 0, 255)),
@@ -89,6 +95,7 @@ DEFAULT_STYLES: dict[str, RoleStyle] = {
 }
 
 MEANINGS: dict[str, str] = {
+    "king": "a king (a crowned soldier) stands here",
     "setup": "put a piece here to set the board up",
     "last-from": "the last move started here",
     "last-to": "the last move ended here",

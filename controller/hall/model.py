@@ -21,7 +21,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from controller.rules import Game
+from controller.rules import AnyGame
 from controller.rules.record import RESULTS, Record, parse_record
 
 from .protocol import BOARD_ID, action_tokens, apply_token
@@ -302,9 +302,9 @@ def _record_text(board: str, g: HallGame) -> str:
         first, _, rest = g.record.partition("\n")
         text = f'{first}\n[BoardId "{board}"]\n{rest}'
         return text if text.endswith("\n") else text + "\n"
-    from controller.rules.variants import find_variant
+    from controller.rules import new_game
 
-    game = Game.new(find_variant(g.variant))
+    game = new_game(g.variant)
     for token in g.moves:
         apply_token(game, token)
     tags = {"Attacker": g.attacker, "Defender": g.defender, "BoardId": board,
@@ -327,7 +327,7 @@ def _count_actions(text: str) -> int:
     return n if "[Termination" not in parts[0] else n + 1
 
 
-def _positions(game: Game, tokens: list[str]) -> list[str]:
+def _positions(game: AnyGame, tokens: list[str]) -> list[str]:
     replay = game.copy()
     out = []
     for _ in tokens:

@@ -11,7 +11,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from controller.board.config import ConfigError, Table
-from controller.rules import Game
+from controller.rules import AnyGame, Game
 
 __all__ = ["BOARD_ID", "BroadcastConfig", "BroadcastError", "action_tokens", "apply_token",
            "load_broadcast", "parse_broker_url"]
@@ -105,19 +105,19 @@ def _load(t: Table, broker: str | None, board_id: str | None,
                            cert_file=values["cert_file"], key_file=values["key_file"])
 
 
-def apply_token(game: Game, token: str) -> None:
+def apply_token(game: AnyGame, token: str) -> None:
     """Play one stored action token (as the store keeps them) on ``game``."""
     if token in ("resign:attacker", "resign:defender"):
         game.resign(token.split(":")[1])
     elif token == "agreement":
         game.agree_draw()
-    elif token == "barrier":
+    elif token == "barrier" and isinstance(game, Game):
         game.agree_barrier()
     else:
         game.play(token)
 
 
-def action_tokens(game: Game) -> list[str]:
+def action_tokens(game: AnyGame) -> list[str]:
     """The game's actions as the store keeps them (a resignation as
     ``resign:SIDE``)."""
     out = []

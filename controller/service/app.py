@@ -3,14 +3,17 @@
 API (all JSON):
 
 - ``GET /api/state``: position, to_move, status, LED roles, game id, moves,
-  outcome, players, and on the simulated board its occupancy.
+  outcome, players, the board to draw (``geometry``: points, lines, dark
+  squares), the kings, and on the simulated board its occupancy.
 - ``POST /api/sim/occupancy`` ``{"occ": "0110..."}``: set the simulated
   board's sensors (simulated board only).
 - ``POST /api/button`` ``{"button": "undo", "side": "attacker"}``: a board
   button (hint, exchange, undo, new, resign, draw).
 - ``POST /api/draw`` ``{"answer": "accept"}`` or ``"decline"``: the answer
   to the draw offered (``draw_offer`` in the state names who offered).
-- ``POST /api/new`` ``{"variant": "kharbga", "attacker": "..", "defender": ".."}``.
+- ``POST /api/new`` ``{"variant": "kharbga", "attacker": "..", "defender": "..",
+  "position": ".."}``: any variant, the leap games too (``"checkers"``);
+  ``position`` (optional) starts from that position string.
 - ``POST /api/computer`` ``{"side": "defender", "seconds": 1.0}``: the engine
   plays that side (``null``: nobody); its actions are lit with ``hint``.
 - ``GET /api/games``: the archive; ``GET /api/games/{id}``: one game's
@@ -169,7 +172,8 @@ def _change(act: Callable[[BoardService, dict[str, Any]], None]) -> Handler:
 post_occupancy = _change(lambda s, d: s.set_sim_occupancy(d.get("occ")))
 post_button = _change(lambda s, d: s.press(d.get("button"), d.get("side")))
 post_draw = _change(lambda s, d: s.answer_draw(d.get("answer")))
-post_new = _change(lambda s, d: s.new_game(d.get("variant"), d.get("attacker"), d.get("defender")))
+post_new = _change(lambda s, d: s.new_game(d.get("variant"), d.get("attacker"), d.get("defender"),
+                                           d.get("position")))
 post_computer = _change(lambda s, d: s.set_computer(d.get("side"), d.get("seconds")))
 
 

@@ -12,55 +12,21 @@ from __future__ import annotations
 import json
 import secrets
 import time
-import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from controller.board.sensorlog import BUTTONS, Button, Frame, format_event
 from controller.reconcile.reconciler import Reconciler, Settings, Update
-from controller.rules import Game, Move, find_variant
+from controller.rules import AnyGame, Move, find_any_variant
 
+from .boardview import board_view, check_name, kings, make_game, reason_words
 from .config import Config
 from .store import Store
 
-__all__ = ["BoardService", "RequestError"]
+__all__ = ["BoardService", "RequestError", "reason_words"]
 
 SIDES = ("attacker", "defender")
-# Why a game ended, in words (the page, the status line and the archive).
-REASONS = {
-    "all-captured": "all soldiers captured",
-    "blocked": "the losing side could not move",
-    "blocked-first-turn": "blocked on the first move",
-    "no-progress": "no capture for too long",
-    "repetition": "the same position three times",
-    "barrier": "a barrier neither side can break",
-    "turn-limit": "the turn limit was reached",
-    "resignation": "resignation",
-    "agreement": "a draw agreed",
-}
-
-
-def reason_words(reason: str | None) -> str:
-    """A termination code (``all-captured``) as words a player reads."""
-    if not reason:
-        return ""
-    return REASONS.get(reason, reason.replace("-", " "))
-
-
-def check_name(label: str, value: object) -> str:
-    """A player's name: up to 40 printable characters (no control, format
-    or bidi-override characters, no quotes: it goes into the record)."""
-    if not isinstance(value, str):
-        raise RequestError(f"{label} must be a name (text)")
-    value = value.strip()
-    if len(value) > 40:
-        raise RequestError(f"{label} must be at most 40 characters")
-    for c in value:
-        if c in '"\\' or unicodedata.category(c) in ("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"):
-            raise RequestError(f"{label} must be printable text without quotes or backslashes "
-                               f"(U+{ord(c):04X} is not allowed)")
-    return value
 
 
 class RequestError(ValueError):
@@ -96,11 +62,11 @@ class BoardService:
             self.gid = active.id
             self._load_settings(active.settings, (active.attacker, active.defender))
         else:
-            game = Game.new(config.variant)
+            game = make_game(config.variant)
             self.gid = self.store.new_game(game, *self.players, self.game_settings())
         # Games put aside unfinished (board cleared): resumed when set up again.
         self._ids: dict[int, int] = {}
-        saved: list[Game] = []
+        saved: list[AnyGame] = []
         for other in self.store.unfinished():
             if other.id != self.gid:
                 g = other.game()
@@ -112,8 +78,7 @@ class BoardService:
         # standing (the players had not taken them off when it stopped).
         self._resume_check = bool(game.moves)
         self.simulated = config.board == "sim"
-        size = game.variant.size
-        self.squares = size * size
+        self.squares = game.geometry.size  # the board's points (sensors)
         stored = self.store.get_value("sim_occ") if self.simulated else None
         if isinstance(stored, str) and len(stored) == self.squares and not stored.strip("01"):
             self.sim_occ = stored
@@ -333,7 +298,7 @@ class BoardService:
         self._want_computer()
         self._publish(self.reconciler.tick(self.now()))
 
-    def compute_computer(self) -> tuple[int, Game, Move]:
+    def compute_computer(self) -> tuple[int, AnyGame, Move | None]:
         """The computer's next action (slow: call it off the event loop)."""
         from controller.engine.api import best_move
 
@@ -342,15 +307,15 @@ class BoardService:
         result = best_move(game.copy(), self.think)
         return len(game.moves), game, result.move
 
-    def play_computer(self, marker: int, game: Game, move: Move) -> None:
+    def play_computer(self, marker: int, game: AnyGame, move: Move | None) -> None:
         """Show the computer's action unless the game moved on meanwhile."""
-        if game is self.reconciler.game and len(game.moves) == marker and \
+        if move is not None and game is self.reconciler.game and len(game.moves) == marker and \
                 game.to_move == self.computer:
             self.reconciler.expect(move)
             update = self.reconciler.tick(self.now())
             self._after(update)
 
-    def compute_hint(self) -> tuple[int, Game, list[str], str]:
+    def compute_hint(self) -> tuple[int, AnyGame, list[str], str]:
         """The engine's suggestion for the current position (slow: call it
         off the event loop); returns what :meth:`show_hint` needs."""
         from controller.engine.api import best_move
@@ -360,10 +325,12 @@ class BoardService:
         marker = len(game.moves)
         result = best_move(game, self.hint_seconds)
         m = result.move
+        if m is None:  # nothing to suggest
+            return marker, self.reconciler.game, [], ""
         squares = [sq for sq in (m.from_square, m.to_square) if sq]
         return marker, self.reconciler.game, squares, str(m)
 
-    def show_hint(self, marker: int, game: Game, squares: list[str], move: str = "") -> None:
+    def show_hint(self, marker: int, game: AnyGame, squares: list[str], move: str = "") -> None:
         """Light the hint unless the game moved on meanwhile."""
         if game is self.reconciler.game and len(game.moves) == marker:
             self.hint_move = move or None
@@ -405,13 +372,17 @@ class BoardService:
             raise RequestError('answer must be "accept" or "decline"')
 
     def new_game(self, variant: object = None, attacker: object = None,
-                 defender: object = None) -> None:
-        """Start a new game (the board must then be cleared or set up)."""
+                 defender: object = None, position: object = None) -> None:
+        """Start a new game of any variant, at its start or from
+        ``position`` (the board must then be cleared or set up as it)."""
         name = self.config.variant if variant is None else variant
         if not isinstance(name, str):
             raise RequestError("variant must be a string")
+        if position is not None and not isinstance(position, str):
+            raise RequestError("position must be a position string")
         try:
-            v = find_variant(name)
+            v = find_any_variant(name)
+            game = make_game(v, position or None)
         except ValueError as exc:
             raise RequestError(str(exc)) from None
         names = []
@@ -422,14 +393,18 @@ class BoardService:
         if old.moves and old.outcome is None:
             self.store.sync(self.gid, old)
         self.store.finish(self.gid, old)
-        if v.size != old.variant.size and self.simulated:
-            self.sim_occ = "0" * (v.size * v.size)
+        if self.simulated and (game.geometry.name != old.geometry.name
+                               or game.phase == "moving"):
+            # The simulated board: another board starts empty; a game that
+            # starts with its soldiers standing has them set up at once.
+            a, d = game.bitboards()
+            self.sim_occ = "".join("1" if (a | d) >> i & 1 else "0"
+                                   for i in range(game.geometry.size))
             self.store.set_value("sim_occ", self.sim_occ)
         self._flush_log()
         self.names = (names[0], names[1])
-        game = Game.new(v)
         self.gid = self.store.new_game(game, *self.players, self.game_settings())
-        self.squares = v.size * v.size
+        self.squares = game.geometry.size
         # Games put aside earlier stay resumable (the board set up as one).
         saved = [g for g in self.reconciler.saved if g.variant == v]
         self.reconciler = Reconciler(game=game, settings=self.settings, saved=saved,
@@ -515,7 +490,7 @@ class BoardService:
         return {"from": squares[0], "to": squares[-1]} if len(squares) == 2 \
             else {"to": squares[0]}
 
-    def _turns(self, g: Game) -> list[list[Any]]:
+    def _turns(self, g: AnyGame) -> list[list[Any]]:
         """The game's numbered record turns, made again only when its moves
         changed (a long game's grouping costs milliseconds; frames come every
         few)."""
@@ -529,11 +504,16 @@ class BoardService:
         g = self.reconciler.game
         o = g.outcome
         status, leds = self._status(update)
+        crowned = kings(g)
+        leds = {**{name: "king" for name in crowned}, **leds}  # a king's own look, when unlit
         turns = self._turns(g)
+        view = board_view(g)
         return {
             "game_id": self.gid,
             "variant": g.variant.name,
-            "size": g.variant.size,
+            "size": view["width"] if view["kind"] == "grid" else None,  # a square board's side
+            "geometry": view,
+            "kings": crowned,
             "position": g.position(),
             "to_move": g.to_move,
             "phase": g.phase,
@@ -576,7 +556,7 @@ class BoardService:
         return json.dumps(self.state())
 
 
-def _record_turns(game: Game) -> list[list[str]]:
+def _record_turns(game: AnyGame) -> list[list[str]]:
     """The game's turns as the record numbers them (1, 2, ..)."""
     from controller.rules.record import group_turns
 

@@ -46,7 +46,7 @@ from controller.hall.protocol import (
     load_broadcast,
     parse_broker_url,
 )
-from controller.rules import Game
+from controller.rules import AnyGame
 
 __all__ = ["BroadcastConfig", "Publisher", "action_tokens", "apply_token", "attach",
            "load_broadcast", "parse_broker_url"]
@@ -71,11 +71,14 @@ CREATE TABLE IF NOT EXISTS broadcast_meta (key TEXT PRIMARY KEY, value TEXT NOT 
 """
 
 
-def _new_game(row: sqlite3.Row | tuple[Any, ...]) -> Game:
-    from controller.rules.variants import apply_options, find_variant
+def _new_game(row: sqlite3.Row | tuple[Any, ...]) -> AnyGame:
+    """A stored game's start, of either rules family."""
+    from controller.rules import find_any_variant
+    from controller.rules.leap_factory import apply_any_options
 
-    variant = apply_options(find_variant(row[1]), row[2])
-    return Game.from_position(variant, row[3]) if row[3] else Game.new(variant)
+    from .boardview import make_game
+
+    return make_game(apply_any_options(find_any_variant(row[1]), row[2]), row[3] or None)
 
 
 @dataclass
@@ -83,7 +86,7 @@ class _Sent:
     """What was queued of one game, and the game replayed to there."""
 
     tokens: list[str]
-    game: Game
+    game: AnyGame
     variant: str
     attacker: str
     defender: str

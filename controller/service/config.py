@@ -47,7 +47,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from controller.board.config import ConfigError, Table, read_toml
-from controller.rules import find_variant
+from controller.rules import find_any_variant
 
 if TYPE_CHECKING:
     from controller.drivers.gpio_config import GpioConfig
@@ -196,7 +196,7 @@ def _check(c: Config, overridden: set[str]) -> None:
     if not (c.board in ("sim", "gpio") or c.board.startswith(("serial:", "camera:"))):
         raise error("board", f"must be sim, gpio, serial:PORT or camera:DEVICE, not {c.board!r}")
     try:
-        find_variant(c.variant)
+        find_any_variant(c.variant)
     except ValueError as exc:
         raise error("variant", str(exc)) from None
     if not 0.01 <= c.settle <= 5:

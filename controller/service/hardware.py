@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from controller.board.events import Button, Frame
-from controller.rules import find_variant
+from controller.rules import find_any_variant
 
 from .config import Config, load_config
 
@@ -104,7 +104,11 @@ def open_backend(config: Config, clock: Clock) -> Backend:
     if kind == "gpio":
         return GpioBackend(config, clock=clock)
     if kind.startswith("serial:"):
-        size = find_variant(config.variant).size
+        geometry = find_any_variant(config.variant).geometry
+        size = int(geometry.size ** 0.5)
+        if size * size != geometry.size:
+            raise ValueError(f"the serial board reads square boards only; variant "
+                             f"{config.variant} is played on the {geometry.name} board")
         return SerialBackend(kind.removeprefix("serial:"), config, size, clock=clock)
     if kind.startswith("camera:"):
         return CameraBackend(kind.removeprefix("camera:"), config, clock=clock)

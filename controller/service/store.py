@@ -17,9 +17,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from controller.board.sensorlog import Header, format_event
-from controller.rules import Game
+from controller.rules import AnyGame, AnyVariant, find_any_variant
+from controller.rules.leap_factory import apply_any_options, format_any_options
 from controller.rules.record import Record
-from controller.rules.variants import apply_options, find_variant, format_options
+
+from .boardview import board_view, make_game
 
 __all__ = ["Store", "StoredGame"]
 
@@ -71,16 +73,19 @@ class StoredGame:
     # The game's own settings: human names, the computer's side and think time.
     settings: dict[str, object] = field(default_factory=dict)
 
-    def game(self) -> Game:
-        """The game replayed from its stored actions."""
-        v = apply_options(find_variant(self.variant), self.options)
-        g = Game.from_position(v, self.start) if self.start else Game.new(v)
+    def rules(self) -> AnyVariant:
+        """The variant the game was played with (its options applied)."""
+        return apply_any_options(find_any_variant(self.variant), self.options)
+
+    def game(self) -> AnyGame:
+        """The game replayed from its stored actions (either rules family)."""
+        g = make_game(self.rules(), self.start)
         for token in self.actions:
             if token == "resign:attacker" or token == "resign:defender":
                 g.resign(token.split(":")[1])
             elif token == "agreement":
                 g.agree_draw()
-            elif token == "barrier":
+            elif token == "barrier" and hasattr(g, "agree_barrier"):
                 g.agree_barrier()
             else:
                 g.play(token)
@@ -117,12 +122,12 @@ class Store:
 
     # -- games ---------------------------------------------------------
 
-    def new_game(self, game: Game, attacker: str, defender: str,
+    def new_game(self, game: AnyGame, attacker: str, defender: str,
                  settings: dict[str, object] | None = None) -> int:
         cur = self.db.execute(
             "INSERT INTO games (variant, options, start, attacker, defender, created, settings) "
             "VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (game.variant.name, format_options(game.variant), game.start_position, attacker,
+            (game.variant.name, format_any_options(game.variant), game.start_position, attacker,
              defender, time.time(), json.dumps(settings or {})),
         )
         gid = int(cur.lastrowid or 0)
@@ -130,7 +135,7 @@ class Store:
         self.sync(gid, game)
         return gid
 
-    def sync(self, gid: int, game: Game, times: Sequence[float] = ()) -> None:
+    def sync(self, gid: int, game: AnyGame, times: Sequence[float] = ()) -> None:
         """Make the stored actions of ``gid`` those of ``game`` (undo
         included), in one synced transaction."""
         tokens = _tokens(game)
@@ -165,7 +170,7 @@ class Store:
                 self.db.execute("UPDATE games SET attacker=?, defender=?, settings=? WHERE id=?",
                                 (attacker, defender, json.dumps(settings), gid))
 
-    def finish(self, gid: int, game: Game) -> None:
+    def finish(self, gid: int, game: AnyGame) -> None:
         """Archive ``gid``: result, termination and its record."""
         self.sync(gid, game)
         outcome = game.outcome
@@ -237,7 +242,7 @@ class Store:
         positions.append(replay.position())
         positions.reverse()
         data = json.dumps({
-            "id": stored.id, "variant": stored.variant, "size": game.variant.size,
+            "id": stored.id, "variant": stored.variant, "geometry": board_view(game),
             "start": stored.start, "positions": positions,
             "attacker": stored.attacker, "defender": stored.defender,
             "result": stored.result, "termination": stored.termination,
@@ -272,7 +277,7 @@ class Store:
             for r in rows
         ]
 
-    def record_text(self, gid: int, game: Game | None = None) -> str:
+    def record_text(self, gid: int, game: AnyGame | None = None) -> str:
         """The game record (RULES.md format) of ``gid``."""
         stored = self.get(gid)
         if stored is None:
@@ -317,7 +322,7 @@ class Store:
         stored = self.get(gid)
         if stored is None:
             raise KeyError(gid)
-        size = apply_options(find_variant(stored.variant), stored.options).size
+        geometry = stored.rules().geometry
         out: list[str] = []
         shift = None
         last = 0.0
@@ -336,8 +341,8 @@ class Store:
             last = round(t + shift, 4)
             event["t"] = last
             out.append(json.dumps(event))
-        header = Header(0.0, f"{size}x{size}", "colour" if colour else "occupancy")
-        return [format_event(header, size * size), *out]
+        header = Header(0.0, geometry.name, "colour" if colour else "occupancy")
+        return [format_event(header, geometry.size), *out]
 
     # -- small settings ------------------------------------------------------
 
@@ -351,7 +356,7 @@ class Store:
                             (key, json.dumps(value)))
 
 
-def _tokens(game: Game) -> list[str]:
+def _tokens(game: AnyGame) -> list[str]:
     out = []
     for m in game.moves:
         if m.kind == "resignation":
@@ -363,7 +368,7 @@ def _tokens(game: Game) -> list[str]:
     return out
 
 
-def turn_numbers(game: Game) -> list[int]:
+def turn_numbers(game: AnyGame) -> list[int]:
     """For each action of ``game``, the number of the turn it belongs to in
     the record (the page, the record and the viewer count turns alike)."""
     from controller.rules.record import group_turns
@@ -391,7 +396,7 @@ def action_labels(actions: Sequence[str], turns: Sequence[int]) -> list[str]:
     return out
 
 
-def _turn_clocks(game: Game, times: Sequence[float]) -> list[float]:
+def _turn_clocks(game: AnyGame, times: Sequence[float]) -> list[float]:
     """Seconds each turn took, from the wall-clock time of each action."""
     from controller.rules.record import group_turns
 

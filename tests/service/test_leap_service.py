@@ -1,0 +1,155 @@
+"""The service plays the leap-capture games (Sixteen Soldiers, Hewakam
+Keliya, checkers, English draughts): new games of every variant, the board
+the page draws, kings and their light, huffs, records and sensor logs that
+replay, and the game resumed after a crash."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from controller.reconcile.reconciler import Settings
+from controller.reconcile.replay import replay
+from controller.rules import AnyGame, game_from_position, new_game
+from controller.rules.record import parse_record
+from controller.service.board import BoardService, RequestError
+from controller.service.config import Config, ConfigError, load_config
+
+# A checkers position: the Attacker's man on b6 leaps c7 and is crowned on d8.
+CROWNING = ".......D/..D...../.A....../......../......../......../......../........ a m - 1 np=0"
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.t = 500.0
+
+    def __call__(self) -> float:
+        return self.t
+
+
+def occ_of(game: AnyGame) -> str:
+    a, d = game.bitboards()
+    return "".join("1" if (a | d) >> i & 1 else "0" for i in range(game.geometry.size))
+
+
+def _service(tmp_path: Path, clock: Clock, variant: str = "checkers") -> BoardService:
+    return BoardService(Config(data_dir=tmp_path, settle=0.05, error_delay=0.2,
+                               variant=variant), clock=clock)
+
+
+def _play(service: BoardService, clock: Clock, game: AnyGame, token: str) -> None:
+    """``token`` played on ``game`` and on the simulated board (one frame)."""
+    game.play(token)
+    service.set_sim_occupancy(occ_of(game))
+    clock.t += 0.1
+    service.tick()
+    assert service.state()["position"] == game.position(), token
+
+
+@pytest.mark.parametrize(("variant", "board", "points", "lines", "dark"), [
+    ("sixteen-soldiers", "37-point", 37, 76, 0),
+    ("hewakam-keliya", "37-point", 37, 76, 0),
+    ("checkers", "8x8", 64, 0, 32),
+    ("english-draughts", "8x8", 64, 0, 32),
+])
+def test_every_leap_variant_starts_with_its_board(tmp_path: Path, variant: str, board: str,
+                                                  points: int, lines: int, dark: int) -> None:
+    service = _service(tmp_path, Clock(), variant)
+    state = service.state()
+    view = state["geometry"]
+    assert (state["variant"], view["name"]) == (variant, board)
+    assert (len(view["points"]), len(view["lines"]), len(view["dark"])) == (points, lines, dark)
+    # Every point once, each on its own place of the drawing.
+    assert len({p[0] for p in view["points"]}) == points
+    assert len({(p[1], p[2]) for p in view["points"]}) == points
+    # The simulated board starts with the soldiers set up: the game begins.
+    assert state["sim_occ"] == occ_of(new_game(variant))
+    assert state["position"] == new_game(variant).position()
+    assert state["status"] == "Attacker to move"
+    service.close()
+
+
+def test_the_37_point_board_is_drawn_along_its_lines(tmp_path: Path) -> None:
+    service = _service(tmp_path, Clock(), "sixteen-soldiers")
+    view = service.state()["geometry"]
+    place = {p[0]: (p[1], p[2]) for p in view["points"]}
+    segments = {frozenset(s) for s in view["lines"]}
+    assert place["a9"] == (0, 0) and place["c5"] == (2, 4) and place["e1"] == (4, 8)
+    assert frozenset(("a1", "c1")) in segments  # the triangle's base: two letters apart
+    assert frozenset(("c3", "b2")) in segments and frozenset(("b4", "c5")) in segments
+    assert frozenset(("b4", "c4")) in segments and frozenset(("c4", "b5")) not in segments
+    assert view["centre"] is None  # no malha on this board
+    service.close()
+
+
+def test_a_crowning_is_kept_lit_and_survives_a_crash(tmp_path: Path) -> None:
+    clock = Clock()
+    service = _service(tmp_path, clock, "kharbga")
+    service.new_game("checkers", "Amina", "Driss", position=CROWNING)
+    game = game_from_position("checkers", CROWNING)
+    _play(service, clock, game, "b6xd8")
+    state = service.state()
+    assert state["kings"] == ["d8"] and state["counts"] == {"attacker": 1, "defender": 1}
+    assert state["leds"]["d8"] == "last-to"  # the last move outranks the king's look
+    _play(service, clock, game, "h8-g7")
+    assert service.state()["leds"]["d8"] == "king"
+    gid = service.gid
+    # A crash: the service is not closed; a new one opens the same data.
+    again = _service(tmp_path, clock, "kharbga")
+    state = again.state()
+    assert again.gid == gid and state["variant"] == "checkers"
+    assert state["position"] == game.position() and state["kings"] == ["d8"]
+    assert state["players"] == {"attacker": "Amina", "defender": "Driss"}
+    # The resumed game goes on; its record replays it.
+    _play(again, clock, game, "d8-e7")
+    record = parse_record(again.store.record_text(gid, again.reconciler.game))
+    assert [str(m) for m in record.game().moves] == ["b6xd8", "h8-g7", "d8-e7"]
+    assert record.game().position() == game.position()
+    again.close()
+    service.close()
+
+
+def test_a_huff_is_played_by_taking_the_soldier_off(tmp_path: Path) -> None:
+    clock = Clock()
+    service = _service(tmp_path, clock, "sixteen-soldiers")
+    game = new_game("sixteen-soldiers")
+    for token in ("d4-e5", "d6-c5", "c4-d4"):
+        _play(service, clock, game, token)
+    state = service.state()
+    assert game.huff and state["leds"]["b4"] == "capture"
+    assert "huff" in state["status"] and "b4" in state["status"]
+    _play(service, clock, game, "xb4")
+    assert service.state()["moves"][-1] == "xb4"
+    assert service.state()["counts"]["attacker"] == 15
+    # The stored sensor log names the 37-point board and replays to the game.
+    service.new_game("kharbga")
+    log = service.store.replayable_log(service.gid - 1)
+    assert '"board": "37-point"' in log[0]
+    result = replay(log, "sixteen-soldiers", Settings(settle=0.05, error_delay=0.2))
+    assert [str(m) for m in result.records[0].game().moves] == \
+        ["d4-e5", "d6-c5", "c4-d4", "xb4"]
+    service.close()
+
+
+def test_a_position_of_another_board_is_refused_in_one_line(tmp_path: Path) -> None:
+    service = _service(tmp_path, Clock(), "sixteen-soldiers")
+    with pytest.raises(RequestError) as refused:
+        service.new_game("sixteen-soldiers", position=new_game("checkers").position())
+    message = str(refused.value)
+    assert "37-point" in message and "sixteen-soldiers" in message and "\n" not in message
+    with pytest.raises(RequestError, match="8x8"):
+        service.new_game("checkers", position=new_game("kharbga").position())
+    with pytest.raises(RequestError, match="37 characters"):
+        service.set_sim_occupancy("0" * 49)
+    assert service.state()["variant"] == "sixteen-soldiers"  # nothing changed
+    service.close()
+
+
+def test_the_configuration_names_a_leap_variant(tmp_path: Path) -> None:
+    path = tmp_path / "board.toml"
+    path.write_text('[board]\nvariant = "hewakam-keliya"\n')
+    assert load_config(path).variant == "hewakam-keliya"
+    path.write_text('[board]\nvariant = "draughts"\n')
+    with pytest.raises(ConfigError, match="board.variant"):
+        load_config(path)
