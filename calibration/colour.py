@@ -32,6 +32,7 @@ CLASSES = (".", "a", "d")
 CLOSE_DIST, CLOSE_MARGIN = 1.5, 1.5
 SCALES = np.linspace(0.5, 1.8, 14)  # per-frame contrast of the pieces against the board
 CLIP = 6.0  # a square's largest say in choosing that contrast, in floor units
+ADAPT = (0, 1, 2)
 PRIOR = 3.0  # the calibration's weight in a frame's class means, in squares
 
 
@@ -68,6 +69,10 @@ class Grid:
         patches += [box(i + 0.5, j) for j in range(8) for i in range(7)]
         patches += [box(i, j + 0.5) for j in range(7) for i in range(8)]
         self.patch = np.stack(patches)
+        centres = [(i, j) for j in range(8) for i in range(8)]
+        centres += [(i + 0.5, j) for j in range(8) for i in range(7)]
+        centres += [(i, j + 0.5) for j in range(7) for i in range(8)]
+        self.patch_uv = np.array(centres, np.float64) / 7.0  # 176 x 2, board units / 7
         corners, edges, across = [], [], []
         for sq in range(49):
             f, r = sq % 7, sq // 7
@@ -208,11 +213,30 @@ def features(grid: Grid, empty: Empty, top: np.ndarray, ncc_min: float = 0.55,
     chroma = logl - logl.mean(axis=1, keepdims=True)
     ok = ncc >= ncc_min
     if ok[:64].sum() >= 4:
-        ref = np.median(chroma[:64][ok[:64]], axis=0)
-        ok &= np.abs(chroma - ref).max(axis=1) <= chroma_tol
+        ok &= np.abs(chroma - _usual_chroma(grid, logl, chroma, ok)).max(axis=1) <= chroma_tol
     n = ok[grid.corners].sum(axis=1)
     raw = (disc, patch[:64], empty.disc, empty.patch[:64], grid.corners)
     return Features(np.zeros((49, 3)), np.zeros(49), n, ok, ok[grid.edges], raw).with_flare(0.0)
+
+
+def _usual_chroma(grid: Grid, logl: np.ndarray, chroma: np.ndarray,
+                  ok: np.ndarray) -> np.ndarray:
+    """The board's usual colour ratio at every patch: an affine function of the
+    patch's place and brightness, fitted to the patches that show the grid
+    lines (trimmed twice).  The camera's tone curve bends the channels apart
+    as the light changes across the board, so one ratio for the whole board
+    would reject the bright or the dark end of a gradient."""
+    x = np.column_stack([grid.patch_uv, logl.mean(axis=1), np.ones(len(logl))])
+    use = ok.copy()
+    ref = np.broadcast_to(np.median(chroma[ok], axis=0), chroma.shape)
+    for _ in range(3):
+        if use.sum() < 12:
+            break
+        coef, *_ = np.linalg.lstsq(x[use], chroma[use], rcond=None)
+        ref = x @ coef
+        res = np.abs(chroma - ref).max(axis=1)
+        use = ok & (res <= max(0.06, 2.5 * float(np.median(res[use]))))
+    return ref
 
 
 def _kept_apart(means: np.ndarray, base: np.ndarray) -> bool:
@@ -337,7 +361,7 @@ class ColourModel:
             lead = d[np.arange(len(f)), order[:, 1]] - b
             sure = lead >= self.margin
             means, covs = best.copy(), self.covs.copy()
-            for c in (1, 2):
+            for c in ADAPT:
                 pick = sure & (order[:, 0] == c)
                 n = int(pick.sum())
                 if n:
