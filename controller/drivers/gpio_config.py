@@ -4,13 +4,15 @@ GPIO in one dataclass.
 ::
 
     [gpio.matrix]          rows, columns, scan rate, debounce (gpio_matrix)
-    [gpio.mapping]         switch and LED positions (mapping)
+    [gpio.mapping]         the board, switch and LED positions (mapping)
     [gpio.leds]            SPI port, colours, brightness (ws2812)
     [gpio.leds.roles]
     [gpio.buttons]         button pins (buttons)
 
-Each part checks itself; :class:`GpioConfig` also checks that no GPIO is
-used twice across the parts.  Errors are
+The matrix's pins default to the stock pins of the mapping's matrix (9
+rows and 5 columns for the 37-point board, say).  Each part checks
+itself; :class:`GpioConfig` also checks that no GPIO is used twice
+across the parts.  Errors are
 :class:`controller.board.config.ConfigError` (a ``ValueError``), one line
 naming the dotted key; :func:`load_config` adds the file's name.
 :func:`save_config` writes changes back through ``tomlkit``, keeping the
@@ -45,7 +47,7 @@ class GpioConfig:
     buttons: ButtonConfig = field(default_factory=ButtonConfig)
 
     def __post_init__(self) -> None:
-        self.matrix.check_size(self.mapping.size)
+        self.matrix.check_mapping(self.mapping)
         users: dict[int, str] = {}
 
         def claim(pin: int, what: str) -> None:
@@ -67,9 +69,10 @@ class GpioConfig:
     @classmethod
     def from_table(cls, data: Mapping[str, object] | None) -> GpioConfig:
         t = Table(data, "gpio")
+        mapping = BoardMapping.from_table(t.sub("mapping").data)
         config = cls(
-            matrix=MatrixConfig.from_table(t.sub("matrix").data),
-            mapping=BoardMapping.from_table(t.sub("mapping").data),
+            matrix=MatrixConfig.from_table(t.sub("matrix").data, mapping),
+            mapping=mapping,
             leds=LedConfig.from_table(t.sub("leds").data),
             buttons=ButtonConfig.from_table(t.sub("buttons").data),
         )

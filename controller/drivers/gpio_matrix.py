@@ -52,14 +52,31 @@ __all__ = [
 
 WHERE = "gpio.matrix"
 ROW_DRIVES = ("open-drain", "push-pull")
+ROW_PINS = (4, 17, 27, 22, 5, 6, 13)
+COLUMN_PINS = (19, 26, 18, 23, 24, 25, 12)
+# Matrices beyond 7x7 take their pins in this order, rows first (hardware.md):
+# the 14 pins of the 7x7 board, then GPIO15 (UART RX) and GPIO7 (SPI0 CE1,
+# free with ``dtoverlay=spi0-1cs``; the LEDs use MOSI and SCLK only).
+MORE_PINS = (*ROW_PINS, *COLUMN_PINS, 15, 7)
+
+
+def stock_pins(rows: int, columns: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The stock row and column pins of a ``rows`` x ``columns`` matrix."""
+    if rows <= len(ROW_PINS) and columns <= len(COLUMN_PINS):
+        return ROW_PINS[:rows], COLUMN_PINS[:columns]
+    if rows + columns > len(MORE_PINS):
+        raise ConfigError(
+            f"{WHERE}: a {rows}x{columns} matrix needs {rows + columns} pins: "
+            "give row_pins and column_pins")
+    return MORE_PINS[:rows], MORE_PINS[rows : rows + columns]
 
 
 @dataclass(frozen=True)
 class MatrixConfig:
     """Pins and timing of the switch matrix (BCM GPIO numbers)."""
 
-    row_pins: tuple[int, ...] = (4, 17, 27, 22, 5, 6, 13)
-    column_pins: tuple[int, ...] = (19, 26, 18, 23, 24, 25, 12)
+    row_pins: tuple[int, ...] = ROW_PINS
+    column_pins: tuple[int, ...] = COLUMN_PINS
     scan_hz: float = 200.0
     debounce_scans: int = 3
     row_drive: str = "open-drain"
@@ -84,21 +101,40 @@ class MatrixConfig:
         return 1.0 / self.scan_hz
 
     def check_size(self, size: int) -> None:
-        """Rows and columns must match the board."""
-        for key, pins in (("row_pins", self.row_pins), ("column_pins", self.column_pins)):
-            if len(pins) != size:
-                raise ConfigError(
-                    f"{WHERE}.{key}: the {size}x{size} board needs {size} pins, got {len(pins)}"
-                )
+        """Rows and columns must match the square board."""
+        self.check_shape(size, size, f"{size}x{size} board")
+
+    def check_shape(self, rows: int, columns: int, what: str = "") -> None:
+        """Rows and columns must match the mapping's matrix."""
+        what = what or f"{rows}x{columns} switch matrix"
+        for key, pins, n in (("row_pins", self.row_pins, rows),
+                             ("column_pins", self.column_pins, columns)):
+            if len(pins) != n:
+                raise ConfigError(f"{WHERE}.{key}: the {what} needs {n} pins, got {len(pins)}")
+
+    def check_mapping(self, mapping: BoardMapping) -> None:
+        """Rows and columns must match the mapping's matrix."""
+        what = f"{mapping.board} board" if mapping.board in ("5x5", "7x7") else ""
+        self.check_shape(mapping.rows, mapping.columns, what)
 
     @property
     def pins(self) -> tuple[int, ...]:
         return (*self.row_pins, *self.column_pins)
 
     @classmethod
-    def from_table(cls, data: Mapping[str, object] | None) -> MatrixConfig:
+    def stock(cls, mapping: BoardMapping) -> MatrixConfig:
+        """The stock pins for the mapping's matrix."""
+        rows, columns = stock_pins(mapping.rows, mapping.columns)
+        return cls(row_pins=rows, column_pins=columns)
+
+    @classmethod
+    def from_table(
+        cls, data: Mapping[str, object] | None, mapping: BoardMapping | None = None
+    ) -> MatrixConfig:
+        """The table's values; pins not given are the stock pins of the
+        mapping's matrix (the 7x7 board's without one)."""
         t = Table(data, WHERE)
-        d = cls()
+        d = cls.stock(mapping) if mapping is not None else cls()
         config = cls(
             row_pins=t.get_pins("row_pins", d.row_pins),
             column_pins=t.get_pins("column_pins", d.column_pins),
@@ -262,10 +298,11 @@ class MatrixScanner:
         pin_factory: Any = None,
         watch: WatchSettings | None = None,
     ) -> None:
-        config.check_size(mapping.size)
+        config.check_mapping(mapping)
         self.config = config
         self.mapping = mapping
-        self.size = mapping.size
+        self.size = mapping.size  # 0 for a board that is not square
+        self.rows, self.columns = mapping.rows, mapping.columns
         self.period = config.period
         self._rows: list[MatrixRow] = []
         self._columns: list[Any] = []
@@ -303,7 +340,7 @@ class MatrixScanner:
 
     def read_raw(self) -> int:
         """One pass over the matrix: the bitmask of closed switches
-        (bit ``row * size + column``), undebounced."""
+        (bit ``row * columns + column``), undebounced."""
         if self._closed:
             raise RuntimeError("the matrix scanner is closed")
         closed = 0

@@ -90,11 +90,6 @@ class _Outbox(deque[Frame | Button]):
         self.append(item)
 
 
-def _default_matrix(size: int) -> MatrixConfig:
-    d = MatrixConfig()
-    return MatrixConfig(row_pins=d.row_pins[:size], column_pins=d.column_pins[:size])
-
-
 def gpio_events(
     lines: Iterable[str],
     *,
@@ -111,14 +106,14 @@ def gpio_events(
     """
     header, events = read_occupancy_log(
         lines, "via gpio: the reed-switch matrix senses occupancy only")
-    mapping = mapping or BoardMapping(size=header.size)
-    if mapping.size != header.size:
+    mapping = mapping or BoardMapping.for_board(header.board)
+    if mapping.board != header.board:
         raise ConfigError(
-            f"gpio.mapping.size: the mapping is for a {mapping.size}x{mapping.size} board, "
+            f"gpio.mapping.board: the mapping is for the {mapping.board} board, "
             f"the log for {header.board}"
         )
-    matrix = matrix or _default_matrix(header.size)
-    matrix.check_size(header.size)
+    matrix = matrix or MatrixConfig.stock(mapping)
+    matrix.check_mapping(mapping)
     yield header
     yield from _drive(list(events), matrix, mapping)
 

@@ -1,24 +1,32 @@
 """Where each reed switch and each LED sits on the board.
 
-Squares are numbered as in the sensor log: a1, b1, .., g1, a2, .., g7 (index
-``rank * size + file``).  Switches are numbered ``row * size + column`` in
-the matrix's own wiring.
+Points are numbered as in the sensor log: a1, b1, .., g1, a2, .., g7 on the
+7x7 board (index ``rank * size + file``), the geometry's order on the
+37-point and 8x8 boards.  Switches are numbered ``row * columns + column``
+in the matrix's own wiring.  ``board`` names the board (``"7x7"`` by
+default, or from ``size``; ``"5x5"``, ``"8x8"``, ``"37-point"``); the
+points lie on a grid of cells (:mod:`.layout`: the 37-point board on a
+5 x 9 grid, the 8x8 board with ``dark_only`` on its 32 dark squares).
 
 The mapping is given either by the board's orientation or, after
 ``kharbga-board calibrate matrix``, by explicit tables:
 
-- switches: ``a1`` names the matrix corner under square a1 (``"r0c0"``,
-  ``"r0c6"``, ``"r6c0"`` or ``"r6c6"`` on a 7x7 board) and ``files`` says
-  whether stepping from a1 to b1 moves along the matrix ``"columns"`` (the
-  column number changes) or ``"rows"``; ``switches``, when given, lists the
-  square of every switch in switch order and overrides both;
+- switches: ``a1`` names the matrix corner under the grid's a1 corner
+  (``"r0c0"``, ``"r0c6"``, ``"r6c0"`` or ``"r6c6"`` on a 7x7 board;
+  ``"r8c4"`` is the far corner of the 37-point board's 9 x 5 matrix) and
+  ``files`` says whether stepping from a1 to b1 moves along the matrix
+  ``"columns"`` (the column number changes) or ``"rows"``; ``switches``,
+  when given, lists the point of every switch in switch order (``"-"``
+  for a crossing with no switch) and overrides both, on a matrix of
+  ``rows`` x ``columns`` (the orientation's by default);
 - LEDs: the chain starts ``led_offset`` LEDs before the board (a spare pixel
   used as a level shifter, say), then its first board LED lies under
-  ``led_first`` (a corner square), runs along ``led_runs`` (``"ranks"``:
-  a1, b1, ..; ``"files"``: a1, a2, ..), and with ``led_serpentine`` every
-  other run comes back the other way, as a strip snaking under the board
-  does; ``leds``, when given, lists the square above each board LED and
-  overrides the rest.
+  ``led_first`` (a corner of the grid), runs along ``led_runs`` (``"ranks"``:
+  a1, b1, ..; ``"files"``: a1, a2, ..), skipping cells with no point, and
+  with ``led_serpentine`` every other run comes back the other way, as a
+  strip snaking under the board does; ``leds``, when given, lists the
+  point above each board LED and overrides the rest.  A board has one LED
+  per sensed point (37, 49, 64, or 32 with ``dark_only``).
 
 The mapping is a frozen dataclass, read from and written to the TOML table
 ``[gpio.mapping]``; anything off raises :class:`ConfigError`, one line.
@@ -30,9 +38,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from controller.board.geometry import points, remap
+from controller.board.geometry import points
 
 from .config_table import ConfigError, Table
+from .layout import BOARDS, Layout, layout
 
 __all__ = [
     "BoardMapping",
@@ -46,8 +55,9 @@ __all__ = [
 ]
 
 FILES = "abcdefghi"
-SIZES = (5, 7)
+SIZES = (5, 7, 8)
 WHERE = "gpio.mapping"
+UNUSED = "-"  # a crossing of the matrix with no switch, in ``switches``
 
 
 def square_name(index: int, size: int = 7) -> str:
@@ -67,28 +77,78 @@ def parse_square(name: str, size: int = 7) -> int:
 
 
 def switch_name(index: int, size: int = 7) -> str:
-    """``"r2c3"``: the switch in matrix row 2, column 3."""
+    """``"r2c3"``: the switch in matrix row 2, column 3 (``size`` columns)."""
     return f"r{index // size}c{index % size}"
 
 
-def _corners(size: int) -> tuple[str, ...]:
-    n = size - 1
-    return ("r0c0", f"r0c{n}", f"r{n}c0", f"r{n}c{n}")
-
-
-def _square_corners(size: int) -> tuple[str, ...]:
-    last = FILES[size - 1]
-    return ("a1", f"{last}1", f"a{size}", f"{last}{size}")
+def _corners(rows: int, columns: int) -> tuple[str, ...]:
+    r, c = rows - 1, columns - 1
+    return ("r0c0", f"r0c{c}", f"r{r}c0", f"r{r}c{c}")
 
 
 def orientations(size: int = 7) -> list[tuple[str, str]]:
     """The eight ``(a1, files)`` orientations of a square matrix."""
-    return [(corner, files) for corner in _corners(size) for files in ("columns", "rows")]
+    return [(corner, files) for corner in _corners(size, size) for files in ("columns", "rows")]
+
+
+def _shape(grid: Layout, files: str) -> tuple[int, int]:
+    """Matrix rows and columns of an oriented grid."""
+    if files == "columns":
+        return grid.height, grid.width
+    return grid.width, grid.height
+
+
+def oriented_table(grid: Layout, a1: str, files: str) -> list[int]:
+    """The point of every switch (in switch order, -1 for none) for an
+    orientation of the grid."""
+    rows, columns = _shape(grid, files)
+    r0 = int(a1[1 : a1.index("c")])
+    c0 = int(a1[a1.index("c") + 1 :])
+    dr = 1 if r0 == 0 else -1
+    dc = 1 if c0 == 0 else -1
+    out = [-1] * (rows * columns)
+    for k in range(grid.height):
+        for f in range(grid.width):
+            if files == "columns":
+                r, c = r0 + k * dr, c0 + f * dc
+            else:
+                r, c = r0 + f * dr, c0 + k * dc
+            out[r * columns + c] = grid.point_at(f, k)
+    return out
+
+
+def oriented_switches(size: int, a1: str, files: str) -> list[int]:
+    """The square of every switch (in switch order) for an orientation of
+    a square board."""
+    return oriented_table(layout(f"{size}x{size}"), a1, files)
+
+
+def chain(grid: Layout, first: str, runs: str, serpentine: bool) -> list[int]:
+    """The points of a chain's LEDs in chain order."""
+    w, h = grid.width, grid.height
+    start = grid.cell_of(grid.parse(first))
+    assert start is not None
+    f0, k0 = start
+    df = 1 if f0 == 0 else -1
+    dk = 1 if k0 == 0 else -1
+    length, count = (w, h) if runs == "ranks" else (h, w)
+    out = []
+    for run in range(count):
+        for j in range(length):
+            pos = length - 1 - j if serpentine and run % 2 else j
+            if runs == "ranks":
+                f, k = f0 + pos * df, k0 + run * dk
+            else:
+                f, k = f0 + run * df, k0 + pos * dk
+            p = grid.point_at(f, k)
+            if p >= 0:
+                out.append(p)
+    return out
 
 
 @dataclass(frozen=True)
 class BoardMapping:
-    """Switch (row, column) and LED index to square, and back."""
+    """Switch (row, column) and LED index to point, and back."""
 
     size: int = 7
     a1: str = "r0c0"
@@ -99,42 +159,76 @@ class BoardMapping:
     led_serpentine: bool = True
     led_offset: int = 0
     leds: tuple[str, ...] = ()
+    board: str = ""  # "" for the square board of ``size``
+    dark_only: bool = False
+    matrix_rows: int = 0  # with ``switches``: the matrix's shape (0: the orientation's)
+    matrix_columns: int = 0
     # Derived tables, filled in by __post_init__.
+    _grid: Any = field(default=None, init=False, repr=False, compare=False)
+    _shape: tuple[int, int] = field(default=(0, 0), init=False, repr=False, compare=False)
     _switch_square: tuple[int, ...] = field(default=(), init=False, repr=False, compare=False)
     _square_switch: tuple[int, ...] = field(default=(), init=False, repr=False, compare=False)
     _led_square: tuple[int, ...] = field(default=(), init=False, repr=False, compare=False)
     _square_led: tuple[int, ...] = field(default=(), init=False, repr=False, compare=False)
+    _used: int = field(default=0, init=False, repr=False, compare=False)
+    _sensed: int = field(default=0, init=False, repr=False, compare=False)
+
+    @classmethod
+    def for_board(cls, board: str, **options: Any) -> BoardMapping:
+        """The stock mapping of a board named as in a sensor log's header."""
+        if "x" in board and board.split("x")[0].isdigit():
+            return cls(size=int(board.split("x")[0]), board=board, **options)
+        return cls(size=0, board=board, **options)
 
     def __post_init__(self) -> None:
+        if not self.board and self.size not in SIZES:
+            raise ConfigError(f"{WHERE}.size: must be 5, 7 or 8, not {self.size}")
+        board = self.board or f"{self.size}x{self.size}"
+        if board not in BOARDS:
+            raise ConfigError(
+                f"{WHERE}.board: must be one of {', '.join(BOARDS)}, not {board!r}")
+        square = "x" in board
+        size = int(board.split("x")[0]) if square else 0
+        if self.board and self.size not in (size, 7):  # 7: the default, left as it is
+            what = "is not square: leave size out" if size == 0 else f"has size {size}"
+            raise ConfigError(f"{WHERE}.size: the {board} board {what}, not {self.size}")
+        object.__setattr__(self, "size", size)
+        object.__setattr__(self, "board", board)
+        grid = layout(board, self.dark_only)
+        object.__setattr__(self, "_grid", grid)
         self._check(WHERE)
-        sw = self._explicit(self.switches, "switches") or self._oriented_switches()
-        led = self._explicit(self.leds, "leds") or self._chain()
-        n = self.size * self.size
-        inv_sw = [0] * n
-        inv_led = [0] * n
+        sw = self._explicit_switches() or oriented_table(grid, self.a1, self.files)
+        led = self._explicit(self.leds, "leds") or chain(
+            grid, self.led_first, self.led_runs, self.led_serpentine)
+        inv_sw = [-1] * grid.points
+        inv_led = [-1] * grid.points
         for i, sq in enumerate(sw):
-            inv_sw[sq] = i
+            if sq >= 0:
+                inv_sw[sq] = i
         for i, sq in enumerate(led):
             inv_led[sq] = i + self.led_offset
         object.__setattr__(self, "_switch_square", tuple(sw))
         object.__setattr__(self, "_square_switch", tuple(inv_sw))
         object.__setattr__(self, "_led_square", tuple(led))
         object.__setattr__(self, "_square_led", tuple(inv_led))
+        object.__setattr__(self, "_used", sum(1 << i for i, p in enumerate(sw) if p >= 0))
+        object.__setattr__(self, "_sensed", sum(1 << p for p in grid.sensed))
 
     # -- validation ---------------------------------------------------------
 
     def _check(self, where: str) -> None:
-        if self.size not in SIZES:
-            raise ConfigError(f"{where}.size: must be 5 or 7, not {self.size}")
-        corners = _corners(self.size)
-        if self.a1 not in corners:
-            raise ConfigError(
-                f"{where}.a1: {self.a1!r} is not a corner of the {self.size}x{self.size} "
-                f"switch matrix ({', '.join(corners)})"
-            )
+        grid = self._grid
         if self.files not in ("columns", "rows"):
             raise ConfigError(f'{where}.files: must be "columns" or "rows", not {self.files!r}')
-        squares = _square_corners(self.size)
+        shape = _shape(grid, self.files)
+        object.__setattr__(self, "_shape", shape)
+        corners = _corners(*shape)
+        if self.a1 not in corners:
+            raise ConfigError(
+                f"{where}.a1: {self.a1!r} is not a corner of the {shape[0]}x{shape[1]} "
+                f"switch matrix ({', '.join(corners)})"
+            )
+        squares = grid.corner_points()
         if self.led_first not in squares:
             raise ConfigError(
                 f"{where}.led_first: {self.led_first!r} is not a corner square "
@@ -147,100 +241,144 @@ class BoardMapping:
         if not 0 <= self.led_offset <= 1000:
             raise ConfigError(f"{where}.led_offset: must be 0 to 1000, not {self.led_offset}")
 
-    def _explicit(self, names: tuple[str, ...], key: str) -> list[int]:
+    def _explicit_switches(self) -> list[int]:
+        if not self.switches:
+            if self.matrix_rows or self.matrix_columns:
+                raise ConfigError(f"{WHERE}.rows: rows and columns go with a switches table")
+            return []
+        rows, columns = self.matrix_rows, self.matrix_columns
+        if not (rows or columns):
+            rows, columns = self._shape
+        if not (1 <= rows <= 16 and 1 <= columns <= 16):
+            raise ConfigError(f"{WHERE}.rows: the matrix needs 1 to 16 rows and columns")
+        object.__setattr__(self, "_shape", (rows, columns))
+        return self._explicit(self.switches, "switches", rows * columns)
+
+    def _explicit(self, names: tuple[str, ...], key: str, slots: int = 0) -> list[int]:
         if not names:
             return []
-        n = self.size * self.size
+        grid = self._grid
+        sensed = grid.sensed
+        n = slots or len(sensed)
         where = f"{WHERE}.{key}"
         if len(names) != n:
             raise ConfigError(f"{where}: needs {n} squares, one per {key[:-1]}, got {len(names)}")
         out: list[int] = []
         seen: dict[int, int] = {}
         for i, name in enumerate(names):
+            if slots and name.strip() == UNUSED:
+                out.append(-1)
+                continue
             try:
-                sq = parse_square(name, self.size)
+                sq = grid.parse(name)
             except ConfigError as exc:
                 raise ConfigError(f"{where}: item {i + 1}: {exc}") from None
             if sq in seen:
                 raise ConfigError(
-                    f"{where}: square {square_name(sq, self.size)} appears twice "
+                    f"{where}: square {grid.names[sq]} appears twice "
                     f"(items {seen[sq] + 1} and {i + 1})"
                 )
+            if sq not in sensed:
+                raise ConfigError(f"{where}: item {i + 1}: {grid.names[sq]} is not sensed")
             seen[sq] = i
             out.append(sq)
-        return out
-
-    # -- the parametric forms ----------------------------------------------
-
-    def _oriented_switches(self) -> list[int]:
-        return oriented_switches(self.size, self.a1, self.files)
-
-    def _chain(self) -> list[int]:
-        size = self.size
-        f0 = 0 if self.led_first[0] == "a" else size - 1
-        k0 = 0 if self.led_first[1:] == "1" else size - 1
-        df = 1 if f0 == 0 else -1
-        dk = 1 if k0 == 0 else -1
-        out = []
-        for j in range(size * size):
-            run, pos = divmod(j, size)
-            if self.led_serpentine and run % 2:
-                pos = size - 1 - pos
-            if self.led_runs == "ranks":
-                f, k = f0 + pos * df, k0 + run * dk
-            else:
-                f, k = f0 + run * df, k0 + pos * dk
-            out.append(k * size + f)
+        missing = [grid.names[p] for p in sensed if p not in seen]
+        if missing:
+            raise ConfigError(f"{where}: no {key[:-1]} for {', '.join(missing[:5])}")
         return out
 
     # -- lookups -------------------------------------------------------------
 
     @property
+    def layout(self) -> Layout:
+        grid: Layout = self._grid
+        return grid
+
+    @property
     def squares(self) -> int:
-        return self.size * self.size
+        """The board's points (the characters of a sensor log's frame)."""
+        return self.layout.points
+
+    @property
+    def sensed(self) -> tuple[int, ...]:
+        """The points with a switch and an LED, lowest first."""
+        return self.layout.sensed
+
+    @property
+    def rows(self) -> int:
+        """Rows of the switch matrix."""
+        return self._shape[0]
+
+    @property
+    def columns(self) -> int:
+        """Columns of the switch matrix."""
+        return self._shape[1]
+
+    @property
+    def switch_count(self) -> int:
+        """Crossings of the matrix (with a switch or not)."""
+        return self.rows * self.columns
 
     @property
     def led_count(self) -> int:
         """LEDs in the chain, spare ones before the board included."""
-        return self.led_offset + self.squares
+        return self.led_offset + len(self._led_square)
 
     def square_of_switch(self, row: int, column: int) -> int:
-        return self._switch_square[row * self.size + column]
+        """The point over a switch, -1 for a crossing with none."""
+        return self._switch_square[row * self.columns + column]
 
     def switch_of_square(self, square: int) -> tuple[int, int]:
-        return divmod(self._square_switch[square], self.size)
+        return divmod(self._square_switch[square], self.columns)
 
     def square_of_switch_index(self, index: int) -> int:
         return self._switch_square[index]
 
     def switch_index_of_square(self, square: int) -> int:
+        """The switch under a point, -1 for an unsensed one."""
         return self._square_switch[square]
 
     def led_of_square(self, square: int) -> int:
+        """The LED under a point, -1 for an unlit one."""
         return self._square_led[square]
 
     def square_of_led(self, index: int) -> int | None:
         """The square above LED ``index`` (None for a spare LED)."""
         j = index - self.led_offset
-        return self._led_square[j] if 0 <= j < self.squares else None
+        return self._led_square[j] if 0 <= j < len(self._led_square) else None
 
     def name(self, square: int) -> str:
-        return square_name(square, self.size)
+        return self.layout.names[square]
+
+    def parse(self, name: str) -> int:
+        """A point of this board from its name (:class:`ConfigError`)."""
+        return self.layout.parse(name)
 
     def switch_label(self, index: int) -> str:
-        return switch_name(index, self.size)
+        return switch_name(index, self.columns)
 
     def switches_to_squares(self, closed: int) -> int:
-        """A bitmask of closed switches as a bitboard of squares."""
-        return remap(closed, self._switch_square)
+        """A bitmask of closed switches as a bitboard of squares (crossings
+        with no switch left out)."""
+        out = 0
+        table = self._switch_square
+        for i in points(closed & self._used):
+            out |= 1 << table[i]
+        return out
 
     def squares_to_switches(self, occupied: int) -> int:
-        """A bitboard of squares as the bitmask of their switches."""
-        return remap(occupied, self._square_switch)
+        """A bitboard of squares as the bitmask of their switches
+        (unsensed points left out)."""
+        out = 0
+        table = self._square_switch
+        for p in points(occupied & self._sensed):
+            out |= 1 << table[p]
+        return out
 
     def with_switch_table(self, switch_squares: list[int]) -> BoardMapping:
         """This mapping with the switches given square by square (in switch
-        order); written as an orientation when it is one."""
+        order, -1 for a crossing with none); written as an orientation when
+        it is one."""
         return self._replace_tables(switch_squares, None)
 
     def with_led_table(self, led_squares: list[int]) -> BoardMapping:
@@ -252,28 +390,34 @@ class BoardMapping:
         self, switch_squares: list[int] | None, led_squares: list[int] | None
     ) -> BoardMapping:
         fields: dict[str, Any] = self.to_table()
+        grid = self.layout
+        names = grid.names
         if switch_squares is not None:
-            fields.pop("switches", None)
-            for corner, files in orientations(self.size):
-                if oriented_switches(self.size, corner, files) == list(switch_squares):
-                    fields["a1"], fields["files"] = corner, files
-                    break
-            else:
-                fields["switches"] = [square_name(s, self.size) for s in switch_squares]
+            for key in ("switches", "rows", "columns"):
+                fields.pop(key, None)
+            for files in ("columns", "rows"):
+                for corner in _corners(*_shape(grid, files)):
+                    if oriented_table(grid, corner, files) == list(switch_squares):
+                        fields["a1"], fields["files"] = corner, files
+                        return self._with_leds(fields, led_squares)
+            fields["switches"] = [UNUSED if s < 0 else names[s] for s in switch_squares]
+            if (self.rows, self.columns) != _shape(grid, self.files):
+                fields["rows"], fields["columns"] = self.rows, self.columns
+        return self._with_leds(fields, led_squares)
+
+    def _with_leds(self, fields: dict[str, Any], led_squares: list[int] | None) -> BoardMapping:
         if led_squares is not None:
+            grid = self.layout
             fields.pop("leds", None)
-            for first in _square_corners(self.size):
+            for first in grid.corner_points():
                 for runs in ("ranks", "files"):
                     for serp in (True, False):
-                        trial = BoardMapping(
-                            self.size, led_first=first, led_runs=runs, led_serpentine=serp
-                        )
-                        if list(trial._led_square) == list(led_squares):
+                        if chain(grid, first, runs, serp) == list(led_squares):
                             fields["led_first"] = first
                             fields["led_runs"] = runs
                             fields["led_serpentine"] = serp
                             return BoardMapping.from_table(fields)
-            fields["leds"] = [square_name(s, self.size) for s in led_squares]
+            fields["leds"] = [grid.names[s] for s in led_squares]
         return BoardMapping.from_table(fields)
 
     # -- TOML ------------------------------------------------------------------
@@ -283,8 +427,14 @@ class BoardMapping:
         """The mapping from its TOML table (absent keys take the defaults)."""
         t = Table(data, WHERE)
         d = cls()
+        board = t.get_str("board", "")
+        size = t.get_int("size", 0)
+        if not board:
+            size = size or d.size
+        elif not size:
+            size = int(board.split("x")[0]) if "x" in board and board in BOARDS else 0
         mapping = cls(
-            size=t.get_int("size", d.size),
+            size=size,
             a1=t.get_str("a1", d.a1),
             files=t.get_str("files", d.files),
             switches=t.get_str_list("switches", ()),
@@ -293,39 +443,32 @@ class BoardMapping:
             led_serpentine=t.get_bool("led_serpentine", d.led_serpentine),
             led_offset=t.get_int("led_offset", d.led_offset, 0, 1000),
             leds=t.get_str_list("leds", ()),
+            board=board,
+            dark_only=t.get_bool("dark_only", False),
+            matrix_rows=t.get_int("rows", 0, 0, 16),
+            matrix_columns=t.get_int("columns", 0, 0, 16),
         )
         t.done()
         return mapping
 
     def to_table(self) -> dict[str, object]:
-        out: dict[str, object] = {
-            "size": self.size,
+        out: dict[str, object] = {"board": self.board}
+        if self.size:
+            out["size"] = self.size
+        out.update({
             "a1": self.a1,
             "files": self.files,
             "led_first": self.led_first,
             "led_runs": self.led_runs,
             "led_serpentine": self.led_serpentine,
             "led_offset": self.led_offset,
-        }
+        })
+        if self.dark_only:
+            out["dark_only"] = True
         if self.switches:
             out["switches"] = list(self.switches)
+        if self.matrix_rows or self.matrix_columns:
+            out["rows"], out["columns"] = self.rows, self.columns
         if self.leds:
             out["leds"] = list(self.leds)
         return out
-
-
-def oriented_switches(size: int, a1: str, files: str) -> list[int]:
-    """The square of every switch (in switch order) for an orientation."""
-    r0 = int(a1[1 : a1.index("c")])
-    c0 = int(a1[a1.index("c") + 1 :])
-    dr = 1 if r0 == 0 else -1
-    dc = 1 if c0 == 0 else -1
-    out = [0] * (size * size)
-    for k in range(size):  # rank
-        for f in range(size):  # file
-            if files == "columns":
-                r, c = r0 + k * dr, c0 + f * dc
-            else:
-                r, c = r0 + f * dr, c0 + k * dc
-            out[r * size + c] = k * size + f
-    return out

@@ -91,15 +91,16 @@ class MatrixSimulator:
         mapping: BoardMapping | None = None,
     ) -> None:
         mapping = mapping or BoardMapping()
-        config.check_size(mapping.size)
+        config.check_mapping(mapping)
         self.size = mapping.size
+        self.nrows, self.ncols = mapping.rows, mapping.columns
         self.mapping = mapping
         self._closed = 0  # switches closed by pieces
         self._stuck = 0  # stuck closed whatever the pieces
         self._broken = 0  # never close
         self._no_diode = 0
-        self._row_masks = [0] * self.size  # effective closed switches per row
-        self._ghost_masks = [0] * self.size  # ... of them without a diode
+        self._row_masks = [0] * self.nrows  # effective closed switches per row
+        self._ghost_masks = [0] * self.nrows  # ... of them without a diode
         self.rows: list[RowPin] = [self._claim(factory, p, RowPin) for p in config.row_pins]
         self.columns: list[ColumnPin] = [
             self._claim(factory, p, ColumnPin) for p in config.column_pins
@@ -119,13 +120,13 @@ class MatrixSimulator:
     # -- switches --------------------------------------------------------------
 
     def _bit(self, row: int, column: int) -> int:
-        if not (0 <= row < self.size and 0 <= column < self.size):
-            raise ValueError(f"no switch r{row}c{column} in a {self.size}x{self.size} matrix")
-        return 1 << (row * self.size + column)
+        if not (0 <= row < self.nrows and 0 <= column < self.ncols):
+            raise ValueError(f"no switch r{row}c{column} in a {self.nrows}x{self.ncols} matrix")
+        return 1 << (row * self.ncols + column)
 
     @property
     def closed(self) -> int:
-        """Switches closed by pieces (bitmask, bit ``row * size + column``)."""
+        """Switches closed by pieces (bitmask, bit ``row * columns + column``)."""
         return self._closed
 
     @property
@@ -176,12 +177,12 @@ class MatrixSimulator:
     # -- the wires ---------------------------------------------------------------
 
     def _recompute_masks(self) -> None:
-        n = self.size
+        n = self.ncols
         full = (1 << n) - 1
         eff = self.effective
         ghost = eff & self._no_diode
-        self._row_masks = [(eff >> (r * n)) & full for r in range(n)]
-        self._ghost_masks = [(ghost >> (r * n)) & full for r in range(n)]
+        self._row_masks = [(eff >> (r * n)) & full for r in range(self.nrows)]
+        self._ghost_masks = [(ghost >> (r * n)) & full for r in range(self.nrows)]
         self.update()
 
     def column_levels(self) -> int:
@@ -208,7 +209,7 @@ class MatrixSimulator:
             changed = True
             while changed:
                 changed = False
-                for r in range(self.size):
+                for r in range(self.nrows):
                     bit = 1 << r
                     if floating & bit and not low_rows & bit and ghosts[r] & low_cols:
                         low_rows |= bit

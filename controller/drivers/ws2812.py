@@ -31,7 +31,7 @@ from controller.board.leds import (
 )
 
 from .config_table import ConfigError, Inline, Table
-from .mapping import BoardMapping, parse_square
+from .mapping import BoardMapping
 
 __all__ = [
     "DEFAULT_ROLES",
@@ -188,15 +188,17 @@ def render(
 ) -> list[RGB]:
     """The colour of every LED in the chain (spare ones dark) for the roles
     ``leds`` at time ``now`` (``hint_to``: where a lit hint ends, shown in
-    the ``hint-to`` style).  Unknown roles and squares stay dark."""
+    the ``hint-to`` style).  Unknown roles and squares, and points with no
+    LED (the light squares of a dark-only 8x8 board), stay dark."""
     pixels: list[RGB] = [(0, 0, 0)] * mapping.led_count
     lit = role_colours(leds, now, config.roles, config.brightness, hint_to)
     for name, rgb in lit.items():
         try:
-            square = parse_square(name, mapping.size)
+            led = mapping.led_of_square(mapping.parse(name))
         except ValueError:
             continue
-        pixels[mapping.led_of_square(square)] = rgb
+        if led >= 0:
+            pixels[led] = rgb
     return limit_current(pixels, config.max_current_ma)
 
 
@@ -274,7 +276,9 @@ class SquareLeds:
     def light(self, squares: Mapping[int, RGB]) -> None:
         pixels: list[RGB] = [(0, 0, 0)] * self.mapping.led_count
         for square, rgb in squares.items():
-            pixels[self.mapping.led_of_square(square)] = _scale(rgb, self.config.brightness)
+            led = self.mapping.led_of_square(square)
+            if led >= 0:
+                pixels[led] = _scale(rgb, self.config.brightness)
         self.show_pixels(limit_current(pixels, self.config.max_current_ma))
 
     def clear(self) -> None:

@@ -76,7 +76,7 @@ def test_explicit_tables_override_and_calibrated_orientations_are_recognised() -
     ("table", "message"),
     [
         ({"a1": "r3c3"}, "gpio.mapping.a1: 'r3c3' is not a corner"),
-        ({"size": 6}, "gpio.mapping.size: must be 5 or 7"),
+        ({"size": 6}, "gpio.mapping.size: must be 5, 7 or 8"),
         ({"files": "diagonal"}, "gpio.mapping.files: must be"),
         ({"switches": ["a1"] * 49}, "square a1 appears twice"),
         ({"switches": ["a1", "b1"]}, "needs 49 squares"),

@@ -120,7 +120,7 @@ def test_board_sizes_must_agree() -> None:
     small = simulate_log(random_game("sabouiyya", random.Random(2), 6), seed=2).splitlines()
     with pytest.raises(LogError, match="header: the log is for a 5x5 board"):
         replay_via_gpio(small, "kharbga")
-    with pytest.raises(ConfigError, match="the mapping is for a 7x7 board"):
+    with pytest.raises(ConfigError, match="the mapping is for the 7x7 board"):
         replay_via_gpio(small, "sabouiyya", mapping=BoardMapping())
     with pytest.raises(LogError, match="line 2"):
         replay_via_gpio([small[0], '{"t": 1, "occ": "01"}'], "sabouiyya")
