@@ -16,11 +16,14 @@ from __future__ import annotations
 
 from controller.board.geometry import Geometry, points
 
+from . import hajeb
 from .moves import (
     ATTACKER,
     DEFENDER,
+    HAJEB,
     PLACE,
     REMOVE,
+    RESCIND,
     SIDE_NAMES,
     STEP,
     Move,
@@ -33,11 +36,11 @@ from .variants import Variant, find_variant
 
 __all__ = ["Core", "Entry"]
 
-# One undo entry: the fields of State (in order) before an action, then the
-# raw action played.
+# One undo entry: the first 13 fields of State (in order) before an action,
+# the raw action played, then State.hajeb before it.
 Entry = tuple[
     int, int, int, bool, int, int, Exchange | None, int, tuple[int, ...], int, bool, Off,
-    Outcome | None, Raw,
+    Outcome | None, Raw, int,
 ]
 NEVER = 1 << 62
 
@@ -78,6 +81,7 @@ class Core:
         self._turn_captured = False
         self._off: Off = NO_OFF
         self._outcome: Outcome | None = None
+        self._hajeb = hajeb.OFF
         self._undo: list[Entry] = []
         # Repetition counts, and the positions counted: (ply, key).
         self._repetitions: dict[tuple[object, ...], int] = {}
@@ -105,6 +109,7 @@ class Core:
             self._turn_captured,
             self._off,
             self._outcome,
+            self._hajeb,
         )
 
     def _restore(self, s: State) -> None:
@@ -120,6 +125,7 @@ class Core:
         self._turn_captured = s.turn_captured
         self._off = s.off
         self._outcome = s.outcome
+        self._hajeb = s.hajeb
         self._raws = self._moves = None
 
     # ------------------------------------------------------------------
@@ -134,7 +140,12 @@ class Core:
                 if self._setting:
                     self._gen_placements(raws, moves)
                 elif self._removals:
-                    self._gen_removals(raws, moves)
+                    if self._hajeb == hajeb.ENDING:
+                        hajeb.gen_removals(self, raws, moves)
+                    else:
+                        self._gen_removals(raws, moves)
+                elif self._hajeb == hajeb.IN_FORCE and self._side == ATTACKER:
+                    hajeb.gen_long_moves(self, raws, moves)
                 elif self._chain >= 0:
                     self._gen_chain(raws, moves)
                 else:
@@ -291,7 +302,7 @@ class Core:
         self._undo.append((
             bb[0], bb[1], side, self._setting, self._chain, self._turn, self._exchange,
             self._noprog, self._removals, self._resume, self._turn_captured, self._off,
-            self._outcome, raw,
+            self._outcome, raw, self._hajeb,
         ))  # fmt: skip
         self._raws = self._moves = None
         if kind == STEP:
@@ -306,9 +317,16 @@ class Core:
             bb[side] |= 1 << to
             self._after_placement()
         elif kind == REMOVE:
+            if self._hajeb == hajeb.ENDING:
+                hajeb.remove(self, to)
+                return
             bb[side] &= ~(1 << to)
             self._add_off(side, 2, 1)
             self._after_removal()
+        elif kind == HAJEB:
+            hajeb.declare(self)
+        elif kind == RESCIND:
+            hajeb.rescind(self)
         else:  # pass
             self._end_turn()
 
@@ -326,7 +344,7 @@ class Core:
         (
             a, d, self._side, self._setting, self._chain, self._turn, self._exchange,
             self._noprog, self._removals, self._resume, self._turn_captured, self._off,
-            self._outcome, raw,
+            self._outcome, raw, self._hajeb,
         ) = self._undo.pop()  # fmt: skip
         bb = self._bb
         bb[0] = a
@@ -365,6 +383,10 @@ class Core:
         self._turn_captured = True
         self._exchange = None
         self._chain = to
+        if self._hajeb == hajeb.IN_FORCE and side == ATTACKER:
+            if not (opp and hajeb.can_capture(self)):
+                self._end_turn()  # the captures of any soldier go on while they can
+            return
         if opp:
             t = self._t
             own = bb[side]
@@ -445,8 +467,8 @@ class Core:
             return
         side = self._side = 1 - mover
         t = self._t
-        if not bb[side] & t.spread(t.full ^ (bb[0] | bb[1])):
-            self._start_turn(mover)  # blocked
+        if self._hajeb or not bb[side] & t.spread(t.full ^ (bb[0] | bb[1])):
+            self._start_turn(mover)  # blocked, or under H'ajeb
             if self._outcome is not None:
                 return
         if turn >= self._turn_cap:
@@ -465,7 +487,7 @@ class Core:
         position read from a string (its first occurrence)."""
         if not self.variant.repetition or self._outcome is not None or self._chain >= 0:
             return
-        key = (self._bb[0], self._bb[1], self._side, self._exchange, self._removals)
+        key = (self._bb[0], self._bb[1], self._side, self._exchange, self._removals, self._hajeb)
         n = self._repetitions.get(key, 0) + 1
         self._repetitions[key] = n
         self._counted.append((len(self._undo), key))
@@ -473,8 +495,13 @@ class Core:
             self._adjudicate(Termination.REPETITION)
 
     def _start_turn(self, mover: int) -> None:
-        """The side to move is set; deal with it being blocked."""
+        """The side to move is set; deal with it being blocked (and, under
+        H'ajeb, with an Attacker that can capture no more)."""
         side = self._side
+        if self._hajeb == hajeb.IN_FORCE and side == ATTACKER:
+            if not hajeb.can_capture(self):
+                hajeb.begin_end(self)
+            return
         t = self._t
         bb = self._bb
         if bb[side] & t.spread(t.full ^ (bb[0] | bb[1])):

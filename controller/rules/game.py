@@ -10,10 +10,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from typing import overload
 
+from . import hajeb
 from .core import Core, Entry
 from .moves import (
+    HAJEB,
     PLACE,
     REMOVE,
+    RESCIND,
     SIDE_NAMES,
     STEP,
     IllegalMoveError,
@@ -41,7 +44,7 @@ class History(Sequence[tuple[State, Move]]):
         return len(self._entries)
 
     def _item(self, e: Entry) -> tuple[State, Move]:
-        return State(*e[:13]), self._table[e[13]]
+        return State(*e[:13], e[14]), self._table[e[13]]
 
     @overload
     def __getitem__(self, i: int) -> tuple[State, Move]: ...
@@ -204,6 +207,8 @@ class Game(BoardViews, Core):
     def parse_move(self, text: str) -> Move:
         """The legal action written ``text`` (``-`` and ``x`` alike)."""
         kind, frm, to, flag = parse_action(self.geometry, text)
+        if kind in (HAJEB, RESCIND):
+            return self._hajeb_move(kind)
         if self._outcome is not None:
             raise IllegalMoveError(f"{text}: the game is over")
         for m in self._generated()[1]:
@@ -216,6 +221,10 @@ class Game(BoardViews, Core):
     def play(self, move: Move | str) -> Move:
         """Play one action (a legal :class:`Move` or its notation)."""
         m = self.parse_move(move) if isinstance(move, str) else move
+        if m.kind in (HAJEB, RESCIND):
+            played = self._hajeb_move(m.kind)  # checks it is allowed
+            self._do((m.kind, -1, -1, 0, False))
+            return played
         raws, moves = self._raws, self._moves
         if raws is None or moves is None:
             raws, moves = self._generated()
@@ -232,6 +241,54 @@ class Game(BoardViews, Core):
     def play_all(self, moves: Iterable[Move | str]) -> None:
         for m in moves:
             self.play(m)
+
+    # ------------------------------------------------------------------
+    # H'ajeb (rule option ``hajeb``; see controller/rules/hajeb.py)
+
+    @property
+    def hajeb(self) -> str:
+        """The H'ajeb declaration: ``"off"``, ``"on"`` (in force) or
+        ``"end"`` (ended: the removals are owed)."""
+        return hajeb.STATE_WORDS[self._hajeb]
+
+    @property
+    def any_soldier_continues(self) -> bool:
+        """After a capture under H'ajeb the Attacker's turn goes on with any
+        of its soldiers (not only the one on :attr:`chain_point`)."""
+        return self._hajeb == hajeb.IN_FORCE and self._chain >= 0 and self._side == 0
+
+    def hajeb_refusal(self, action: str) -> str | None:
+        """Why ``action`` (``"hajeb"`` to declare, ``"rescind"``) is not
+        allowed now, in words; None when it is."""
+        if action == HAJEB:
+            return hajeb.declare_refusal(self)
+        if action == RESCIND:
+            return hajeb.rescind_refusal(self)
+        raise ValueError(f"unknown H'ajeb action {action!r} (hajeb or rescind)")
+
+    def hajeb_actions(self) -> list[Move]:
+        """The H'ajeb actions the Defender may take now (not in
+        :meth:`legal_moves`: rescinding is allowed on the Attacker's turn)."""
+        return [
+            self._t.moves[(k, -1, -1, 0, False)]
+            for k in (HAJEB, RESCIND)
+            if self.hajeb_refusal(k) is None
+        ]
+
+    def declare_hajeb(self) -> Move:
+        """The Defender declares H'ajeb; :class:`IllegalMoveError` says why not."""
+        return self.play(HAJEB)
+
+    def rescind_hajeb(self) -> Move:
+        """The Defender rescinds H'ajeb; :class:`IllegalMoveError` says why not."""
+        return self.play(RESCIND)
+
+    def _hajeb_move(self, kind: str) -> Move:
+        reason = self.hajeb_refusal(kind)
+        if reason is not None:
+            word = "declare" if kind == HAJEB else "rescind"
+            raise IllegalMoveError(f"cannot {word} H'ajeb: {reason}")
+        return self._t.moves[(kind, -1, -1, 0, False)]
 
     # ------------------------------------------------------------------
     # The low-level interface for the reconciler and the engine: raw
@@ -303,6 +360,6 @@ class Game(BoardViews, Core):
         self._undo.append((
             bb[0], bb[1], self._side, self._setting, self._chain, self._turn, self._exchange,
             self._noprog, self._removals, self._resume, self._turn_captured, self._off,
-            self._outcome, (reason.value, -1, -1, 0, False),
+            self._outcome, (reason.value, -1, -1, 0, False), self._hajeb,
         ))  # fmt: skip
         self._finish(winner, reason, minor)

@@ -77,11 +77,14 @@ PLACE = "place"
 STEP = "step"
 PASS = "pass"
 REMOVE = "remove"
+HAJEB = "hajeb"  # the Defender declares H'ajeb (rule option ``hajeb``)
+RESCIND = "rescind"  # the Defender rescinds it
 
 
 @dataclass(frozen=True)
 class Move:
-    """One action: a placement, a step, a ``pass`` or a removal.
+    """One action: a placement, a step, a ``pass``, a removal, or the
+    declaration (``hajeb``) or rescinding (``rescind``) of H'ajeb.
 
     ``capture`` is true for a step that captures; ``flag`` marks a step
     made with the exchange flag raised.  ``str(move)`` is its notation.
@@ -103,6 +106,8 @@ class Move:
             return f"@{names[self.to]}"
         if self.kind == REMOVE:
             return f"x{names[self.to]}"
+        if self.kind in (HAJEB, RESCIND):
+            return self.kind
         return "pass"
 
     @property

@@ -10,7 +10,11 @@ chain square or ``-``, and the moving-phase turn number.  Optional
 - ``rm=SIDES:RESUME``: pieces still to remove under the ``remove`` blocked
   rule, e.g. ``rm=aad:d`` (Attacker, Attacker, Defender, then the Defender
   plays);
-- ``off=CA,EA,RA,CD,ED,RD``: pieces captured, exchanged and removed per side.
+- ``off=CA,EA,RA,CD,ED,RD``: pieces captured, exchanged and removed per side;
+- ``hajeb=on`` or ``hajeb=end``: the Defender's H'ajeb declaration in force,
+  or ended with the removals of ``rm=`` owed (rule option ``hajeb``).
+
+The H'ajeb actions are written ``hajeb`` (declare) and ``rescind``.
 """
 
 from __future__ import annotations
@@ -20,7 +24,19 @@ from dataclasses import dataclass
 
 from controller.board.geometry import Geometry
 
-from .moves import ATTACKER, DEFENDER, PASS, PLACE, REMOVE, STEP, NotationError, PositionError
+from .hajeb import STATE_WORDS
+from .moves import (
+    ATTACKER,
+    DEFENDER,
+    HAJEB,
+    PASS,
+    PLACE,
+    REMOVE,
+    RESCIND,
+    STEP,
+    NotationError,
+    PositionError,
+)
 from .state import NO_OFF, Exchange, Off, State
 from .variants import Variant
 
@@ -33,8 +49,8 @@ _STEP_RE = re.compile(rf"({_SQUARE})(?:[-x]({_SQUARE}))+(=?)")
 def parse_action(geometry: Geometry, text: str) -> tuple[str, int, int, bool]:
     """One action: ``(kind, from, to, flag)``; raises :class:`NotationError`."""
     t = text.strip()
-    if t == "pass":
-        return PASS, -1, -1, False
+    if t in (PASS, HAJEB, RESCIND):
+        return t, -1, -1, False
     try:
         if t.startswith("@") and len(t) > 1:
             return PLACE, -1, _square(geometry, t[1:]), False
@@ -50,7 +66,7 @@ def parse_action(geometry: Geometry, text: str) -> tuple[str, int, int, bool]:
 
 def split_token(geometry: Geometry, token: str) -> list[str]:
     """A record token as single actions: ``a4xb4xc4`` -> ``a4xb4``, ``b4xc4``."""
-    if token.startswith("@") or token == "pass" or token.startswith("x"):
+    if token.startswith("@") or token in (PASS, HAJEB, RESCIND) or token.startswith("x"):
         parse_action(geometry, token)
         return [token]
     m = _STEP_RE.fullmatch(token)
@@ -101,6 +117,8 @@ def format_position(variant: Variant, state: State) -> str:
     off = [x for side in state.off for x in side]
     if any(off):
         fields.append("off=" + ",".join(map(str, off)))
+    if state.hajeb:
+        fields.append("hajeb=" + STATE_WORDS[state.hajeb])
     return " ".join(fields)
 
 
@@ -124,6 +142,7 @@ class _Extras:
     removals: tuple[int, ...] = ()
     resume: int = -1
     off: Off = NO_OFF
+    hajeb: int = 0
 
 
 def parse_position(variant: Variant, text: str) -> State:
@@ -146,6 +165,10 @@ def parse_position(variant: Variant, text: str) -> State:
         raise PositionError(f"turn number {turn} in the moving phase (1 is the first)")
     chain = _parse_chain(variant.geometry, chain_t, (a, d)[side], setting)
     extras = _parse_extras(variant, fields[5:], side)
+    if extras.hajeb and setting:
+        raise PositionError("H'ajeb in the setting phase")
+    if (extras.hajeb == 2) != bool(extras.removals and extras.hajeb):
+        raise PositionError("hajeb=end goes with the removals owed (rm=...), hajeb=on without")
     return State(
         a,
         d,
@@ -158,6 +181,7 @@ def parse_position(variant: Variant, text: str) -> State:
         removals=extras.removals,
         resume=extras.resume,
         off=extras.off,
+        hajeb=extras.hajeb,
     )
 
 
@@ -282,9 +306,18 @@ def _read_off(variant: Variant, value: str, side: int, extra: str) -> dict[str, 
     return {"off": ((nums[0], nums[1], nums[2]), (nums[3], nums[4], nums[5]))}
 
 
+def _read_hajeb(variant: Variant, value: str, side: int, extra: str) -> dict[str, object]:
+    if value not in STATE_WORDS[1:]:
+        raise PositionError(f"{extra!r}: hajeb=on or hajeb=end")
+    if not variant.hajeb:
+        raise PositionError(f"variant {variant.name} has no H'ajeb (rule option hajeb): {extra!r}")
+    return {"hajeb": STATE_WORDS.index(value)}
+
+
 _EXTRA_READERS = {
     "ex": _read_exchange,
     "np": _read_no_progress,
     "rm": _read_removals,
     "off": _read_off,
+    "hajeb": _read_hajeb,
 }

@@ -14,7 +14,10 @@ Each turn is numbered in order from 1 (setting turns included, so the
 first move of a 7x7 game is turn 25; in position strings the moving phase
 counts from 1).  A turn holds its actions: two placements, a step, a chain
 joined into one token (``a4xb4xc4``), an optional ``pass``, a flagged step
-(``c4-d4=``) or one removal (``xd5``).  ``{...}`` comments follow a turn;
+(``c4-d4=``) or one removal (``xd5``).  Under H'ajeb (rule option
+``hajeb``) a turn may hold ``hajeb`` (the declaration), ``rescind``, and
+the captures of several soldiers as separate tokens (``b3xa4 b2xb5``).
+``{...}`` comments follow a turn;
 ``{[%clk H:MM:SS]}`` is the clock time that turn took.  A game that did not
 start on the empty board carries ``[Position "..."]``; a variant with
 changed rule options carries them as ``[Options "blocked=remove"]``; one
@@ -46,7 +49,7 @@ from .leap_factory import (
     new_game,
 )
 from .leap_variants import LeapVariant
-from .moves import PASS, PLACE, REMOVE, RulesError, Termination
+from .moves import HAJEB, PASS, PLACE, REMOVE, RESCIND, RulesError, Termination
 
 __all__ = [
     "Record",
@@ -207,7 +210,7 @@ def group_turns(game: AnyGame) -> Iterator[list[str]]:
     key: tuple[object, ...] | None = None
     removals = 0
     for snap, move in game.history:
-        if move.kind not in (PLACE, REMOVE, PASS, "step"):
+        if move.kind not in (PLACE, REMOVE, PASS, "step", HAJEB, RESCIND):
             continue  # resignation and agreements live in the tags
         side, setting, chain, turn = snap.side, snap.setting, snap.chain, snap.turn
         if setting:
@@ -219,8 +222,9 @@ def group_turns(game: AnyGame) -> Iterator[list[str]]:
             k = ("m", turn, side)
         text = str(move)
         if key is not None and k == key:
-            if chain != -1 and move.kind == "step" and current and not current[-1] == "pass":
-                current[-1] += text[2:]  # b4xc4 continues a4xb4 as a4xb4xc4
+            frm = move.from_square or ""
+            if chain != -1 and move.kind == "step" and current and _continues(current[-1], frm):
+                current[-1] += text[len(frm):]  # b4xc4 continues a4xb4 as a4xb4xc4
             else:
                 current.append(text)
             continue
@@ -230,6 +234,12 @@ def group_turns(game: AnyGame) -> Iterator[list[str]]:
         key = k
     if current:
         yield current
+
+
+def _continues(token: str, frm: str) -> bool:
+    """Does a step from ``frm`` carry on the chain ``token`` (the same
+    soldier; under H'ajeb another soldier's capture is a token of its own)?"""
+    return token.endswith(frm) and token[-len(frm) - 1 : -len(frm)] in ("-", "x")
 
 
 def write_record(record: Record, width: int = 79) -> str:

@@ -43,7 +43,8 @@ class State:
     ``chain`` the point of the soldier that must or may continue (``-1``:
     none); ``removals`` the sides still to remove one of their own pieces;
     ``resume`` the side to move after them; ``off`` per side the pieces
-    captured, exchanged and removed.
+    captured, exchanged and removed; ``hajeb`` the H'ajeb declaration
+    (:mod:`.hajeb`): 0 none, 1 in force, 2 ended with removals owed.
     """
 
     attacker: int
@@ -59,6 +60,7 @@ class State:
     turn_captured: bool = False
     off: Off = NO_OFF
     outcome: Outcome | None = None
+    hajeb: int = 0
 
     @property
     def placed(self) -> int:

@@ -52,6 +52,10 @@ class Variant:
     ``turn_limit``
         Total turns (setting turns included) after which the game is drawn
         (0: none).  Ludii draws Khamousiyya and Sabou'iyya at 2,500.
+    ``hajeb``
+        The Defender may declare H'ajeb against a blockade that cannot be
+        taken (seed 003; :mod:`.hajeb`).  Off by default, so ``sabouiyya``
+        plays as Ludii does; ``sabouiyya`` with ``hajeb=true`` has it.
     """
 
     name: str
@@ -67,6 +71,7 @@ class Variant:
     repetition: bool = False
     win_kinds: bool = False
     turn_limit: int = 0
+    hajeb: bool = False
     description: str = ""
 
     @cached_property
