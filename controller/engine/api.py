@@ -1,10 +1,14 @@
 """The engine's entry point: :func:`best_move`, for hints and for the
 computer opponent, with playing levels.
 
-Levels weaken the engine deliberately: a depth cap, and a random choice
-(under the seed) among the root moves whose exact score is within a margin
-of the best.  A move that loses by force is never chosen when another
-move does not.  ``level=None`` is full strength.
+Levels weaken the engine deliberately: a depth cap, noise in the static
+evaluation, and a random choice (under the seed) among the root moves whose
+exact score is within a margin of the best.  A move that loses by force is
+never chosen when another move does not; from level 3 up, a one-move
+blunder never is either: the choice is checked by a noise-free search two
+actions deep (with its capture chains), and a move that scores more than
+:data:`BLUNDER` below that search's best is never played.
+``level=None`` is full strength.
 """
 
 from __future__ import annotations
@@ -12,29 +16,38 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from .search import WON, AnyGame, Searcher, SearchResult
+from .search import INF, WON, AnyGame, Searcher, SearchResult
 
-__all__ = ["Level", "LEVELS", "best_move", "DEFAULT_HINT_SECONDS"]
+__all__ = ["Level", "LEVELS", "BLUNDER", "best_move", "DEFAULT_HINT_SECONDS"]
 
 DEFAULT_HINT_SECONDS = 0.9
 """Default think time for a hint: on a Raspberry Pi 4 the hint is lit within
 1 s of the request (see docs/engine.md)."""
 
+BLUNDER = 60
+"""From level 3 up, no move scoring this much (hundredths of a piece) below
+the best of a noise-free two-action search is played."""
+
+
 @dataclass(frozen=True)
 class Level:
-    """A playing level: a depth cap (0: none) and a margin in hundredths of
-    a piece for the random choice among near-best moves."""
+    """A playing level: a depth cap (0: none), a margin in hundredths of a
+    piece for the random choice among near-best moves, the noise added to
+    the static evaluation (hundredths, at most), and whether one-move
+    blunders are ruled out."""
 
     name: str
     max_depth: int
     margin: int
+    noise: int = 0
+    guard: bool = False
 
 
 LEVELS: dict[int, Level] = {
-    1: Level("beginner", 1, 250),
-    2: Level("casual", 2, 120),
-    3: Level("club", 3, 50),
-    4: Level("strong", 5, 15),
+    1: Level("beginner", 1, 200, noise=120),
+    2: Level("casual", 2, 100, noise=80),
+    3: Level("club", 3, 40, noise=40, guard=True),
+    4: Level("strong", 5, 15, noise=15, guard=True),
     5: Level("full", 0, 0),
 }
 
@@ -61,17 +74,28 @@ def best_move(
     depth = max_depth if max_depth is not None else 64
     if lv.max_depth:
         depth = min(depth, lv.max_depth)
-    searcher = Searcher(game, use_tt=use_tt)
+    searcher = Searcher(game, use_tt=use_tt, noise=lv.noise, noise_seed=seed)
     weak = lv.margin > 0
     if len(game.raw_moves()) == 1 and not weak:
         seconds = seconds / 10  # forced: search only for the score and the line
     result = searcher.search(seconds, max_depth=depth, max_nodes=max_nodes, all_scores=weak)
     if weak and result.scores:
-        result = _weaken(game, result, lv, seed)
+        won = max(result.scores.values()) >= WON
+        safe = _safe_moves(game) if lv.guard and not won else None
+        result = _weaken(game, result, lv, seed, safe)
     return result
 
 
-def _weaken(game: AnyGame, result: SearchResult, lv: Level, seed: int) -> SearchResult:
+def _safe_moves(game: AnyGame) -> set[str]:
+    """The moves that are no one-move blunder: within :data:`BLUNDER` of
+    the best score of a noise-free search two actions deep."""
+    scores = Searcher(game).search(None, max_depth=2, all_scores=True).scores
+    top = max(scores.values())
+    return {m for m, s in scores.items() if s >= top - BLUNDER}
+
+
+def _weaken(game: AnyGame, result: SearchResult, lv: Level, seed: int,
+            safe: set[str] | None = None) -> SearchResult:
     scores = result.scores
     top = max(scores.values())
     floor = top - lv.margin
@@ -80,6 +104,9 @@ def _weaken(game: AnyGame, result: SearchResult, lv: Level, seed: int) -> Search
     if top >= WON:
         floor = top  # never miss a forced win
     choices = sorted(m for m, s in scores.items() if s >= floor)
+    if safe is not None:
+        checked = [m for m in choices if m in safe]
+        choices = checked or sorted(safe, key=lambda m: -scores.get(m, -INF))[:1]
     rng = random.Random(f"{seed}|{game.position()}")
     pick = choices[int(rng.random() * len(choices))]
     if pick == str(result.move):

@@ -27,7 +27,7 @@ from controller.rules import Game, Move
 from controller.rules.leap import LeapGame
 from controller.rules.moves import REMOVE, SIDE_NAMES
 
-from .evaluate import WIN, evaluate
+from .evaluate import WIN, Masks, evaluate, masks, vulnerable
 from .evaluate_leap import evaluate_leap
 
 __all__ = ["SearchResult", "Searcher", "CHECK_EVERY", "INF"]
@@ -37,6 +37,18 @@ CHECK_EVERY = 256
 MAX_PLY = 128
 EXACT, LOWER, UPPER = 0, 1, 2
 WON = WIN - 1000  # scores beyond this are wins/losses at a distance
+ASPIRATION = (40, 200)
+"""Half-widths of the root windows tried around the last score before an
+open window (hundredths of a piece)."""
+LMR_AFTER = 3
+"""Quiet moves after this many are searched one action shallower first
+(two after three times as many, from depth 5)."""
+PRUNE_DEPTH, PRUNE_MARGIN, PRUNE_MIN_MOVES = 2, 120, 6
+EXTEND = True
+EXTEND_PLY = 2
+"""Capture-threat extensions: at principal-variation nodes this near the root."""
+"""Reverse futility pruning: at most this depth, this margin a ply, and only
+with at least this many steps for the side to move."""
 
 Raw = tuple[str, int, int, int, bool]
 AnyGame = Game | LeapGame
@@ -139,10 +151,17 @@ class Searcher:
     """A search over a private copy of ``game``.
 
     ``use_tt=False`` searches without the transposition table (for tests);
-    ``qdepth`` bounds the quiescence search (captures only).
+    ``qdepth`` bounds the quiescence search (captures only);
+    ``selective=False`` turns off the principal-variation search, the
+    aspiration windows, the late-move reductions, the pruning and the
+    extensions (a plain alpha-beta: with it a fixed-depth score does not
+    depend on the move order); ``noise`` adds a pseudo-random amount of up
+    to that many hundredths, fixed per position and ``noise_seed``, to
+    every static score (the weaker levels).
     """
 
-    def __init__(self, game: AnyGame, *, use_tt: bool = True, qdepth: int = 8) -> None:
+    def __init__(self, game: AnyGame, *, use_tt: bool = True, qdepth: int = 8,
+                 selective: bool = True, noise: int = 0, noise_seed: int = 0) -> None:
         self.game: AnyGame = game.copy()
         g = self.game
         self._eval: Callable[[AnyGame], int]
@@ -152,11 +171,22 @@ class Searcher:
             leap = g
             self._eval = lambda x: evaluate_leap(leap)
             self._push = lambda m: leap.push(m[0], m[1], m[2])
+            self._masks: Masks | None = None
         else:
             kharbga = g
             self._eval = lambda x: evaluate(kharbga)
             self._push = kharbga.push_raw
+            self._masks = masks(kharbga.variant)
+        if noise:
+            plain = self._eval
+
+            def noisy(x: AnyGame) -> int:
+                a, d = x.bitboards()
+                return plain(x) + hash((a, d, x.side, noise_seed)) % (2 * noise + 1) - noise
+
+            self._eval = noisy
         self.use_tt = use_tt
+        self.selective = selective
         self.qdepth = qdepth
         self.zobrist = _Zobrist(game.geometry.size)
         self.tt: dict[int, tuple[int, int, int, Raw | None]] = {}
@@ -168,6 +198,7 @@ class Searcher:
         self._next_check = CHECK_EVERY
         self._pv: list[list[Raw]] = [[] for _ in range(MAX_PLY + 2)]
         self._horizon = False
+        self._root_depth = 1
 
     # ------------------------------------------------------------------
 
@@ -201,8 +232,10 @@ class Searcher:
         for depth in range(1, max_depth + 1):
             began = time.perf_counter()
             self._horizon = False
+            self._root_depth = depth
             try:
-                score, move, round_scores, pv = self._root(order, depth, all_scores)
+                score, move, round_scores, pv = self._aspirate(order, depth, all_scores,
+                                                               best_score, depth_done)
             except _Timeout:
                 while g.ply > base:
                     g.pop()
@@ -235,24 +268,41 @@ class Searcher:
             scores={str(_to_move(m, names)): s for m, s in scores.items()},
         )
 
+    def _aspirate(
+        self, order: list[Raw], depth: int, all_scores: bool, guess: int, done: int
+    ) -> tuple[int, Raw, dict[Raw, int], list[Raw]]:
+        """The root search in a window around the last iteration's score,
+        widened (then opened) when the score falls outside it."""
+        if all_scores or not self.selective or done < 3 or abs(guess) >= WON:
+            return self._root(order, depth, all_scores, -INF, INF)
+        for width in ASPIRATION:
+            alpha, beta = guess - width, guess + width
+            result = self._root(order, depth, False, alpha, beta)
+            if alpha < result[0] < beta:
+                return result
+            order = [result[1]] + [m for m in order if m != result[1]]
+        return self._root(order, depth, False, -INF, INF)
+
     def _root(
-        self, order: list[Raw], depth: int, all_scores: bool
+        self, order: list[Raw], depth: int, all_scores: bool, alpha: int, beta: int
     ) -> tuple[int, Raw, dict[Raw, int], list[Raw]]:
         g = self.game
         side = g.side
-        alpha, beta = -INF, INF
         best_score = -INF
         best = order[0]
         best_pv: list[Raw] = [best]
         scores: dict[Raw, int] = {}
         self.nodes += 1
-        for m in order:
+        pvs = self.selective and not all_scores
+        for i, m in enumerate(order):
             self._push(m)
             lo = -INF if all_scores else alpha
-            if g.side == side:
-                v = self._negamax(depth - 1, lo, beta, 1)
+            if pvs and i > 0:
+                v = self._child(depth - 1, lo, lo + 1, 1, side)
+                if lo < v < beta:
+                    v = self._child(depth - 1, lo, beta, 1, side)
             else:
-                v = -self._negamax(depth - 1, -beta, -lo, 1)
+                v = self._child(depth - 1, lo, beta, 1, side)
             g.pop()
             scores[m] = v
             if v > best_score:
@@ -260,9 +310,18 @@ class Searcher:
                 best_pv = [m, *self._pv[1]]
                 if v > alpha:
                     alpha = v
-        if self.use_tt:
+                    if v >= beta:
+                        break
+        if self.use_tt and -INF < best_score:
             self.tt[self.zobrist.key(g)] = (depth, EXACT, best_score, best)
         return best_score, best, scores, best_pv
+
+    def _child(self, depth: int, alpha: int, beta: int, ply: int, side: int) -> int:
+        """The score, for ``side``, of the position after an action: the
+        window is turned round only when the side to move changed."""
+        if self.game.side == side:
+            return self._negamax(depth, alpha, beta, ply)
+        return -self._negamax(depth, -beta, -alpha, ply)
 
     def _check(self) -> None:
         self._next_check = self.nodes + CHECK_EVERY
@@ -293,6 +352,53 @@ class Searcher:
 
         return sorted(moves, key=key, reverse=True)
 
+    def _probe(self, key: int, depth: int, alpha: int, beta: int, ply: int
+               ) -> tuple[int | None, Raw | None]:
+        """A score from the table when its entry settles this node, and the
+        table's move for ordering.  The plain search takes entries of the
+        same depth only (its scores then do not depend on the table); the
+        selective search takes deeper ones too."""
+        entry = self.tt.get(key)
+        if entry is None:
+            return None, None
+        edepth, eflag, escore, tt_move = entry
+        if edepth == depth or (self.selective and edepth > depth):
+            s = escore - ply if escore > WON else escore + ply if escore < -WON else escore
+            if eflag == EXACT or (eflag == LOWER and s >= beta) or (eflag == UPPER and s <= alpha):
+                self._horizon = True  # conservatively: the entry may hide a horizon
+                if eflag == EXACT and tt_move is not None:
+                    self._pv[ply] = [tt_move]
+                return s, tt_move
+        return None, tt_move
+
+    def _prune(self, depth: int, beta: int, moves: list[Raw]) -> int | None:
+        """Reverse futility pruning (a static null move): near the horizon,
+        a static score far above ``beta`` stands.  Only in the moving phase
+        of the Kharbga family, outside chains, and only when the side to move
+        has room to move (:data:`PRUNE_MIN_MOVES` steps): a nearly blocked
+        side is where giving up a move costs the game, so it is never
+        pruned."""
+        g = self.game
+        if (depth > PRUNE_DEPTH or self._leap or g.setting or g.chain_point >= 0
+                or abs(beta) >= WON or len(moves) < PRUNE_MIN_MOVES):
+            return None
+        if any(m[3] for m in moves):
+            return None  # a capture is available: let the search see it
+        stand = self._eval(g)
+        margin = PRUNE_MARGIN * depth
+        if stand - margin >= beta:
+            return stand - margin
+        return None
+
+    def _threat(self, side: int) -> int:
+        """Pieces of the side not ``side`` that a step of ``side`` could
+        capture next (Kharbga family)."""
+        m = self._masks
+        assert m is not None
+        bb = self.game.bitboards()
+        own, opp = bb[side], bb[1 - side]
+        return vulnerable(m, opp, own, m.full & ~(own | opp)).bit_count()
+
     def _negamax(self, depth: int, alpha: int, beta: int, ply: int) -> int:
         g = self.game
         self.nodes += 1
@@ -308,33 +414,45 @@ class Searcher:
         key = 0
         if self.use_tt:
             key = self.zobrist.key(g)
-            entry = self.tt.get(key)
-            if entry is not None:
-                edepth, eflag, escore, tt_move = entry
-                if edepth == depth:
-                    s = escore - ply if escore > WON else escore + ply if escore < -WON else escore
-                    if (
-                        eflag == EXACT
-                        or (eflag == LOWER and s >= beta)
-                        or (eflag == UPPER and s <= alpha)
-                    ):
-                        self._horizon = True  # conservatively: the entry may hide a horizon
-                        if eflag == EXACT and tt_move is not None:
-                            self._pv[ply] = [tt_move]
-                        return s
+            hit, tt_move = self._probe(key, depth, alpha, beta, ply)
+            if hit is not None:
+                return hit
         side = g.side
-        moves = self._order(g.raw_moves(), tt_move, ply, side)
+        raw = g.raw_moves()
+        selective = self.selective
+        pv_node = beta - alpha > 1
+        if selective and not pv_node:
+            cut = self._prune(depth, beta, raw)
+            if cut is not None:
+                self._horizon = True
+                return cut
+        moves = self._order(raw, tt_move, ply, side)
+        extend = (pv_node and EXTEND and not self._leap and not g.setting and depth >= 2
+                  and ply <= EXTEND_PLY)
+        threats = self._threat(side) if extend else 0
         alpha0 = alpha
         best = -INF
         best_move: Raw | None = None
         pv = self._pv
-        for m in moves:
-            _, frm, to, caps, _ = m
+        killers = self.killers[ply]
+        for i, m in enumerate(moves):
+            _, frm, to, caps, flag = m
             self._push(m)
-            if g.side == side:
-                v = self._negamax(depth - 1, alpha, beta, ply + 1)
+            d = depth - 1
+            if extend and not caps and self._threat(side) > threats:
+                d += 1  # a new capture threat: look one action further
+            if selective and i > 0:
+                r = 0
+                if (i >= LMR_AFTER and depth >= 3 and not caps and not flag
+                        and d < depth and m not in killers):
+                    r = 2 if i >= 3 * LMR_AFTER and depth >= 5 else 1
+                v = self._child(d - r, alpha, alpha + 1, ply + 1, side)
+                if r and v > alpha:
+                    v = self._child(d, alpha, alpha + 1, ply + 1, side)
+                if alpha < v < beta and pv_node:
+                    v = self._child(d, alpha, beta, ply + 1, side)
             else:
-                v = -self._negamax(depth - 1, -beta, -alpha, ply + 1)
+                v = self._child(d, alpha, beta, ply + 1, side)
             g.pop()
             if v > best:
                 best, best_move = v, m
@@ -343,20 +461,28 @@ class Searcher:
                     pv[ply] = [m, *pv[ply + 1]]
                     if v >= beta:
                         if not caps:
-                            k = self.killers[ply]
-                            if m not in k:
-                                k.insert(0, m)
-                                del k[2:]
-                            hk = (side, frm, to)
-                            self.history[hk] = self.history.get(hk, 0) + depth * depth
+                            self._remember(m, ply, side, depth)
                         break
         if self.use_tt:
-            flag_ = LOWER if best >= beta else EXACT if best > alpha0 else UPPER
-            s = best + ply if best > WON else best - ply if best < -WON else best
-            self.tt[key] = (depth, flag_, s, best_move)
-            if len(self.tt) > 2_000_000:
-                self.tt.clear()
+            self._store(key, depth, best, alpha0, beta, ply, best_move)
         return best
+
+    def _remember(self, m: Raw, ply: int, side: int, depth: int) -> None:
+        """A quiet move that caused a cut-off: a killer and history."""
+        k = self.killers[ply]
+        if m not in k:
+            k.insert(0, m)
+            del k[2:]
+        hk = (side, m[1], m[2])
+        self.history[hk] = self.history.get(hk, 0) + depth * depth
+
+    def _store(self, key: int, depth: int, best: int, alpha0: int, beta: int, ply: int,
+               best_move: Raw | None) -> None:
+        flag_ = LOWER if best >= beta else EXACT if best > alpha0 else UPPER
+        s = best + ply if best > WON else best - ply if best < -WON else best
+        self.tt[key] = (depth, flag_, s, best_move)
+        if len(self.tt) > 2_000_000:
+            self.tt.clear()
 
     def _quiesce(self, alpha: int, beta: int, ply: int, qdepth: int) -> int:
         """Captures only, on the static score.  In the leap games, where

@@ -1,0 +1,67 @@
+"""The playing levels: weaker levels vary, club level and up never blunder
+a piece in one move, no level misses a forced win."""
+
+from __future__ import annotations
+
+import pytest
+from test_engine import game, mid_positions
+
+from controller.engine import LEVELS, Searcher, best_move
+from controller.engine.api import BLUNDER
+from controller.rules import Game
+
+
+def _hangs(g: Game, move: str) -> bool:
+    """Whether the opponent can capture right after ``move``."""
+    h = g.copy()
+    h.play(move)
+    return any(m.capture for m in h.legal_moves())
+
+
+def test_club_level_and_up_never_hang_a_piece() -> None:
+    # d4-d5 lets c6-c5 capture it (with e5); other moves are safe.
+    g = game("khamousiyya", "d4 a1", "e5 c6 g7")
+    for level in (3, 4):
+        played = {str(best_move(g, 10.0, seed=s, level=level).move) for s in range(12)}
+        assert not any(_hangs(g, m) for m in played), (level, played)
+
+
+def test_the_beginner_level_varies_its_moves() -> None:
+    g = game("khamousiyya", "d4 a1", "e5 c6 g7")
+    played = {str(best_move(g, 10.0, seed=s, level=1).move) for s in range(25)}
+    assert len(played) >= 3
+
+
+@pytest.mark.parametrize("level", [1, 2, 3, 4, 5])
+def test_no_level_misses_a_forced_chain_win(level: int) -> None:
+    g = game("khamousiyya", "a3 d3 d4 g1", "c3 c4")
+    for seed in range(5):
+        assert str(best_move(g, 10.0, seed=seed, level=level).move) == "a3xb3"
+
+
+@pytest.mark.parametrize("variant", ["kharbga", "khamousiyya", "sabouiyya"])
+def test_guarded_levels_stay_within_the_blunder_margin(variant: str) -> None:
+    for g in mid_positions(variant, 2, seed=21):
+        exact = Searcher(g).search(None, max_depth=2, all_scores=True).scores
+        top = max(exact.values())
+        for level in (3, 4):
+            for seed in range(2):
+                r = best_move(g, 10.0, seed=seed, level=level, max_nodes=1500)
+                assert exact[str(r.move)] >= top - BLUNDER
+
+
+def test_noise_is_fixed_by_the_seed() -> None:
+    g = mid_positions("kharbga", 1, seed=8)[0]
+    one = Searcher(g, noise=50, noise_seed=3).search(None, max_depth=3, all_scores=True)
+    two = Searcher(g, noise=50, noise_seed=3).search(None, max_depth=3, all_scores=True)
+    other = Searcher(g, noise=50, noise_seed=4).search(None, max_depth=3, all_scores=True)
+    plain = Searcher(g).search(None, max_depth=3, all_scores=True)
+    assert one.scores == two.scores
+    assert one.scores != other.scores
+    assert max(abs(one.scores[m] - plain.scores[m]) for m in plain.scores) <= 3 * 50
+
+
+def test_levels_are_ordered_by_depth_and_noise() -> None:
+    weak = [LEVELS[k] for k in (1, 2, 3, 4)]
+    assert [lv.noise for lv in weak] == sorted((lv.noise for lv in weak), reverse=True)
+    assert all(lv.guard for lv in weak[2:]) and not any(lv.guard for lv in weak[:2])
