@@ -133,8 +133,12 @@ static int raw_act(CoreObject *self, PyObject *raw, kc_act *a)
     long to = PyLong_AsLong(PyTuple_GET_ITEM(raw, 2));
     unsigned long long caps = PyLong_AsUnsignedLongLong(PyTuple_GET_ITEM(raw, 3));
     int flag = PyObject_IsTrue(PyTuple_GET_ITEM(raw, 4));
-    if (PyErr_Occurred() || flag < 0)
+    if (PyErr_Occurred() || flag < 0) {
+        PyErr_Clear();
+        PyErr_SetString(PyExc_ValueError,
+                        "a raw action holds a kind, two points, a mask >= 0 and a flag");
         return -1;
+    }
     int size = self->g.r.size;
     int bad = (a->kind == K_STEP && (frm < 0 || frm >= size || to < 0 || to >= size))
            || ((a->kind == K_PLACE || a->kind == K_REMOVE) && (to < 0 || to >= size))

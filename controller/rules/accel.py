@@ -50,9 +50,14 @@ def pure_requested() -> bool:
     return os.environ.get("KHARBGA_PURE", "") == "1"
 
 
+# Does the pure core's State (and undo entry) carry an H'ajeb field?
+_HAJEB_FIELD = "hajeb" in State.__dataclass_fields__
+
+
 def fits(variant: Variant) -> bool:
-    """Can the compiled core hold this variant's board (at most 64 points)?"""
-    return variant.geometry.size <= 64
+    """Can the compiled core play this variant: a board of at most 64
+    points, and no H'ajeb declaration (which only the pure core knows)?"""
+    return variant.geometry.size <= 64 and not getattr(variant, "hajeb", False)
 
 
 def compiled(variant: str | Variant) -> bool:
@@ -160,6 +165,8 @@ class UndoView(Sequence[Entry]):
         fields, raw = self._core._entry(i)
         f = list(fields)
         f[6] = _exchange(fields[6])
+        if _HAJEB_FIELD:
+            return (*f, raw, 0)
         return (*f, raw)
 
     @overload
@@ -197,8 +204,8 @@ class CompiledCore(_Base):  # type: ignore[misc]
             raise RuntimeError("the compiled core is not built (see docs/core.md)")
         v = find_variant(variant)
         if not fits(v):
-            raise _ccore.Unsupported(f"the compiled core holds boards of up to 64 points, "
-                                     f"not {v.geometry.name}")
+            raise _ccore.Unsupported(f"the compiled core plays boards of up to 64 points "
+                                     f"without H'ajeb, not {v.name} on {v.geometry.name}")
         self.variant = v
         self.geometry = v.geometry
         self._t = tables_for(v.geometry)
@@ -218,6 +225,8 @@ class CompiledCore(_Base):  # type: ignore[misc]
         return state_of(self._fields())
 
     def _restore(self, s: State) -> None:
+        if getattr(s, "hajeb", 0):
+            raise _ccore.Unsupported("H'ajeb positions are for the pure core")
         ex = s.exchange
         self._set_fields(
             s.attacker, s.defender, s.side, s.setting, s.chain, s.turn,
