@@ -49,7 +49,9 @@ class Firmware:
         self.clock = Clock()
         self.board_rows = len(board.ROW_PINS)
         self.cols = len(board.COL_PINS)
-        self.squares = self.board_rows * self.cols
+        self.switches = self.board_rows * self.cols
+        self.switch_map = board.SWITCH_MAP  # the crossing under each point (None: the same)
+        self.squares = self.switches if self.switch_map is None else len(self.switch_map)
         rows = tuple(board.ROW_PINS) + tuple(board.BUTTON_ROW_PINS)
         self.matrix = Matrix(rows, board.COL_PINS)
         self.debouncer = Debouncer(len(rows), self.cols, board.DEBOUNCE_MS * 1000)
@@ -58,7 +60,7 @@ class Firmware:
         for k in range(len(board.BUTTON_ROW_PINS)):
             if board.BUTTON_ROW_PINS[k] is not None:
                 self.sides |= 1 << k
-        self.led_map = board.default_led_map(self.board_rows, self.cols)
+        self.led_map = board.default_led_map(self.board_rows, self.cols, self.squares)
         self.leds = Leds(
             board.LED_PIN, board.LED_COUNT, self.led_map, self.cols, board.LED_SUM_LIMIT
         )
@@ -66,7 +68,6 @@ class Firmware:
         self.link = Link(self.port, board.QUEUE, board.RETRY_MS * 1000)
         self.heartbeat_us = board.HEARTBEAT_MS * 1000
         self.idle_us = board.IDLE_MS * 1000
-        self.switch_map = None
         self.boot = int.from_bytes(_random4(), "little")
         now = self.clock.read()
         self.last_beat = now
@@ -219,7 +220,7 @@ class Firmware:
             link.send(P.HELLO_ACK, ack)
         elif kind == P.CONFIG:
             hb, idle, deb, retry, count, led_map, switch_map = P.parse_config(
-                payload, self.squares
+                payload, self.squares, self.switches
             )
             self.heartbeat_us = hb * 1000
             self.idle_us = idle * 1000
@@ -228,7 +229,8 @@ class Firmware:
             if led_map is not None:
                 self.led_map = led_map
                 self.leds.configure(count, led_map)
-            self.switch_map = switch_map
+            if switch_map is not None or self.squares == self.switches:
+                self.switch_map = switch_map
             link.send(P.ACK, P.pack_ack(kind), seq)
         elif kind == P.SYNC:
             self.send_occupancy(self.debouncer.settled_until(now), P.OCC_FULL, now)
@@ -248,7 +250,11 @@ class Firmware:
                 link.resets,
                 self.errors,
             )
-            chatter = self.debouncer.chatter[: self.squares]
+            chatter = self.debouncer.chatter
+            if self.switch_map is None:
+                chatter = chatter[: self.squares]
+            else:  # per point, as the occupancy
+                chatter = [chatter[s] if s < self.switches else 0 for s in self.switch_map]
             link.send(P.STATS, P.pack_stats(counters, chatter))
         elif kind == P.STOP:
             link.send(P.ACK, P.pack_ack(kind), seq)

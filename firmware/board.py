@@ -18,6 +18,12 @@ ROW_PINS = (0, 1, 2, 3, 4, 5, 6)  # ranks 1..7
 BUTTON_ROW_PINS = (7, 8, 9)
 # Columns are read with the internal pull-ups: low = switch closed.
 COL_PINS = (10, 11, 12, 13, 14, 15, 16)  # files a..g
+# A board that is not one square a crossing (the 37-point board on a 9x5
+# matrix, the 8x8 board's dark squares on 8x4) lists the crossing
+# (row * columns + column) under each of its points, in the order of the
+# sensor log, 255 for a point with no switch; the host's handshake sends
+# the same map.  None: point i is crossing i.
+SWITCH_MAP = None
 
 LED_PIN = 22  # WS2812 data in, through a 3.3 V -> 5 V level shifter
 LED_COUNT = 49
@@ -37,8 +43,12 @@ WATCHDOG_MS = 5000  # 0 disables the hardware watchdog
 RX_BYTES_PER_LOOP = 512  # never spend a whole loop reading the host
 
 
-def default_led_map(rows, cols):
-    """The LED index under each square for the chain described above."""
+def default_led_map(rows, cols, points=None):
+    """The LED index under each square for the chain described above (on
+    a board of ``points`` points other than ``rows * cols``: LED i under
+    point i, until the host sends its map)."""
+    if points is not None and points != rows * cols:
+        return list(range(points))
     out = [0] * (rows * cols)
     i = 0
     for r in range(rows):

@@ -3,7 +3,8 @@
 :func:`firmware_events` is the event source: the log's occupancy frames and
 button presses set the simulated switches of a :class:`~controller.drivers.
 firmware_sim.FirmwareSim` at the log's times (on its virtual clock), the
-real firmware scans and debounces them and reports over the link, and
+real firmware scans and debounces them and reports over the link (on the
+log's board: its stock matrix and switch map, sent in the handshake), and
 :class:`~controller.drivers.serial_link.SerialLink` delivers them, stamped
 with the firmware's clock mapped back onto the log's times.  What the link
 delivers is what the live service would receive;
@@ -25,6 +26,7 @@ from controller.board.sensorlog import (
 )
 
 from .firmware_sim import FirmwareSim, FirmwareSimError
+from .mapping import BoardMapping
 from .serial_link import LinkSettings, SerialLink
 
 __all__ = ["firmware_events"]
@@ -87,19 +89,20 @@ def firmware_events(
     header, events = read_occupancy_log(
         lines, "through the firmware, which reads occupancy switches only")
     yield header
-    yield from _run(events, header.size, micropython, timeout)
+    yield from _run(events, BoardMapping.for_board(header.board), micropython, timeout)
 
 
 def _run(
-    events: list[Frame | Button], size: int, micropython: str | None, timeout: float
+    events: list[Frame | Button], mapping: BoardMapping, micropython: str | None,
+    timeout: float,
 ) -> Iterator[Frame | Button]:
     """Start the firmware, connect, play the log's changes; yield what the
     link delivers; refuse a replay over a link that was not clean."""
     world = _world_events(events)
     end_us = BOOT_US + (round(events[-1].t * 1e6) if events else 0) + TAIL_US
     end_us = max(end_us, world[-1].t + TAIL_US if world else 0)
-    with FirmwareSim(size=size, micropython=micropython) as sim:
-        driver = _Driver(sim, size, time.monotonic() + timeout, timeout)
+    with FirmwareSim(size=mapping.size, micropython=micropython, mapping=mapping) as sim:
+        driver = _Driver(sim, mapping, time.monotonic() + timeout, timeout)
         with driver.link:
             driver.handshake()
             yield from driver.play(world, end_us)
@@ -112,13 +115,15 @@ class _Driver:
     """Virtual time granted to the firmware step by step, and the link's
     deliveries collected between steps."""
 
-    def __init__(self, sim: FirmwareSim, size: int, deadline: float, timeout: float) -> None:
+    def __init__(
+        self, sim: FirmwareSim, mapping: BoardMapping, deadline: float, timeout: float
+    ) -> None:
         self.sim = sim
         self.deadline = deadline
         self.timeout = timeout
         self.now = 0  # the firmware's virtual time, µs
-        settings = LinkSettings(
-            size=size,
+        settings = LinkSettings.for_mapping(
+            mapping,
             device_timeout=3600.0,
             read_timeout=0.005,
             reconnect_delay=0.05,

@@ -30,6 +30,8 @@ from collections import deque
 from collections.abc import Callable
 from pathlib import Path
 
+from .mapping import BoardMapping
+
 __all__ = [
     "Cable",
     "FirmwareSim",
@@ -242,8 +244,20 @@ class FirmwareSim:
         start_us: int = 0,
         micropython: str | None = None,
         reply_timeout: float = 20.0,
+        mapping: BoardMapping | None = None,
     ) -> None:
+        """``size``: a square board with one switch a square; ``mapping``:
+        any board, wired as the mapping says (the firmware's board.py gets
+        its matrix and switch map)."""
         self.size = size
+        self.mapping = mapping
+        self.shape = str(size)
+        self.switch_map = ""
+        if mapping is not None:
+            self.shape = f"{mapping.rows}x{mapping.columns}"
+            if not (mapping.size and mapping.rows == mapping.columns == mapping.size):
+                table = (mapping.switch_index_of_square(p) for p in range(mapping.squares))
+                self.switch_map = ",".join(str(s if s >= 0 else 255) for s in table)
         self.start_us = start_us
         self.micropython = find_micropython(micropython)
         self.reply_timeout = reply_timeout
@@ -280,7 +294,8 @@ class FirmwareSim:
                         f"/dev/fd/{c_r}",
                         f"/dev/fd/{r_w}",
                         str(self.granted),
-                        str(self.size),
+                        self.shape,
+                        *([self.switch_map] if self.switch_map else []),
                     ],
                     stdin=fw_end.fileno(),
                     stdout=fw_end.fileno(),
@@ -438,7 +453,7 @@ class FirmwareSim:
 
     def wire(self, switch_of_square: list[int]) -> None:
         """How the board is wired: square i's switch is matrix switch
-        ``switch_of_square[i]`` (row * size + column)."""
+        ``switch_of_square[i]`` (row * columns + column, 255: none)."""
         with self._lock:
             self._send("wire " + ",".join(str(s) for s in switch_of_square))
 

@@ -133,7 +133,7 @@ class LinkProtocol(Protocol):
         self.settings = settings or LinkSettings()
         self.settings.check()  # LinkError early, not on the device
         self.size = self.settings.size
-        self.squares = self.size * self.size
+        self.squares = self.settings.squares
         self.clock = clock
         self.user_timebase = timebase
         self.config = self.settings.config()
@@ -387,9 +387,10 @@ class LinkProtocol(Protocol):
             )
             self.hello_sent = self.clock() + 5.0  # ask again later, not in a loop
             return
-        if rows != self.size or cols != self.size:
+        want_rows, want_cols = self.settings.matrix
+        if rows != want_rows or cols != want_cols:
             self._error(
-                f"firmware reads a {rows}x{cols} board, the host expects {self.size}x{self.size}",
+                f"firmware reads a {rows}x{cols} board, the host expects {want_rows}x{want_cols}",
                 "handshake",
                 logging.ERROR,
             )

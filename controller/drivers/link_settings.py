@@ -4,8 +4,10 @@ Pico (hardware.md, "The serial protocol"): frozen, validated values."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from . import protocol as P
+from .mapping import BoardMapping
 
 __all__ = ["DeviceInfo", "DeviceStats", "LinkError", "LinkSettings", "LinkStats"]
 
@@ -22,11 +24,18 @@ class LinkSettings:
 
     ``led_count`` and ``led_map`` (the chain index under each square, 255
     for none) go together; ``switch_map`` is the matrix switch under each
-    square (row * cols + column).  Without them the firmware uses the
-    defaults in its board.py.
+    square (row * cols + column, 255 for none).  Without them the firmware
+    uses the defaults in its board.py.
+
+    A square board of side ``size`` has one switch a square on a ``size``
+    x ``size`` matrix; any other board gives ``rows`` and ``cols`` of its
+    matrix and ``points``, its point count (:meth:`for_mapping`).
     """
 
     size: int = 7
+    rows: int = 0  # 0: ``size``
+    cols: int = 0
+    points: int = 0  # 0: ``size * size``
     led_count: int = 0
     led_map: tuple[int, ...] | None = None
     switch_map: tuple[int, ...] | None = None
@@ -46,6 +55,35 @@ class LinkSettings:
             if value is not None and not isinstance(value, tuple):
                 object.__setattr__(self, name, tuple(value))
 
+    @classmethod
+    def for_mapping(cls, mapping: BoardMapping, **options: Any) -> LinkSettings:
+        """Settings for a board's mapping: its matrix, its points, and the
+        switch under each point (sent when it is not the default)."""
+        switch_map = tuple(
+            s if s >= 0 else P.NO_LED
+            for s in (mapping.switch_index_of_square(p) for p in range(mapping.squares))
+        )
+        square = mapping.size and mapping.rows == mapping.columns == mapping.size
+        return cls(
+            size=mapping.size,
+            rows=mapping.rows,
+            cols=mapping.columns,
+            points=mapping.squares,
+            switch_map=None if square and switch_map == tuple(range(mapping.squares))
+            else switch_map,
+            **options,
+        )
+
+    @property
+    def matrix(self) -> tuple[int, int]:
+        """Rows and columns of the board's switch matrix."""
+        return self.rows or self.size, self.cols or self.size
+
+    @property
+    def squares(self) -> int:
+        """The board's points: the bits of an occupancy report."""
+        return self.points or self.size * self.size
+
     def check(self) -> None:
         """:class:`LinkError` for settings that cannot be used."""
         if not 0.05 <= self.heartbeat <= 60:
@@ -63,7 +101,8 @@ class LinkSettings:
         if (self.led_map is None) != (self.led_count == 0):
             raise LinkError("led_map and led_count go together")
         try:
-            P.parse_config(self.config(), self.size * self.size)
+            rows, cols = self.matrix
+            P.parse_config(self.config(), self.squares, rows * cols)
         except P.ProtocolError as exc:
             raise LinkError(f"the board's settings cannot be sent: {exc}") from None
 

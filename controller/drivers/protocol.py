@@ -359,10 +359,14 @@ def pack_config(
 
 
 def parse_config(
-    payload: bytes | bytearray, squares: int
+    payload: bytes | bytearray, squares: int, switches: "int | None" = None
 ) -> tuple[int, int, int, int, int, list[int] | None, list[int] | None]:
     """(heartbeat_ms, idle_ms, debounce_ms, retry_ms, led_count, led_map,
-    switch_map); the maps are None when not sent."""
+    switch_map); the maps are None when not sent.  ``squares`` is the
+    board's point count, ``switches`` the crossings of its matrix (the
+    same by default: the switch map must then be a permutation; with more
+    crossings than points, each point names its own crossing, or
+    ``NO_LED`` for a point with no switch)."""
     if len(payload) < 9:
         raise ProtocolError("CONFIG: payload too short")
     hb, idle, deb, retry, count, flags = struct.unpack("<HHBHBB", payload[:9])
@@ -380,8 +384,13 @@ def parse_config(
                 raise ProtocolError("CONFIG: LED index beyond the chain")
     if flags & CONFIG_SWITCH_MAP:
         switch_map = list(rest[:squares])
-        if sorted(switch_map) != list(range(squares)):
-            raise ProtocolError("CONFIG: the switch map is not a permutation")
+        if switches is None or switches == squares:
+            if sorted(switch_map) != list(range(squares)):
+                raise ProtocolError("CONFIG: the switch map is not a permutation")
+        else:
+            used = [s for s in switch_map if s != NO_LED]
+            if len(set(used)) != len(used) or any(s >= switches for s in used):
+                raise ProtocolError("CONFIG: the switch map repeats or leaves the matrix")
     if hb < 50 or idle < 100 or retry < 10:
         raise ProtocolError("CONFIG: timing out of range")
     return hb, idle, deb, retry, count, led_map, switch_map

@@ -160,8 +160,8 @@ class SerialLink:
     def send_leds(self, colours: Sequence[Colour]) -> None:
         """Show one colour per square, in square order (a1, b1, .., g7).
         The latest frame wins; it is shown again after a reconnection."""
-        if len(colours) != self.size * self.size:
-            raise LinkError(f"an LED frame has {self.size * self.size} colours, not {len(colours)}")
+        if len(colours) != self.settings.squares:
+            raise LinkError(f"an LED frame has {self.settings.squares} colours, not {len(colours)}")
         for rgb in colours:
             if len(rgb) != 3 or not all(0 <= v <= 255 for v in rgb):
                 raise LinkError(f"an LED colour is three values 0..255, not {rgb!r}")

@@ -1,11 +1,15 @@
 """Runs the firmware in the MicroPython unix port with simulated hardware.
 
-    micropython run_sim.py FLASH CTL_IN CTL_OUT START_US SIZE
+    micropython run_sim.py FLASH CTL_IN CTL_OUT START_US SIZE [SWITCH_MAP]
 
 FLASH is a folder laid out as the Pico's flash (main.py, app.py, ..,
 protocol.py); CTL_IN and CTL_OUT are the control channel's paths (see
 world.py); START_US is the virtual clock at boot; SIZE the board's side (the
-first SIZE rows and columns of board.py's wiring are used).  The firmware's
+first SIZE rows and columns of board.py's wiring are used), or ROWSxCOLS for
+a matrix of another shape (rows and columns taken in turn from board.py's
+rows and columns, then its button rows' pins are moved past them);
+SWITCH_MAP, when given, is board.py's SWITCH_MAP: the crossing under each
+point, comma-separated (255 for a point with no switch).  The firmware's
 USB serial port is this process's stdin and stdout, unchanged: whatever is
 connected there (a pty, a socket) is the cable to the host.
 """
@@ -30,13 +34,27 @@ sys.modules["neopixel"] = sim_neopixel
 import board  # noqa: E402
 import world  # noqa: E402
 
-size = int(size)
-board.ROW_PINS = tuple(board.ROW_PINS)[:size]
-board.COL_PINS = tuple(board.COL_PINS)[:size]
-board.LED_COUNT = size * size
+if "x" in size:
+    nrows, ncols = (int(n) for n in size.split("x"))
+else:
+    nrows = ncols = int(size)
+if nrows <= len(board.ROW_PINS) and ncols <= len(board.COL_PINS):
+    board.ROW_PINS = tuple(board.ROW_PINS)[:nrows]
+    board.COL_PINS = tuple(board.COL_PINS)[:ncols]
+else:  # simulated pins need no header: number them past the stock ones
+    board.ROW_PINS = tuple(range(40, 40 + nrows))
+    board.COL_PINS = tuple(range(60, 60 + ncols))
+if len(sys.argv) > 6:
+    board.SWITCH_MAP = [int(s) for s in sys.argv[6].split(",")]
+    board.LED_COUNT = len(board.SWITCH_MAP)
+else:
+    board.LED_COUNT = nrows * ncols
 w = world.World(
     open(ctl_in, "rb"), open(ctl_out, "wb"), board.ROW_PINS, board.BUTTON_ROW_PINS, board.COL_PINS
 )
+if board.SWITCH_MAP is not None:
+    w.switch_of = list(board.SWITCH_MAP)
+    w.rebuild()
 sim_machine.world = w
 vtime.world = w
 

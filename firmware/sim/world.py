@@ -11,7 +11,8 @@ The test drives it over a control channel (two pipes), one command a line:
 ``ev T chatter SQ HALF``   at T square SQ's switch starts toggling every
                             HALF us over what it should read (0: stops)
 ``wire S0,S1,..``          square i's switch is matrix switch Si
-                            (row * cols + column); default: square i = switch i
+                            (row * cols + column, 255: none); default:
+                            square i = switch i
 ``run T``                  let virtual time run up to T; T equal to the
                             current time runs one more pass of the loop
 ``sync``                   reply ``at NOW PENDING`` (events the firmware
@@ -91,19 +92,21 @@ class World:
         if self.chatter and r < self.rows:
             for sq in self.chatter:
                 s = self.switch_of[sq]
-                if s // self.cols == r and (vtime.now // self.chatter[sq]) & 1:
+                on = (vtime.now // self.chatter[sq]) & 1
+                if on and s < self.rows * self.cols and s // self.cols == r:
                     mask ^= 1 << (s % self.cols)
         return mask
 
     def rebuild(self):
         masks = [0] * self.nrows
         cols = self.cols
-        for sq in range(self.rows * cols):
+        crossings = self.rows * cols
+        for sq in range(len(self.switch_of)):
             closed = self.pieces >> sq & 1
             if sq in self.stuck:
                 closed = self.stuck[sq]
-            if closed:
-                s = self.switch_of[sq]
+            s = self.switch_of[sq]
+            if closed and s < crossings:
                 masks[s // cols] |= 1 << (s % cols)
         for k in range(len(self.buttons)):
             masks[self.rows + k] = self.buttons[k]
