@@ -176,22 +176,29 @@ def _cmd_games(args: argparse.Namespace) -> int:
 
 
 def _cmd_hint(args: argparse.Namespace) -> int:
-    from controller.engine.api import DEFAULT_HINT_SECONDS, best_move
-    from controller.rules import Game, find_variant
+    from controller.engine.api import DEFAULT_HINT_SECONDS, LEVELS, MAX_SECONDS, best_move
+    from controller.rules import Variant, find_any_variant, game_from_position
 
     seconds = DEFAULT_HINT_SECONDS if args.time is None else args.time
-    if not 0 < seconds <= 600:
-        raise ValueError(f"--time must be more than 0 and at most 600 seconds, not {seconds:g}")
-    variant = find_variant(args.variant)
-    ranks = len(args.position.split()[0].split("/")) if args.position.split() else 0
-    if ranks != variant.size:
-        raise ValueError(f"the position has {ranks} rank{'s' if ranks != 1 else ''} but "
-                         f"{variant.name} is played on {variant.size}x{variant.size}: "
-                         f"give the position's variant with --variant")
-    game = Game.from_position(variant, args.position)
+    if not 0 < seconds <= MAX_SECONDS:
+        raise ValueError(f"--time must be more than 0 and at most {MAX_SECONDS:g} seconds, "
+                         f"not {seconds:g}")
+    if args.level is not None and args.level not in LEVELS:
+        raise ValueError(f"--level must be one of {', '.join(map(str, LEVELS))}, "
+                         f"not {args.level}")
+    variant = find_any_variant(args.variant)
+    if isinstance(variant, Variant):
+        ranks = len(args.position.split()[0].split("/")) if args.position.split() else 0
+        if ranks != variant.size:
+            raise ValueError(f"the position has {ranks} rank{'s' if ranks != 1 else ''} but "
+                             f"{variant.name} is played on {variant.size}x{variant.size}: "
+                             f"give the position's variant with --variant")
+    game = game_from_position(variant, args.position)
     if game.outcome is not None:
         raise ValueError(f"the game is over in that position ({game.outcome.reason})")
-    result = best_move(game, seconds, seed=args.seed)
+    if not game.raw_moves():
+        raise ValueError(f"the {game.to_move} has no legal move in that position")
+    result = best_move(game, seconds, seed=args.seed, level=args.level)
     print(result.move)
     print(f"score {result.score}  depth {result.depth}  nodes {result.nodes}")
     print("pv " + " ".join(result.pv))
@@ -384,7 +391,10 @@ def _add_run_and_hint(sub: Any) -> None:
     hp = sub.add_parser("hint", help="the engine's best move for a position")
     hp.add_argument("--variant", default=DEFAULT_VARIANT, help="rules variant")
     hp.add_argument("--position", required=True, help="position string (RULES.md)")
-    hp.add_argument("--time", type=float, help="seconds to think (default: 0.9)")
+    hp.add_argument("--time", type=float, help="seconds to think, more than 0 and at most "
+                    "600 (default: 0.9)")
+    hp.add_argument("--level", type=int, help="playing level 1 (beginner) to 5 (full "
+                    "strength; the default)")
     hp.add_argument("--seed", type=int, default=0, help="seed for weakened levels")
     hp.set_defaults(command=_cmd_hint)
 

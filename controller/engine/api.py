@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from .search import INF, WON, AnyGame, Searcher, SearchResult
 
-__all__ = ["Level", "LEVELS", "BLUNDER", "best_move", "DEFAULT_HINT_SECONDS"]
+__all__ = ["Level", "LEVELS", "BLUNDER", "MAX_SECONDS", "best_move", "DEFAULT_HINT_SECONDS"]
 
 DEFAULT_HINT_SECONDS = 0.9
 """Default think time for a hint: on a Raspberry Pi 4 the hint is lit within
@@ -27,6 +27,10 @@ DEFAULT_HINT_SECONDS = 0.9
 BLUNDER = 60
 """From level 3 up, no move scoring this much (hundredths of a piece) below
 the best of a noise-free two-action search is played."""
+
+
+MAX_SECONDS = 600.0
+"""The longest think time a hint may ask for (``kharbga-board hint --time``)."""
 
 
 @dataclass(frozen=True)

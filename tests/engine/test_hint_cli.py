@@ -1,0 +1,58 @@
+"""``kharbga-board hint``: an answer for good input, one line and exit
+status 2 for bad input (never a traceback)."""
+
+from __future__ import annotations
+
+import pytest
+
+from controller.cli import main
+from controller.rules import Game, new_game
+
+EMPTY7 = "/".join(["......."] * 7) + " a s - 0"
+
+
+def test_hint_prints_a_legal_move_at_a_level(capsys: pytest.CaptureFixture[str]) -> None:
+    pos = Game.new("sabouiyya").position()
+    assert main(["hint", "--variant", "sabouiyya", "--position", pos, "--time", "0.2",
+                 "--level", "3"]) == 0
+    first = capsys.readouterr().out.splitlines()[0]
+    assert first in {str(m) for m in Game.new("sabouiyya").legal_moves()}
+
+
+def test_hint_plays_the_leap_games(capsys: pytest.CaptureFixture[str]) -> None:
+    g = new_game("english-draughts")
+    assert main(["hint", "--variant", "english-draughts", "--position", g.position(),
+                 "--time", "0.1"]) == 0
+    first = capsys.readouterr().out.splitlines()[0]
+    assert first in {str(m) for m in g.legal_moves()}
+
+
+@pytest.mark.parametrize(
+    ("argv", "words"),
+    [
+        (["--variant", "sabouiyya", "--position", EMPTY7], "7 ranks but sabouiyya"),
+        (["--variant", "kharbga", "--position", "...../...../...../...../..... a s - 0"],
+         "5 ranks but kharbga"),
+        (["--variant", "kharbga", "--position", new_game("checkers").position()],
+         "8 ranks but kharbga"),
+        (["--variant", "kharbga", "--position", EMPTY7, "--time", "0"], "--time"),
+        (["--variant", "kharbga", "--position", EMPTY7, "--time", "601"], "--time"),
+        (["--variant", "kharbga", "--position", EMPTY7, "--time", "nan"], "--time"),
+        (["--variant", "kharbga", "--position", EMPTY7, "--level", "0"], "--level"),
+        (["--variant", "sabouiyya", "--position", "...../...../...../D..../AD... a m - 5"],
+         "over"),
+        (["--variant", "kharbga", "--position", "ADA/D.D a m - 1"], "rank"),
+        (["--variant", "kharbga", "--position", EMPTY7.replace(" a s", " x s")], "side"),
+        (["--variant", "nope", "--position", EMPTY7], "unknown variant"),
+        (["--variant", "checkers", "--position", "garbage"], "fields"),
+    ],
+)
+def test_bad_input_is_one_line_and_status_2(
+    argv: list[str], words: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["hint", *argv]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    lines = captured.err.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in captured.err
+    assert words in lines[0]
