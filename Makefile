@@ -2,8 +2,9 @@ PY ?= python3
 VENV = .venv
 BIN = $(VENV)/bin
 
-# Stamp files: reinstall only when pyproject.toml changes (editable installs
-# pick up source changes by themselves).
+# Stamp files: reinstall only when pyproject.toml, setup.py or the compiled
+# rules core's C sources change (editable installs pick up Python source
+# changes by themselves; the C core is built again on install).
 STAMP_INSTALL = $(VENV)/.installed
 STAMP_TEST = $(VENV)/.installed-test
 
@@ -26,7 +27,9 @@ install-camera: $(STAMP_INSTALL)
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
 
-$(STAMP_INSTALL): pyproject.toml | $(BIN)/python
+CCORE_SOURCES = setup.py $(wildcard controller/rules/_ccore*.c controller/rules/_ccore*.h)
+
+$(STAMP_INSTALL): pyproject.toml $(CCORE_SOURCES) | $(BIN)/python
 	$(BIN)/python -m pip install --upgrade pip
 	$(BIN)/python -m pip install -e '.[web]'
 	touch $@
