@@ -12,7 +12,10 @@ from dataclasses import dataclass
 
 __all__ = ["BUTTONS", "Button", "Frame"]
 
-BUTTONS = ("hint", "exchange", "undo", "new", "resign", "draw")
+# "hajeb": the Defender declares H'ajeb, or rescinds it (sabouiyya with
+# the rule option hajeb).  New names go at the end: the serial protocol
+# sends a button as its index here.
+BUTTONS = ("hint", "exchange", "undo", "new", "resign", "draw", "hajeb")
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 from controller.board.events import Frame
-from controller.rules import AnyGame
+from controller.rules import AnyGame, Game
 from controller.rules.moves import PASS, PLACE, REMOVE, STEP, Move
 
 from .settings import Settings
@@ -379,7 +379,7 @@ def _lift(g: AnyGame, r: Frame, turn: Turn) -> tuple[int, int] | None:
         return None
     missing = occ & ~r.occupied
     lifted = missing & own
-    if g.chain_point >= 0:
+    if g.chain_point >= 0 and not (isinstance(g, Game) and g.any_soldier_continues):
         lifted &= 1 << g.chain_point
     if turn.expected is not None and turn.expected.frm >= 0:
         lifted &= 1 << turn.expected.frm  # the computer's soldier only

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from controller.board.leds import LedMap, paint
-from controller.rules import AnyGame, LeapGame
+from controller.rules import AnyGame, Game, LeapGame
 from controller.rules.moves import STEP, Move
 
 __all__ = ["Display", "View", "leds", "status"]
@@ -59,15 +59,21 @@ def status(g: AnyGame, v: View) -> str:
     if g.phase == "setting":
         placed = (g.count(0) + g.count(1)) % 2 + 1
         return f"{side}: place a soldier ({placed} of 2)"
+    hajeb = g.hajeb if isinstance(g, Game) else "off"
+    if g.chain_square is not None and hajeb == "on" and g.side == 0:
+        return f"{side}: H'ajeb: capture again with any soldier, or carry on (pass)"
     if g.chain_square is not None:
         optional = " or carry on with another move (pass)" if g.variant.chain == "optional" \
             else ""
         return f"{side}: continue the capture with {g.chain_square}{optional}"
     if g.removals and isinstance(g, LeapGame):
         return f"{side}: huff: remove the enemy soldier on {' or '.join(_names(g, g.huff))}"
+    if g.removals and hajeb == "end":
+        return f"{side}: H'ajeb is over: remove a soldier of the {TITLE[1 - g.side]}"
     if g.removals:
         return f"{side}: remove one of your own pieces (blocked side rule)"
-    return f"{side} to move{flag}{_exchange(g)}"
+    declared = "; H'ajeb declared" if hajeb == "on" else ""
+    return f"{side} to move{flag}{_exchange(g)}{declared}"
 
 
 def _exchange(g: AnyGame) -> str:

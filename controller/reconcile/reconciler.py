@@ -32,8 +32,8 @@ from dataclasses import dataclass, field
 
 from controller.board.events import Button, Frame
 from controller.board.leds import LedMap
-from controller.rules import AnyGame, AnyVariant, find_any_variant, new_game
-from controller.rules.moves import PASS, STEP, Move
+from controller.rules import AnyGame, AnyVariant, Game, find_any_variant, new_game
+from controller.rules.moves import HAJEB, PASS, RESCIND, STEP, Move
 
 from .explain import Candidate, Explainer, Pending, Turn, fits
 from .present import Display, View, leds, status
@@ -63,6 +63,9 @@ class Update:
     """Unfinished games put aside (the board cleared): set up again, they resume."""
     resumed: AnyGame | None = None
     """A game put aside that was set up again: it is now :attr:`Reconciler.game`."""
+    refused: str | None = None
+    """Why a press of the ``hajeb`` button (or :meth:`Reconciler.hajeb`)
+    changed nothing, in words."""
 
 
 @dataclass(slots=True)
@@ -83,6 +86,7 @@ class _Table:
     """What the players asked for with the buttons and the service."""
 
     flag_presses: list[int] = field(default_factory=list)  # awaiting a settle
+    hajeb_presses: list[int] = field(default_factory=list)  # awaiting a settle
     draw_offer: int | None = None  # the side offering
     hint: int = 0  # squares lit until the board changes
 
@@ -97,6 +101,7 @@ class _Report:
     finished: list[AnyGame] = field(default_factory=list)
     saved: list[AnyGame] = field(default_factory=list)
     resumed: AnyGame | None = None
+    refused: str | None = None
 
 
 class Reconciler:
@@ -218,6 +223,33 @@ class Reconciler:
             return
         self._turn.expected = move
 
+    def hajeb(self, side: int | str = 1) -> str | None:
+        """The ``hajeb`` button (or the page) pressed by ``side``: the
+        Defender declares H'ajeb, or rescinds it while it is in force.
+        Returns the action played (``"hajeb"`` or ``"rescind"``), or None
+        with the reason in :attr:`Update.refused` of the next update."""
+        s = side if isinstance(side, int) else SIDES.index(side)
+        g = self.game
+        if not isinstance(g, Game):
+            self._report.refused = f"not a rule of {g.variant.name}"
+            return None
+        if s != 1:
+            self._report.refused = "only the Defender declares or rescinds H'ajeb"
+            return None
+        action = RESCIND if g.hajeb == "on" else HAJEB
+        reason = g.hajeb_refusal(action)
+        if reason is not None:
+            self._report.refused = reason
+            return None
+        self._timeline.push(action, -1, -1, False)
+        self._report.played.append(action)
+        self._turn.expected = None
+        self._table.draw_offer = None
+        r = self._readings.frame
+        if self._lift is not None and r is not None:  # the soldier's moves changed
+            self._lift = self._explainer.lift(g, r, self._turn)
+        return action
+
     def decline_draw(self) -> None:
         """The draw offered is declined: a press by the other side is a
         new offer, not an agreement."""
@@ -253,7 +285,10 @@ class Reconciler:
         update.finished = report.finished
         update.saved = report.saved
         update.resumed = report.resumed
+        update.refused = report.refused
         update.status, update.leds = self._display.show(self.game, self._view())
+        if report.refused:
+            update.status += f" (H'ajeb: {report.refused})"
         return update
 
     def _advance(self, now: float) -> None:
@@ -270,6 +305,9 @@ class Reconciler:
             for side in self._table.flag_presses:
                 flags[side] = not flags[side]
             self._table.flag_presses = []
+            presses, self._table.hajeb_presses = self._table.hajeb_presses, []
+            for side in presses:
+                self.hajeb(side)
         m = self._mismatch
         if m.since is not None and self._now >= m.since + self.settings.error_delay:
             m.errors = self._difference(r)
@@ -291,6 +329,11 @@ class Reconciler:
                 self._turn.flags[side] = not self._turn.flags[side]
         elif name == "hint":
             update.hint_requested = SIDES[side]
+        elif name == "hajeb":
+            if not self._readings.settled:
+                table.hajeb_presses.append(side)  # for the position the board settles to
+            else:
+                self.hajeb(side)
         elif name in ("undo", "new"):
             if name == "undo":
                 self._undo_turn()

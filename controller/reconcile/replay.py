@@ -23,7 +23,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from controller.board.sensorlog import Button, Event, Frame, Header, LogError, read_log
-from controller.rules import LeapVariant, find_any_variant
+from controller.rules import AnyVariant, LeapVariant, find_any_variant, game_from_position
 from controller.rules.record import Record
 
 from .reconciler import Reconciler, Settings, Update
@@ -57,11 +57,13 @@ def log_events(lines: Iterable[str]) -> Iterator[Event]:
 
 def replay_events(
     events: Iterable[Event],
-    variant: str = "kharbga",
+    variant: str | AnyVariant = "kharbga",
     settings: Settings | None = None,
     trace: bool = False,
+    start: str | None = None,
 ) -> ReplayResult:
-    """Feed an event source through a fresh reconciler.
+    """Feed an event source through a fresh reconciler (its game from the
+    position string ``start``, if given; else the variant's start).
 
     :class:`LogError` if the source does not start with a header for the
     variant's board (and whatever the source itself raises).
@@ -78,7 +80,8 @@ def replay_events(
             f"variant {v.name} is played on {board}"
         )
     out = ReplayResult()
-    rec = Reconciler(variant, settings)
+    game = game_from_position(v, start) if start else None
+    rec = Reconciler(v, settings, game=game)
     out.reconciler = rec
     if trace:
         out.trace.append(trace_line(rec.tick(header.t)))
@@ -97,10 +100,11 @@ def replay_events(
 
 def replay(
     lines: Iterable[str],
-    variant: str = "kharbga",
+    variant: str | AnyVariant = "kharbga",
     settings: Settings | None = None,
     trace: bool = False,
+    start: str | None = None,
 ) -> ReplayResult:
     """The direct replay of a sensor log: :func:`replay_events` over
     :func:`log_events`."""
-    return replay_events(log_events(lines), variant, settings, trace)
+    return replay_events(log_events(lines), variant, settings, trace, start)

@@ -8,13 +8,14 @@ from collections.abc import Sequence
 from controller.board.events import Frame
 from controller.rules import AnyGame, State, game_from_position, new_game
 from controller.rules.leap import LeapState
-from controller.rules.moves import PASS, PLACE, REMOVE, STEP, Move
+from controller.rules.moves import HAJEB, PASS, PLACE, REMOVE, RESCIND, STEP, Move
 
 from .explain import fits
 
 __all__ = ["Timeline"]
 
-_PLAYED = (PLACE, STEP, PASS, REMOVE)  # actions made on the board (not resign, draw)
+# Actions of the game's flow (not resign, draw): the H'ajeb button's too.
+_PLAYED = (PLACE, STEP, PASS, REMOVE, HAJEB, RESCIND)
 
 
 class Timeline:
