@@ -23,7 +23,7 @@ from .config_table import ConfigError
 from .console import Console, Prompt
 from .gpio_config import load_config, save_config
 from .gpio_matrix import Clock, MatrixScanner, MonotonicClock
-from .mapping import BoardMapping, parse_square, points
+from .mapping import BoardMapping, points
 from .ws2812 import RGB, LedOutput, SquareLeds
 
 __all__ = ["CalibrationAborted", "calibrate_matrix", "run_calibration"]
@@ -53,11 +53,12 @@ def calibrate_matrix(
     mapping = scanner.mapping
     session = _Session(scanner, console, clock, leds, attempts, settle_timeout)
     console.say(
-        f"Calibrating the {mapping.size}x{mapping.size} switch matrix: {mapping.squares} "
-        "squares, one piece. Type q at any prompt to stop."
+        f"Calibrating the {mapping.rows}x{mapping.columns} switch matrix of the "
+        f"{mapping.board} board: {len(mapping.sensed)} squares, one piece. "
+        "Type q at any prompt to stop."
     )
     session.clear_board()
-    for k in range(mapping.squares):
+    for k in range(len(mapping.sensed)):
         session.find_square(k)
     if leds is not None:
         leds.show_pixels([(0, 0, 0)] * mapping.led_count)
@@ -111,7 +112,7 @@ class _Session:
         """The ``k``-th square: LED ``k`` of the chain lit (or the ``k``-th
         square named), the one switch that closes under the piece."""
         m, leds, name = self.mapping, self.leds, self.mapping.name
-        expected = m.square_of_led(m.led_offset + k) if leds else k
+        expected = m.square_of_led(m.led_offset + k) if leds else m.sensed[k]
         assert expected is not None
         if leds is not None:
             pixels: list[RGB] = [(0, 0, 0)] * m.led_count
@@ -126,7 +127,7 @@ class _Session:
             ).strip()
             if answer and leds is not None:
                 try:
-                    square = parse_square(answer, m.size)
+                    square = m.parse(answer)
                 except ValueError as exc:
                     self.console.say(str(exc))
                     continue
@@ -165,14 +166,17 @@ class _Session:
         return True
 
     def result(self) -> BoardMapping:
-        m, n = self.mapping, self.mapping.squares
-        missing = [m.name(s) for s in range(n) if s not in self.switch_square.values()]
+        m = self.mapping
+        found = set(self.switch_square.values())
+        missing = [m.name(s) for s in m.sensed if s not in found]
         if missing:  # only when ignored (stuck) switches hid some squares
             raise CalibrationAborted(f"no switch found for {', '.join(missing)}")
         try:
-            result = m.with_switch_table([self.switch_square[i] for i in range(n)])
+            result = m.with_switch_table(
+                [self.switch_square.get(i, -1) for i in range(m.switch_count)])
             if self.leds is not None:
-                result = result.with_led_table([self.led_square[k] for k in range(n)])
+                result = result.with_led_table(
+                    [self.led_square[k] for k in range(len(m.sensed))])
         except ConfigError as exc:
             raise CalibrationAborted(f"calibration gave an inconsistent mapping: {exc}") from None
         return result

@@ -261,8 +261,9 @@ class BoardMapping:
         sensed = grid.sensed
         n = slots or len(sensed)
         where = f"{WHERE}.{key}"
+        one = "switch" if key == "switches" else "LED"
         if len(names) != n:
-            raise ConfigError(f"{where}: needs {n} squares, one per {key[:-1]}, got {len(names)}")
+            raise ConfigError(f"{where}: needs {n} squares, one per {one}, got {len(names)}")
         out: list[int] = []
         seen: dict[int, int] = {}
         for i, name in enumerate(names):
@@ -284,7 +285,7 @@ class BoardMapping:
             out.append(sq)
         missing = [grid.names[p] for p in sensed if p not in seen]
         if missing:
-            raise ConfigError(f"{where}: no {key[:-1]} for {', '.join(missing[:5])}")
+            raise ConfigError(f"{where}: no {one} for {', '.join(missing[:5])}")
         return out
 
     # -- lookups -------------------------------------------------------------
@@ -396,6 +397,8 @@ class BoardMapping:
             for key in ("switches", "rows", "columns"):
                 fields.pop(key, None)
             for files in ("columns", "rows"):
+                if _shape(grid, files) != (self.rows, self.columns):
+                    continue  # the matrix as wired has this mapping's shape
                 for corner in _corners(*_shape(grid, files)):
                     if oriented_table(grid, corner, files) == list(switch_squares):
                         fields["a1"], fields["files"] = corner, files
