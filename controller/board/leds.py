@@ -79,7 +79,7 @@ class RoleStyle:
 # The default look of each role, and what it tells the player.  The WS2812
 # driver, the Pico host side and the page's legend all read these.
 DEFAULT_STYLES: dict[str, RoleStyle] = {
-    "king": RoleStyle((140, 90, 0)),
+    "king": RoleStyle((210, 160, 0)),
     "setup": RoleStyle((60, 60, 60)),
     "last-from": RoleStyle((0, 0, 110)),
     "last-to": RoleStyle((0, 0, 255)),
@@ -95,18 +95,18 @@ DEFAULT_STYLES: dict[str, RoleStyle] = {
 }
 
 MEANINGS: dict[str, str] = {
-    "king": "a king (a crowned soldier) stands here",
+    "king": "a king (a crowned soldier) stands here (steady gold)",
     "setup": "put a piece here to set the board up",
     "last-from": "the last move started here",
     "last-to": "the last move ended here",
     "hint": "the suggested move starts here",
     "hint-to": "the suggested move ends here (a hint's second square)",
-    "destination": "the lifted soldier may go here",
+    "destination": "the lifted (or capturing) soldier may go here",
     "continue": "this soldier must (or may) capture again",
     "lifted": "the soldier lifted",
     "exchange-request": "a soldier in the two-for-one exchange being asked and offered",
     "exchange": "the exchange is done: remove this piece",
-    "capture": "captured: remove this piece",
+    "capture": "captured (or huffed): remove this piece",
     "error": "out of place: put this square right",
 }
 

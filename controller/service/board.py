@@ -19,6 +19,7 @@ from typing import Any
 from controller.board.sensorlog import BUTTONS, Button, Frame, format_event
 from controller.reconcile.reconciler import Reconciler, Settings, Update
 from controller.rules import AnyGame, Move, find_any_variant
+from controller.rules.leap_factory import is_leap
 
 from .boardview import board_view, check_name, kings, make_game, reason_words
 from .config import Config
@@ -513,6 +514,7 @@ class BoardService:
             "variant": g.variant.name,
             "size": view["width"] if view["kind"] == "grid" else None,  # a square board's side
             "geometry": view,
+            "rules": "leap" if is_leap(g.variant) else "kharbga",
             "kings": crowned,
             "position": g.position(),
             "to_move": g.to_move,

@@ -24,12 +24,13 @@ ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
 
 
 @contextmanager
-def served_page(tmp_path: Path, width: int, height: int) -> Iterator[tuple[Page, Server]]:
-    """The service on a simulated sabouiyya board and its page open in
-    Debian's chromium at this window size."""
+def served_page(tmp_path: Path, width: int, height: int,
+                variant: str = "sabouiyya") -> Iterator[tuple[Page, Server]]:
+    """The service on a simulated board of ``variant`` and its page open
+    in Debian's chromium at this window size."""
     if not Path(CHROMIUM).exists():
         pytest.fail("chromium is not installed: `make test` installs it (apt-get install chromium)")
-    server = Server(tmp_path / "data", "sabouiyya")
+    server = Server(tmp_path / "data", variant)
     server.start()
     try:
         with sync_playwright() as p:

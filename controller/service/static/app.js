@@ -99,19 +99,18 @@ async function resync() {
 
 // -- drawing ---------------------------------------------------------------
 
-function squareName(i, size) {
-  return String.fromCharCode(97 + (i % size)) + (Math.floor(i / size) + 1);
-}
+// The board comes from the service as points with their place in a grid
+// (x the file, y the row from the top), the lines joining them (boards of
+// points and lines), its dark squares (draughts) and its centre (malha).
 
-function parsePosition(position, size) {
-  // ranks from the top down, '/' separated: returns {square index: "A"|"D"}
+function positionPieces(position, geo) {
+  // The position's rows run from the top, left to right, over every point:
+  // returns {point name: "A" | "D" | "a" | "d"} (lowercase: a king).
+  const order = [...geo.points].sort((p, q) => p[2] - q[2] || p[1] - q[1]);
+  const cells = [...position.split(" ")[0].replace(/\//g, "")];
   const board = {};
-  const ranks = position.split(" ")[0].split("/");
-  ranks.forEach((rank, r) => {
-    [...rank].forEach((ch, f) => {
-      const i = (size - 1 - r) * size + f;
-      if (ch === "A" || ch === "D") board[i] = ch;
-    });
+  order.forEach((p, k) => {
+    if ("ADad".includes(cells[k] || ".")) board[p[0]] = cells[k];
   });
   return board;
 }
@@ -130,12 +129,12 @@ function paintLight(sq, role) {
   }
 }
 
-function drawSquare(i, size, pieces, occ, leds, hint) {
-  const name = squareName(i, size);
+function drawPoint(name, geo, dark, pieces, present, leds, hint) {
   const sq = document.createElement("div");
   sq.className = "sq";
   sq.dataset.square = name;
-  if (i === Math.floor(size * size / 2)) sq.classList.add("malha");
+  if (name === geo.centre) sq.classList.add("malha");
+  if (dark.has(name)) sq.classList.add("dark");
   const role = leds && leds[name];
   if (role) paintLight(sq, role);
   const label = document.createElement("span");
@@ -153,30 +152,103 @@ function drawSquare(i, size, pieces, occ, leds, hint) {
     tag.textContent = end;
     sq.appendChild(tag);
   }
-  if (occ ? occ[i] === "1" : pieces[i] !== undefined) {
+  if (present) {
     const p = document.createElement("div");
-    const kind = pieces[i] === "A" ? "attacker" : pieces[i] === "D" ? "defender" : "unknown";
+    const ch = pieces[name];
+    const kind = ch === "A" || ch === "a" ? "attacker" : ch === "D" || ch === "d" ? "defender"
+      : "unknown";
     p.className = "piece " + kind;
+    if (ch === "a" || ch === "d") {
+      // A king: a crowned soldier (a captured one stacked on the man).
+      p.classList.add("king");
+      p.textContent = "♛";
+      p.title = `${TITLE(kind)}'s king`;
+      sq.dataset.king = kind;
+    }
     sq.appendChild(p);
   }
   return sq;
 }
 
-function drawBoard(el, size, pieces, occ, leds, clickable, hint) {
+function drawBoard(el, geo, pieces, occ, leds, clickable, hint) {
   el.innerHTML = "";
-  el.style.gridTemplateColumns = `repeat(${size}, 1fr)`;
   el.classList.toggle("sim", clickable);
+  el.classList.toggle("points", geo.kind === "points");
+  el.classList.toggle("grid", geo.kind !== "points");
+  el.classList.toggle("draughts", geo.dark.length > 0);
+  el.dataset.geometry = geo.name;
   const flipped = localStorage.getItem("flipped") === "1";
-  for (let r = size - 1; r >= 0; r--) {
-    for (let c = 0; c < size; c++) {
-      const row = flipped ? size - 1 - r : r;
-      const col = flipped ? size - 1 - c : c;
-      const i = row * size + col;
-      const sq = drawSquare(i, size, pieces, occ, leds, hint);
-      if (clickable) sq.addEventListener("click", () => toggle(i));
-      el.appendChild(sq);
+  const w = geo.width, h = geo.height;
+  const place = (p) => flipped ? [w - 1 - p[1], h - 1 - p[2]] : [p[1], p[2]];
+  const dark = new Set(geo.dark);
+  const point = (p, i) => {
+    const present = occ ? occ[i] === "1" : pieces[p[0]] !== undefined;
+    const sq = drawPoint(p[0], geo, dark, pieces, present, leds, hint);
+    if (clickable) sq.addEventListener("click", () => toggle(i));
+    return sq;
+  };
+  if (geo.kind !== "points") {
+    el.style.gridTemplateColumns = `repeat(${w}, 1fr)`;
+    el.style.width = "";
+    el.style.aspectRatio = `${w} / ${h}`;
+    const at = new Map(geo.points.map((p, i) => [place(p).join(","), i]));
+    for (let y = 0; y < h; y++) {
+      for (let x = 0; x < w; x++) {
+        const i = at.get(`${x},${y}`);
+        el.appendChild(i === undefined ? document.createElement("div")
+          : point(geo.points[i], i));
+      }
     }
+    return;
   }
+  // A board of points and lines: the lines drawn under the points.
+  el.style.gridTemplateColumns = "";
+  el.style.aspectRatio = `${w} / ${h}`;
+  el.style.width = `min(100%, ${(el.classList.contains("small") ? 45 : 68) * w / h}vh)`;
+  const ns = "http://www.w3.org/2000/svg";
+  const svg = document.createElementNS(ns, "svg");
+  svg.setAttribute("viewBox", `0 0 ${w} ${h}`);
+  svg.setAttribute("preserveAspectRatio", "none");
+  svg.classList.add("lines");
+  const where = new Map(geo.points.map((p) => [p[0], place(p)]));
+  for (const [a, b] of geo.lines) {
+    const line = document.createElementNS(ns, "line");
+    const [x1, y1] = where.get(a), [x2, y2] = where.get(b);
+    line.setAttribute("x1", x1 + 0.5); line.setAttribute("y1", y1 + 0.5);
+    line.setAttribute("x2", x2 + 0.5); line.setAttribute("y2", y2 + 0.5);
+    svg.appendChild(line);
+  }
+  el.appendChild(svg);
+  geo.points.forEach((p, i) => {
+    const sq = point(p, i);
+    const [x, y] = place(p);
+    sq.classList.add("pt");
+    sq.style.left = `${(x + 0.5) / w * 100}%`;
+    sq.style.top = `${(y + 0.5) / h * 100}%`;
+    sq.style.width = `${68 / w}%`;
+    el.appendChild(sq);
+  });
+}
+
+// The lights lit now, in words: why each is on (the status says what to do).
+function renderLit(leds) {
+  const byRole = {};
+  for (const [name, role] of Object.entries(leds || {})) (byRole[role] ||= []).push(name);
+  const list = $("#lit");
+  list.innerHTML = "";
+  for (const r of Object.keys(legendRoles)) {
+    if (!byRole[r]) continue;
+    const li = document.createElement("li");
+    li.dataset.role = r;
+    const swatch = document.createElement("span");
+    swatch.className = "swatch";
+    swatch.style.setProperty("--led", legendRoles[r].colour);
+    const text = document.createElement("span");
+    text.textContent = `${byRole[r].sort().join(", ")}: ${legendRoles[r].meaning}`;
+    li.append(swatch, text);
+    list.appendChild(li);
+  }
+  list.hidden = !list.children.length;
 }
 
 // A camera board: its picture with the readings, refreshed twice a second.
@@ -226,12 +298,15 @@ function renderBroker() {
 function render() {
   if (!state) return;
   renderBroker();
-  const size = state.size;
-  const pieces = parsePosition(state.position, size);
+  const geo = state.geometry;
+  const pieces = positionPieces(state.position, geo);
   const occ = overlay !== null ? overlay : state.sim_occ;
-  drawBoard($("#board"), size, pieces, occ, state.leds, state.sim_occ !== null,
+  drawBoard($("#board"), geo, pieces, occ, state.leds, state.sim_occ !== null,
             state.hint_squares);
+  renderLit(state.leds);
   $("#sim-help").hidden = state.sim_occ === null;
+  // The exchange belongs to the Kharbga family's rules only.
+  $('[data-button="exchange"]').hidden = state.rules === "leap";
   const camera = typeof state.board === "string" && state.board.startsWith("camera:");
   if (camera && $("#camera").hidden) {
     $("#camera").hidden = false;
@@ -324,10 +399,10 @@ async function loadGames() {
 
 async function view(id) {
   const g = await api(`/api/games/${id}`);
-  const size = g.size || (g.variant === "sabouiyya" ? 5 : 7);
   let ply = g.positions.length - 1;
   const show = () => {
-    drawBoard($("#viewer-board"), size, parsePosition(g.positions[ply], size), null, {}, false);
+    drawBoard($("#viewer-board"), g.geometry, positionPieces(g.positions[ply], g.geometry),
+              null, {}, false);
     const turn = ply ? g.labels[ply - 1] : "start";
     $("#v-ply").textContent = `${turn} (action ${ply} of ${g.positions.length - 1})`;
   };

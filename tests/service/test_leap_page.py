@@ -1,0 +1,170 @@
+"""The leap-capture games on the page (Debian's chromium): each variant's
+board drawn from the geometry the service sends, moves played by clicks on
+the simulated board with their lights (lifted, destinations, captures, the
+soldier that must continue, the huff), kings drawn and lit.
+
+With ``KHARBGA_PAGE_SHOTS=DIR`` the screenshots are also written to DIR
+(docs/page.md shows them)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Page, expect
+from server import Server
+from test_browser import served_page
+from test_lights import shot
+
+from controller.rules import AnyGame, game_from_position, new_game
+from controller.rules.record import parse_record
+
+# Checkers: the Attacker's man on b6 leaps c7 and is crowned on d8.
+CROWNING = ".......D/..D...../.A....../......../......../......../......../........ a m - 1 np=0"
+
+
+@pytest.fixture
+def opened(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[tuple[Page, Server]]:
+    with served_page(tmp_path, 460, 900, request.param) as (pg, server):
+        expect(pg.locator("#conn")).to_have_text("live")
+        yield pg, server
+
+
+def cell(pg: Page, name: str) -> object:
+    return pg.locator(f'#board [data-square="{name}"]')
+
+
+def wait_for(server: Server, position: str) -> None:
+    deadline = time.monotonic() + 10
+    while server.get("/api/state")["position"] != position:
+        assert time.monotonic() < deadline, f"the board never reached {position}"
+        time.sleep(0.03)
+
+
+def click(pg: Page, game: AnyGame, token: str) -> list[str]:
+    """Play ``token`` on ``game`` and by clicks on the page's simulated
+    board, checking the lights on the way; returns the points captured."""
+    names = game.geometry.point_names
+    a, d = game.bitboards()
+    before = a | d
+    move = game.play(token)
+    a, d = game.bitboards()
+    if move.from_square is None:  # a huff: the enemy soldier taken off
+        expect(cell(pg, move.to_square)).to_have_attribute("data-led", "capture")
+        pg.click(f'#board [data-square="{move.to_square}"]')
+        return []
+    pg.click(f'#board [data-square="{move.from_square}"]')
+    expect(cell(pg, move.from_square)).to_have_attribute("data-led", "lifted")
+    expect(cell(pg, move.to_square)).to_have_attribute("data-led", "destination")
+    pg.click(f'#board [data-square="{move.to_square}"]')
+    gone = before & ~(a | d) & ~(1 << names.index(move.from_square))
+    taken = [names[p] for p in range(len(names)) if gone >> p & 1]
+    for name in taken:
+        expect(cell(pg, name)).to_have_attribute("data-led", "capture")
+    return taken
+
+
+def take_off(pg: Page, server: Server, game: AnyGame, taken: list[str]) -> None:
+    for name in taken:
+        pg.click(f'#board [data-square="{name}"]')
+    wait_for(server, game.position())
+    expect(pg.locator("#board [data-led=error]")).to_have_count(0)
+
+
+def play(pg: Page, server: Server, game: AnyGame, tokens: list[str]) -> None:
+    for token in tokens:
+        take_off(pg, server, game, click(pg, game, token))
+
+
+@pytest.mark.parametrize("opened", ["sixteen-soldiers"], indirect=True)
+def test_sixteen_soldiers_a_huff_and_a_capture(opened: tuple[Page, Server],
+                                               tmp_path: Path) -> None:
+    pg, server = opened
+    expect(pg.locator("#board")).to_have_attribute("data-geometry", "37-point")
+    expect(pg.locator("#board .pt")).to_have_count(37)
+    expect(pg.locator("#board svg.lines line")).to_have_count(76)
+    expect(pg.locator('#board [data-square="a1"] .piece.attacker')).to_have_count(1)
+    expect(pg.locator('#board [data-square="e9"] .piece.defender')).to_have_count(1)
+    expect(pg.locator('[data-button="exchange"]')).to_be_hidden()
+    game = new_game("sixteen-soldiers")
+    play(pg, server, game, ["d4-e5", "d6-c5", "c4-d4"])
+    # b4 could have captured and did not: the Defender huffs it.
+    expect(cell(pg, "b4")).to_have_attribute("data-led", "capture")
+    expect(pg.locator("#status")).to_contain_text("huff")
+    expect(pg.locator("#status")).to_contain_text("b4")
+    expect(pg.locator('#lit [data-role="capture"]')).to_contain_text("b4: captured (or huffed)")
+    shot(pg, tmp_path, "leap-huff")
+    play(pg, server, game, ["xb4", "b6-b5"])
+    # A capture: d4 leaps c5; the soldier leapt over is lit to go.
+    taken = click(pg, game, "d4xb6")
+    assert taken == ["c5"]
+    assert len(taken) == 1
+    expect(pg.locator("#status")).to_contain_text(taken[0])
+    shot(pg, tmp_path, "leap-capture")
+    take_off(pg, server, game, taken)
+    state = server.get("/api/state")
+    assert state["moves"] == ["d4-e5", "d6-c5", "c4-d4", "xb4", "b6-b5", "d4xb6"]
+    assert state["counts"] == {"attacker": 15, "defender": 15}
+
+
+@pytest.mark.parametrize("opened", ["hewakam-keliya"], indirect=True)
+def test_hewakam_keliya_a_capture_and_the_soldier_that_may_continue(
+        opened: tuple[Page, Server], tmp_path: Path) -> None:
+    pg, server = opened
+    game = new_game("hewakam-keliya")
+    play(pg, server, game, ["d4-e5", "d6-c5", "b4xd6", "d7xd5", "e5xc5", "b6xd4"])
+    square = game.chain_square
+    assert square is not None
+    expect(cell(pg, square)).to_have_attribute("data-led", "continue")
+    expect(pg.locator("#status")).to_contain_text(square)
+    expect(pg.locator('#lit [data-role="continue"]')).to_contain_text(square)
+    shot(pg, tmp_path, "leap-continue")
+    record = parse_record(server.get(f"/api/games/{server.get('/api/state')['game_id']}.kgn"))
+    assert record.game().position() == game.position()
+
+
+@pytest.mark.parametrize("opened", ["checkers"], indirect=True)
+def test_checkers_a_capture_and_a_crowning(opened: tuple[Page, Server],
+                                           tmp_path: Path) -> None:
+    pg, server = opened
+    expect(pg.locator("#board")).to_have_attribute("data-geometry", "8x8")
+    expect(pg.locator("#board .sq.dark")).to_have_count(32)
+    expect(pg.locator("#board .sq")).to_have_count(64)
+    game = new_game("checkers")
+    play(pg, server, game, ["g3-f4", "b6-a5", "e3-d4", "a5-b4", "c3xa5"])
+    assert game.count("defender") == 11
+    # A new game from a position (as the API allows): a man about to crown.
+    server.post("/api/new", {"variant": "checkers", "position": CROWNING})
+    game = game_from_position("checkers", CROWNING)
+    expect(cell(pg, "c7").locator(".piece.defender")).to_have_count(1)
+    play(pg, server, game, ["b6xd8"])
+    expect(cell(pg, "d8")).to_have_attribute("data-king", "attacker")
+    expect(cell(pg, "d8").locator(".piece.king")).to_have_count(1)
+    play(pg, server, game, ["h8-g7"])
+    # The king's point in its own light, said in words under the board.
+    expect(cell(pg, "d8")).to_have_attribute("data-led", "king")
+    expect(pg.locator('#lit [data-role="king"]')).to_contain_text("d8: a king")
+    expect(pg.locator('#legend [data-role="king"]')).to_contain_text("a king")
+    shot(pg, tmp_path, "leap-king")
+    assert server.get("/api/state")["kings"] == ["d8"]
+
+
+@pytest.mark.parametrize("opened", ["english-draughts"], indirect=True)
+def test_english_draughts_a_capture_and_a_chain(opened: tuple[Page, Server],
+                                                tmp_path: Path) -> None:
+    pg, server = opened
+    game = new_game("english-draughts")
+    play(pg, server, game, ["g3-f4", "b6-a5", "e3-d4", "a5-b4", "c3xa5", "f6-e5", "d4xf6"])
+    # The capture is compulsory: only g7 and e7 may leap f6; lifting g7
+    # lights its one destination.
+    pg.click('#board [data-square="g7"]')
+    expect(cell(pg, "e5")).to_have_attribute("data-led", "destination")
+    pg.click('#board [data-square="g7"]')
+    wait_for(server, game.position())
+    play(pg, server, game, ["g7xe5"])
+    square = game.chain_square
+    assert square == "e5"
+    expect(cell(pg, square)).to_have_attribute("data-led", "continue")
+    shot(pg, tmp_path, "leap-draughts")
