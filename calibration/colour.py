@@ -104,15 +104,28 @@ class Empty:
     """The empty board's appearance: disc and patch medians, patch grey patterns."""
 
     disc: np.ndarray  # 49 x 3
-    patch: np.ndarray  # 64 x 3
-    pattern: np.ndarray  # 64 x P zero-mean unit-norm grey patterns
+    patch: np.ndarray  # 176 x 3: the board's light at each patch (its bare wood)
+    pattern: np.ndarray  # 176 x P zero-mean unit-norm grey patterns
+    wood: np.ndarray  # 176 x W: the pixels of each patch farthest from its lines
 
     @classmethod
     def from_warp(cls, grid: Grid, top: np.ndarray) -> Empty:
         flat = top.reshape(-1, 3).astype(np.float32) + 1.0
         disc = np.median(flat[grid.disc], axis=1)
-        patch = np.median(flat[grid.patch], axis=1)
-        return cls(disc, patch, _patterns(flat[grid.patch]))
+        pattern = _patterns(flat[grid.patch])
+        # the light is read off the bare wood between the lines: a patch's
+        # median would move with the blur of each photo, which spreads the
+        # dark lines over more of the patch
+        wood = np.argsort(-pattern, axis=1)[:, : int(WOOD * pattern.shape[1])]
+        return cls(disc, _wood_light(flat[grid.patch], wood), pattern, wood)
+
+
+WOOD = 0.4  # the part of a patch's pixels read as its bare wood
+
+
+def _wood_light(ppix: np.ndarray, wood: np.ndarray) -> np.ndarray:
+    """Median colour of each patch's bare-wood pixels (176 x 3)."""
+    return np.median(ppix[np.arange(len(ppix))[:, None], wood], axis=1)
 
 
 def _patterns(pix: np.ndarray) -> np.ndarray:
@@ -207,13 +220,17 @@ def features(grid: Grid, empty: Empty, top: np.ndarray, ncc_min: float = 0.55,
     flat = top.reshape(-1, 3).astype(np.float32) + 1.0
     disc = np.median(flat[grid.disc], axis=1)
     ppix = flat[grid.patch]
-    patch = np.median(ppix, axis=1)
+    patch = _wood_light(ppix, empty.wood)
     ncc = np.sum(_patterns(ppix) * empty.pattern, axis=1)
     logl = np.log(patch / empty.patch)
     chroma = logl - logl.mean(axis=1, keepdims=True)
     ok = ncc >= ncc_min
     if ok[:64].sum() >= 4:
-        ok &= np.abs(chroma - _usual_chroma(grid, logl, chroma, ok)).max(axis=1) <= chroma_tol
+        dev = np.abs(chroma - _usual_chroma(grid, logl, chroma, ok))
+        # a dim channel is noisy: the tolerance follows the intersections'
+        # own scatter about the usual ratio (up to twice the given one)
+        scatter = 1.4826 * np.median(dev[:64][ok[:64]], axis=0)
+        ok &= (dev <= np.clip(4.0 * scatter, chroma_tol, 2 * chroma_tol)).all(axis=1)
     n = ok[grid.corners].sum(axis=1)
     raw = (disc, patch[:64], empty.disc, empty.patch[:64], grid.corners)
     return Features(np.zeros((49, 3)), np.zeros(49), n, ok, ok[grid.edges], raw).with_flare(0.0)
@@ -228,14 +245,15 @@ def _usual_chroma(grid: Grid, logl: np.ndarray, chroma: np.ndarray,
     would reject the bright or the dark end of a gradient."""
     x = np.column_stack([grid.patch_uv, logl.mean(axis=1), np.ones(len(logl))])
     use = ok.copy()
-    ref = np.broadcast_to(np.median(chroma[ok], axis=0), chroma.shape)
+    use[64:] = False  # only the intersections: pieces reach over the edge midpoints
+    ref = np.broadcast_to(np.median(chroma[use], axis=0), chroma.shape)
     for _ in range(3):
         if use.sum() < 12:
             break
         coef, *_ = np.linalg.lstsq(x[use], chroma[use], rcond=None)
         ref = x @ coef
         res = np.abs(chroma - ref).max(axis=1)
-        use = ok & (res <= max(0.06, 2.5 * float(np.median(res[use]))))
+        use[:64] = ok[:64] & (res[:64] <= max(0.06, 2.5 * float(np.median(res[:64][use[:64]]))))
     return ref
 
 
