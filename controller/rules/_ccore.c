@@ -19,6 +19,7 @@ typedef struct {
     PyObject **uraws;          /* the raw played at each undo entry */
     size_t capuraws;
     PyObject *raws, *moves;    /* the legal actions, until the next action */
+    kc_act acts[KC_MAXACTS];   /* the same, as the C core's actions */
     /* Borrowed from objs. */
     PyObject *kind[4];
     PyObject *step_raw[KC_MAXPTS * 4], *flag_raw[KC_MAXPTS * 4];
@@ -65,8 +66,21 @@ static int dir_of(const kc_rules *r, int frm, int to)
 
 static PyObject *new_raw(CoreObject *self, int kind, int frm, int to, kc_bb caps, int flag)
 {
-    return Py_BuildValue("(OiiNO)", self->kind[kind], frm, to,
-                         PyLong_FromUnsignedLongLong(caps), flag ? Py_True : Py_False);
+    PyObject *t = PyTuple_New(5);
+    if (!t)
+        return NULL;
+    PyTuple_SET_ITEM(t, 0, Py_NewRef(self->kind[kind]));
+    PyTuple_SET_ITEM(t, 1, PyLong_FromLong(frm));
+    PyTuple_SET_ITEM(t, 2, PyLong_FromLong(to));
+    PyTuple_SET_ITEM(t, 3, PyLong_FromUnsignedLongLong(caps));
+    PyTuple_SET_ITEM(t, 4, PyBool_FromLong(flag));
+    for (int i = 1; i < 4; i++) {
+        if (!PyTuple_GET_ITEM(t, i)) {
+            Py_DECREF(t);
+            return NULL;
+        }
+    }
+    return t;
 }
 
 static PyObject *act_raw(CoreObject *self, const kc_act *a)
@@ -324,12 +338,11 @@ static PyObject *Core_undo_one(CoreObject *self, PyObject *unused)
     return raw ? raw : act_raw(self, &a);
 }
 
-static PyObject *Core_generated(CoreObject *self, PyObject *unused)
+/* The legal actions as lists of raws and moves (and acts), cached. */
+static int generate(CoreObject *self)
 {
-    if (!ready(self))
-        return NULL;
     if (!self->raws || !self->moves) {
-        kc_act acts[KC_MAXACTS];
+        kc_act *acts = self->acts;
         int n = kc_generate(&self->g, acts);
         PyObject *raws = PyList_New(n), *moves = PyList_New(n);
         if (!raws || !moves)
@@ -347,14 +360,47 @@ static PyObject *Core_generated(CoreObject *self, PyObject *unused)
         drop_cache(self);
         self->raws = raws;
         self->moves = moves;
-        goto done;
+        return 0;
     fail:
         Py_XDECREF(raws);
         Py_XDECREF(moves);
-        return NULL;
+        return -1;
     }
-done:
+    return 0;
+}
+
+static PyObject *Core_generated(CoreObject *self, PyObject *unused)
+{
+    if (!ready(self) || generate(self) < 0)
+        return NULL;
     return PyTuple_Pack(2, self->raws, self->moves);
+}
+
+/* Play the legal move ``move`` (found by identity, else by equality);
+ * False when it is not legal here. */
+static PyObject *Core_play_move(CoreObject *self, PyObject *move)
+{
+    if (!ready(self) || generate(self) < 0)
+        return NULL;
+    Py_ssize_t n = PyList_GET_SIZE(self->moves), i;
+    PyObject **items = ((PyListObject *)self->moves)->ob_item;
+    for (i = 0; i < n && items[i] != move; i++)
+        ;
+    for (Py_ssize_t k = 0; i == n && k < n; k++) {
+        int eq = PyObject_RichCompareBool(items[k], move, Py_EQ);
+        if (eq < 0)
+            return NULL;
+        if (eq)
+            i = k;
+    }
+    if (i == n)
+        Py_RETURN_FALSE;
+    PyObject *raw = Py_NewRef(PyList_GET_ITEM(self->raws, i));
+    int err = do_act(self, &self->acts[i], raw);
+    Py_DECREF(raw);
+    if (err < 0)
+        return NULL;
+    Py_RETURN_TRUE;
 }
 
 static PyObject *Core_captures(CoreObject *self, PyObject *args)
@@ -402,6 +448,8 @@ static PyMethodDef Core_methods[] = {
      "_ccore_setup(options, objects): the rules and the shared edge objects."},
     {"_generated", (PyCFunction)Core_generated, METH_NOARGS,
      "The legal actions as (raw tuples, moves), cached until the next action."},
+    {"_play_move", (PyCFunction)Core_play_move, METH_O,
+     "Play a legal Move (by identity or equality); False if it is not legal."},
     {"_do", (PyCFunction)Core_do, METH_O, "Play a raw action (its captures trusted)."},
     {"_undo_one", (PyCFunction)Core_undo_one, METH_NOARGS, "Undo the last action; return it."},
     {"_captures", (PyCFunction)Core_captures, METH_VARARGS,

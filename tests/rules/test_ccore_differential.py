@@ -234,3 +234,23 @@ def test_hajeb_is_left_to_the_pure_core() -> None:
     assert accel.core_class(with_hajeb) is Core
     with pytest.raises(ValueError):
         accel.CompiledCore(with_hajeb)
+
+
+def test_play_move_finds_a_legal_move_by_identity_or_value() -> None:
+    rng = random.Random(8)
+    fast, pure = accel.CompiledCore(KM), Core(KM)
+    for i in range(400):
+        if pure._outcome is not None:
+            break
+        moves = fast._generated()[1]
+        k = rng.randrange(len(moves))
+        m = moves[k]
+        if i % 2:  # an equal Move that is not the shared one
+            m = type(m)(m.kind, m.to, m.frm, m.capture, m.flag, m.names)
+        raw = pure._generated()[0][k]
+        assert fast._play_move(m) is True
+        pure._do(raw)
+        _same(fast, pure, f"action {i}")
+    stranger = type(moves[0])("step", 0, 48, False, False, moves[0].names)
+    before = fast.state()
+    assert fast._play_move(stranger) is False and fast.state() == before
