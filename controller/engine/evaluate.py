@@ -19,24 +19,99 @@ bitboards of :class:`~controller.rules.Game` (no move generation):
   which wins for the Attacker in ``khamousiyya``/``sabouiyya`` and for the
   Defender in ``kharbga`` when every first move does it.
 
+The weights of these terms are data: ``data/weights.json`` holds one set
+a variant, tuned by ``scripts/engine_tune.py`` (Texel's method on positions
+from engine games); :data:`DEFAULT_WEIGHTS` are the hand-set ones.
+
 Terminal positions are not scored here: the search scores them as
 +-:data:`WIN` (minus the distance).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import json
+from dataclasses import dataclass, fields, replace
 from functools import cache
+from importlib import resources
 
 from controller.rules import Game, Variant
 from controller.rules.leap import LeapGame
 
 from .evaluate_leap import evaluate_leap
 
-__all__ = ["WIN", "Masks", "masks", "evaluate", "vulnerable", "stable"]
+__all__ = [
+    "WIN",
+    "Masks",
+    "Weights",
+    "DEFAULT_WEIGHTS",
+    "masks",
+    "weights",
+    "read_weights",
+    "evaluate",
+    "vulnerable",
+    "stable",
+]
 
 WIN = 1_000_000
 """Score of a won position (a win in ``k`` actions scores ``WIN - k``)."""
+
+
+@dataclass(frozen=True)
+class Weights:
+    """The weights of the evaluation's terms, in hundredths of a piece (a
+    piece is 100).  ``mobility`` is per step available; ``stable`` per piece
+    that can never be captured; ``hanging_theirs``/``hanging_own`` per
+    opponent's/own piece one enemy step would capture; the ``setting_``
+    terms score the setting phase: pieces of each side that the first move
+    into the malha would capture, and stable pieces."""
+
+    mobility: int = 1
+    stable: int = 15
+    hanging_theirs: int = 10
+    hanging_own: int = 20
+    setting_exposed_defender: int = 30
+    setting_exposed_attacker: int = 15
+    setting_stable: int = 8
+
+
+DEFAULT_WEIGHTS = Weights()
+"""The hand-set weights (mobility 4 where a blocked side loses)."""
+WEIGHTS_FILE = "weights.json"
+
+
+def read_weights(text: str) -> dict[str, Weights]:
+    """Weights a variant from the JSON text of ``data/weights.json``: an
+    object ``{"variants": {name: {term: int, ...}}}``; a term left out keeps
+    its default.  ``ValueError`` names an unknown term or a bad value."""
+    names = {f.name for f in fields(Weights)}
+    out: dict[str, Weights] = {}
+    for variant, terms in json.loads(text).get("variants", {}).items():
+        for k, v in terms.items():
+            if k not in names or not isinstance(v, int):
+                raise ValueError(f"{WEIGHTS_FILE}: {variant}.{k}: an integer weight of "
+                                 f"{sorted(names)} expected")
+        out[variant] = replace(DEFAULT_WEIGHTS, **terms)
+    return out
+
+
+@cache
+def _tuned() -> dict[str, Weights]:
+    try:
+        text = resources.files(__package__).joinpath("data", WEIGHTS_FILE).read_text("utf-8")
+    except OSError:
+        return {}
+    return read_weights(text)
+
+
+def weights(variant: Variant) -> Weights:
+    """The weights used for ``variant``: tuned ones from the data file, else
+    the defaults."""
+    tuned = _tuned().get(variant.name)
+    if tuned is not None:
+        return tuned
+    if variant.blocked == "lose":
+        return replace(DEFAULT_WEIGHTS, mobility=4)
+    return DEFAULT_WEIGHTS
 
 
 @dataclass(frozen=True)
@@ -223,35 +298,38 @@ def _block_score(m: Masks, a: int, d: int, side: int) -> int:
     return 0
 
 
-def evaluate(game: Game | LeapGame) -> int:
-    """The static score of ``game`` for its side to move (either family)."""
+def evaluate(game: Game | LeapGame, w: Weights | None = None) -> int:
+    """The static score of ``game`` for its side to move (either family),
+    with the weights ``w`` (default: the variant's, :func:`weights`)."""
     if isinstance(game, LeapGame):
         return evaluate_leap(game)
-    m = masks(game.variant)
+    variant = game.variant
+    m = masks(variant)
+    if w is None:
+        w = weights(variant)
     bb = game.bitboards()
     side = game.side
-    own, opp = bb[side], bb[1 - side]
     if game.setting:
-        return _setting_score(m, bb[0], bb[1], side)
+        return _setting_score(m, bb[0], bb[1], side, w)
+    own, opp = bb[side], bb[1 - side]
     empty = m.full & ~(own | opp)
     score = 100 * (own.bit_count() - opp.bit_count())
-    mob_w = 4 if m.lose_when_blocked else 1
-    score += mob_w * (mobility(m, own, empty) - mobility(m, opp, empty))
-    score += 15 * (stable(m, own).bit_count() - stable(m, opp).bit_count())
+    score += w.mobility * (mobility(m, own, empty) - mobility(m, opp, empty))
+    score += w.stable * (stable(m, own).bit_count() - stable(m, opp).bit_count())
     # The side to move can take one of the opponent's hanging pieces now;
     # its own hanging pieces are the opponent's next chance.
-    score += 10 * vulnerable(m, opp, own, empty).bit_count()
-    score -= 20 * vulnerable(m, own, opp, empty).bit_count()
+    score += w.hanging_theirs * vulnerable(m, opp, own, empty).bit_count()
+    score -= w.hanging_own * vulnerable(m, own, opp, empty).bit_count()
     return score
 
 
-def _setting_score(m: Masks, a: int, d: int, side: int) -> int:
+def _setting_score(m: Masks, a: int, d: int, side: int, w: Weights) -> int:
     """Setting phase, from the Attacker's view then turned to ``side``:
     pieces exposed to the first move into the malha (the Defender's cost
     more: the Attacker strikes first), and stable pieces."""
     centre = m.centre
-    score = 30 * vulnerable(m, d, a, centre).bit_count()
-    score -= 15 * vulnerable(m, a, d, centre).bit_count()
-    score += 8 * (stable(m, a).bit_count() - stable(m, d).bit_count())
+    score = w.setting_exposed_defender * vulnerable(m, d, a, centre).bit_count()
+    score -= w.setting_exposed_attacker * vulnerable(m, a, d, centre).bit_count()
+    score += w.setting_stable * (stable(m, a).bit_count() - stable(m, d).bit_count())
     score += _block_score(m, a, d, side)
     return score if side == 0 else -score

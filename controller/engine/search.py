@@ -27,7 +27,7 @@ from controller.rules import Game, Move
 from controller.rules.leap import LeapGame
 from controller.rules.moves import REMOVE, SIDE_NAMES
 
-from .evaluate import WIN, Masks, evaluate, masks, vulnerable
+from .evaluate import WIN, Masks, evaluate, masks, vulnerable, weights
 from .evaluate_leap import evaluate_leap
 
 __all__ = ["SearchResult", "Searcher", "CHECK_EVERY", "INF"]
@@ -174,7 +174,8 @@ class Searcher:
             self._masks: Masks | None = None
         else:
             kharbga = g
-            self._eval = lambda x: evaluate(kharbga)
+            tuned = weights(kharbga.variant)
+            self._eval = lambda x: evaluate(kharbga, tuned)
             self._push = kharbga.push_raw
             self._masks = masks(kharbga.variant)
         if noise:
