@@ -330,6 +330,7 @@ class Reconciler:
         elif name == "hint":
             update.hint_requested = SIDES[side]
         elif name == "hajeb":
+            side = side if event.side else 1  # a shared button: only the Defender acts
             if not self._readings.settled:
                 table.hajeb_presses.append(side)  # for the position the board settles to
             else:

@@ -124,6 +124,6 @@ def test_rescinding_by_the_button_while_the_attacker_captures_ends_its_turn() ->
     r.feed(Frame(t + 1.0, occ))
     r.tick(t + 1.5)
     assert game.any_soldier_continues and str(game.last_move) == "b3xa4"
-    update = r.feed(Button(t + 2.0, "hajeb", "defender"))
+    update = r.feed(Button(t + 2.0, "hajeb"))  # a shared button, on the Attacker's turn
     assert update.played == ["rescind"]
     assert (game.to_move, game.hajeb, game.chain_square) == ("defender", "off", None)
