@@ -1,6 +1,7 @@
 """Rules-engine benchmarks for ``make bench``: uniformly random games per
 second through the public API and through the low-level interface, and
-make/generate/unmake cycles per second, for every variant.
+make/generate/unmake cycles per second, for every variant; then the same
+for the compiled core (:mod:`.accel`) when it is built.
 
 Times are the process's CPU time (so that other load on the machine
 counts less), after a short warm-up.
@@ -18,6 +19,7 @@ import random
 import time
 from collections.abc import Callable
 
+from . import accel
 from .game import Game
 from .random_games import random_playout
 from .variants import VARIANTS
@@ -114,6 +116,94 @@ def cycles(variant: str, seconds: float) -> float:
             return n / elapsed
 
 
+def compiled_api_game(variant: str) -> Player:
+    """One random game on the compiled core the way ``Game.legal_moves``
+    and ``Game.play`` drive it (a copy of the move list, then the chosen
+    Move found and played in C)."""
+
+    def play(rng: random.Random) -> int:
+        c = accel.CompiledCore(variant)
+        while c._outcome is None:
+            moves = c._generated()[1][:]
+            c._play_move(moves[int(rng.random() * len(moves))])
+        return int(c._ply)
+
+    return play
+
+
+def compiled_raw_game(variant: str) -> Player:
+    """One random game on the compiled core through raw tuples."""
+
+    def play(rng: random.Random) -> int:
+        c = accel.CompiledCore(variant)
+        while c._outcome is None:
+            raws = c._generated()[0]
+            c._do(raws[int(rng.random() * len(raws))])
+        return int(c._ply)
+
+    return play
+
+
+def compiled_playouts(variant: str, seconds: float) -> tuple[float, float]:
+    """Random games per second played wholly in C, and actions per game."""
+    c = accel.CompiledCore(variant)
+    games = actions = 0
+    start = time.process_time()
+    while True:
+        actions += c.playouts(50, games)[0]
+        games += 50
+        elapsed = time.process_time() - start
+        if elapsed >= seconds:
+            return games / elapsed, actions / games
+
+
+def compiled_cycles(variant: str, seconds: float) -> float:
+    """:func:`cycles` on the compiled core, from the same positions."""
+    cores = []
+    for g in sample_positions(variant, 200):
+        c = accel.CompiledCore(variant)
+        for raw in [e[13] for e in g._undo]:
+            c._do(raw)
+        cores.append(c)
+    n = 0
+    start = time.process_time()
+    while True:
+        for c in cores:
+            for raw in c._generated()[0]:
+                c._do(raw)
+                c._generated()
+                c._undo_one()
+                n += 1
+        elapsed = time.process_time() - start
+        if elapsed >= seconds:
+            return n / elapsed
+
+
+def compiled_main(seconds: float) -> None:
+    if not accel.AVAILABLE:
+        print("compiled core: not built (pure core only; see docs/core.md)")
+        return
+    paths = (
+        ("compiled core: legal moves + play", compiled_api_game),
+        ("compiled core: raw actions", compiled_raw_game),
+    )
+    for label, make in paths:
+        rate, length = _rate(make("khamousiyya"), seconds, 1)
+        print(f"random games khamousiyya {rate:8.1f} games/s {length:6.0f} actions/game  "
+              f"{rate / LUDII_MOVE_BY_MOVE_PER_SECOND:5.2f}x Ludii move by move  [{label}]")
+    for v in VARIANTS:
+        if not accel.fits(v):
+            continue
+        rate, length = compiled_playouts(v.name, seconds / 2)
+        print(f"random games {v.name:15s} {rate:8.1f} games/s in C "
+              f"({rate / LUDII_PLAYOUTS_PER_SECOND:5.2f}x Ludii playouts) {length:6.0f} "
+              f"actions/game  [compiled core]")
+    for v in VARIANTS:
+        if accel.fits(v):
+            print(f"make + generate + unmake {v.name:15s} "
+                  f"{compiled_cycles(v.name, seconds / 2):10.0f}/s  [compiled core]")
+
+
 def main(seconds: float = 3.0) -> None:
     print("== rules engine ==")
     print(f"reference: Ludii random Khamousiyya games: {LUDII_PLAYOUTS_PER_SECOND:.0f}/s with "
@@ -137,6 +227,7 @@ def main(seconds: float = 3.0) -> None:
               f"{length:6.0f} actions/game")
     for v in VARIANTS:
         print(f"make + generate + unmake {v.name:15s} {cycles(v.name, seconds / 2):10.0f}/s")
+    compiled_main(seconds)
 
 
 if __name__ == "__main__":
