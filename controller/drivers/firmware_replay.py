@@ -26,7 +26,7 @@ from controller.board.sensorlog import (
 )
 
 from .firmware_sim import FirmwareSim, FirmwareSimError
-from .mapping import BoardMapping
+from .mapping import BoardMapping, ConfigError
 from .serial_link import LinkSettings, SerialLink
 
 __all__ = ["firmware_events"]
@@ -77,6 +77,7 @@ def firmware_events(
     *,
     micropython: str | None = None,
     timeout: float = 600.0,
+    mapping: BoardMapping | None = None,
 ) -> Iterator[Event]:
     """The events the firmware and the serial link deliver for an occupancy
     log: its header first (before anything starts), then frames and presses.
@@ -84,12 +85,20 @@ def firmware_events(
     :class:`LogError` for an unusable log (a colour log among them: the
     firmware reads occupancy switches only); :class:`FirmwareSimError` (an
     OSError) if MicroPython is missing, the firmware fails, or the whole
-    replay takes more than ``timeout`` wall seconds.
+    replay takes more than ``timeout`` wall seconds.  ``mapping``: how the
+    simulated board is wired (the log's board's stock mapping by default;
+    ``ConfigError`` before the header if it is for another board).
     """
     header, events = read_occupancy_log(
         lines, "through the firmware, which reads occupancy switches only")
+    mapping = mapping or BoardMapping.for_board(header.board)
+    if mapping.board != header.board:
+        raise ConfigError(
+            f"gpio.mapping.board: the mapping is for the {mapping.board} board, "
+            f"the log for {header.board}"
+        )
     yield header
-    yield from _run(events, BoardMapping.for_board(header.board), micropython, timeout)
+    yield from _run(events, mapping, micropython, timeout)
 
 
 def _run(

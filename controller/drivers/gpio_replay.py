@@ -14,6 +14,7 @@ Nothing sleeps: when the scanner says it is idle (no switch between two
 states) and the switches do not change before the log's next line, the
 virtual clock jumps to the first scan at or after that line, so a replay
 costs a few scans per change rather than ``scan_hz`` scans per second.
+Scan times are kept on the log's 0.1 ms grid.
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ from .matrix_sim import MatrixSimulator
 __all__ = ["LogClock", "gpio_events"]
 
 Action = Callable[[], None]
+LOG_DECIMALS = 4  # a sensor log's times: 0.1 ms
 
 
 class LogClock:
@@ -78,6 +80,9 @@ class LogClock:
                 if upcoming > deadline:
                     steps = math.ceil((upcoming - deadline) / self.period - 1e-9)
                     target = deadline + steps * self.period
+        # Scan times on the log's 0.1 ms grid: no drift from adding periods,
+        # and a frame written to a log and read back keeps its exact time.
+        target = round(target, LOG_DECIMALS)
         self._run_until(target)
         self._now = max(self._now, target)
         return target
