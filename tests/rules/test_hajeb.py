@@ -292,3 +292,33 @@ def test_undo_restores_every_state() -> None:
     while g.ply:
         g.pop()
         assert g.state() == states[g.ply]
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_random_games_with_hajeb_stay_consistent(seed: int) -> None:
+    """Random games from the two blockades, declaring and rescinding at
+    random: every position reads back the same with the same legal
+    actions, the record replays to the same game, undo restores each."""
+    import random
+
+    rng = random.Random(seed)
+    g = game(WALL if seed % 2 else FORTRESS)
+    states = [g.state()]
+    while g.outcome is None and g.ply < 60:
+        allowed = g.hajeb_actions()
+        if allowed and rng.random() < 0.3:
+            g.play(rng.choice(allowed))
+        else:
+            moves = g.legal_moves()
+            captures = [m for m in moves if m.capture]
+            g.play(rng.choice(captures if captures and rng.random() < 0.6 else moves))
+        states.append(g.state())
+        again = Game.from_position(HAJEB, g.position())
+        assert again.position() == g.position()
+        assert names(again.legal_moves()) == names(g.legal_moves())
+        assert names(again.hajeb_actions()) == names(g.hajeb_actions())
+    replayed = parse_record(str(Record.from_game(g))).game()
+    assert replayed.position() == g.position() and replayed.outcome == g.outcome
+    while g.ply:
+        g.pop()
+        assert g.state() == states[g.ply]
