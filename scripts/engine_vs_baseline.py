@@ -11,7 +11,10 @@ starts from the same random setting-phase opening, with colours swapped.
         --time 0.2 --opening 8 --jobs 2
 
 prints one line a variant: the new engine's wins, draws and losses, its
-score and the 95% Wilson interval.
+score and the 95% Wilson interval.  ``--speed`` prints instead, for both
+engines in the same process: the time to depth 6 from the fixed positions
+of ``controller/engine/data/depth_positions.tsv`` and the depth and node
+rate reached in ``--time`` seconds in the setting and moving phases.
 """
 
 from __future__ import annotations
@@ -58,6 +61,27 @@ def extract(tag: str, into: Path) -> None:
             out.write_bytes(f.read())
 
 
+def speed(where: Path, tag: str, seconds: float) -> None:
+    import importlib
+
+    from controller.engine.api import best_move
+    from controller.engine.bench import phase_depth, time_to_depth
+    from controller.engine.search import Searcher
+
+    sys.path.insert(0, str(where))
+    old_search = importlib.import_module(f"{BASELINE_PACKAGE}.search")
+    old_api = importlib.import_module(f"{BASELINE_PACKAGE}.api")
+    for name, searcher, search in (("engine", Searcher, best_move),
+                                   (tag, old_search.Searcher, old_api.best_move)):
+        took = time_to_depth(6, searcher)
+        print(f"{name}: time to depth 6, {len(took)} positions: total "
+              f"{sum(t for _, t, _ in took):.2f} s, nodes {sum(n for _, _, n in took)}; "
+              + " ".join(f"{t:.2f}" for _, t, _ in took), flush=True)
+        for phase, (depth, rate) in phase_depth(seconds, search).items():
+            print(f"{name}: {phase} phase at {seconds:g} s: depth {depth:.1f}, "
+                  f"{rate:.0f} nodes/s", flush=True)
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--variant", action="append",
@@ -70,11 +94,16 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--jobs", type=int, default=1, help="games played at once")
     p.add_argument("--cap", type=int, default=200, help="moving-phase turns before adjudication")
+    p.add_argument("--speed", action="store_true", help="time to depth 6 and depth by phase "
+                   "for both engines, no games")
     args = p.parse_args(argv)
     variants = args.variant or ["kharbga", "kharbga-refuge", "khamousiyya", "sabouiyya"]
     with tempfile.TemporaryDirectory(prefix="engine-baseline-") as tmp:
         extract(args.tag, Path(tmp))
         os.environ[BASELINE_ENV] = tmp
+        if args.speed:
+            speed(Path(tmp), args.tag, args.time)
+            return 0
         a, b = f"engine:{args.time:g}", f"baseline:{args.time:g}"
         for v in variants:
             if args.jobs > 1:

@@ -1,6 +1,8 @@
 """Engine benchmarks (``python -m controller.engine.bench``): search speed
-and depth beside Ludii's AlphaBeta, and short matches against a random and
-a greedy player.  About three minutes on two cores."""
+and depth beside Ludii's AlphaBeta, the time to depth 6 from the fixed
+positions of ``data/depth_positions.tsv``, the depth reached by phase, and
+short matches against a random and a greedy player.  About four minutes on
+two cores."""
 
 from __future__ import annotations
 
@@ -9,11 +11,14 @@ import os
 import random
 import time
 from concurrent.futures import ProcessPoolExecutor
+from importlib import resources
+from typing import Any
 
 from controller.rules import VARIANTS, Game
 
 from .api import best_move
 from .match import MatchResult, make_player, play_game, random_player
+from .search import Searcher
 
 LUDII_ALPHABETA = "Ludii AlphaBeta about 100k-200k nodes/s, 5-7 plies at 1 s"
 GREEDY_VS_RANDOM_REFERENCE = 0.97
@@ -45,6 +50,42 @@ def search_speed(variant: str, positions: int, seconds: float) -> tuple[float, f
         elapsed += r.seconds
         depths.append(r.depth)
     return nodes / elapsed, sum(depths) / len(depths), min(depths)
+
+
+def depth_positions() -> list[tuple[str, str]]:
+    """The fixed positions (variant, position) of ``data/depth_positions.tsv``."""
+    text = resources.files(__package__).joinpath("data", "depth_positions.tsv").read_text()
+    out = []
+    for line in text.splitlines():
+        if line.strip() and not line.startswith("#"):
+            variant, position = line.split("\t")
+            out.append((variant, position))
+    return out
+
+
+def time_to_depth(depth: int = 6, searcher: Any = Searcher) -> list[tuple[str, float, int]]:
+    """Seconds and nodes to complete ``depth`` from each fixed position
+    (``searcher``: a class like :class:`Searcher`, e.g. an earlier one)."""
+    out = []
+    for variant, position in depth_positions():
+        g = Game.from_position(variant, position)
+        r = searcher(g).search(None, max_depth=depth)
+        out.append((variant, r.seconds, r.nodes))
+    return out
+
+
+def phase_depth(seconds: float, search: Any = best_move) -> dict[str, tuple[float, float]]:
+    """Mean depth and nodes a second at ``seconds`` in the setting phase
+    (the fixed setting positions and every variant's empty board) and the
+    moving phase (the fixed moving positions)."""
+    games = [Game.from_position(v, p) for v, p in depth_positions()]
+    games += [Game.new(v.name) for v in VARIANTS]
+    out = {}
+    for phase in ("setting", "moving"):
+        rs = [search(g, seconds) for g in games if g.phase == phase]
+        out[phase] = (sum(r.depth for r in rs) / len(rs),
+                      sum(r.nodes for r in rs) / max(1e-9, sum(r.seconds for r in rs)))
+    return out
 
 
 def _game(args: tuple[str, str, str, int, int]) -> tuple[int | None, int]:
@@ -82,6 +123,12 @@ def main(argv: list[str] | None = None) -> int:
             rate, depth, low = search_speed(v.name, 2, args.seconds)
             print(f"search {v.name:15s}: {rate:8.0f} nodes/s, depth {depth:.1f} (min {low}) "
                   f"at {args.seconds:g} s")
+    took = time_to_depth(6)
+    total = sum(t for _, t, _ in took)
+    print(f"time to depth 6, {len(took)} fixed positions: total {total:.1f} s, "
+          + ", ".join(f"{v} {t:.2f}" for v, t, _ in took))
+    for phase, (depth, rate) in phase_depth(args.seconds).items():
+        print(f"search {phase} phase: depth {depth:.1f}, {rate:.0f} nodes/s at {args.seconds:g} s")
     start = time.perf_counter()
     with ProcessPoolExecutor(args.jobs) as pool:
         for v in VARIANTS:
