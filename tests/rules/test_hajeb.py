@@ -3,6 +3,8 @@ ruling of docs/rules.md, from positions."""
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from controller.rules import Game, IllegalMoveError, PositionError, find_variant
@@ -299,8 +301,6 @@ def test_random_games_with_hajeb_stay_consistent(seed: int) -> None:
     """Random games from the two blockades, declaring and rescinding at
     random: every position reads back the same with the same legal
     actions, the record replays to the same game, undo restores each."""
-    import random
-
     rng = random.Random(seed)
     g = game(WALL if seed % 2 else FORTRESS)
     states = [g.state()]
