@@ -76,7 +76,10 @@ class HallBoard:
         s = self.state or {}
         out: dict[str, Any] = {"board": self.id, "online": self.online,
                                "status": s.get("status"), "to_move": s.get("to_move"),
-                               "size": s.get("size")}
+                               "size": s.get("size"),
+                               # the board to draw, as the service sent it (any variant's)
+                               "geometry": s.get("geometry") if isinstance(s.get("geometry"), dict)
+                               else None}
         if g is not None:
             out.update(g.summary())
             if out["position"] is None and s.get("game_id") == g.id:

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from controller.board.sensorlog import Frame
-from controller.rules import Game
+from controller.rules import new_game
 
 __all__ = ["BoardResult", "plan_game", "run_boards"]
 
@@ -42,7 +42,7 @@ def plan_game(variant: str, seed: int, max_actions: int) -> list[str]:
     """A random game (avoiding moves that end it at once): the occupancy
     frame after each action."""
     rng = random.Random(seed)
-    g = Game.new(variant)
+    g = new_game(variant)
     frames = []
     while g.outcome is None and len(frames) < max_actions:
         moves = [m for m in g.legal_moves() if m.kind != "pass"]

@@ -157,3 +157,29 @@ def test_evening_kgn() -> None:
         assert [str(m) for m in record.game().moves] == actions
     assert records[0].tags["BoardId"] == "b1" and records[2].tags["GameId"] == "5"
     assert records[2].tags["BoardId"] == "b2"  # also in the board's own record
+
+
+def test_a_leap_game_in_the_hall() -> None:
+    """A checkers game: its moves, the board the service sent for the page,
+    and the evening's KGN made from the moves alone replay it."""
+    from controller.rules import new_game
+    from controller.service.boardview import board_view
+
+    game = new_game("checkers")
+    hall = Hall()
+    tokens = ["g3-f4", "b6-a5", "e3-d4", "a5-b4", "c3xa5"]
+    for i, token in enumerate(tokens):
+        game.play(token)
+        hall.handle("kharbga/b2/moves", json.dumps({
+            "seq": i + 1, "board": "b2", "game_id": 4, "ply": i + 1, "move": token,
+            "position": game.position(), "time": 1000.0 + i, "variant": "checkers",
+            "attacker": "Ali", "defender": "Badr", "result": None}).encode())
+    state = {"game_id": 4, "position": game.position(), "variant": "checkers",
+             "players": {}, "size": 8, "geometry": board_view(game)}
+    hall.handle("kharbga/b2/state", json.dumps(state).encode())
+    summary = hall.boards["b2"].summary()
+    assert summary["geometry"]["name"] == "8x8" and len(summary["geometry"]["dark"]) == 32
+    assert hall.boards["b2"].detail()["moves"] == tokens
+    record = parse_record(hall.kgn())
+    assert [str(m) for m in record.game().moves] == tokens
+    assert record.game().position() == game.position()

@@ -33,29 +33,75 @@ function lastSquares(move) {
   return move ? (move.match(/[a-z][0-9]+/g) || []) : [];
 }
 
-function drawBoard(el, position, move) {
+function drawBoard(el, position, move, geo) {
+  // geo: the board the service sent with its state (points with x and y,
+  // lines, dark squares); without it, a square board read from the position.
   el.textContent = "";
+  el.classList.remove("points");
+  el.style.aspectRatio = "";
   if (!position) return;
-  const {size, pieces} = parsePosition(position);
-  el.style.gridTemplateColumns = `repeat(${size}, 1fr)`;
-  el.style.gridTemplateRows = `repeat(${size}, 1fr)`;
+  if (!geo) {
+    const {size, pieces} = parsePosition(position);
+    geo = {kind: "grid", width: size, height: size, dark: [], lines: [],
+           centre: squareName(Math.floor(size * size / 2), size),
+           points: Array.from({length: size * size}, (_, i) =>
+             [squareName(i, size), i % size, size - 1 - Math.floor(i / size)])};
+  }
+  const order = [...geo.points].sort((p, q) => p[2] - q[2] || p[1] - q[1]);
+  const cells = [...position.split(" ")[0].replace(/\//g, "")];
+  const pieces = {};
+  order.forEach((p, k) => { if ("ADad".includes(cells[k] || ".")) pieces[p[0]] = cells[k]; });
   const lit = new Set(lastSquares(move));
-  const centre = Math.floor(size * size / 2);
-  for (let r = size - 1; r >= 0; r--) {
-    for (let c = 0; c < size; c++) {
-      const i = r * size + c;
-      const sq = document.createElement("div");
-      sq.className = "sq" + ((r + c) % 2 ? " odd" : "") + (i === centre ? " malha" : "");
-      const name = squareName(i, size);
-      sq.dataset.square = name;
-      if (lit.has(name)) sq.classList.add("moved");
-      if (pieces[i]) {
-        const p = document.createElement("div");
-        p.className = "p " + pieces[i];
-        sq.appendChild(p);
-      }
-      el.appendChild(sq);
+  const dark = new Set(geo.dark);
+  const w = geo.width, h = geo.height;
+  const square = (name, odd) => {
+    const sq = document.createElement("div");
+    sq.className = "sq" + (odd ? " odd" : "") + (name === geo.centre ? " malha" : "");
+    sq.dataset.square = name;
+    if (lit.has(name)) sq.classList.add("moved");
+    const ch = pieces[name];
+    if (ch) {
+      const p = document.createElement("div");
+      // a lowercase letter: a king (a crowned soldier)
+      p.className = "p " + ch.toUpperCase() + (ch === ch.toLowerCase() ? " king" : "");
+      sq.appendChild(p);
     }
+    return sq;
+  };
+  el.style.aspectRatio = `${w} / ${h}`;
+  if (geo.kind !== "points") {
+    el.style.gridTemplateColumns = `repeat(${w}, 1fr)`;
+    el.style.gridTemplateRows = `repeat(${h}, 1fr)`;
+    const at = new Map(geo.points.map((p) => [`${p[1]},${p[2]}`, p[0]]));
+    for (let y = 0; y < h; y++) {
+      for (let x = 0; x < w; x++) {
+        const name = at.get(`${x},${y}`);
+        const odd = dark.size ? dark.has(name) : (x + y) % 2 === 1;
+        el.appendChild(name ? square(name, odd) : document.createElement("div"));
+      }
+    }
+    return;
+  }
+  // A board of points and lines (the 37-point board).
+  el.classList.add("points");
+  const ns = "http://www.w3.org/2000/svg";
+  const svg = document.createElementNS(ns, "svg");
+  svg.setAttribute("viewBox", `0 0 ${w} ${h}`);
+  svg.setAttribute("preserveAspectRatio", "none");
+  const at = new Map(geo.points.map((p) => [p[0], p]));
+  for (const [a, b] of geo.lines) {
+    const line = document.createElementNS(ns, "line");
+    line.setAttribute("x1", at.get(a)[1] + 0.5); line.setAttribute("y1", at.get(a)[2] + 0.5);
+    line.setAttribute("x2", at.get(b)[1] + 0.5); line.setAttribute("y2", at.get(b)[2] + 0.5);
+    svg.appendChild(line);
+  }
+  el.appendChild(svg);
+  for (const [name, x, y] of geo.points) {
+    const sq = square(name, false);
+    sq.style.left = `${(x + 0.5) / w * 100}%`;
+    sq.style.top = `${(y + 0.5) / h * 100}%`;
+    sq.style.width = `${70 / w}%`;
+    el.appendChild(sq);
   }
 }
 
@@ -93,7 +139,7 @@ function renderCard(id) {
   const position = n ? g.positions[n - 1] : s.position;
   el.dataset.ply = n;
   el.querySelector(".result").textContent = s.result || "";
-  drawBoard(el.querySelector(".board"), position, g.moves[n - 1]);
+  drawBoard(el.querySelector(".board"), position, g.moves[n - 1], s.geometry);
   el.querySelector(".names").textContent = `${s.attacker || "Attacker"} – ${s.defender || "Defender"}`;
   el.querySelector(".when").textContent = n
     ? `${n}. ${g.moves[n - 1]} at ${clock(g.times[n - 1])}` : "no move yet";
@@ -109,7 +155,7 @@ function renderLarge() {
   $("#large-title").textContent = `${openId}, game ${s.game_id ?? ""}`;
   $("#large-players").textContent = `${s.attacker || "Attacker"} (attacker) – ${s.defender || "Defender"} (defender)` +
     (s.result ? `  ${s.result}` : "");
-  drawBoard($("#large-board"), n ? g.positions[n - 1] : s.position, g.moves[n - 1]);
+  drawBoard($("#large-board"), n ? g.positions[n - 1] : s.position, g.moves[n - 1], s.geometry);
   $("#large-status").textContent = s.status || "";
   const list = $("#large-moves");
   while (list.children.length > n) list.lastChild.remove();
