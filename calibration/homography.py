@@ -58,9 +58,12 @@ def square_px(h: np.ndarray) -> float:
 class HomographyTracker:
     """Keeps the board homography over a live stream.
 
-    Each frame: with 3 or 4 markers seen in agreement with the kept homography
-    it is refitted (following small shake); with fewer, the kept one stays
-    (a hand over a marker).  A marker seen far from where the kept homography
+    Each frame: with all 4 markers seen in agreement with the kept homography
+    it is refitted (following small shake); with fewer (a hand over a
+    marker), the kept one follows the markers still seen with a rotation,
+    scale and shift (three markers alone fix the perspective poorly towards
+    the hidden corner: a couple of pixels off there is enough to lose the
+    grid lines).  A marker seen far from where the kept homography
     puts it (more than ``bump`` squares) means the camera or board was bumped:
     the homography is recomputed when 3 markers are visible, otherwise it is
     dropped (``homography`` is None: the frame cannot be read) until enough
@@ -97,11 +100,19 @@ class HomographyTracker:
             if max(errs.values()) > tol:
                 self.bumped = True
                 self.bumps += 1
-        if len(seen) >= 3:
-            # all markers seen, or (one partly covered by a hand, its corners
-            # off) the best three of them
-            subsets = [seen] + ([{k: v for k, v in seen.items() if k != i} for i in seen]
-                                if len(seen) == 4 else [])
+        if len(seen) == 4:
+            h, err = fit_homography(seen, self.board)
+            if h is not None and err <= self._tolerance(h) * 0.5:
+                self.homography = h
+                self.status = "bumped" if self.bumped else "fresh"
+                return h
+        if len(seen) >= 3 and (self.bumped or kept is None):
+            # a new place: fitted from three markers (or, one partly covered
+            # by a hand, its corners off, the best three of four).  Three
+            # markers fix the perspective poorly towards the missing corner,
+            # so an unmoved camera follows the kept homography instead (below)
+            subsets = ([{k: v for k, v in seen.items() if k != i} for i in seen]
+                       if len(seen) == 4 else [seen])
             for sub in subsets:
                 h, err = fit_homography(sub, self.board)
                 if h is not None and err <= self._tolerance(h) * 0.5:
