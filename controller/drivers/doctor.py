@@ -57,8 +57,9 @@ LIT: RGB = (255, 255, 255)
 
 @dataclass(frozen=True)
 class Finding:
-    """One fault: its kind (:data:`KINDS`), the switch (``row * size +
-    column``), the square the mapping puts there, and what was seen.
+    """One fault: its kind (:data:`KINDS`), the switch (``row * columns +
+    column``), the square the mapping puts there (-1 for a crossing with
+    no switch), and what was seen.
     ``suspects`` are switches whose diode may be missing (ghosts)."""
 
     kind: str
@@ -95,7 +96,8 @@ class DoctorReport:
 @dataclass
 class Observation:
     """Raw (undebounced) scans over a while: per switch, in how many scans
-    it was closed and how often it changed."""
+    it was closed and how often it changed.  ``size`` is the matrix's
+    crossings."""
 
     size: int
     scans: int = 0
@@ -104,7 +106,7 @@ class Observation:
     last: int | None = None
 
     def __post_init__(self) -> None:
-        n = self.size * self.size
+        n = self.size
         self.closed = self.closed or [0] * n
         self.changes = self.changes or [0] * n
 
@@ -127,7 +129,7 @@ class Observation:
 
 def observe(scanner: MatrixScanner, clock: Clock, seconds: float) -> Observation:
     """Scan at the scanner's rate for ``seconds`` (at least two scans)."""
-    obs = Observation(scanner.size)
+    obs = Observation(scanner.mapping.switch_count)
     t = clock.now()
     end = t + seconds
     while True:
@@ -168,7 +170,7 @@ def check_empty(scanner: MatrixScanner, clock: Clock, seconds: float = 1.0) -> l
     m = scanner.mapping
     obs = observe(scanner, clock, seconds)
     out = []
-    for i in range(m.squares):
+    for i in range(m.switch_count):
         if obs.closed[i] == obs.scans:
             out.append(Finding("stuck", i, m.square_of_switch_index(i), "closed on an empty board"))
         elif obs.closed[i]:
@@ -197,7 +199,7 @@ def check_squares(
     m = scanner.mapping
     name = m.name
     out: list[Finding] = []
-    for square in range(m.squares) if squares is None else squares:
+    for square in m.sensed if squares is None else squares:
         if leds is not None:
             leds.light({square: LIT})
         answer = console.ask(
@@ -275,7 +277,8 @@ def ghost_patterns(size: int = 7) -> list[list[int]]:
 
 def _suspects(size: int, pattern: set[int], ghost: int) -> tuple[int, ...]:
     """Closed switches (r, c) with (s, c) and (r, d) closed, for the ghost
-    at (s, d): the current path runs through (r, c) backwards."""
+    at (s, d): the current path runs through (r, c) backwards (``size``:
+    the matrix's columns)."""
     s, d = divmod(ghost, size)
     out = []
     for sw in sorted(pattern):
@@ -283,6 +286,48 @@ def _suspects(size: int, pattern: set[int], ghost: int) -> tuple[int, ...]:
         if r != s and c != d and s * size + c in pattern and r * size + d in pattern:
             out.append(sw)
     return tuple(out)
+
+
+def _exposed(columns: int, pattern: set[int]) -> set[int]:
+    """The switches of ``pattern`` whose missing diode shows as a ghost
+    under it: some (s, c) and (r, d) closed with (s, d) open."""
+    out = set()
+    for sw in pattern:
+        r, c = divmod(sw, columns)
+        for other in pattern:
+            s, d0 = divmod(other, columns)
+            if d0 != c or s == r:
+                continue
+            if any(x // columns == r and x % columns != c
+                   and s * columns + x % columns not in pattern for x in pattern):
+                out.add(sw)
+                break
+    return out
+
+
+def matrix_ghost_patterns(mapping: BoardMapping) -> list[list[int]]:
+    """Ghost patterns for the mapping's matrix: the square board's
+    diagonals; on another matrix, pairs of diagonals wrapped around its
+    columns, cut to the crossings that have a switch, chosen greedily
+    while one exposes switches not exposed before."""
+    rows, columns = mapping.rows, mapping.columns
+    if mapping.size and rows == columns == mapping.size and len(mapping.sensed) == rows * rows:
+        return ghost_patterns(rows)
+    usable = {i for i in range(rows * columns) if mapping.square_of_switch_index(i) >= 0}
+    candidates = []
+    for k in range(columns):
+        for gap in range(1, columns):
+            pattern = {r * columns + (r + j) % columns for r in range(rows) for j in (k, k + gap)}
+            pattern &= usable
+            candidates.append((sorted(pattern), _exposed(columns, pattern)))
+    out: list[list[int]] = []
+    covered: set[int] = set()
+    while True:
+        best, shows = max(candidates, key=lambda c: len(c[1] - covered))
+        if not shows - covered:
+            return out
+        covered |= shows
+        out.append(best)
 
 
 def check_ghosting(
@@ -298,7 +343,7 @@ def check_ghosting(
     label = m.switch_label
     out: list[Finding] = []
     seen_ghosts: set[int] = set()
-    for n, pattern in enumerate(ghost_patterns(m.size), 1):
+    for n, pattern in enumerate(matrix_ghost_patterns(m), 1):
         squares = tuple(m.square_of_switch_index(i) for i in pattern)
         if leds is not None:
             leds.light({sq: LIT for sq in squares})
@@ -319,7 +364,7 @@ def check_ghosting(
             if ghost in seen_ghosts:
                 continue
             seen_ghosts.add(ghost)
-            suspects = _suspects(m.size, set(pattern), ghost)
+            suspects = _suspects(m.columns, set(pattern), ghost)
             out.append(
                 Finding(
                     "ghost",
@@ -375,19 +420,27 @@ def run_doctor(
 
 def render_switches(closed: int, mapping: BoardMapping, marks: dict[int, str] | None = None) -> str:
     """The board as the switches see it: ``#`` closed, ``.`` open, or a
-    mark per switch (``S`` stuck, ``G`` ghost, ..); rank 1 at the bottom."""
-    size = mapping.size
+    mark per switch (``S`` stuck, ``G`` ghost, ..); rank 1 at the bottom,
+    a blank where the board's grid has no sensed point."""
+    grid = mapping.layout
     marks = marks or {}
     lines = []
-    for rank in range(size - 1, -1, -1):
+    files = "abcdefghi"[: grid.width]
+    for rank in range(grid.height - 1, -1, -1):
         cells = []
-        for f in range(size):
-            square = rank * size + f
-            switch = mapping.switch_index_of_square(square)
+        for f in range(grid.width):
+            square = grid.point_at(f, rank)
+            switch = mapping.switch_index_of_square(square) if square >= 0 else -1
+            if switch < 0:
+                cells.append(" ")
+                continue
             mark = marks.get(switch)
             cells.append(mark if mark else ("#" if closed >> switch & 1 else "."))
         lines.append(f"{rank + 1} " + " ".join(cells))
-    lines.append("  " + " ".join("abcdefghi"[:size]))
+    if grid.dark_only:  # four dark squares a rank, from file a or b
+        lines.append("  (dark squares)")
+    else:
+        lines.append("  " + " ".join(files))
     return "\n".join(lines)
 
 
@@ -414,7 +467,7 @@ def render_report(report: DoctorReport, mapping: BoardMapping) -> str:
     for f in report.findings:
         lines.append(
             f"  {f.kind:<12} {mapping.switch_label(f.switch):<5} "
-            f"{mapping.name(f.square):<3} {f.detail}"
+            f"{mapping.name(f.square) if f.square >= 0 else '-':<3} {f.detail}"
         )
     suspects = report.suspects()
     if suspects:
