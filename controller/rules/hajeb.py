@@ -178,7 +178,7 @@ def can_capture(core: Core) -> bool:
 def declare_refusal(core: Core) -> str | None:
     """Why the Defender may not declare H'ajeb now (None: it may)."""
     if not core.variant.hajeb:
-        return f"H'ajeb is not a rule of {core.variant.name} here (rule option hajeb=true)"
+        return f"not a rule of {core.variant.name} here (rule option hajeb=true)"
     if core._outcome is not None:
         return "the game is over"
     if core._setting:
@@ -202,7 +202,7 @@ def declare_refusal(core: Core) -> str | None:
 def rescind_refusal(core: Core) -> str | None:
     """Why the Defender may not rescind H'ajeb now (None: it may)."""
     if not core.variant.hajeb:
-        return f"H'ajeb is not a rule of {core.variant.name} here (rule option hajeb=true)"
+        return f"not a rule of {core.variant.name} here (rule option hajeb=true)"
     if core._outcome is not None:
         return "the game is over"
     if core._hajeb == OFF:
