@@ -149,6 +149,12 @@ def test_checkers_a_capture_and_a_crowning(opened: tuple[Page, Server],
     expect(pg.locator('#legend [data-role="king"]')).to_contain_text("a king")
     shot(pg, tmp_path, "leap-king")
     assert server.get("/api/state")["kings"] == ["d8"]
+    # The viewer draws a past game on its own board: the first game here.
+    pg.locator("#games button").nth(1).click()
+    expect(pg.locator("#viewer-board .sq.dark")).to_have_count(32)
+    expect(pg.locator("#v-ply")).to_contain_text("c3xa5 (action 5 of 5)")
+    pg.click("#v-first")
+    expect(pg.locator("#viewer-board .piece")).to_have_count(24)
 
 
 @pytest.mark.parametrize("opened", ["english-draughts"], indirect=True)
@@ -168,3 +174,16 @@ def test_english_draughts_a_capture_and_a_chain(opened: tuple[Page, Server],
     assert square == "e5"
     expect(cell(pg, square)).to_have_attribute("data-led", "continue")
     shot(pg, tmp_path, "leap-draughts")
+    # A new game of another board from the page's form: the simulated
+    # board is set up with its soldiers at once.
+    pg.select_option('#new-game select[name="variant"]', "sixteen-soldiers")
+    pg.click('#new-game button[type="submit"]')
+    expect(pg.locator("#board")).to_have_attribute("data-geometry", "37-point")
+    expect(pg.locator("#board .piece")).to_have_count(32)
+    expect(pg.locator("#status")).to_have_text("Attacker to move")
+    # The Defender's side at the bottom: the 37-point board turned round.
+    top = pg.locator('#board [data-square="a9"]').bounding_box()
+    pg.check("#flip")
+    flipped = pg.locator('#board [data-square="a9"]').bounding_box()
+    assert top is not None and flipped is not None and flipped["y"] > top["y"] + 200
+    pg.uncheck("#flip")

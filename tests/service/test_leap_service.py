@@ -153,3 +153,11 @@ def test_the_configuration_names_a_leap_variant(tmp_path: Path) -> None:
     path.write_text('[board]\nvariant = "draughts"\n')
     with pytest.raises(ConfigError, match="board.variant"):
         load_config(path)
+
+
+def test_the_serial_board_refuses_the_37_point_board_in_one_line() -> None:
+    from controller.service.hardware import open_backend
+
+    config = Config(board="serial:/dev/null", variant="sixteen-soldiers")
+    with pytest.raises(ValueError, match="square boards only.*37-point"):
+        open_backend(config, Clock())
