@@ -295,6 +295,7 @@ class Searcher:
         scores: dict[Raw, int] = {}
         self.nodes += 1
         pvs = self.selective and not all_scores
+        alpha0 = alpha
         for i, m in enumerate(order):
             self._push(m)
             lo = -INF if all_scores else alpha
@@ -314,7 +315,9 @@ class Searcher:
                     if v >= beta:
                         break
         if self.use_tt and -INF < best_score:
-            self.tt[self.zobrist.key(g)] = (depth, EXACT, best_score, best)
+            # Outside an aspiration window the score is only a bound.
+            flag_ = LOWER if best_score >= beta else UPPER if best_score <= alpha0 else EXACT
+            self.tt[self.zobrist.key(g)] = (depth, flag_, best_score, best)
         return best_score, best, scores, best_pv
 
     def _child(self, depth: int, alpha: int, beta: int, ply: int, side: int) -> int:

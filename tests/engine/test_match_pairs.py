@@ -1,0 +1,92 @@
+"""Paired openings, the baseline player's loading, the weights file."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from controller.engine import evaluate
+from controller.engine.evaluate import DEFAULT_WEIGHTS, Weights, read_weights, weights
+from controller.engine.match import (
+    AnyGame,
+    Raw,
+    baseline_player,
+    make_player,
+    opening,
+    play_game,
+    run_match,
+)
+from controller.rules import Game, find_variant
+
+
+def test_an_opening_is_legal_setting_placements_fixed_by_its_seed() -> None:
+    one = opening("kharbga", 8, seed=3)
+    assert one == opening("kharbga", 8, seed=3)
+    assert one != opening("kharbga", 8, seed=4)
+    g = Game.new("kharbga")
+    for m in one:
+        assert m in g.raw_moves() and m[0] == "place"
+        g.push(m[0], m[1], m[2], m[4])
+    assert g.setting and g.ply == 8
+
+
+def test_paired_games_start_alike_with_colours_swapped() -> None:
+    seen: list[tuple[str, int, str]] = []
+
+    def recorder(name: str) -> object:
+        def play(game: AnyGame, rng: random.Random) -> Raw:
+            if game.ply == 6:
+                seen.append((name, game.side, game.position()))
+            game_moves = game.raw_moves()
+            return game_moves[0]
+        return play
+
+    a, b = recorder("a"), recorder("b")
+    run_match("sabouiyya", a, b, 4, seed=1, cap=5, opening_actions=6)  # type: ignore[arg-type]
+    # Game 0: A is the Attacker; game 1: B is; the same position after the
+    # opening, where the Defender is to place.
+    (n0, s0, p0), (n1, s1, p1), (n2, _, p2), (_, _, p3) = seen
+    assert p0 == p1 and p2 == p3 and p0 != p2
+    assert (n0, s0) == ("b", 1) and (n1, s1) == ("a", 1)
+
+
+def test_play_game_plays_on_from_the_opening() -> None:
+    start = opening("khamousiyya", 4, seed=0)
+    first = make_player("greedy")
+    assert play_game("khamousiyya", first, first, 0, cap=3, start=start) in (0, 1, None)
+
+
+def test_the_baseline_player_needs_its_directory(monkeypatch: pytest.MonkeyPatch,
+                                                 tmp_path: object) -> None:
+    monkeypatch.delenv("KHARBGA_ENGINE_BASELINE", raising=False)
+    with pytest.raises(ValueError, match="KHARBGA_ENGINE_BASELINE"):
+        baseline_player(0.1)
+    monkeypatch.setenv("KHARBGA_ENGINE_BASELINE", str(tmp_path))
+    with pytest.raises(ValueError, match="engine_round1"):
+        make_player("baseline:0.1")
+
+
+@pytest.mark.parametrize("spec", ["engine:x", "random:1", "greedy:2", "engine:1:2:3", "nobody"])
+def test_bad_player_specs_are_refused(spec: str) -> None:
+    with pytest.raises(ValueError):
+        make_player(spec)
+
+
+def test_weights_file_reading() -> None:
+    got = read_weights('{"variants": {"kharbga": {"mobility": 7}}}')
+    assert got["kharbga"] == Weights(mobility=7)
+    for bad in ('{"variants": {"kharbga": {"speed": 7}}}',
+                '{"variants": {"kharbga": {"mobility": 1.5}}}'):
+        with pytest.raises(ValueError, match="kharbga"):
+            read_weights(bad)
+
+
+def test_the_weights_change_the_score() -> None:
+    # The Attacker (to move) has 2 steps from a1, the Defender 6 from d7 and g4.
+    g = Game.from_position("kharbga", "...D.../......./......./......D/......./......./"
+                           "A...... a m - 5")
+    still = Weights(mobility=0)
+    assert evaluate(g, Weights(mobility=10)) - evaluate(g, still) == 10 * (2 - 6)
+    assert weights(find_variant("kharbga")).mobility >= 0
+    assert DEFAULT_WEIGHTS.mobility >= 1
