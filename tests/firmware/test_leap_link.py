@@ -1,0 +1,90 @@
+"""The firmware and the link on a board that is not one square a
+crossing: the 37-point board on a 9x5 matrix (8 crossings unused).  The
+CONFIG's switch map names each point's crossing, the firmware reports the
+board's 37 points in log order, its chatter counts come per point, and a
+host that expects another matrix is refused at the handshake."""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Iterator
+
+import pytest
+from fw_helpers import FAST, collect, distinct, frames
+
+from controller.board.events import Frame
+from controller.drivers import protocol as P
+from controller.drivers.firmware_sim import FirmwareSim
+from controller.drivers.link_settings import LinkSettings
+from controller.drivers.mapping import BoardMapping
+from controller.drivers.serial_link import SerialLink
+
+pytestmark = pytest.mark.timeout(120)
+
+MAPPING = BoardMapping.for_board("37-point")
+SETTINGS = dataclasses.replace(
+    LinkSettings.for_mapping(MAPPING),
+    **{f: getattr(FAST, f) for f in ("heartbeat", "idle", "retry", "keepalive",
+                                     "device_timeout", "request_retry", "reconnect_delay",
+                                     "read_timeout")},
+)
+
+
+def test_a_config_names_a_crossing_for_each_point_or_none() -> None:
+    good = list(SETTINGS.switch_map or ())
+    cfg = P.pack_config(1000, 3000, 12, 150, 0, None, good)
+    assert P.parse_config(cfg, 37, 45)[6] == good
+    dark = [i // 2 if i % 2 == 0 else P.NO_LED for i in range(64)]  # every other: no switch
+    assert P.parse_config(P.pack_config(1000, 3000, 12, 150, 0, None, dark), 64, 32)[6] == dark
+    for bad in ([0] * 37, [44] + good[1:36] + [45]):  # a crossing twice; beyond the matrix
+        with pytest.raises(P.ProtocolError, match="repeats or leaves the matrix"):
+            P.parse_config(P.pack_config(1000, 3000, 12, 150, 0, None, bad), 37, 45)
+    with pytest.raises(P.ProtocolError, match="wrong length"):  # a map for another board
+        P.parse_config(P.pack_config(1000, 3000, 12, 150, 0, None, good), 49, 45)
+
+
+@pytest.fixture
+def sim37(micropython: str) -> Iterator[FirmwareSim]:
+    s = FirmwareSim(size=0, micropython=micropython, mapping=MAPPING)
+    try:
+        s.start()
+        yield s
+    finally:
+        s.close()
+
+
+def connect(sim: FirmwareSim, settings: LinkSettings) -> SerialLink:
+    sim.follow_real_time()
+    return SerialLink(sim.cable.path, settings).start()
+
+
+def test_the_firmware_reports_the_37_points_through_the_9x5_matrix(sim37: FirmwareSim) -> None:
+    points = [MAPPING.parse(n) for n in ("a1", "e1", "c5", "b8", "e9")]
+    want = sum(1 << p for p in points)
+    sim37.set_occupancy(want)
+    link = connect(sim37, SETTINGS)
+    try:
+        assert link.wait_connected(10), link.stats()
+        got = frames(collect(link, lambda ev: any(
+            isinstance(e, Frame) and e.occupied == want for e in ev)))
+        assert distinct([f.occupied for f in got]) in ([want], [0, want])
+        dev = link.device
+        assert dev is not None and (dev.rows, dev.cols, dev.leds) == (9, 5, 37)
+        time.sleep(0.2)
+        stats = link.device_stats(timeout=5)
+        assert stats is not None and len(stats.chatter) == 37
+        assert link.stats().checksum_failures == 0
+    finally:
+        link.close()
+
+
+def test_a_host_expecting_another_board_is_refused(sim37: FirmwareSim) -> None:
+    link = connect(sim37, FAST)  # the 7x7 board
+    try:
+        assert not link.wait_connected(1.5)
+        assert "firmware reads a 9x5 board, the host expects 7x7" in link.stats().last_error
+    finally:
+        link.close()
+
+
