@@ -90,6 +90,10 @@ def _hint(pg: Page, server: Server, game: Game, tmp_path: Path) -> None:
         "e => e.style.getPropertyValue('--led')") for end in ("from", "to")]
     styles = {r["role"]: r["colour"] for r in server.get("/api/legend")}
     assert colours == [styles["hint"], styles["hint-to"]]
+    # The lights lit now, in words: each end under its own look.
+    expect(pg.locator('#lit [data-role="hint"]')).to_contain_text(f'{squares["from"]}: ')
+    expect(pg.locator('#lit [data-role="hint-to"]')).to_have_text(
+        f'{squares["to"]}: the suggested move ends here (a hint\'s second square)')
     expect(pg.locator("#status")).to_contain_text(
         f"Hint for {game.to_move.capitalize()}: {hint['hint_move']}")
     shot(pg, tmp_path, "hint")

@@ -231,9 +231,13 @@ function drawBoard(el, geo, pieces, occ, leds, clickable, hint) {
 }
 
 // The lights lit now, in words: why each is on (the status says what to do).
-function renderLit(leds) {
+function renderLit(leds, hint) {
   const byRole = {};
-  for (const [name, role] of Object.entries(leds || {})) (byRole[role] ||= []).push(name);
+  for (const [name, role] of Object.entries(leds || {})) {
+    // A hint's end square shows the hint-to look (its role stays hint).
+    const look = role === "hint" && hint && hint.from && hint.to === name ? "hint-to" : role;
+    (byRole[look] ||= []).push(name);
+  }
   const list = $("#lit");
   list.innerHTML = "";
   for (const r of Object.keys(legendRoles)) {
@@ -303,7 +307,7 @@ function render() {
   const occ = overlay !== null ? overlay : state.sim_occ;
   drawBoard($("#board"), geo, pieces, occ, state.leds, state.sim_occ !== null,
             state.hint_squares);
-  renderLit(state.leds);
+  renderLit(state.leds, state.hint_squares);
   $("#sim-help").hidden = state.sim_occ === null;
   // The exchange belongs to the Kharbga family's rules only.
   $('[data-button="exchange"]').hidden = state.rules === "leap";
