@@ -288,7 +288,7 @@ static PyObject *Core_perft(CoreObject *self, PyObject *arg)
     {"_set_fields", (PyCFunction)Core_set_fields, METH_VARARGS, "Set the state."},      \
     {"_entry", (PyCFunction)Core_entry, METH_O, "Undo entry i: (fields, raw)."},         \
     {"_push_marker", (PyCFunction)Core_push_marker, METH_O, "Undo entry, no change."},   \
-    {"_start_turn", (PyCFunction)Core_start_turn, METH_O, "Apply the blocked rule."},    \
+    {"_start_turn_c", (PyCFunction)Core_start_turn, METH_O, "The blocked rule."},  \
     {"_count_position", (PyCFunction)Core_count_position, METH_NOARGS, "Repetition."},   \
     {"_finish_code", (PyCFunction)Core_finish_code, METH_VARARGS, "End the game."},      \
     {"_copy_core_to", (PyCFunction)Core_copy_to, METH_O, "Copy the game into other."},   \

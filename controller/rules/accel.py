@@ -198,6 +198,7 @@ class CompiledCore(_Base):  # type: ignore[misc]
     """
 
     variant: Variant
+    _hajeb = 0  # never declared here (hajeb.OFF): H'ajeb variants use the pure core
 
     def __init__(self, variant: str | Variant = "kharbga") -> None:
         if _ccore is None:
@@ -234,6 +235,10 @@ class CompiledCore(_Base):  # type: ignore[misc]
             s.no_progress, tuple(s.removals), s.resume, s.turn_captured, s.off,
             outcome_codes(s.outcome),
         )  # fmt: skip
+
+    def _start_turn(self, mover: int) -> None:
+        """The side to move is set; deal with it being blocked."""
+        self._start_turn_c(mover)
 
     def _finish(self, winner: int | None, reason: Termination, minor: bool = False) -> None:
         self._finish_code(-1 if winner is None else winner, REASONS.index(reason), minor)
