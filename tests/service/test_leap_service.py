@@ -161,3 +161,25 @@ def test_the_serial_board_refuses_the_37_point_board_in_one_line() -> None:
     config = Config(board="serial:/dev/null", variant="sixteen-soldiers")
     with pytest.raises(ValueError, match="square boards only.*37-point"):
         open_backend(config, Clock())
+
+
+@pytest.mark.parametrize("variant", ["checkers", "sixteen-soldiers"])
+def test_hints_and_the_computer_play_leap_games(tmp_path: Path, variant: str) -> None:
+    service = _service(tmp_path, Clock(), variant)
+    service.hint_seconds = 0.1
+    service.press("hint")
+    assert service.hint_wanted
+    service.show_hint(*service.compute_hint())
+    state = service.state()
+    move = state["hint_move"]
+    game = new_game(variant)
+    assert move in [str(m) for m in game.legal_moves()]
+    assert [state["hint_squares"]["from"], state["hint_squares"]["to"]] == move.split("-")
+    assert state["leds"][state["hint_squares"]["from"]] == "hint"
+    # The computer's move is lit the same way and named in the status.
+    service.set_computer("attacker", 0.1)
+    service.play_computer(*service.compute_computer())
+    expected = service.state()["expected"]
+    assert expected in [str(m) for m in game.legal_moves()]
+    assert f"make the lit move {expected}" in service.state()["status"]
+    service.close()
