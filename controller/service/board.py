@@ -346,7 +346,9 @@ class BoardService:
         if not self.simulated:
             raise RequestError("this board is not simulated")
         if not isinstance(occ, str) or len(occ) != self.squares or occ.strip("01"):
-            raise RequestError(f"'occ' must be a string of {self.squares} characters 0 or 1")
+            board = self.reconciler.game.geometry.name
+            raise RequestError(f"'occ' must be a string of {self.squares} characters 0 or 1 "
+                               f"(one a point of the {board} board)")
         self.sim_occ = occ
         self.store.set_value("sim_occ", occ)  # the simulated board keeps its pieces
         self.feed(Frame.from_occ(self.now(), occ))

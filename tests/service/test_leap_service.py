@@ -140,7 +140,7 @@ def test_a_position_of_another_board_is_refused_in_one_line(tmp_path: Path) -> N
     assert "37-point" in message and "sixteen-soldiers" in message and "\n" not in message
     with pytest.raises(RequestError, match="8x8"):
         service.new_game("checkers", position=new_game("kharbga").position())
-    with pytest.raises(RequestError, match="37 characters"):
+    with pytest.raises(RequestError, match="37 characters 0 or 1 .one a point of the 37-point"):
         service.set_sim_occupancy("0" * 49)
     assert service.state()["variant"] == "sixteen-soldiers"  # nothing changed
     service.close()
