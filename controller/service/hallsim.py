@@ -43,7 +43,7 @@ def plan_game(variant: str, seed: int, max_actions: int) -> list[str]:
     frame after each action."""
     rng = random.Random(seed)
     g = new_game(variant)
-    frames = []
+    frames: list[str] = []
     while g.outcome is None and len(frames) < max_actions:
         moves = [m for m in g.legal_moves() if m.kind != "pass"]
         if not moves:
