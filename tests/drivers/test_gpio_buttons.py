@@ -20,10 +20,13 @@ def press(factory: MockFactory, pin: int) -> None:
     factory.pin(pin).drive_high()
 
 
-def test_each_default_button_posts_its_event(factory: MockFactory) -> None:
+def test_each_button_posts_its_event(factory: MockFactory) -> None:
+    """The six shared buttons have default pins; the H'ajeb button (the
+    Sabou'iyya's declaration) only when given one."""
     out: queue.Queue[Frame | Button] = queue.Queue()
     now = [0.0]
-    config = ButtonConfig()
+    config = ButtonConfig((*ButtonConfig().pins, ("hajeb", None, 1)))
+    assert [n for n, _s, _p in ButtonConfig().pins] == [b for b in BUTTONS if b != "hajeb"]
     with ButtonPanel(config, out, lambda: now[0], pin_factory=factory):
         for i, name in enumerate(BUTTONS):
             now[0] = 1.5 + i
