@@ -45,6 +45,9 @@ LMR_AFTER = 3
 (two after three times as many, from depth 5)."""
 PRUNE_DEPTH, PRUNE_MARGIN, PRUNE_MIN_MOVES = 2, 120, 6
 EXTEND = True
+EVAL_CACHE = 1 << 20
+"""Static scores kept per search (by the two bitboards and the side to
+move: all a Kharbga-family score depends on)."""
 EXTEND_PLY = 2
 """Capture-threat extensions: at principal-variation nodes this near the root."""
 """Reverse futility pruning: at most this depth, this margin a ply, and only
@@ -175,7 +178,19 @@ class Searcher:
         else:
             kharbga = g
             tuned = weights(kharbga.variant)
-            self._eval = lambda x: evaluate(kharbga, tuned)
+            cache: dict[tuple[int, int, int], int] = {}
+
+            def cached(x: AnyGame) -> int:
+                a, d = kharbga.bitboards()
+                k = (a, d, kharbga.side)
+                v = cache.get(k)
+                if v is None:
+                    if len(cache) > EVAL_CACHE:
+                        cache.clear()
+                    v = cache[k] = evaluate(kharbga, tuned)
+                return v
+
+            self._eval = cached
             self._push = kharbga.push_raw
             self._masks = masks(kharbga.variant)
         if noise:
