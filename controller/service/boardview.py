@@ -136,7 +136,7 @@ def _make_view(geometry: Geometry) -> dict[str, Any]:
 
 
 def board_view(game: AnyGame) -> dict[str, Any]:
-    """The page's description of ``game``'s board (a fresh copy)."""
-    view = _view(game.geometry)
-    return {**view, "points": [list(p) for p in view["points"]],
-            "lines": [list(s) for s in view["lines"]], "dark": list(view["dark"])}
+    """The page's description of ``game``'s board: one shared value per
+    board, made once (read it, do not change it; every state carries it,
+    and comparing a state with the last one costs nothing for it)."""
+    return _view(game.geometry)
