@@ -30,6 +30,7 @@ __all__ = ["Grid", "Features", "ColourModel", "CLASSES"]
 
 CLASSES = (".", "a", "d")
 CLOSE_DIST, CLOSE_MARGIN = 1.5, 1.5
+NEAR_HAND = 1.5  # the largest distance to its class of a reading beside the hand
 SCALES = np.linspace(0.5, 1.8, 14)  # per-frame contrast of the pieces against the board
 CLIP = 6.0  # a square's largest say in choosing that contrast, in floor units
 ADAPT = (0, 1, 2)
@@ -85,6 +86,9 @@ class Grid:
         self.corners = np.array(corners)  # 49 x 4 intersection indices
         self.edges = np.array(edges)  # 49 x 4 edge-midpoint patch indices
         self.across = np.array(across)  # 49 x 4 neighbouring squares
+        self.around = np.array([[(r + dr) * 7 + f + df if 0 <= f + df < 7 and 0 <= r + dr < 7
+                                 else -1 for dr in (-1, 0, 1) for df in (-1, 0, 1) if dr or df]
+                                for r, f in (divmod(sq, 7) for sq in range(49))])  # 49 x 8
 
     def to_warp(self, h: np.ndarray) -> np.ndarray:
         """Homography mapping warp pixels to image pixels (for WARP_INVERSE_MAP)."""
@@ -278,6 +282,14 @@ def _beside_the_hand(out: list[str], best: np.ndarray, feats: Features, grid: Gr
         if out[i] in ("a", "d") and best[i] > CLOSE_DIST and (~feats.edge_ok[i]).sum() >= 2:
             if any(j >= 0 and hand[j] for j in grid.across[i]):
                 out[i] = "?"
+    # Fingers spread over a square show the lines between them, so its
+    # corners can pass while its disc mixes finger, piece and wood: beside the
+    # hand (a corner hidden, or a neighbour under it) only a reading close to
+    # its class is kept.
+    near = (feats.valid < 4) | (hand[grid.around] & (grid.around >= 0)).any(axis=1)
+    for i in range(49):
+        if out[i] != "?" and near[i] and best[i] > NEAR_HAND:
+            out[i] = "?"
 
 
 class ColourModel:
