@@ -120,3 +120,37 @@ def test_run_prints_an_address_to_open_with_the_token(tmp_path: Path) -> None:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+def test_games_show_and_log_of_a_leap_game(tmp_path: Path) -> None:
+    """A checkers game from the archive: shown with its position, and its
+    sensor log (an 8x8 header) replayed to the same moves; replayed as
+    another variant it is refused in one line naming both boards."""
+    from controller.rules import new_game
+
+    clock = [100.0]
+    service = BoardService(Config(data_dir=tmp_path, settle=0.05, error_delay=0.2,
+                                  variant="checkers"), clock=lambda: clock[0])
+    game = new_game("checkers")
+    for token in ["g3-f4", "b6-a5", "e3-d4", "a5-b4", "c3xa5"]:
+        game.play(token)
+        a, d = game.bitboards()
+        service.set_sim_occupancy("".join("1" if (a | d) >> i & 1 else "0" for i in range(64)))
+        clock[0] += 0.1
+        service.tick()
+    gid = service.gid
+    service.close()
+    shown = _cli("games", "show", str(gid), "--data-dir", str(tmp_path))
+    assert shown.returncode == 0 and '[Variant "checkers"]' in shown.stdout
+    assert f"position: {game.position()}" in shown.stdout
+    log = _cli("games", "log", str(gid), "--data-dir", str(tmp_path))
+    assert log.stdout.startswith('{"t": 0.0, "board": "8x8", "sensor": "occupancy"}')
+    path = tmp_path / "g.jsonl"
+    path.write_text(log.stdout)
+    again = _cli("replay", str(path), "--variant", "checkers", "--settle", "0.05")
+    assert again.returncode == 0
+    assert [str(m) for m in parse_record(again.stdout).game().moves] == \
+        [str(m) for m in game.moves]
+    wrong = _cli("replay", str(path), "--variant", "sixteen-soldiers")
+    assert wrong.returncode == 2 and wrong.stderr.count("\n") == 1
+    assert "8x8" in wrong.stderr and "37-point" in wrong.stderr
