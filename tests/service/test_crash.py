@@ -70,3 +70,33 @@ def _count(tokens: list[str]) -> int:
     for t in tokens:
         n += 1 if t.startswith(("@", "x")) or t == "pass" else t.count("-") + t.count("x")
     return n
+
+
+def test_sigkill_during_a_sixteen_soldiers_game_with_a_huff(tmp_path: Path) -> None:
+    """A leap game killed twice (once with a huff owed): each restart
+    resumes it, the huff still owed, and the record equals the game."""
+    from controller.rules import new_game
+
+    game = new_game("sixteen-soldiers")
+    server = Server(tmp_path / "data", "sixteen-soldiers")
+    server.start()
+    try:
+        for token in ["d4-e5", "d6-c5", "c4-d4", "xb4", "b6-b5", "d4xb6"]:
+            game.play(token)
+            server.post("/api/sim/occupancy", {"occ": _occ(game)})
+            deadline = time.monotonic() + 10
+            while server.get("/api/state")["position"] != game.position():
+                assert time.monotonic() < deadline, f"the board never reached {token}"
+                time.sleep(0.03)
+            if token in ("c4-d4", "d4xb6"):
+                server.kill()
+                server.start()
+                state = server.get("/api/state")
+                assert state["position"] == game.position()
+                assert state["variant"] == "sixteen-soldiers"
+                if token == "c4-d4":  # the huff owed is lit again
+                    assert state["leds"].get("b4") == "capture"
+        record = parse_record(server.get(f"/api/games/{server.get('/api/state')['game_id']}.kgn"))
+        assert [str(m) for m in record.game().moves] == [str(m) for m in game.moves]
+    finally:
+        server.stop()
