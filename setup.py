@@ -8,7 +8,11 @@ from setuptools import Extension, setup
 CCORE = Extension(
     "controller.rules._ccore",
     sources=["controller/rules/_ccore.c", "controller/rules/_ccore_rules.c"],
-    depends=["controller/rules/_ccore_rules.h", "controller/rules/_ccore_state.h"],
+    depends=[
+        "controller/rules/_ccore_rules.h",
+        "controller/rules/_ccore_state.h",
+        "controller/rules/_ccore_api.h",
+    ],
     extra_compile_args=["-O2", "-std=c11"],
     optional=True,
 )

@@ -442,6 +442,7 @@ static PyObject *Core_raw_step(CoreObject *self, PyObject *args)
 }
 
 #include "_ccore_state.h"
+#include "_ccore_api.h"
 
 static PyMethodDef Core_methods[] = {
     {"_ccore_setup", (PyCFunction)Core_setup, METH_VARARGS,
@@ -457,6 +458,7 @@ static PyMethodDef Core_methods[] = {
     {"_raw_step", (PyCFunction)Core_raw_step, METH_VARARGS,
      "_raw_step(kind, frm, to, flag): the raw tuple, captures found."},
     STATE_METHODS
+    API_METHODS
     {NULL}
 };
 

@@ -321,6 +321,9 @@ GETTER(off, Py_BuildValue("((iii)(iii))", s->off[0], s->off[1], s->off[2], s->of
 GETTER(ply, PyLong_FromSize_t(self->g.nundo))
 GETTER(raws, Py_NewRef(self->raws ? self->raws : Py_None))
 GETTER(moves, Py_NewRef(self->moves ? self->moves : Py_None))
+GETTER(ex_key, s->ex_stage ? Py_BuildValue("(iiii)", s->ex_stage, s->ex_soldier, s->ex_first,
+                                           s->ex_second)
+                           : Py_NewRef(Py_None))
 
 static PyGetSetDef Core_getset[] = {
     {"_bb", (getter)get_bb, NULL, "The two bitboards (a new list).", NULL},
@@ -337,5 +340,14 @@ static PyGetSetDef Core_getset[] = {
     {"_ply", (getter)get_ply, NULL, "Actions played (undo entries).", NULL},
     {"_raws", (getter)get_raws, NULL, "The cached raw actions or None.", NULL},
     {"_moves", (getter)get_moves, NULL, "The cached moves or None.", NULL},
+    {"_ex_key", (getter)get_ex_key, NULL, "The exchange as 4 numbers or None.", NULL},
+    /* Game's and BoardViews' read-only views, in C. */
+    {"ply", (getter)get_ply, NULL, "How many actions have been played.", NULL},
+    {"side", (getter)get_side, NULL, "The side to move (0 Attacker, 1 Defender).", NULL},
+    {"outcome", (getter)get_outcome, NULL, "None while the game runs.", NULL},
+    {"setting", (getter)get_setting, NULL, "Is the game in the setting phase?", NULL},
+    {"turn", (getter)get_turn, NULL, "Turn of the moving phase.", NULL},
+    {"chain_point", (getter)get_chain, NULL, "The chaining piece's point (-1: none).", NULL},
+    {"removals", (getter)get_removals, NULL, "Sides still to remove a piece.", NULL},
     {NULL},
 };

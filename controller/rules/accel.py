@@ -215,7 +215,7 @@ class CompiledCore(_Base):  # type: ignore[misc]
 
     @property
     def _exchange(self) -> Exchange | None:
-        return _exchange(self._fields()[6])
+        return _exchange(self._ex_key)
 
     @property
     def _undo(self) -> UndoView:

@@ -104,3 +104,35 @@ def test_game_class_picks_the_compiled_core_where_it_can() -> None:
     assert game_class("khamousiyya") is CompiledGame
     assert game_class(find_variant("kharbga").with_options(size=9)) is Game
     assert isinstance(CompiledGame.new("sabouiyya"), Game)
+
+
+@pytest.mark.parametrize("name", ("kharbga", "kharbga-refuge", "sabouiyya"))
+def test_the_low_level_interface_matches(name: str) -> None:
+    """raw_moves, push, push_raw, pop, captures, bitboards and the
+    read-only views, as the reconciler and the engine use them."""
+    rng = random.Random(6)
+    for seed in range(6):
+        fast, pure = CompiledGame.new(name), Game.new(name)
+        while pure.outcome is None:
+            raws = pure.raw_moves()
+            assert fast.raw_moves() == raws
+            assert fast.bitboards() == pure.bitboards()
+            assert (fast.side, fast.setting, fast.turn, fast.chain_point, fast.removals) == (
+                pure.side, pure.setting, pure.turn, pure.chain_point, pure.removals)
+            raw = raws[rng.randrange(len(raws))]
+            kind, frm, to, caps, flag = raw
+            if kind == "step":
+                assert fast.captures(frm, to) == pure.captures(frm, to) == caps
+            if seed % 2:
+                fast.push(kind, frm, to, flag=flag)
+            else:
+                fast.push_raw(raw)
+            pure.push(kind, frm, to, flag)
+            if rng.random() < 0.1:
+                assert fast.pop() == pure.pop()
+                assert fast.ply == pure.ply and fast.position() == pure.position()
+                fast.push_raw(raw)
+                pure.push_raw(raw)
+        assert fast.outcome == pure.outcome and fast.position() == pure.position()
+    with pytest.raises(IndexError):
+        CompiledGame.new(name).pop()
