@@ -41,6 +41,8 @@ function drawBoard(el, position, move, geo) {
   el.style.aspectRatio = "";
   if (!position) return;
   if (!geo) {
+    const rows = position.split(" ")[0].split("/");
+    if (rows.some((row) => row.length !== rows.length)) return;  // not square: wait for the state
     const {size, pieces} = parsePosition(position);
     geo = {kind: "grid", width: size, height: size, dark: [], lines: [],
            centre: squareName(Math.floor(size * size / 2), size),
