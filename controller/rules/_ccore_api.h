@@ -1,7 +1,7 @@
 /* Part of _ccore.c (included once): the hot calls of Game's low-level
  * interface, in C.  CompiledGame puts the compiled core first among its
  * bases, so these replace Game's Python versions with the same meaning:
- * raw_moves, push, push_raw, pop, captures, bitboards, and the properties
+ * legal_moves, raw_moves, push, push_raw, pop, captures, bitboards, and the properties
  * ply, side, outcome, setting, turn, chain_point and removals. */
 
 static PyObject *Core_raw_moves(CoreObject *self, PyObject *unused)
@@ -9,6 +9,13 @@ static PyObject *Core_raw_moves(CoreObject *self, PyObject *unused)
     if (!ready(self) || generate(self) < 0)
         return NULL;
     return Py_NewRef(self->raws);
+}
+
+static PyObject *Core_legal_moves(CoreObject *self, PyObject *unused)
+{
+    if (!ready(self) || generate(self) < 0)
+        return NULL;
+    return PyList_GetSlice(self->moves, 0, PyList_GET_SIZE(self->moves));
 }
 
 static PyObject *Core_push_raw(CoreObject *self, PyObject *raw)
@@ -90,6 +97,8 @@ static PyObject *Core_bitboards(CoreObject *self, PyObject *unused)
 }
 
 #define API_METHODS                                                                      \
+    {"legal_moves", (PyCFunction)Core_legal_moves, METH_NOARGS,                          \
+     "Every legal single action for the side to move (a new list)."},                    \
     {"raw_moves", (PyCFunction)Core_raw_moves, METH_NOARGS,                              \
      "The legal actions as raw tuples (a shared list: do not change it)."},             \
     {"push_raw", (PyCFunction)Core_push_raw, METH_O, "Play a raw tuple of raw_moves."},  \

@@ -20,6 +20,7 @@ import time
 from collections.abc import Callable
 
 from . import accel
+from .accel_game import CompiledGame
 from .game import Game
 from .random_games import random_playout
 from .variants import VARIANTS
@@ -117,29 +118,29 @@ def cycles(variant: str, seconds: float) -> float:
 
 
 def compiled_api_game(variant: str) -> Player:
-    """One random game on the compiled core the way ``Game.legal_moves``
-    and ``Game.play`` drive it (a copy of the move list, then the chosen
-    Move found and played in C)."""
+    """One random game through ``legal_moves`` and ``play`` of a Game on
+    the compiled core (:class:`~.accel_game.CompiledGame`)."""
 
     def play(rng: random.Random) -> int:
-        c = accel.CompiledCore(variant)
-        while c._outcome is None:
-            moves = c._generated()[1][:]
-            c._play_move(moves[int(rng.random() * len(moves))])
-        return int(c._ply)
+        g = CompiledGame.new(variant)
+        while g.outcome is None:
+            moves = g.legal_moves()
+            g.play(moves[int(rng.random() * len(moves))])
+        return g.ply
 
     return play
 
 
 def compiled_raw_game(variant: str) -> Player:
-    """One random game on the compiled core through raw tuples."""
+    """One random game through ``raw_moves`` and ``push_raw`` of a Game on
+    the compiled core."""
 
     def play(rng: random.Random) -> int:
-        c = accel.CompiledCore(variant)
-        while c._outcome is None:
-            raws = c._generated()[0]
-            c._do(raws[int(rng.random() * len(raws))])
-        return int(c._ply)
+        g = CompiledGame.new(variant)
+        while g.outcome is None:
+            raws = g.raw_moves()
+            g.push_raw(raws[int(rng.random() * len(raws))])
+        return g.ply
 
     return play
 
@@ -184,8 +185,8 @@ def compiled_main(seconds: float) -> None:
         print("compiled core: not built (pure core only; see docs/core.md)")
         return
     paths = (
-        ("compiled core: legal moves + play", compiled_api_game),
-        ("compiled core: raw actions", compiled_raw_game),
+        ("compiled core: public API: legal_moves + play", compiled_api_game),
+        ("compiled core: raw_moves + push_raw", compiled_raw_game),
     )
     for label, make in paths:
         rate, length = _rate(make("khamousiyya"), seconds, 1)
