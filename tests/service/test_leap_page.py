@@ -88,6 +88,7 @@ def test_sixteen_soldiers_a_huff_and_a_capture(opened: tuple[Page, Server],
     expect(pg.locator('#board [data-square="a1"] .piece.attacker')).to_have_count(1)
     expect(pg.locator('#board [data-square="e9"] .piece.defender')).to_have_count(1)
     expect(pg.locator('[data-button="exchange"]')).to_be_hidden()
+    expect(pg.locator('#new-game select[name="variant"]')).to_have_value("sixteen-soldiers")
     game = new_game("sixteen-soldiers")
     play(pg, server, game, ["d4-e5", "d6-c5", "c4-d4"])
     # b4 could have captured and did not: the Defender huffs it.

@@ -10,6 +10,7 @@ let state = null;      // the last state the service sent
 let overlay = null;    // the simulated board's occupancy while clicks are in flight
 let pending = 0;       // clicks not yet answered
 let legendRoles = {};  // role -> {colour, blink, meaning}
+let shownVariant = null;  // the variant the new-game form was last set to
 
 const $ = (sel) => document.querySelector(sel);
 const TITLE = (side) => side ? side[0].toUpperCase() + side.slice(1) : "";
@@ -323,6 +324,12 @@ function render() {
   $("#count-defender").textContent = state.counts.defender;
   $("#turn").textContent = state.outcome ? outcomeText(state.outcome)
     : `${TITLE(state.to_move)} to play`;
+  // The new-game form offers the variant being played (until changed).
+  const variantSel = document.querySelector('#new-game select[name="variant"]');
+  if (variantSel && state.variant !== shownVariant && document.activeElement !== variantSel) {
+    shownVariant = state.variant;
+    variantSel.value = state.variant;
+  }
   const sel = document.querySelector("#computer select");
   if (sel && document.activeElement !== sel) sel.value = state.computer || "";
   const secs = document.querySelector("#computer input[name=seconds]");
