@@ -1,0 +1,52 @@
+"""The Texel tuning script (scripts/engine_tune.py): term values read from
+the evaluation, and a fit that follows the results."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from dataclasses import replace
+from pathlib import Path
+from types import ModuleType
+
+from test_engine import mid_positions
+
+from controller.engine import evaluate
+from controller.engine.evaluate import DEFAULT_WEIGHTS, Weights
+
+SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "engine_tune.py"
+
+
+def _script() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("engine_tune", SCRIPT)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["engine_tune"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_term_values_rebuild_the_score() -> None:
+    tune = _script()
+    w = replace(DEFAULT_WEIGHTS, mobility=3, stable=11, hanging_own=17)
+    for variant in ("kharbga", "sabouiyya"):
+        for g in mid_positions(variant, 3, seed=2):
+            got = tune.features(variant, g.position())
+            assert got is not None
+            values, base = got
+            sign = 1 if g.side == 0 else -1
+            rebuilt = base + sum(v * getattr(w, t) for v, t in zip(values, tune.TERMS, strict=True))
+            assert rebuilt == sign * evaluate(g, w)
+
+
+def test_the_fit_follows_the_results() -> None:
+    tune = _script()
+    n = len(tune.TERMS)
+    # Results that the first term (mobility) predicts: more steps, more wins.
+    data = []
+    for x in range(-6, 7):
+        values = [x] + [0] * (n - 1)
+        data.append((values, 0, 1.0 if x > 0 else 0.0 if x < 0 else 0.5))
+    w, k = tune.fit(data, Weights(mobility=0))
+    assert w[0] > 0 and k > 0
+    assert tune.error(data, w, k) < tune.error(data, [0] * n, k)
