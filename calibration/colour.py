@@ -30,6 +30,7 @@ __all__ = ["Grid", "Features", "ColourModel", "CLASSES"]
 
 CLASSES = (".", "a", "d")
 CLOSE_DIST, CLOSE_MARGIN = 1.5, 1.5
+EDGE_BY_HAND = 1.0  # the largest distance to empty of a square whose edge the hand hides
 NEAR_HAND = 1.5  # the largest distance to its class of a reading beside the hand
 SCALES = np.linspace(0.5, 1.8, 14)  # per-frame contrast of the pieces against the board
 CLIP = 6.0  # a square's largest say in choosing that contrast, in floor units
@@ -431,7 +432,11 @@ class ColourModel:
             for k in range(4):
                 if not feats.edge_ok[i, k]:
                     j = grid.across[i, k]
-                    if j < 0 or out[j] not in ("a", "d"):
+                    # or the hand next door (what lies under it reaches over
+                    # the line) when the square shows the bare board plainly
+                    by_hand = (j >= 0 and feats.valid[j] < 3 and feats.valid[i] == 4
+                               and best[i] <= EDGE_BY_HAND)
+                    if not by_hand and (j < 0 or out[j] not in ("a", "d")):
                         out[i] = "?"
                         break
         _beside_the_hand(out, best, feats, grid)
