@@ -12,10 +12,13 @@ API (all JSON):
 - ``POST /api/draw`` ``{"answer": "accept"}`` or ``"decline"``: the answer
   to the draw offered (``draw_offer`` in the state names who offered).
 - ``POST /api/new`` ``{"variant": "kharbga", "attacker": "..", "defender": "..",
-  "position": ".."}``: any variant, the leap games too (``"checkers"``);
-  ``position`` (optional) starts from that position string.
+  "position": "..", "options": "hajeb=true"}``: any variant, the leap games
+  too (``"checkers"``); ``position`` (optional) starts from that position
+  string; ``options`` (sabouiyya only) switches H'ajeb on.
 - ``POST /api/computer`` ``{"side": "defender", "seconds": 1.0}``: the engine
   plays that side (``null``: nobody); its actions are lit with ``hint``.
+- ``POST /api/ponder`` ``{"on": true}``: the engine thinks on the person's
+  time (``thought`` in the state: evaluation, depth, best line) or not.
 - ``GET /api/games``: the archive; ``GET /api/games/{id}``: one game's
   actions; ``GET /api/games/{id}.kgn``: its record.
 - ``GET /api/camera.jpg``: on a camera board, the newest picture with the
@@ -57,6 +60,7 @@ MAX_BODY = 16 * 1024
 SERVICE: web.AppKey[BoardService] = web.AppKey("service", BoardService)
 SOCKETS: web.AppKey[set[web.WebSocketResponse]] = web.AppKey("sockets", set)
 TICKER: web.AppKey[asyncio.Task[None]] = web.AppKey("ticker", asyncio.Task)
+JOBS: web.AppKey[dict[str, asyncio.Task[None]]] = web.AppKey("jobs", dict)
 ARCHIVE_GATE: web.AppKey[asyncio.Semaphore] = web.AppKey("archive_gate", asyncio.Semaphore)
 ARCHIVE_THREAD: web.AppKey[ThreadPoolExecutor] = web.AppKey("archive_thread", ThreadPoolExecutor)
 STATIC_FILES = {"index.html": "text/html", "app.js": "text/javascript", "style.css": "text/css"}
@@ -173,8 +177,9 @@ post_occupancy = _change(lambda s, d: s.set_sim_occupancy(d.get("occ")))
 post_button = _change(lambda s, d: s.press(d.get("button"), d.get("side")))
 post_draw = _change(lambda s, d: s.answer_draw(d.get("answer")))
 post_new = _change(lambda s, d: s.new_game(d.get("variant"), d.get("attacker"), d.get("defender"),
-                                           d.get("position")))
+                                           d.get("position"), d.get("options")))
 post_computer = _change(lambda s, d: s.set_computer(d.get("side"), d.get("seconds")))
+post_ponder = _change(lambda s, d: s.set_ponder(d.get("on")))
 
 
 async def get_camera(request: web.Request) -> web.Response:
@@ -259,22 +264,42 @@ async def websocket(request: web.Request) -> web.WebSocketResponse:
 
 async def _ticker(app: web.Application) -> None:
     service = app[SERVICE]
-    loop = asyncio.get_running_loop()
+    jobs = app[JOBS]
     while True:
         await asyncio.sleep(0.05)
         try:
             service.tick()
-            if service.computer_wanted:
-                move = await loop.run_in_executor(None, service.compute_computer)
-                service.play_computer(*move)
-            if service.hint_wanted:
-                # The engine thinks in a thread: the board stays live.
-                hint = await loop.run_in_executor(None, service.compute_hint)
-                service.show_hint(*hint)
+            service.think_ahead()
+            # The engine searches in a child process, waited for by a worker
+            # thread: the ticks (and so the frames settling) go on meanwhile.
+            if service.computer_wanted and _idle(jobs, "computer"):
+                jobs["computer"] = _run_job(service.computer_job(), service.play_computer)
+            if service.hint_wanted and _idle(jobs, "hint"):
+                jobs["hint"] = _run_job(service.hint_job(), service.show_hint)
         except asyncio.CancelledError:
             raise
         except Exception:  # a bug must not stop the board; it is logged
             log.exception("tick failed")
+
+
+def _idle(jobs: dict[str, asyncio.Task[None]], name: str) -> bool:
+    task = jobs.get(name)
+    return task is None or task.done()
+
+
+def _run_job(job: Callable[[], Any], done: Callable[..., None]) -> asyncio.Task[None]:
+    """``job`` in a worker thread, then ``done`` with its result on the loop."""
+
+    async def run() -> None:
+        try:
+            result = await asyncio.get_running_loop().run_in_executor(None, job)
+            done(*result)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("engine job failed")
+
+    return asyncio.get_running_loop().create_task(run())
 
 
 async def _start(app: web.Application) -> None:
@@ -305,6 +330,9 @@ async def _close_sockets(app: web.Application) -> None:
     task = app.get(TICKER)
     if task is not None:
         task.cancel()
+    for job in app[JOBS].values():
+        job.cancel()
+    app[SERVICE].advice.close()  # the engine's children end with the service
     sockets = list(app[SOCKETS])
     if sockets:
         await asyncio.wait([asyncio.ensure_future(
@@ -349,6 +377,7 @@ def make_app(service: BoardService) -> web.Application:
     app = web.Application(middlewares=[_guard], client_max_size=MAX_BODY)
     app[SERVICE] = service
     app[SOCKETS] = set()
+    app[JOBS] = {}
     app.router.add_get("/", index)
     app.router.add_get("/static/{name}", static)
     app.router.add_get("/api/state", get_state)
@@ -357,6 +386,7 @@ def make_app(service: BoardService) -> web.Application:
     app.router.add_post("/api/new", post_new)
     app.router.add_post("/api/draw", post_draw)
     app.router.add_post("/api/computer", post_computer)
+    app.router.add_post("/api/ponder", post_ponder)
     app.router.add_get("/api/camera.jpg", get_camera)
     app.router.add_get("/api/legend", get_legend)
     app.router.add_get("/api/games", get_games)

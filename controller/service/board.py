@@ -19,9 +19,19 @@ from typing import Any
 from controller.board.sensorlog import BUTTONS, Button, Frame, format_event
 from controller.reconcile.reconciler import Reconciler, Settings, Update
 from controller.rules import AnyGame, Move, find_any_variant
-from controller.rules.leap_factory import is_leap
+from controller.rules.leap_factory import format_any_options, is_leap
 
-from .boardview import board_view, check_name, kings, make_game, reason_words
+from .advice import Advice
+from .boardview import (
+    board_view,
+    check_name,
+    colour_errors,
+    hajeb_view,
+    kings,
+    make_game,
+    reason_words,
+    with_options,
+)
 from .config import Config
 from .store import Store
 
@@ -57,6 +67,7 @@ class BoardService:
         self.names = (config.attacker, config.defender)
         self.computer: str | None = config.computer or None
         self.think = config.think
+        self.ponder = config.ponder
         active = self.store.active()
         if active is not None:
             game = active.game()
@@ -65,6 +76,8 @@ class BoardService:
         else:
             game = make_game(config.variant)
             self.gid = self.store.new_game(game, *self.players, self.game_settings())
+        # The engine's children: hints, the computer's moves, pondering.
+        self.advice = Advice(self.ponder)
         # Games put aside unfinished (board cleared): resumed when set up again.
         self._ids: dict[int, int] = {}
         saved: list[AnyGame] = []
@@ -131,7 +144,8 @@ class BoardService:
         return names[0], names[1]
 
     def game_settings(self) -> dict[str, object]:
-        return {"names": list(self.names), "computer": self.computer, "think": self.think}
+        return {"names": list(self.names), "computer": self.computer, "think": self.think,
+                "ponder": self.ponder}
 
     def _load_settings(self, stored: dict[str, object], shown: tuple[str, str]) -> None:
         """The settings a stored game was played with (games stored before
@@ -147,8 +161,12 @@ class BoardService:
         think = stored.get("think")
         if isinstance(think, int | float) and not isinstance(think, bool) and 0.01 <= think <= 60:
             self.think = float(think)
+        ponder = stored.get("ponder")
+        if isinstance(ponder, bool):
+            self.ponder = ponder
 
     def close(self) -> None:
+        self.advice.close()
         self.store.close()
 
     def feed(self, event: Frame | Button) -> Update:
@@ -240,6 +258,7 @@ class BoardService:
                 stored = self.store.get(self.gid)
                 if stored is not None:
                     self._load_settings(stored.settings, (stored.attacker, stored.defender))
+                    self.advice.set_ponder(self.ponder)
             else:
                 self.gid = self.store.new_game(rec.game, *self.players, self.game_settings())
             self._sensor_lines.append(self._board_line())
@@ -299,37 +318,52 @@ class BoardService:
         self._want_computer()
         self._publish(self.reconciler.tick(self.now()))
 
-    def compute_computer(self) -> tuple[int, AnyGame, Move | None]:
-        """The computer's next action (slow: call it off the event loop)."""
-        from controller.engine.api import best_move
+    def think_ahead(self) -> None:
+        """Ponder the position while the person to move thinks (the
+        service's loop calls it every tick; cheap when nothing changed)."""
+        self.advice.follow(self.reconciler.game, self.computer)
 
+    def computer_job(self) -> Callable[[], tuple[int, AnyGame, str | None]]:
+        """The computer's next action, as a job for a worker thread (made
+        on the loop); its result goes to :meth:`play_computer`."""
         self.computer_wanted = False
-        game = self.reconciler.game
-        result = best_move(game.copy(), self.think)
-        return len(game.moves), game, result.move
+        return self.advice.computer_job(self.reconciler.game, self.think)
 
-    def play_computer(self, marker: int, game: AnyGame, move: Move | None) -> None:
+    def compute_computer(self) -> tuple[int, AnyGame, str | None]:
+        """The computer's next action (slow: call it off the event loop)."""
+        return self.computer_job()()
+
+    def play_computer(self, marker: int, game: AnyGame, move: Move | str | None) -> None:
         """Show the computer's action unless the game moved on meanwhile."""
         if move is not None and game is self.reconciler.game and len(game.moves) == marker and \
                 game.to_move == self.computer:
-            self.reconciler.expect(move)
+            m = next((x for x in game.legal_moves() if str(x) == str(move)), None)
+            if m is None:
+                return
+            self.reconciler.expect(m)
             update = self.reconciler.tick(self.now())
             self._after(update)
+
+    def hint_job(self) -> Callable[[], tuple[int, AnyGame, list[str], str]]:
+        """The engine's suggestion, as a job for a worker thread (made on
+        the loop); its result goes to :meth:`show_hint`."""
+        self.hint_wanted = False
+        return self.advice.hint_job(self.reconciler.game, self.hint_seconds)
 
     def compute_hint(self) -> tuple[int, AnyGame, list[str], str]:
         """The engine's suggestion for the current position (slow: call it
         off the event loop); returns what :meth:`show_hint` needs."""
-        from controller.engine.api import best_move
+        return self.hint_job()()
 
-        self.hint_wanted = False
-        game = self.reconciler.game.copy()
-        marker = len(game.moves)
-        result = best_move(game, self.hint_seconds)
-        m = result.move
-        if m is None:  # nothing to suggest
-            return marker, self.reconciler.game, [], ""
-        squares = [sq for sq in (m.from_square, m.to_square) if sq]
-        return marker, self.reconciler.game, squares, str(m)
+    def set_ponder(self, on: object) -> None:
+        """The engine's thinking on the person's time (and the page's
+        evaluation bar and line) on or off; kept in the game's settings."""
+        if not isinstance(on, bool):
+            raise RequestError('"on" must be true or false')
+        self.ponder = on
+        self.advice.set_ponder(on)
+        self.store.rename(self.gid, *self.players, self.game_settings())
+        self._publish(self.reconciler.tick(self.now()))
 
     def show_hint(self, marker: int, game: AnyGame, squares: list[str], move: str = "") -> None:
         """Light the hint unless the game moved on meanwhile."""
@@ -375,16 +409,18 @@ class BoardService:
             raise RequestError('answer must be "accept" or "decline"')
 
     def new_game(self, variant: object = None, attacker: object = None,
-                 defender: object = None, position: object = None) -> None:
+                 defender: object = None, position: object = None,
+                 options: object = None) -> None:
         """Start a new game of any variant, at its start or from
-        ``position`` (the board must then be cleared or set up as it)."""
+        ``position`` (the board must then be cleared or set up as it);
+        ``options``: ``"hajeb=true"`` for sabouiyya's H'ajeb."""
         name = self.config.variant if variant is None else variant
         if not isinstance(name, str):
             raise RequestError("variant must be a string")
         if position is not None and not isinstance(position, str):
             raise RequestError("position must be a position string")
         try:
-            v = find_any_variant(name)
+            v = with_options(find_any_variant(name), options)
             game = make_game(v, position or None)
         except ValueError as exc:
             raise RequestError(str(exc)) from None
@@ -448,7 +484,7 @@ class BoardService:
         leds = update.leds
         frame = self._last_frame
         if frame is not None and frame.colour and "error" in leds.values():
-            status = self._colour_errors(leds, frame)
+            status = colour_errors(g, leds, frame)
         if g.outcome is not None:  # a hint no longer means anything
             leds = {sq: role for sq, role in leds.items() if role != "hint"}
         if g.outcome is not None and g.outcome.reason in status:
@@ -460,28 +496,6 @@ class BoardService:
             status = (f"{status}. {self.draw_offer.capitalize()} offers a draw: "
                       f"{other.capitalize()} accepts with Draw")
         return status, leds
-
-    def _colour_errors(self, leds: dict[str, str], frame: Frame) -> str:
-        """A camera sees colours: each error square told with them
-        ("d5: wrong side's soldier")."""
-        g = self.reconciler.game
-        a, d = g.bitboards()
-        told = []
-        for p, name in enumerate(g.geometry.point_names):
-            if leds.get(name) != "error":
-                continue
-            want = "Attacker" if a >> p & 1 else "Defender" if d >> p & 1 else None
-            seen = "Attacker" if frame.attacker >> p & 1 else \
-                "Defender" if frame.defender >> p & 1 else None
-            if want and seen and want != seen:
-                told.append(f"{name}: wrong side's soldier (the {want}'s belongs here)")
-            elif want:
-                told.append(f"{name}: put the {want}'s soldier back")
-            else:
-                told.append(f"{name}: no soldier belongs here; take it off")
-        if len(told) > 3:
-            told = [*told[:3], f"and {len(told) - 3} more lit"]
-        return "; ".join(told)
 
     def _hint_squares(self, leds: dict[str, str]) -> dict[str, str] | None:
         """The lit hint's squares, from and to (the page draws them apart)."""
@@ -509,6 +523,7 @@ class BoardService:
         status, leds = self._status(update)
         crowned = kings(g)
         leds = {**{name: "king" for name in crowned}, **leds}  # a king's own look, when unlit
+        hajeb = hajeb_view(g, leds)  # its end's removals lit where nothing else is
         turns = self._turns(g)
         view = board_view(g)
         return {
@@ -542,6 +557,10 @@ class BoardService:
             "expected": None if self.reconciler.expected is None
             else str(self.reconciler.expected),
             "broker": self.broker,
+            "options": format_any_options(g.variant),
+            "hajeb": hajeb,
+            "ponder": self.ponder,
+            "thought": self.advice.thought(g) if self.ponder and o is None else None,
         }
 
     def set_broker(self, link: dict[str, Any] | None) -> None:

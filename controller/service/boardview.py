@@ -14,6 +14,7 @@ from typing import Any
 
 from controller.board.geometry import Geometry
 from controller.rules import AnyGame, AnyVariant, find_any_variant, game_from_position, new_game
+from controller.rules.leap_factory import apply_any_options
 
 __all__ = [
     "board_view",
@@ -22,6 +23,9 @@ __all__ = [
     "make_game",
     "points_of",
     "reason_words",
+    "colour_errors",
+    "hajeb_view",
+    "with_options",
 ]
 
 # Why a game ended, in words (the page, the status line and the archive).
@@ -79,6 +83,24 @@ def make_game(variant: str | AnyVariant, position: str | None = None) -> AnyGame
         if board not in text:
             text = f"{text} (variant {v.name} is played on the {board} board)"
         raise ValueError(text) from None
+
+
+def with_options(variant: AnyVariant, options: object) -> AnyVariant:
+    """``variant`` with the rule options a new game may ask for: only
+    sabouiyya's H'ajeb (``"hajeb=true"``); ``ValueError`` in one line."""
+    if options is None or options == "":
+        return variant
+    if not isinstance(options, str):
+        raise ValueError('options must be text such as "hajeb=true"')
+    for word in options.split():
+        key, _, value = word.partition("=")
+        if key != "hajeb" or value not in ("true", "false"):
+            raise ValueError(f"unknown rule option {word[:40]!r}: a new game may ask for "
+                             f"hajeb=true or hajeb=false (sabouiyya)")
+    if variant.name != "sabouiyya":
+        raise ValueError(f"H'ajeb (hajeb=...) is a rule option of sabouiyya, "
+                         f"not of {variant.name}")
+    return apply_any_options(variant, options)
 
 
 def points_of(variant: str | AnyVariant) -> int:
@@ -140,3 +162,61 @@ def board_view(game: AnyGame) -> dict[str, Any]:
     board, made once (read it, do not change it; every state carries it,
     and comparing a state with the last one costs nothing for it)."""
     return _view(game.geometry)
+
+
+def colour_errors(g: AnyGame, leds: dict[str, str], frame: Any) -> str:
+    """A camera sees colours: each error square told with them
+    ("d5: wrong side's soldier")."""
+    a, d = g.bitboards()
+    told = []
+    for p, name in enumerate(g.geometry.point_names):
+        if leds.get(name) != "error":
+            continue
+        want = "Attacker" if a >> p & 1 else "Defender" if d >> p & 1 else None
+        seen = "Attacker" if frame.attacker >> p & 1 else \
+            "Defender" if frame.defender >> p & 1 else None
+        if want and seen and want != seen:
+            told.append(f"{name}: wrong side's soldier (the {want}'s belongs here)")
+        elif want:
+            told.append(f"{name}: put the {want}'s soldier back")
+        else:
+            told.append(f"{name}: no soldier belongs here; take it off")
+    if len(told) > 3:
+        told = [*told[:3], f"and {len(told) - 3} more lit"]
+    return "; ".join(told)
+
+
+HAJEB_ALLOWS = ("the Attacker moves any distance, orthogonally or diagonally, over empty "
+                "points, and after a capture may capture again with any of its soldiers "
+                "(or pass); the Defender may rescind it at any time")
+
+
+def hajeb_view(g: AnyGame, leds: dict[str, str]) -> dict[str, Any] | None:
+    """The Defender's H'ajeb for the page (None when the game has no such
+    option): the state, the button's action and why it is refused, what
+    it allows, and at its end the soldiers to remove (lit ``capture``
+    where nothing else is lit, in ``leds``) with the reason."""
+    if not getattr(g.variant, "hajeb", False):
+        return None
+    state = g.hajeb
+    action = "rescind" if state == "on" else "hajeb"
+    refusal = g.hajeb_refusal(action) if g.outcome is None else "the game is over"
+    removable: list[str] = []
+    reason = ""
+    if state == "end" and g.removals and g.outcome is None:
+        names = g.geometry.point_names
+        removable = sorted({names[m.to] for m in g.legal_moves() if m.kind == "remove"})
+        for name in removable:
+            leds.setdefault(name, "capture")
+        left = sum(1 for r in g.removals if r == g.side)
+        if g.to_move == "defender":
+            what = "two Attacker soldiers" if left > 1 else "one more Attacker soldier"
+            reason = (f"H'ajeb is over (the Attacker could not capture): the Defender "
+                      f"removes {what} of its choice, then the Attacker one Defender "
+                      f"soldier that can move")
+        else:
+            reason = ("H'ajeb is over: the Attacker removes one Defender soldier that can "
+                      "move, then plays on under the ordinary rules")
+    return {"state": state, "action": action, "refusal": refusal,
+            "allows": HAJEB_ALLOWS if state == "on" else "",
+            "removals": removable, "reason": reason}

@@ -22,6 +22,7 @@ from :mod:`controller.board.config`)::
     defender = "Defender"
     computer = ""             # "attacker" or "defender": the engine plays that side
     think = 1.0               # the computer's seconds a move
+    ponder = true             # the engine thinks on the person's time (eval bar, line)
 
     [storage]
     data_dir = "data"
@@ -75,6 +76,7 @@ class Config:
     defender: str = "Defender"
     computer: str = ""  # "attacker" or "defender": the side the engine plays
     think: float = 1.0  # the computer's seconds a move
+    ponder: bool = True  # the engine ponders on the person's time (the page's eval bar)
     data_dir: Path = field(default_factory=lambda: Path("data"))
     sensor_log_limit: int = 200_000
     camera_profile: str = ""
@@ -164,6 +166,7 @@ def _parse(doc: Mapping[str, object], source: str) -> Config:
         defender=players.get_str("defender", d.defender),
         computer=players.get_str("computer", d.computer),
         think=players.get_float("think", d.think),
+        ponder=players.get_bool("ponder", d.ponder),
         data_dir=Path(storage.get_str("data_dir", str(d.data_dir))),
         sensor_log_limit=storage.get_int("sensor_log_limit", d.sensor_log_limit),
         camera_profile=camera.get_str("profile", d.camera_profile),

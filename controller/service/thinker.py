@@ -192,6 +192,12 @@ class Thinker:
             return None
         return latest
 
+    def stop_ponder(self) -> None:
+        """Stop the ponder now (the computer is to move), pondering staying on."""
+        with self._lock:
+            self._stop(self._ponder)
+            self._ponder = None
+
     def set_ponder(self, on: bool) -> None:
         with self._lock:
             self.ponder_on = on

@@ -1,0 +1,164 @@
+"""The engine's part in the board service: hints, the computer's moves and
+pondering, all searched in child processes (:mod:`.thinker`), so the
+board's loop (frames in, lights out) never waits for a search.
+
+While the person to move thinks, the engine ponders that position; the
+page shows the latest round (an evaluation for the attacker, the depth and
+the best line).  A hint asked for after the ponder has thought at least
+the hint's time is answered from it at once.  When the person plays the
+move the ponder's line expected, and the ponder had thought at least the
+computer's time, the computer's reply is the line's next move at once;
+otherwise it searches as usual.
+
+The service's loop calls :meth:`Advice.follow` on every tick; the jobs
+(:meth:`Advice.hint_job`, :meth:`Advice.computer_job`) are made on the
+loop from a copy of the game and run in a worker thread, which only waits
+for the child's answer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from .thinker import Thinker, Thought
+
+__all__ = ["Advice", "played", "thought_view"]
+
+KEEP = 4  # finished ponders remembered for the computer's reply (a turn's actions)
+
+
+def played(game: Any) -> tuple[str, ...]:
+    """The actions of ``game`` so far, in notation."""
+    return tuple(str(m) for _, m in game.history)
+
+
+def thought_view(t: Thought) -> dict[str, object]:
+    """A thought as the page shows it: the attacker's evaluation in
+    pieces and in words, the depth, the best line."""
+    out = t.as_json()
+    won = abs(t.score) >= 90_000
+    pieces = round(t.score / 100, 1)
+    out["pieces"] = pieces
+    if won:
+        out["words"] = "Attacker wins by force" if t.score > 0 else "Defender wins by force"
+    elif abs(pieces) < 0.2:
+        out["words"] = "even"
+    else:
+        out["words"] = "Attacker better" if pieces > 0 else "Defender better"
+    return out
+
+
+def _move_of(game: Any, text: str | None) -> Any:
+    if text is None:
+        return None
+    return next((m for m in game.legal_moves() if str(m) == text), None)
+
+
+class Advice:
+    """Pondering on the person's time, and the service's searches."""
+
+    def __init__(self, ponder: bool = True, thinker: Thinker | None = None) -> None:
+        self.thinker = thinker if thinker is not None else Thinker(ponder_on=ponder)
+        self.thinker.ponder_on = ponder
+        self._key: tuple[object, ...] | None = None
+        self._base: tuple[int, tuple[str, ...]] | None = None  # the game pondered, its actions
+        self._priors: list[tuple[Thought, int, tuple[str, ...]]] = []
+        self._searched: Thought | None = None  # the computer's last search
+        self.from_ponder = 0  # computer moves taken from the ponder's line
+
+    @property
+    def on(self) -> bool:
+        return self.thinker.ponder_on
+
+    def set_ponder(self, on: bool) -> None:
+        self.thinker.set_ponder(on)
+        self._key = None
+
+    def follow(self, game: Any, computer: str | None) -> None:
+        """Ponder the position when the person is to move (cheap when the
+        game has not changed); a change stops the searches about the old
+        position."""
+        person = game.outcome is None and game.to_move != computer
+        key = (id(game), game.ply, game.last_move, person, self.on)
+        if key == self._key:
+            return
+        changed = self._key is not None and self._key[:3] != key[:3]
+        self._key = key
+        if self._base is not None:  # what the ponder thought of the position it leaves
+            t = self.thinker.thought()
+            if t is not None:
+                self._priors = [*self._priors[-(KEEP - 1):], (t, *self._base)]
+        if changed:
+            self.thinker.cancel_searches()
+        if person and self.on:
+            self.thinker.ponder(game)
+            self._base = (id(game), played(game))
+        else:
+            self.thinker.stop_ponder()
+            self._base = None
+
+    def thought(self, game: Any) -> dict[str, object] | None:
+        """The latest thought about ``game``'s position for the page (the
+        ponder's, or the computer's search waiting to be played), or None."""
+        if not self.on:
+            return None
+        t = self.thinker.thought(game)
+        s = self._searched
+        if t is None and s is not None and s.position == game.position() and s.ply == game.ply:
+            t = s
+        return None if t is None else thought_view(t)
+
+    def ponder_reply(self, game: Any, seconds: float) -> str | None:
+        """The next move of a ponder's line when the actions played since
+        it began are that line's first ones and it thought long enough."""
+        now = played(game)
+        for t, gid, base in reversed(self._priors):
+            if gid != id(game) or t.seconds < seconds or now[:len(base)] != base:
+                continue
+            k = len(now) - len(base)
+            if 1 <= k < len(t.pv) and now[len(base):] == t.pv[:k]:
+                return t.pv[k]
+        return None
+
+    # -- jobs: made on the loop, run in a worker thread -------------------
+
+    def hint_job(self, game: Any, seconds: float) -> Callable[[], tuple[int, Any, list[str], str]]:
+        """The hint for ``game``: from the ponder when it thought long
+        enough, else a search of ``seconds``."""
+        marker, snapshot = len(game.moves), game.copy()
+        t = self.thinker.thought(game)
+        ready = t.move if t is not None and t.move and t.seconds >= seconds else None
+
+        def run() -> tuple[int, Any, list[str], str]:
+            text = ready
+            if text is None:
+                found = self.thinker.search(snapshot, seconds)
+                text = None if found is None else found.move
+            m = _move_of(snapshot, text)
+            if m is None:  # nothing to suggest
+                return marker, game, [], ""
+            return marker, game, [sq for sq in (m.from_square, m.to_square) if sq], str(m)
+
+        return run
+
+    def computer_job(self, game: Any, seconds: float) -> Callable[[], tuple[int, Any, str | None]]:
+        """The computer's action for ``game`` (full strength): the ponder's
+        line when it expected the person's move, else a search."""
+        marker, snapshot = len(game.moves), game.copy()
+        ready = self.ponder_reply(game, seconds)
+
+        def run() -> tuple[int, Any, str | None]:
+            if ready is not None:
+                self.from_ponder += 1
+                return marker, game, ready
+            found = self.thinker.search(snapshot, seconds)
+            if found is None:
+                return marker, game, None
+            self._searched = found
+            return marker, game, found.move
+
+        return run
+
+    def close(self) -> None:
+        self.thinker.close()
