@@ -48,7 +48,7 @@ EXTEND = True
 EVAL_CACHE = 1 << 20
 """Static scores kept per search (by the two bitboards and the side to
 move: all a Kharbga-family score depends on)."""
-EXTEND_PLY = 2
+EXTEND_PLY = 1
 """Capture-threat extensions: at principal-variation nodes this near the root."""
 """Reverse futility pruning: at most this depth, this margin a ply, and only
 with at least this many steps for the side to move."""
