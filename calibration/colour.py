@@ -31,7 +31,8 @@ __all__ = ["Grid", "Features", "ColourModel", "CLASSES"]
 CLASSES = (".", "a", "d")
 CLOSE_DIST, CLOSE_MARGIN = 1.5, 1.5
 EDGE_BY_HAND = 1.0  # the largest distance to empty of a square whose edge the hand hides
-NEAR_HAND = 1.5  # the largest distance to its class of a reading beside the hand
+NEAR_HAND = 2.5  # the largest distance to its class of a piece reading beside the hand
+NEAR_HAND_EMPTY = 1.5  # and of an empty reading
 SCALES = np.linspace(0.5, 1.8, 14)  # per-frame contrast of the pieces against the board
 CLIP = 6.0  # a square's largest say in choosing that contrast, in floor units
 ADAPT = (0, 1, 2)
@@ -287,9 +288,11 @@ def _beside_the_hand(out: list[str], best: np.ndarray, feats: Features, grid: Gr
     # corners can pass while its disc mixes finger, piece and wood: beside the
     # hand (a corner hidden, or a neighbour under it) only a reading close to
     # its class is kept.
+    # A finger over a piece can look like bare wood: an empty reading there
+    # must be closer still.
     near = (feats.valid < 4) | (hand[grid.around] & (grid.around >= 0)).any(axis=1)
     for i in range(49):
-        if out[i] != "?" and near[i] and best[i] > NEAR_HAND:
+        if near[i] and best[i] > (NEAR_HAND_EMPTY if out[i] == "." else NEAR_HAND):
             out[i] = "?"
 
 
