@@ -21,7 +21,9 @@ def free_port() -> int:
 
 class Server:
     def __init__(self, data_dir: Path, variant: str, settle: float = 0.05,
-                 web: str = "") -> None:
+                 web: str = "", players: str = "ponder = false") -> None:
+        """``players``: the ``[players]`` table's lines (the engine does not
+        ponder unless a test asks for it: it would take a core)."""
         self.data_dir = data_dir
         self.port = free_port()
         self.config = data_dir / "config.toml"
@@ -29,6 +31,7 @@ class Server:
         self.config.write_text(
             f'[board]\nvariant = "{variant}"\nsettle = {settle}\nerror_delay = 0.5\n'
             + (f"[web]\n{web}\n" if web else "")
+            + (f"[players]\n{players}\n" if players else "")
         )
         self.proc: subprocess.Popen[bytes] | None = None
 

@@ -1,0 +1,133 @@
+"""The service's use of the engine's children: the ponder follows the
+person's positions, a hint is answered from it, and the computer's reply
+comes from the ponder's line when the person played the move it expected."""
+
+from __future__ import annotations
+
+import random
+import time
+
+import pytest
+
+from controller.rules.leap_factory import new_game
+from controller.service.advice import Advice, thought_view
+from controller.service.thinker import Thinker, Thought
+
+
+def _midgame(seed: int = 3):
+    """A Kharbga game a few moves into the moving phase (no chain pending)."""
+    rng = random.Random(seed)
+    g = new_game("kharbga")
+    moving = 0
+    while g.phase == "setting" or moving < 6 or g.chain_square is not None:
+        going = []
+        for m in g.legal_moves():
+            g.play(m)
+            if g.outcome is None and g.legal_moves():
+                going.append(m)
+            g.pop()
+        g.play(rng.choice(going))
+        moving += g.phase == "moving"
+    return g
+
+
+def _wait(predicate, seconds: float = 30.0):
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.05)
+    raise AssertionError("timed out")
+
+
+@pytest.fixture
+def advice():
+    a = Advice(True, Thinker(first=0.1, limit=3.0))
+    yield a
+    a.close()
+
+
+def test_the_ponder_runs_on_the_persons_turn_only(advice):
+    g = _midgame()
+    computer = "defender" if g.to_move == "attacker" else "attacker"
+    advice.follow(g, computer)
+    assert advice.thinker._ponder is not None
+    view = _wait(lambda: advice.thought(g))
+    assert view["move"] in {str(m) for m in g.legal_moves()}
+    assert view["line"][0] == view["move"] and view["depth"] >= 1
+    g.play(view["move"])  # now the computer is to move: no ponder
+    advice.follow(g, computer)
+    assert advice.thinker._ponder is None and advice.thought(g) is None
+    advice.set_ponder(False)
+    g.pop()
+    advice.follow(g, computer)
+    assert advice.thinker._ponder is None and advice.thought(g) is None
+
+
+def test_a_hint_after_enough_thought_comes_from_the_ponder_at_once(advice):
+    g = _midgame()
+    advice.follow(g, None)
+    ripe = _wait(lambda: (t := advice.thinker.thought(g)) and t.seconds >= 0.3 and t)
+    started = time.perf_counter()
+    marker, game, squares, move = advice.hint_job(g, 0.3)()
+    assert time.perf_counter() - started < 0.2  # no search: the ponder's move
+    assert (marker, game) == (len(g.moves), g)
+    latest = advice.thinker.thought(g)
+    assert move in {ripe.move, latest.move}
+    assert squares and all(sq in move for sq in squares)
+
+
+def test_a_hint_asked_before_the_ponder_thought_enough_is_searched(advice):
+    g = _midgame()
+    advice.follow(g, None)
+    started = time.perf_counter()
+    _, _, _, move = advice.hint_job(g, 0.6)()
+    assert time.perf_counter() - started >= 0.3  # a search of its own
+    assert move in {str(m) for m in g.legal_moves()}
+
+
+def test_the_computer_replies_from_the_line_the_person_followed(advice):
+    g = _midgame()
+    person = g.to_move
+    computer = "defender" if person == "attacker" else "attacker"
+    advice.follow(g, computer)
+    t = _wait(lambda: (x := advice.thinker.thought(g)) and len(x.pv) >= 2 and x.seconds >= 0.3
+              and x)
+    g.play(t.pv[0])  # the move the ponder expected
+    if g.to_move != computer:  # a chain goes on: the person's turn is longer
+        pytest.skip("the line's first action does not end the person's turn")
+    advice.follow(g, computer)
+    reply = advice.ponder_reply(g, 0.3)
+    assert reply is not None and reply in {str(m) for m in g.legal_moves()}
+    started = time.perf_counter()
+    marker, game, move = advice.computer_job(g, 0.3)()
+    assert time.perf_counter() - started < 0.2 and advice.from_ponder == 1
+    assert (marker, game, move) == (len(g.moves), g, reply)
+    # More thinking time than the ponder had: a search.
+    assert advice.ponder_reply(g, 1000.0) is None
+
+
+def test_another_move_than_the_line_expected_is_searched(advice):
+    g = _midgame()
+    computer = "defender" if g.to_move == "attacker" else "attacker"
+    advice.follow(g, computer)
+    t = _wait(lambda: (x := advice.thinker.thought(g)) and len(x.pv) >= 2 and x)
+    other = next(m for m in g.legal_moves() if str(m) != t.pv[0])
+    g.play(other)
+    advice.follow(g, computer)
+    assert advice.ponder_reply(g, 0.0) is None
+    started = time.perf_counter()
+    _, _, move = advice.computer_job(g, 0.4)()
+    assert time.perf_counter() - started >= 0.2 and advice.from_ponder == 0
+    assert move in {str(m) for m in g.legal_moves()}
+
+
+def test_the_evaluation_in_words():
+    def view(score: int) -> dict[str, object]:
+        return thought_view(Thought("p", 0, "a1-a2", score, ("a1-a2",), 3, 10, 0.5))
+
+    assert view(150)["words"] == "Attacker better" and view(150)["pieces"] == 1.5
+    assert view(-230)["words"] == "Defender better" and view(-230)["pieces"] == -2.3
+    assert view(10)["words"] == "even"
+    assert view(-95_000)["words"] == "Defender wins by force"

@@ -1,0 +1,164 @@
+"""The engine in the running service: frames keep flowing while it thinks
+at full load in its child, pondering is switched through the API and kept
+with the game, and its children end with the service."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+from aiohttp.test_utils import TestClient, TestServer
+from server import Server
+
+from controller.service.app import make_app
+from controller.service.board import BoardService
+from controller.service.config import Config
+
+# Plain sabouiyya, the Defender to move: e5 can step to e4.
+POSITION = "D.DAD/.DA../DA.../AA.../....A d m - 10"
+
+
+def _occ(position: str) -> str:
+    rows = position.split()[0].split("/")
+    cells = "".join(reversed(rows))  # a1 first
+    return "".join("0" if c == "." else "1" for c in cells)
+
+
+def _without(occ: str, square: str) -> str:
+    i = (int(square[1]) - 1) * 5 + ord(square[0]) - ord("a")
+    return occ[:i] + "0" + occ[i + 1:]
+
+
+def _wait(predicate: Any, seconds: float = 20.0) -> Any:
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.01)
+    raise AssertionError("timed out")
+
+
+def test_frames_flow_while_the_computer_thinks_at_full_load(tmp_path: Path) -> None:
+    server = Server(tmp_path / "data", "sabouiyya", players="ponder = false")
+    server.start()
+    try:
+        server.post("/api/new", {"variant": "sabouiyya", "position": POSITION})
+        start = time.monotonic()
+        server.post("/api/computer", {"side": "defender", "seconds": 5})
+        board = _occ(POSITION)
+        latencies = []
+        while time.monotonic() - start < 2.0:
+            # The players touch the board while the engine thinks: each
+            # reading settles and is shown at once.
+            sent = time.monotonic()
+            server.post("/api/sim/occupancy", {"occ": _without(board, "e5")})
+            _wait(lambda: "e5 lifted" in server.get("/api/state")["status"])
+            latencies.append(time.monotonic() - sent)
+            sent = time.monotonic()
+            server.post("/api/sim/occupancy", {"occ": board})
+            _wait(lambda: "lifted" not in server.get("/api/state")["status"])
+            latencies.append(time.monotonic() - sent)
+            state = server.get("/api/state")
+            assert state["expected"] is None  # the engine is still thinking
+        assert len(latencies) >= 6
+        assert max(latencies) < 0.6, latencies
+        # ... and it thought all that time (no move for 2 s): its move
+        # is lit after it.
+        lit = _wait(lambda: server.get("/api/state")["expected"], 15)
+        assert server.get("/api/state")["to_move"] == "defender" and "-" in lit
+    finally:
+        server.stop()
+
+
+def _descendants(pid: int) -> set[int]:
+    parents: dict[int, int] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    stat = f.read()
+            except OSError:
+                continue
+            parents[int(entry)] = int(stat.rsplit(")", 1)[1].split()[1])
+    found, todo = set(), [pid]
+    while todo:
+        p = todo.pop()
+        for child, parent in parents.items():
+            if parent == p and child not in found:
+                found.add(child)
+                todo.append(child)
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def test_the_engines_children_end_with_the_service(tmp_path: Path) -> None:
+    server = Server(tmp_path / "data", "kharbga", players="ponder = true")
+    server.start()
+    try:
+        assert server.proc is not None
+        thought = _wait(lambda: server.get("/api/state")["thought"])
+        assert thought["move"].startswith("@") and thought["depth"] >= 1
+        children = _descendants(server.proc.pid)
+        assert len(children) >= 2  # the fork server and the ponder
+    finally:
+        server.stop()
+    _wait(lambda: not any(_alive(p) for p in children), 10)
+
+
+def test_ponder_switched_through_the_api_and_kept_with_the_game(tmp_path: Path) -> None:
+    config = Config(data_dir=tmp_path, settle=0.05, error_delay=0.2, variant="sabouiyya")
+    service = BoardService(config)
+
+    async def body(client: TestClient[Any, Any]) -> None:
+        async def state() -> dict[str, Any]:
+            return dict(await (await client.get("/api/state")).json())
+
+        for _ in range(400):  # the ponder's first round arrives
+            if (await state())["thought"]:
+                break
+            await asyncio.sleep(0.05)
+        first = await state()
+        assert first["ponder"] is True and first["thought"]["line"]
+        assert first["thought"]["words"] in ("even", "Attacker better", "Defender better")
+        r = await client.post("/api/ponder", json={"on": False})
+        assert r.status == 200
+        off = await r.json()
+        assert off["ponder"] is False and off["thought"] is None
+        assert service.advice.thinker._ponder is None
+        stored = service.store.get(service.gid)
+        assert stored is not None and stored.settings["ponder"] is False
+        for bad in ({"on": "yes"}, {}, {"on": 1}):
+            r = await client.post("/api/ponder", json=bad)
+            assert r.status == 400
+            assert (await r.json())["error"] == '"on" must be true or false'
+        r = await client.post("/api/ponder", data="[", headers={"Content-Type":
+                                                                "application/json"})
+        assert r.status == 400 and "JSON object" in (await r.json())["error"]
+
+    async def main() -> None:
+        client: TestClient[Any, Any] = TestClient(TestServer(make_app(service)))
+        await client.start_server()
+        try:
+            await body(client)
+        finally:
+            await client.close()
+
+    asyncio.run(main())  # its end closes the service
+    again = BoardService(config)  # the game resumed: pondering stays off
+    try:
+        assert again.ponder is False and again.state()["ponder"] is False
+        again.think_ahead()
+        assert again.advice.thinker._ponder is None
+    finally:
+        again.close()
