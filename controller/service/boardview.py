@@ -199,7 +199,7 @@ def hajeb_view(g: AnyGame, leds: dict[str, str]) -> dict[str, Any] | None:
     if not getattr(g.variant, "hajeb", False):
         return None
     state = g.hajeb
-    action = "rescind" if state == "on" else "hajeb"
+    action = "hajeb" if state == "off" else "rescind"
     refusal = g.hajeb_refusal(action) if g.outcome is None else "the game is over"
     removable: list[str] = []
     reason = ""
