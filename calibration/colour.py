@@ -30,6 +30,9 @@ __all__ = ["Grid", "Features", "ColourModel", "CLASSES"]
 
 CLASSES = (".", "a", "d")
 CLOSE_DIST, CLOSE_MARGIN = 1.5, 1.5
+# or, for a reading within LIKELY_DIST, the second class at least e^(LIKELY/2)
+# times less likely (squared distances LIKELY apart)
+LIKELY_DIST, LIKELY = 2.5, 6.0
 EDGE_BY_HAND = 1.0  # the largest distance to empty of a square whose edge the hand hides
 NEAR_HAND = 2.5  # the largest distance to its class of a piece reading beside the hand
 NEAR_HAND_EMPTY = 1.5  # and of an empty reading
@@ -423,7 +426,8 @@ class ColourModel:
         # next class (a shadow edge across the square widens both).
         lead = second - best
         ok = (((best <= self.max_dist) & (lead >= self.margin))
-              | ((best <= CLOSE_DIST) & (lead >= CLOSE_MARGIN))) & (feats.valid >= 3)
+              | ((best <= CLOSE_DIST) & (lead >= CLOSE_MARGIN))
+              | ((best <= LIKELY_DIST) & (second**2 - best**2 >= LIKELY))) & (feats.valid >= 3)
         out = [CLASSES[order[i, 0]] if ok[i] else "?" for i in range(49)]
         # An empty reading needs the board around the square in view: its corners
         # and its edge lines, unless a piece next door explains a hidden edge.
