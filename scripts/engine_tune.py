@@ -14,7 +14,10 @@
    time by 8, 4, 2, 1 while the mean squared error between results and
    predictions falls (coordinate descent).
 4. Write the weights with the fit's figures to
-   ``controller/engine/data/weights.json`` (``--out``).
+   ``controller/engine/data/weights.json`` (``--out``).  A variant whose
+   games one side (nearly) always wins (the Attacker's score above
+   ``--one-sided`` or below one minus it) teaches nothing but that side's
+   colour: its fit is recorded and its weights stay the defaults.
 
     python scripts/engine_tune.py --games 40 --nodes 300 --jobs 2
 """
@@ -141,6 +144,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--cap", type=int, default=120, help="moving turns before adjudication")
     p.add_argument("--jobs", type=int, default=1)
     p.add_argument("--out", type=Path, default=OUT)
+    p.add_argument("--one-sided", type=float, default=0.9, help="Attacker score beyond which "
+                   "a variant keeps its default weights")
     args = p.parse_args(argv)
     doc = json.loads(args.out.read_text()) if args.out.exists() else {}
     doc.setdefault("about", "Evaluation weights a variant, tuned by scripts/engine_tune.py "
@@ -148,8 +153,15 @@ def main(argv: list[str] | None = None) -> int:
     with ProcessPoolExecutor(args.jobs) as pool:
         for v in args.variant or VARIANTS:
             out = tune(v, args.games, args.nodes, args.opening, args.cap, pool)
-            doc.setdefault("variants", {})[v] = out["weights"]
-            doc.setdefault("fit", {})[v] = out["fit"]
+            fit_ = out["fit"]
+            assert isinstance(fit_, dict)
+            score = fit_["attacker_score"]
+            if 1 - args.one_sided <= score <= args.one_sided:
+                doc.setdefault("variants", {})[v] = out["weights"]
+            else:
+                doc.setdefault("variants", {}).pop(v, None)
+                fit_["kept"] = "defaults: one side won (nearly) every game"
+            doc.setdefault("fit", {})[v] = fit_
             print(v, json.dumps(out), flush=True)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n")
