@@ -25,12 +25,14 @@ ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
 
 @contextmanager
 def served_page(tmp_path: Path, width: int, height: int,
-                variant: str = "sabouiyya") -> Iterator[tuple[Page, Server]]:
+                variant: str = "sabouiyya",
+                players: str = "ponder = false") -> Iterator[tuple[Page, Server]]:
     """The service on a simulated board of ``variant`` and its page open
-    in Debian's chromium at this window size."""
+    in Debian's chromium at this window size (``players``: the
+    configuration's ``[players]`` lines)."""
     if not Path(CHROMIUM).exists():
         pytest.fail("chromium is not installed: `make test` installs it (apt-get install chromium)")
-    server = Server(tmp_path / "data", variant)
+    server = Server(tmp_path / "data", variant, players=players)
     server.start()
     try:
         with sync_playwright() as p:

@@ -232,9 +232,12 @@ function drawBoard(el, geo, pieces, occ, leds, clickable, hint) {
 }
 
 // The lights lit now, in words: why each is on (the status says what to do).
-function renderLit(leds, hint) {
+function renderLit(leds, hint, hajeb) {
   const byRole = {};
+  // The soldiers to remove at the end of H'ajeb are told apart (their own reason).
+  const removals = new Set(hajeb ? hajeb.removals : []);
   for (const [name, role] of Object.entries(leds || {})) {
+    if (removals.has(name) && role === "capture") continue;
     // A hint's end square shows the hint-to look (its role stays hint).
     const look = role === "hint" && hint && hint.from && hint.to === name ? "hint-to" : role;
     (byRole[look] ||= []).push(name);
@@ -253,7 +256,97 @@ function renderLit(leds, hint) {
     li.append(swatch, text);
     list.appendChild(li);
   }
+  if (removals.size && legendRoles.capture) {
+    const li = document.createElement("li");
+    li.dataset.role = "hajeb-removal";
+    const swatch = document.createElement("span");
+    swatch.className = "swatch";
+    swatch.style.setProperty("--led", legendRoles.capture.colour);
+    const text = document.createElement("span");
+    text.textContent = `${[...removals].sort().join(", ")}: H'ajeb is over: the ` +
+      `${TITLE(state.to_move)} removes one of these`;
+    li.append(swatch, text);
+    list.appendChild(li);
+  }
   list.hidden = !list.children.length;
+}
+
+// -- the engine's thinking (it ponders on the person's time) -------------------
+
+const WON = 90000;
+const signed = (x) => (x > 0 ? "+" : x < 0 ? "\u2212" : "") + Math.abs(x).toFixed(1);
+
+function evalShare(t) {
+  // The Attacker's share of the bar: half when even, towards all as it gains.
+  if (Math.abs(t.score) >= WON) return t.score > 0 ? 100 : 0;
+  return 50 + 50 * Math.tanh(t.pieces / 3);
+}
+
+function renderThinking() {
+  const box = $("#ponder");
+  box.checked = !!state.ponder;
+  const show = !!state.ponder && !state.outcome;
+  const bar = $("#evalbar"), t = state.thought;
+  bar.hidden = !show;
+  $("#thinking").hidden = !show;
+  if (!show) return;
+  bar.classList.toggle("flipped", localStorage.getItem("flipped") === "1");
+  bar.classList.toggle("idle", !t);
+  const fill = bar.querySelector(".fill"), num = bar.querySelector(".num");
+  const line = $("#eval-line");
+  line.textContent = "";
+  if (!t) {
+    fill.style.height = "50%";
+    num.textContent = "";
+    bar.title = "";
+    $("#eval-words").textContent = state.computer && state.computer === state.to_move
+      ? "The computer is thinking…" : "The engine is thinking…";
+    $("#eval-depth").textContent = "";
+    return;
+  }
+  const won = Math.abs(t.score) >= WON;
+  fill.style.height = evalShare(t) + "%";
+  num.textContent = won ? "won" : signed(t.pieces);
+  bar.title = `${t.words}${won ? "" : ` (${signed(t.pieces)} pieces for the Attacker)`}`;
+  bar.setAttribute("aria-valuenow", String(t.pieces));
+  $("#eval-words").textContent = won ? t.words : `${t.words} (${signed(t.pieces)})`;
+  $("#eval-depth").textContent = `depth ${t.depth}, ${t.seconds} s${t.done ? "" : ", thinking on"}`;
+  const moves = t.line.slice(0, 10);
+  line.append("Best line: ");
+  moves.forEach((m, i) => {
+    const el = document.createElement(i === 0 ? "b" : "span");
+    el.textContent = m;
+    line.append(el, i < moves.length - 1 ? " " : "");
+  });
+  if (t.line.length > moves.length) line.append(" …");
+}
+
+// -- H'ajeb (sabouiyya's option): the Defender's button and what it allows -----
+
+function renderHajeb() {
+  const h = state.hajeb, button = $("#hajeb"), info = $("#hajeb-info");
+  button.hidden = !h;
+  info.hidden = !h;
+  if (!h) return;
+  button.textContent = h.action === "rescind" ? "Rescind H'ajeb" : "Declare H'ajeb";
+  button.disabled = !!h.refusal;
+  button.title = h.refusal ? `Not now: ${h.refusal}` : "for the Defender";
+  let text;
+  if (h.state === "end" && h.reason) {
+    text = h.reason;
+  } else if (h.state === "on") {
+    text = `H'ajeb in force: ${h.allows}.`;
+    if (h.refusal) text += ` (Rescinding is not possible now: ${h.refusal}.)`;
+  } else if (h.refusal) {
+    text = `H'ajeb cannot be declared now: ${h.refusal}.`;
+  } else {
+    text = "The Defender may declare H'ajeb now: its soldiers hold a blockade " +
+      "that cannot be taken.";
+  }
+  info.textContent = text;
+  info.dataset.state = h.state;
+  info.classList.toggle("refused", h.state === "off" && !!h.refusal);
+  info.classList.toggle("ending", h.state === "end");
 }
 
 // A camera board: its picture with the readings, refreshed twice a second.
@@ -308,7 +401,9 @@ function render() {
   const occ = overlay !== null ? overlay : state.sim_occ;
   drawBoard($("#board"), geo, pieces, occ, state.leds, state.sim_occ !== null,
             state.hint_squares);
-  renderLit(state.leds, state.hint_squares);
+  renderLit(state.leds, state.hint_squares, state.hajeb);
+  renderThinking();
+  renderHajeb();
   $("#sim-help").hidden = state.sim_occ === null;
   // The exchange belongs to the Kharbga family's rules only.
   $('[data-button="exchange"]').hidden = state.rules === "leap";
@@ -329,6 +424,9 @@ function render() {
   if (variantSel && state.variant !== shownVariant && document.activeElement !== variantSel) {
     shownVariant = state.variant;
     variantSel.value = state.variant;
+    document.querySelector('#new-game [name="hajeb"]').checked =
+      (state.options || "").includes("hajeb=true");
+    showHajebOption();
   }
   const sel = document.querySelector("#computer select");
   if (sel && document.activeElement !== sel) sel.value = state.computer || "";
@@ -484,11 +582,30 @@ $("#confirm-no").addEventListener("click", () => { $("#confirm").hidden = true; 
 $("#draw-accept").addEventListener("click", () => send("/api/draw", {answer: "accept"}));
 $("#draw-decline").addEventListener("click", () => send("/api/draw", {answer: "decline"}));
 
+// H'ajeb is a rule option of sabouiyya only: offered when it is chosen.
+function showHajebOption() {
+  const variant = document.querySelector('#new-game select[name="variant"]').value;
+  $("#hajeb-option").hidden = variant !== "sabouiyya";
+}
+document.querySelector('#new-game select[name="variant"]')
+  .addEventListener("change", showHajebOption);
+
 $("#new-game").addEventListener("submit", async (ev) => {
   ev.preventDefault();
   const form = new FormData(ev.target);
-  await send("/api/new", Object.fromEntries(form.entries()));
+  const body = {variant: form.get("variant"), attacker: form.get("attacker"),
+                defender: form.get("defender")};
+  if (body.variant === "sabouiyya" && form.get("hajeb")) body.options = "hajeb=true";
+  await send("/api/new", body);
   loadGames();
+});
+
+$("#hajeb").addEventListener("click", () => {
+  send("/api/button", {button: "hajeb", side: "defender"});
+});
+
+$("#ponder").addEventListener("change", (ev) => {
+  send("/api/ponder", {on: ev.target.checked});
 });
 
 $("#computer").addEventListener("change", (ev) => {

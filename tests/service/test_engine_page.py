@@ -1,0 +1,131 @@
+"""The page's engine and H'ajeb (Debian's chromium): the evaluation bar and
+the best line while the engine ponders, switched off and on by the
+player; sabouiyya's H'ajeb declared and rescinded by clicks, refused with
+its reason, and its end's removals lit.
+
+With ``KHARBGA_PAGE_SHOTS=DIR`` the screenshots are also written to DIR
+(docs/page.md shows them)."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from playwright.sync_api import Page, expect
+from server import Server
+from test_browser import served_page
+from test_lights import lights, shot
+
+# Plain sabouiyya, the Defender to move (tests/rules/test_hajeb.py): a
+# diagonal wall with a soldier inside; with H'ajeb the Defender may declare.
+WALL = "D.DAD/.DA../DA.../AA.../....A d m - 10"
+FORTRESS = "..D../.DDA./DDA../.A.../A...A d m - 5"  # H'ajeb ends at once
+EXPOSED = "D.DAD/.DA../DA..D/AA.../....A d m - 10"  # e3 can be taken: no blockade
+
+
+def _signed(x: float) -> str:
+    return ("+" if x > 0 else "\u2212" if x < 0 else "") + f"{abs(x):.1f}"
+
+
+def _new(pg: Page, server: Server, position: str, options: str = "") -> None:
+    server.post("/api/new", {"variant": "sabouiyya", "position": position,
+                             "options": options})
+    expect(pg.locator("#moves li")).to_have_count(0)
+    deadline = time.monotonic() + 10
+    while server.get("/api/state")["position"].split()[0] != position.split()[0]:
+        assert time.monotonic() < deadline
+        time.sleep(0.03)
+
+
+def test_the_evaluation_bar_and_line_switch_off_and_on(tmp_path: Path) -> None:
+    with served_page(tmp_path, 460, 860, players="ponder = true") as (pg, server):
+        _new(pg, server, WALL)
+        bar = pg.locator("#evalbar")
+        expect(bar).to_be_visible()
+        expect(pg.locator("#ponder")).to_be_checked()
+        expect(pg.locator("#eval-line")).to_contain_text("Best line: ", timeout=15000)
+        # A few rounds in: the depth grows, the page follows the state.
+        deadline = time.monotonic() + 20
+        while (server.get("/api/state")["thought"] or {}).get("depth", 0) < 4:
+            assert time.monotonic() < deadline, "the ponder never reached depth 4"
+            time.sleep(0.1)
+        expect(pg.locator("#eval-depth")).to_contain_text("depth ")
+        # The page shows the newest round (rounds come while it looks).
+        deadline = time.monotonic() + 10
+        while True:
+            t = server.get("/api/state")["thought"]
+            num = bar.locator(".num").inner_text()
+            words = pg.locator("#eval-words").inner_text()
+            first = pg.locator("#eval-line b").inner_text()
+            won = abs(t["score"]) >= 90_000
+            if num == ("won" if won else _signed(t["pieces"])) and first == t["line"][0] \
+                    and words.startswith(t["words"]):
+                break
+            assert time.monotonic() < deadline, (t, num, words, first)
+            time.sleep(0.05)
+        assert t["words"] in ("Attacker better", "Defender better", "even",
+                              "Attacker wins by force", "Defender wins by force")
+        # The Attacker's share of the bar follows the sign of the number.
+        share = bar.locator(".fill").evaluate(
+            "e => e.getBoundingClientRect().height / e.parentElement.clientHeight")
+        if not won and t["pieces"]:
+            assert (share > 0.5) == (t["pieces"] > 0), (share, t)
+        shot(pg, tmp_path, "thinking")
+        # Off: no bar, no line, no pondering.
+        pg.click("#ponder")
+        expect(bar).to_be_hidden()
+        expect(pg.locator("#thinking")).to_be_hidden()
+        state = server.get("/api/state")
+        assert state["ponder"] is False and state["thought"] is None
+        pg.click("#ponder")
+        expect(bar).to_be_visible()
+        expect(pg.locator("#eval-line")).to_contain_text("Best line: ", timeout=15000)
+
+
+def test_hajeb_declared_and_rescinded_by_clicks(tmp_path: Path) -> None:
+    with served_page(tmp_path, 460, 900) as (pg, server):
+        # The form offers H'ajeb with sabouiyya only.
+        variant = pg.locator('#new-game select[name="variant"]')
+        variant.select_option("kharbga")
+        expect(pg.locator("#hajeb-option")).to_be_hidden()
+        variant.select_option("sabouiyya")
+        expect(pg.locator("#hajeb-option")).to_be_visible()
+        pg.check('#new-game [name="hajeb"]')
+        pg.click('#new-game button[type="submit"]')
+        expect(pg.locator("#hajeb")).to_be_visible()
+        assert server.get("/api/state")["options"] == "hajeb=true"
+        # A game without the option has no button.
+        _new(pg, server, WALL)
+        expect(pg.locator("#hajeb")).to_be_hidden()
+        # No blockade: the button is there, refused with the reason.
+        _new(pg, server, EXPOSED, "hajeb=true")
+        button = pg.locator("#hajeb")
+        expect(button).to_be_disabled()
+        expect(pg.locator("#hajeb-info")).to_contain_text("cannot be declared now")
+        expect(pg.locator("#hajeb-info")).to_contain_text("no blockade")
+        # The blockade holds: declared, then rescinded, by clicks.
+        _new(pg, server, WALL, "hajeb=true")
+        expect(button).to_be_enabled()
+        expect(button).to_have_text("Declare H'ajeb")
+        expect(pg.locator("#hajeb-info")).to_contain_text("may declare H'ajeb now")
+        button.click()
+        expect(button).to_have_text("Rescind H'ajeb")
+        expect(pg.locator("#status")).to_contain_text("H'ajeb declared")
+        expect(pg.locator("#hajeb-info")).to_contain_text(
+            "H'ajeb in force: the Attacker moves any distance")
+        expect(pg.locator("#moves li").last).to_contain_text("hajeb")
+        shot(pg, tmp_path, "hajeb")
+        button.click()
+        expect(button).to_have_text("Declare H'ajeb")
+        expect(pg.locator("#moves li").last).to_contain_text("rescind")
+        assert server.get("/api/state")["hajeb"]["state"] == "off"
+        # The fortress: H'ajeb ends at once; the two-for-one removals lit.
+        _new(pg, server, FORTRESS, "hajeb=true")
+        button.click()
+        removals = ["a1", "b2", "c3", "d4", "e1"]
+        expect(pg.locator('#lit [data-role="hajeb-removal"]')).to_have_text(
+            f"{', '.join(removals)}: H'ajeb is over: the Defender removes one of these")
+        assert lights(pg, "capture") == removals
+        expect(pg.locator("#hajeb-info")).to_contain_text("the Attacker could not capture")
+        expect(button).to_be_disabled()
+        shot(pg, tmp_path, "hajeb-end")
