@@ -37,7 +37,7 @@ EDGE_BY_HAND = 1.0  # the largest distance to empty of a square whose edge the h
 NEAR_HAND = 2.5  # the largest distance to its class of a piece reading beside the hand
 NEAR_HAND_EMPTY = 1.5  # and of an empty reading
 SCALES = np.linspace(0.5, 1.8, 14)  # per-frame contrast of the pieces against the board
-CLIP = 6.0  # a square's largest say in choosing that contrast, in floor units
+CLIP = 10.0  # a square's largest say in choosing that contrast, in floor units
 ADAPT = (0, 1, 2)
 PRIOR = 3.0  # the calibration's weight in a frame's class means, in squares
 
@@ -123,8 +123,9 @@ class Empty:
         disc = np.median(flat[grid.disc], axis=1)
         pattern = _patterns(flat[grid.patch])
         # the light is read off the bare wood between the lines: a patch's
-        # median would move with the blur of each photo, which spreads the
-        # dark lines over more of the patch
+        # median sits between the dark lines and the wood, where the edge or
+        # shadow of a piece reaching into the patch (or the blur of the
+        # photo) moves it a lot
         wood = np.argsort(-pattern, axis=1)[:, : int(WOOD * pattern.shape[1])]
         return cls(disc, _wood_light(flat[grid.patch], wood), pattern, wood)
 
