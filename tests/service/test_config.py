@@ -25,6 +25,7 @@ from controller.service.config import Config, ConfigError, load_config
         ("[board]\nsettle = -1\n", "board.settle", "must be 0.01 to 5 seconds"),
         ("[board]\nsetle = 1\n", "board.setle", "unknown key (known here: error_delay"),
         ("[players]\ncomputer = 'both'\n", "players.computer", "must be \"attacker\""),
+        ("[players]\nponder = 'yes'\n", "players.ponder", "must be true or false"),
         ("web = 3\n", "web", "must be a table, not an integer"),
         ("[board]\nkind = 'camera:0'\n", "camera.profile", "a camera board needs"),
     ],
@@ -118,3 +119,11 @@ def test_run_refuses_a_bad_file_in_one_line(
     err = capsys.readouterr().err
     assert status == 2 and err.count("\n") == 1
     assert err.startswith(f"kharbga-board: {path}: gpio.matrix.scan_hz: must be")
+
+
+def test_pondering_is_on_unless_the_file_says_off(tmp_path: Path) -> None:
+    path = tmp_path / "c.toml"
+    path.write_text("[players]\nthink = 2.0\n", encoding="utf-8")
+    assert load_config(path).ponder is True
+    path.write_text("[players]\nponder = false\n", encoding="utf-8")
+    assert load_config(path).ponder is False
