@@ -13,7 +13,14 @@ from __future__ import annotations
 from typing import Any
 
 from controller.board.geometry import Geometry
-from controller.rules import AnyGame, AnyVariant, find_any_variant, game_from_position, new_game
+from controller.rules import (
+    AnyGame,
+    AnyVariant,
+    Game,
+    find_any_variant,
+    game_from_position,
+    new_game,
+)
 from controller.rules.leap_factory import apply_any_options
 
 __all__ = [
@@ -196,7 +203,7 @@ def hajeb_view(g: AnyGame, leds: dict[str, str]) -> dict[str, Any] | None:
     option): the state, the button's action and why it is refused, what
     it allows, and at its end the soldiers to remove (lit ``capture``
     where nothing else is lit, in ``leds``) with the reason."""
-    if not getattr(g.variant, "hajeb", False):
+    if not isinstance(g, Game) or not g.variant.hajeb:
         return None
     state = g.hajeb
     action = "hajeb" if state == "off" else "rescind"
