@@ -159,6 +159,7 @@ class Thinker:
         self._lock = threading.Lock()
         self._ponder: _Job | None = None
         self._searches: list[_Job] = []
+        self._closed = False  # no child starts after close()
 
     # -- pondering -------------------------------------------------------
 
@@ -173,7 +174,7 @@ class Thinker:
                 return
             self._stop(job)
             self._ponder = None
-            if not self.ponder_on or game.outcome is not None:
+            if not self.ponder_on or game.outcome is not None or self._closed:
                 return
             self._ponder = self._start(_ponder_child, (spec, self.first, self.limit), spec)
 
@@ -214,6 +215,8 @@ class Thinker:
         when it was cancelled or the child died."""
         spec = spec_of(game)
         with self._lock:
+            if self._closed:
+                return None
             job = self._start(_search_child, (spec, seconds, level, seed), spec)
             self._searches.append(job)
         wait = timeout if timeout is not None else seconds * 4 + 30
@@ -238,7 +241,9 @@ class Thinker:
                 self._stop(job)
 
     def close(self) -> None:
+        """Stop every child; nothing starts after this."""
         with self._lock:
+            self._closed = True
             self._stop(self._ponder)
             self._ponder = None
             for job in self._searches:

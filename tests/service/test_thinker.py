@@ -111,3 +111,15 @@ def test_cancel_returns_none_to_the_waiting_caller(thinker):
     thinker.cancel_searches()
     worker.join(timeout=10)
     assert not worker.is_alive() and result == [None]
+
+
+def test_nothing_starts_after_close():
+    t = Thinker(first=0.1, limit=2.0)
+    g = _kharbga_midgame()
+    t.ponder(g)
+    ponder = t._ponder
+    t.close()
+    assert ponder is not None and not ponder.process.is_alive()
+    assert t.search(g, 0.2) is None
+    t.ponder(g)
+    assert t._ponder is None and t.thought(g) is None
