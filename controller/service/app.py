@@ -4,7 +4,8 @@ API (all JSON):
 
 - ``GET /api/state``: position, to_move, status, LED roles, game id, moves,
   outcome, players, the board to draw (``geometry``: points, lines, dark
-  squares), the kings, and on the simulated board its occupancy.
+  squares), the kings, and on the simulated board its occupancy; the
+  engine's ``thought`` while it ponders, and ``hajeb`` in H'ajeb games.
 - ``POST /api/sim/occupancy`` ``{"occ": "0110..."}``: set the simulated
   board's sensors (simulated board only).
 - ``POST /api/button`` ``{"button": "undo", "side": "attacker"}``: a board
