@@ -491,6 +491,9 @@ class BoardService:
             status = status.replace(f"({g.outcome.reason})", f"({reason_words(g.outcome.reason)})")
         elif self.hint_move and "hint" in leds.values() and self.reconciler.expected is None:
             status = f"{status}. Hint for {g.to_move.capitalize()}: {self.hint_move}"
+        elif "H'ajeb declared" in status:  # what it allows, in short
+            status = status.replace("H'ajeb declared", "H'ajeb in force (long moves, "
+                                    "captures by any soldier)")
         elif self.draw_offer and g.outcome is None and "offers a draw" not in status:
             other = "defender" if self.draw_offer == "attacker" else "attacker"
             status = (f"{status}. {self.draw_offer.capitalize()} offers a draw: "

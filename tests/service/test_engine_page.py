@@ -110,7 +110,8 @@ def test_hajeb_declared_and_rescinded_by_clicks(tmp_path: Path) -> None:
         expect(pg.locator("#hajeb-info")).to_contain_text("may declare H'ajeb now")
         button.click()
         expect(button).to_have_text("Rescind H'ajeb")
-        expect(pg.locator("#status")).to_contain_text("H'ajeb declared")
+        expect(pg.locator("#status")).to_contain_text(
+            "H'ajeb in force (long moves, captures by any soldier)")
         expect(pg.locator("#hajeb-info")).to_contain_text(
             "H'ajeb in force: the Attacker moves any distance")
         expect(pg.locator("#moves li").last).to_contain_text("hajeb")

@@ -69,7 +69,8 @@ def test_declare_and_rescind_with_the_button(service: BoardService) -> None:
     assert state["moves"][-1] == "hajeb" and state["to_move"] == "attacker"
     assert state["hajeb"]["state"] == "on" and state["hajeb"]["action"] == "rescind"
     assert "any distance" in state["hajeb"]["allows"]
-    assert "H'ajeb declared" in state["status"]
+    assert state["status"] == ("Attacker to move; H'ajeb in force (long moves, captures by "
+                               "any soldier)")
     # The Attacker's press changes nothing, and says why.
     service.press("hajeb", "attacker")
     state = service.state()
