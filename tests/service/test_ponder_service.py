@@ -162,3 +162,31 @@ def test_ponder_switched_through_the_api_and_kept_with_the_game(tmp_path: Path) 
         assert again.advice.thinker._ponder is None
     finally:
         again.close()
+
+
+def test_the_computers_reply_is_ready_when_the_expected_move_lands(tmp_path: Path) -> None:
+    """The person plays the ponder's first move: the computer's reply (the
+    line's next move) is lit at once, not after its 1.5 seconds of search."""
+    from controller.rules import Game
+
+    start = POSITION.replace(" d m ", " a m ")  # the Attacker (the person) to move
+    server = Server(tmp_path / "data", "sabouiyya", players="ponder = true")
+    server.start()
+    try:
+        server.post("/api/new", {"variant": "sabouiyya", "position": start})
+        server.post("/api/computer", {"side": "defender", "seconds": 1.5})
+        t = _wait(lambda: (x := server.get("/api/state")["thought"]) and x["seconds"] >= 1.5
+                  and len(x["line"]) >= 2 and "x" not in x["line"][0] and x, 30)
+        game = Game.from_position("sabouiyya", start)
+        game.play(t["line"][0])
+        assert game.to_move == "defender"  # a quiet step ends the person's turn
+        a, d = game.bitboards()
+        sent = time.monotonic()
+        server.post("/api/sim/occupancy",
+                    {"occ": "".join("1" if (a | d) >> i & 1 else "0" for i in range(25))})
+        lit = _wait(lambda: server.get("/api/state")["expected"], 10)
+        took = time.monotonic() - sent
+        assert lit == t["line"][1]  # the line's next move ...
+        assert took < 0.8, took  # ... at once (a search would take 1.5 s)
+    finally:
+        server.stop()
