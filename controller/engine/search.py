@@ -45,6 +45,9 @@ LMR_AFTER = 3
 (two after three times as many, from depth 5)."""
 PRUNE_DEPTH, PRUNE_MARGIN, PRUNE_MIN_MOVES = 2, 120, 6
 EXTEND = True
+START_SHARE = 0.5
+"""The selective search starts another iteration when this share of its
+predicted cost fits in the time left."""
 EVAL_CACHE = 1 << 20
 """Static scores kept per search (by the two bitboards and the side to
 move: all a Kharbga-family score depends on)."""
@@ -215,6 +218,7 @@ class Searcher:
         self._pv: list[list[Raw]] = [[] for _ in range(MAX_PLY + 2)]
         self._horizon = False
         self._root_depth = 1
+        self._partial: tuple[int, Raw, list[Raw]] | None = None
 
     # ------------------------------------------------------------------
 
@@ -249,12 +253,15 @@ class Searcher:
             began = time.perf_counter()
             self._horizon = False
             self._root_depth = depth
+            self._partial = None
             try:
                 score, move, round_scores, pv = self._aspirate(order, depth, all_scores,
                                                                best_score, depth_done)
             except _Timeout:
                 while g.ply > base:
                     g.pop()
+                if self._partial is not None:  # root moves this iteration scored exactly
+                    best_score, best, best_pv = self._partial
                 break
             best, best_score, depth_done = move, score, depth
             best_pv = pv
@@ -268,11 +275,14 @@ class Searcher:
                 break  # the whole game tree was seen
             now = time.perf_counter()
             took = now - began
-            # Only a completed iteration counts: do not start one that cannot
-            # finish in time (its cost predicted from the last two).
+            # Do not start an iteration that cannot finish in time (its cost
+            # predicted from the last two); the selective search starts one
+            # when its first half fits: an unfinished iteration still gives
+            # the best of the root moves it scored exactly.
             growth = min(8.0, max(2.0, took / last_time)) if last_time > 0.002 else 2.0
             last_time = took
-            if now + took * growth > self._deadline:
+            share = START_SHARE if self.selective and not all_scores else 1.0
+            if now + took * growth * share > self._deadline:
                 break
         return SearchResult(
             move=_to_move(best, names),
@@ -325,6 +335,8 @@ class Searcher:
             if v > best_score:
                 best_score, best = v, m
                 best_pv = [m, *self._pv[1]]
+                if pvs and alpha0 < v < beta:
+                    self._partial = (v, m, best_pv)
                 if v > alpha:
                     alpha = v
                     if v >= beta:
