@@ -39,7 +39,6 @@ NEAR_HAND_EMPTY = 1.5  # and of an empty reading
 SCALES = np.linspace(0.5, 1.8, 14)  # per-frame contrast of the pieces against the board
 CLIP = 10.0  # a square's largest say in choosing that contrast, in floor units
 ADAPT = (0, 1, 2)
-TWIST = 2.0  # a square's light uncertainty per unit of its corners' twist
 PRIOR = 3.0  # the calibration's weight in a frame's class means, in squares
 
 
@@ -223,11 +222,6 @@ def _illumination(cl: np.ndarray, cok: np.ndarray) -> tuple[np.ndarray, np.ndarr
     big = np.where(cok[..., None], cl, -np.inf).max(axis=1)
     small = np.where(cok[..., None], cl, np.inf).min(axis=1)
     spread = np.where(n >= 2, (big - small).max(axis=1), 0.0)
-    # with all four corners, a gradient (a plane) is exactly undone by their
-    # mean: only the part of the light no plane explains (a shadow edge
-    # through the square) leaves the centre's light uncertain
-    twist = np.abs(cl[:, 0] - cl[:, 1] - cl[:, 2] + cl[:, 3]).max(axis=1)
-    spread = np.where(n == 4, np.minimum(spread, TWIST * twist), spread)
     return mean, spread
 
 
