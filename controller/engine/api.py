@@ -14,6 +14,7 @@ actions deep (with its capture chains), and a move that scores more than
 from __future__ import annotations
 
 import random
+import time
 from dataclasses import dataclass
 
 from .search import INF, WON, AnyGame, Searcher, SearchResult
@@ -82,18 +83,26 @@ def best_move(
     weak = lv.margin > 0
     if len(game.raw_moves()) == 1 and not weak:
         seconds = seconds / 10  # forced: search only for the score and the line
+    safe = None
+    if weak and lv.guard:  # within the same budget: a third of it, the search the rest
+        began = time.perf_counter()
+        safe = _safe_moves(game, seconds / 3, max_nodes)
+        seconds -= time.perf_counter() - began
     result = searcher.search(seconds, max_depth=depth, max_nodes=max_nodes, all_scores=weak)
     if weak and result.scores:
         won = max(result.scores.values()) >= WON
-        safe = _safe_moves(game) if lv.guard and not won else None
-        result = _weaken(game, result, lv, seed, safe)
+        result = _weaken(game, result, lv, seed, None if won else safe)
     return result
 
 
-def _safe_moves(game: AnyGame) -> set[str]:
+def _safe_moves(game: AnyGame, seconds: float, max_nodes: int | None) -> set[str] | None:
     """The moves that are no one-move blunder: within :data:`BLUNDER` of
-    the best score of a noise-free search two actions deep."""
-    scores = Searcher(game).search(None, max_depth=2, all_scores=True).scores
+    the best score of a noise-free search two actions deep (one when the
+    time allows no more; None when not even one)."""
+    scores = Searcher(game).search(seconds, max_depth=2, max_nodes=max_nodes,
+                                   all_scores=True).scores
+    if not scores:
+        return None
     top = max(scores.values())
     return {m for m, s in scores.items() if s >= top - BLUNDER}
 
