@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import time
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -144,6 +145,31 @@ def run_room(setups: int = 8, frames: int = 20, seed: int = 100,
             if w:
                 worst.append((setup * 1000 + k, r.cells, got))
     return {**tally.figures(), "worst": worst, "retakes": retakes}
+
+
+def stream_sample(out_dir: Path, seed: int = HELD_OUT[0], frames: int = 30,
+                  loops: int = 3) -> tuple[Path, Path]:
+    """A camera profile and an MJPG video (1280x720, 30 frames/s) of room-lit
+    frames with shake and a hand in one of three, for timing the product
+    path (``CameraStream`` on the video); returns (video, profile)."""
+    import json
+
+    rng = np.random.default_rng(seed)
+    cam = random_camera(rng)
+    wood = tuple(int(x) for x in rng.uniform([50, 100, 140], [140, 190, 230]))
+    reader, _ = _calibrated(rng, Scene(LAYOUT, "white-black", cam, seed=seed, wood=wood))
+    profile = out_dir / "camera.json"
+    profile.write_text(json.dumps(reader.profile.to_json()), encoding="utf-8")
+    video = out_dir / "board.avi"
+    writer = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"MJPG"), 30, (1280, 720))
+    pictures = [render(Scene(random_cells(rng), "white-black", cam.shaken(rng),
+                             room_lighting(rng), hand=k % 3 == 0, seed=seed + k,
+                             wood=wood)).image for k in range(frames)]
+    for _ in range(loops):
+        for picture in pictures:
+            writer.write(picture)
+    writer.release()
+    return video, profile
 
 
 def floor_ms(frames: int = 40, seed: int = 0) -> float:
