@@ -15,7 +15,7 @@ import pytest
 from calibration.bench import LAYOUT
 from calibration.camera import calibrate_camera
 from calibration.render import Camera, Lighting, Scene, render
-from controller.drivers.camera import video_events, video_frames, video_log
+from controller.drivers.camera import stream_speed, video_events, video_frames, video_log
 from controller.reconcile.replay import replay, replay_events
 from controller.rules import Game
 
@@ -205,3 +205,16 @@ def test_the_camera_logs_markers_lost_and_found_and_the_end_of_a_video(
         (logging.INFO, f"camera {video}: marker 2 found again (4 of 4 in view)"),
         (logging.INFO, f"camera {video}: the video ended after 9 pictures"),
     ]
+
+
+def test_stream_speed_reads_every_picture_of_a_video_without_its_pace(tmp_path: Path) -> None:
+    profile = _calibrated(tmp_path)
+    picture = render(Scene("." * 49, "white-black", CAM, Lighting(level=0.9), seed=4)).image
+    video = tmp_path / "slow.avi"
+    writer = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"MJPG"), 1, (1280, 720))
+    for _ in range(6):
+        writer.write(picture)
+    writer.release()
+    pictures, seconds = stream_speed(str(video), profile)
+    # at the video's own pace (1 a second) this would take 6 s
+    assert pictures == 6 and 0 < seconds < 5
