@@ -103,22 +103,24 @@ def _cmd_replay(args: argparse.Namespace) -> int:
 
     settings = Settings(settle=args.settle, error_delay=args.error_delay)
     source: Callable[[Iterable[str]], Iterable[Event]] = log_events
+    options: dict[str, Any] = {}
+    if args.config and args.via != "direct":
+        from controller.drivers.gpio_config import load_config
+
+        cfg = load_config(args.config)
+        options = {"mapping": cfg.mapping}
+        if args.via == "gpio":
+            options["matrix"] = cfg.matrix
     if args.via == "gpio":
         from controller.drivers.gpio_replay import gpio_events
-
-        options: dict[str, Any] = {}
-        if args.config:
-            from controller.drivers.gpio_config import load_config
-
-            cfg = load_config(args.config)
-            options = {"matrix": cfg.matrix, "mapping": cfg.mapping}
 
         def source(lines: Iterable[str]) -> Iterable[Event]:
             return gpio_events(lines, **options)
     elif args.via == "firmware":
         from controller.drivers.firmware_replay import firmware_events
 
-        source = firmware_events
+        def source(lines: Iterable[str]) -> Iterable[Event]:
+            return firmware_events(lines, **options)
 
     def run(lines: Iterable[str]) -> ReplayResult:
         return replay_events(source(lines), args.variant, settings, trace=args.trace)
@@ -356,7 +358,7 @@ def _add_replay_parser(sub: Any) -> None:
         help="feed the log's frames through the simulated switches and the real "
         "GPIO scanning code, or the firmware and its serial link (default: direct)",
     )
-    rp.add_argument("--config", help="TOML configuration ([gpio] mapping for --via gpio)")
+    rp.add_argument("--config", help="TOML configuration ([gpio] mapping for --via gpio, firmware)")
     rp.set_defaults(command=_cmd_replay)
 
 
