@@ -23,7 +23,7 @@ import math
 import queue
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -104,12 +104,7 @@ def open_backend(config: Config, clock: Clock) -> Backend:
     if kind == "gpio":
         return GpioBackend(config, clock=clock)
     if kind.startswith("serial:"):
-        geometry = find_any_variant(config.variant).geometry
-        size = int(geometry.size ** 0.5)
-        if size * size != geometry.size:
-            raise ValueError(f"the serial board reads square boards only; variant "
-                             f"{config.variant} is played on the {geometry.name} board")
-        return SerialBackend(kind.removeprefix("serial:"), config, size, clock=clock)
+        return SerialBackend(kind.removeprefix("serial:"), config, clock=clock)
     if kind.startswith("camera:"):
         return CameraBackend(kind.removeprefix("camera:"), config, clock=clock)
     raise ValueError(f"board {kind!r}: use sim, gpio, serial:PORT or camera:DEVICE")
@@ -289,25 +284,35 @@ class SerialBackend:
     """The Pico board on a serial port (``serial:PORT``).  The link
     reconnects by itself and maps the Pico's clock onto the service's
     (``clock``), so frames carry the time the switch moved.  The LED
-    colours come from ``[gpio.leds]`` and the square-to-LED map from
-    ``[gpio.mapping]`` of ``config`` (sent to the firmware in the
-    handshake).  ``link_options`` go to the link (tests)."""
+    colours come from ``[gpio.leds]`` and the board's mapping (its matrix,
+    the switch and the LED under each point) from ``[gpio.mapping]`` of
+    ``config``, sent to the firmware in the handshake; a mapping that
+    names no board is the stock one of the variant's board (``size``: of
+    the square board of that side instead).  ``link_options`` go to the
+    link (tests)."""
 
     preview: Callable[[], bytes] | None = None
 
-    def __init__(self, url: str, config: Config | str | Path | None = None, size: int = 7, *,
-                 clock: Clock = time.monotonic, **link_options: Any) -> None:
-        self.mapping, self.leds = _config(config).serial_leds()
+    def __init__(self, url: str, config: Config | str | Path | None = None,
+                 size: int | None = None, *, clock: Clock = time.monotonic,
+                 **link_options: Any) -> None:
+        cfg = _config(config)
+        board = f"{size}x{size}" if size else find_any_variant(cfg.variant).geometry.name
+        self.mapping, self.leds = serial_mapping(cfg, board)
         with needs_extra("serial", "the serial board"):
-            from controller.drivers.serial_link import SerialLink
+            from controller.drivers.protocol import NO_LED
+            from controller.drivers.serial_link import LinkSettings, SerialLink
 
         self.name = f"serial:{url}"
         self.description = f"the board on {url}"
         self.clock = clock
-        self.size = size
-        led_map = [self.mapping.led_of_square(sq) for sq in range(size * size)]
-        self.link = SerialLink(url, size=size, clock=clock, led_count=self.mapping.led_count,
-                               led_map=led_map, **link_options)
+        self.size = self.mapping.size  # 0: not a square board
+        mapping = self.mapping
+        led_map = tuple(led if 0 <= led < NO_LED else NO_LED
+                        for led in map(mapping.led_of_square, range(mapping.squares)))
+        settings = LinkSettings.for_mapping(mapping, led_count=mapping.led_count,
+                                            led_map=led_map)
+        self.link = SerialLink(url, settings, clock=clock, **link_options)
         self.events: queue.Queue[Event] = self.link.events
         self._last: list[tuple[int, int, int]] | None = None
 
@@ -315,7 +320,7 @@ class SerialBackend:
         self.link.start()
 
     def show(self, state: dict[str, Any]) -> None:
-        colours = square_colours(state.get("leds", {}), self.clock(), self.leds, self.size,
+        colours = square_colours(state.get("leds", {}), self.clock(), self.leds, self.mapping,
                                  hint_end(state))
         if colours != self._last:
             self._last = colours
@@ -325,18 +330,40 @@ class SerialBackend:
         self.link.close()
 
 
+def serial_mapping(config: Config, board: str) -> tuple[Any, Any]:
+    """The serial board's mapping and LED settings for a game on ``board``
+    (a board name of a sensor log: "7x7", "37-point", ..): ``[gpio.mapping]``,
+    or the stock mapping of ``board`` when that table names no board; a
+    mapping of another board is refused in one line."""
+    from controller.drivers.mapping import BoardMapping
+
+    mapping, leds = config.serial_leds()
+    if mapping.board == board:
+        return mapping, leds
+    given = (config.gpio_table or {}).get("mapping")
+    table = dict(given) if isinstance(given, Mapping) else {}
+    if "board" in table or "size" in table:
+        raise ValueError(
+            f"the serial board: [gpio.mapping] is for the {mapping.board} board, but "
+            f"variant {config.variant} is played on the {board} board")
+    try:
+        return BoardMapping.from_table({**table, "board": board}), leds
+    except ValueError as exc:
+        raise ValueError(f"the serial board on the {board} board: {exc}") from None
+
+
 def square_colours(leds: dict[str, str], now: float, config: Any,
-                   size: int, hint_to: str | None = None) -> list[tuple[int, int, int]]:
-    """The colour under every square (in square order) for these roles
-    (``hint_to``: where a lit hint ends)."""
+                   mapping: Any, hint_to: str | None = None) -> list[tuple[int, int, int]]:
+    """The colour over every point of ``mapping``'s board, in point order
+    (the sensor log's), for these roles (``hint_to``: where a lit hint
+    ends); names not on the board stay dark."""
     from controller.board.leds import role_colours
-    from controller.drivers.mapping import parse_square
     from controller.drivers.ws2812 import limit_current
 
-    out: list[tuple[int, int, int]] = [(0, 0, 0)] * (size * size)
+    out: list[tuple[int, int, int]] = [(0, 0, 0)] * mapping.squares
     for name, rgb in role_colours(leds, now, config.roles, config.brightness, hint_to).items():
         try:
-            out[parse_square(name, size)] = rgb
+            out[mapping.parse(name)] = rgb
         except ValueError:
             continue
     return limit_current(out, config.max_current_ma)

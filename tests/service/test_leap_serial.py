@@ -1,0 +1,170 @@
+"""The live service on a Pico board of a leap game: the firmware (in
+MicroPython, on simulated switches wired as the board's mapping says)
+talks over a pty to the serial backend the service opens for the 37-point
+board and for the 8x8 board (all 64 squares, or the dark ones only).  A
+move made on the switches is recorded, and the lights the service asks for
+reach the LEDs under the right points."""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from controller.drivers.firmware_sim import FirmwareSim, FirmwareSimError, find_micropython
+from controller.drivers.mapping import BoardMapping
+from controller.rules import AnyGame, new_game
+from controller.service.board import BoardService
+from controller.service.config import Config, load_config
+from controller.service.hardware import SerialBackend, drain, open_backend
+
+pytestmark = pytest.mark.timeout(120)
+
+
+@pytest.fixture(scope="module")
+def micropython() -> str:
+    try:
+        return find_micropython()
+    except FirmwareSimError as exc:
+        pytest.fail(f"{exc} (make test installs it)", pytrace=False)
+
+
+def occupancy(game: AnyGame) -> int:
+    a, d = game.bitboards()
+    return a | d
+
+
+def wait_for(cond: Callable[[], bool], what: str, timeout: float = 20.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not cond():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.02)
+
+
+class Rig:
+    """The service, its serial backend and the firmware on one board."""
+
+    def __init__(self, tmp_path: Path, micropython: str, variant: str, mapping_toml: str) -> None:
+        path = tmp_path / "board.toml"
+        path.write_text(f'[board]\nvariant = "{variant}"\n{mapping_toml}')
+        config = load_config(path)
+        probe = SerialBackend("loop://", config)  # the mapping the service will use
+        self.mapping: BoardMapping = probe.mapping
+        probe.close()
+        self.sim = FirmwareSim(size=self.mapping.size, micropython=micropython,
+                               mapping=self.mapping)
+        self.sim.start()
+        self.sim.follow_real_time()
+        config = config.with_overrides(board=f"serial:{self.sim.cable.path}",
+                                       data_dir=tmp_path / "data")
+        config = dataclasses.replace(config, settle=0.05, error_delay=0.3)
+        self.service = BoardService(config)
+        backend = open_backend(config, self.service.now)
+        assert isinstance(backend, SerialBackend)
+        self.backend = backend
+
+    def pump(self) -> dict[str, object]:
+        drain(self.service, self.backend.events)
+        self.service.tick()
+        state = self.service.state()
+        self.backend.show(state)
+        return state
+
+    def lit(self, point: str) -> bool:
+        """Whether the LED under ``point`` shows a colour now."""
+        led = self.mapping.led_of_square(self.mapping.parse(point))
+        _writes, rgb = self.sim.leds()
+        return any(rgb[3 * led: 3 * led + 3])
+
+    def close(self) -> None:
+        self.backend.close()
+        self.service.close()
+        self.sim.close()
+
+
+@pytest.fixture
+def rig(request: pytest.FixtureRequest, tmp_path: Path, micropython: str) -> Iterator[Rig]:
+    variant, table = request.param
+    r = Rig(tmp_path, micropython, variant, table)
+    try:
+        yield r
+    finally:
+        r.close()
+
+
+BOARDS = [
+    ("sixteen-soldiers", ""),  # no [gpio.mapping]: the stock 37-point board
+    ("english-draughts", '[gpio.mapping]\nboard = "8x8"\n'),
+    ("checkers", '[gpio.mapping]\nboard = "8x8"\ndark_only = true\n'),
+]
+
+
+@pytest.mark.parametrize("rig", BOARDS, indirect=True, ids=[v for v, _ in BOARDS])
+def test_a_move_on_the_pico_board_is_recorded_and_lit(rig: Rig) -> None:
+    variant = rig.service.state()["variant"]
+    game = new_game(str(variant))
+    dev_leds = len(rig.mapping.sensed)
+    assert rig.backend.link.settings.squares == game.geometry.size
+    rig.sim.set_occupancy(occupancy(game))
+    rig.backend.start()
+    assert rig.backend.link.wait_connected(15), rig.backend.link.stats()
+    device = rig.backend.link.device
+    assert device is not None and (device.rows, device.cols) == (rig.mapping.rows,
+                                                               rig.mapping.columns)
+    before = occupancy(game)
+    move = next(m for m in game.legal_moves() if "x" not in str(m))
+    token = str(move)
+    game.play(move)
+    after = occupancy(game)
+    frm = (before & ~after).bit_length() - 1
+    to = (after & ~before).bit_length() - 1
+    names = rig.mapping.layout.names
+    # The piece in hand: its origin and its destinations light under their points.
+    rig.sim.set_occupancy(before & ~(1 << frm))
+
+    def in_hand() -> bool:
+        leds = rig.pump()["leds"]
+        assert isinstance(leds, dict)
+        return leds.get(names[frm]) == "lifted" and leds.get(names[to]) == "destination"
+
+    wait_for(in_hand, "the lifted piece's lights")
+    wait_for(lambda: rig.pump() is not None and rig.lit(names[to]) and rig.lit(names[frm]),
+             "the destination lit on the board's LED chain")
+    quiet = next(p for p in rig.mapping.sensed
+                 if p not in (frm, to) and names[p] not in rig.pump()["leds"])  # type: ignore[operator]
+    assert not rig.lit(names[quiet])
+    assert len(rig.sim.leds()[1]) == 3 * dev_leds  # the chain the host configured
+    # Put down: the move is recorded as the service's first.
+    rig.sim.set_occupancy(after)
+    wait_for(lambda: rig.pump()["moves"] == [token], f"the move {token} recorded")
+    assert rig.service.state()["position"] == game.position()
+    assert rig.backend.link.stats().checksum_failures == 0
+
+
+def test_a_mapping_of_another_board_is_refused_in_one_line(tmp_path: Path) -> None:
+    path = tmp_path / "board.toml"
+    path.write_text('[board]\nkind = "serial:loop://"\nvariant = "sixteen-soldiers"\n'
+                    '[gpio.mapping]\nboard = "8x8"\n')
+    with pytest.raises(ValueError, match="is for the 8x8 board.*37-point board") as err:
+        open_backend(load_config(path), time.monotonic)
+    assert "\n" not in str(err.value)
+
+
+def test_a_square_variant_takes_its_board_from_the_variant() -> None:
+    backend = open_backend(Config(board="serial:loop://", variant="sabouiyya"), time.monotonic)
+    try:
+        assert isinstance(backend, SerialBackend)
+        assert backend.mapping.board == "5x5" and backend.link.settings.squares == 25
+        sent: list[object] = []
+        backend.link.send_leds = sent.append  # type: ignore[method-assign,assignment]
+        backend.show({"leds": {"c3": "destination", "g7": "capture"}})  # g7: not on 5x5
+        colours = sent[-1]
+        assert isinstance(colours, list)
+        assert len(colours) == 25 and colours[12] != (0, 0, 0)
+        assert sum(1 for c in colours if c != (0, 0, 0)) == 1
+    finally:
+        backend.close()
