@@ -14,6 +14,8 @@ it, else Game.  See docs/core.md.
 
 from __future__ import annotations
 
+from typing import cast
+
 from .accel import CompiledCore, compiled
 from .game import Game
 from .moves import IllegalMoveError, Move, Termination
@@ -33,7 +35,7 @@ class CompiledGame(CompiledCore, Game):  # type: ignore[misc, override]
 
     def copy(self) -> CompiledGame:
         """An independent copy, history included."""
-        other: CompiledGame = type(self).__new__(type(self))
+        other = cast(CompiledGame, type(self).__new__(type(self)))
         other.__dict__.update(self.__dict__)
         self._copy_core_to(other)
         return other

@@ -68,6 +68,17 @@ class Game(BoardViews, Core):
     Use :meth:`new` or :meth:`from_position` to make one.
     """
 
+    def __new__(cls, variant: str | Variant = "kharbga") -> Game:
+        # A game of a variant the compiled core can play is made on it
+        # (CompiledGame, docs/core.md); subclasses choose for themselves.
+        if cls is Game:
+            from .accel_game import game_class
+
+            fast = game_class(variant)
+            if fast is not Game:
+                return fast.__new__(fast)
+        return object.__new__(cls)
+
     def __init__(self, variant: str | Variant = "kharbga") -> None:
         super().__init__(variant)
         self._start: str | None = None
@@ -103,7 +114,7 @@ class Game(BoardViews, Core):
 
     def copy(self) -> Game:
         """An independent copy, history included."""
-        other = Game.__new__(Game)
+        other = object.__new__(Game)
         other.__dict__.update(self.__dict__)
         other._bb = list(self._bb)
         other._undo = list(self._undo)
