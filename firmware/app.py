@@ -53,8 +53,11 @@ class Firmware:
         self.switch_map = board.SWITCH_MAP  # the crossing under each point (None: the same)
         self.squares = self.switches if self.switch_map is None else len(self.switch_map)
         rows = tuple(board.ROW_PINS) + tuple(board.BUTTON_ROW_PINS)
-        self.matrix = Matrix(rows, board.COL_PINS)
-        self.debouncer = Debouncer(len(rows), self.cols, board.DEBOUNCE_MS * 1000)
+        cols = tuple(board.COL_PINS) + tuple(getattr(board, "BUTTON_COL_PINS", ()))
+        self.all_cols = len(cols)  # the board's columns, then the button-only ones
+        self.board_mask = (1 << self.cols) - 1
+        self.matrix = Matrix(rows, cols)
+        self.debouncer = Debouncer(len(rows), self.all_cols, board.DEBOUNCE_MS * 1000)
         self.debouncer.preset(self.matrix.scan())
         self.sides = 0
         for k in range(len(board.BUTTON_ROW_PINS)):
@@ -150,8 +153,9 @@ class Firmware:
         stable = self.debouncer.stable
         cols = self.cols
         switches = 0
+        mask = self.board_mask
         for r in range(self.board_rows - 1, -1, -1):
-            switches = (switches << cols) | stable[r]
+            switches = (switches << cols) | (stable[r] & mask)
         if self.switch_map is None:
             return switches
         bits = 0
@@ -161,6 +165,19 @@ class Firmware:
                 bits |= 1 << sq
             sq += 1
         return bits
+
+    def switch_chatter(self):
+        """The debouncer's chatter counts of the board's crossings, row by
+        row (the button-only columns left out)."""
+        chatter = self.debouncer.chatter
+        extra = self.all_cols - self.cols
+        if not extra:
+            return chatter
+        out = []
+        for r in range(self.board_rows):
+            base = r * self.all_cols
+            out.extend(chatter[base : base + self.cols])
+        return out
 
     def report(self, changed, now):
         """Send the changes of one scan, the earliest first."""
@@ -250,7 +267,7 @@ class Firmware:
                 link.resets,
                 self.errors,
             )
-            chatter = self.debouncer.chatter
+            chatter = self.switch_chatter()
             if self.switch_map is None:
                 chatter = chatter[: self.squares]
             else:  # per point, as the occupancy

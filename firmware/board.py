@@ -5,7 +5,8 @@ GPIO numbers are the Pico's GPn.  The switch matrix has one row per rank
 (row 0 under rank 1) and one column per file (column 0 under file a); each
 reed switch has a series diode, cathode towards its row, so any number of
 closed switches reads without ghosts.  Button rows share the columns:
-column 0..5 = hint, exchange, undo, new, resign, draw.
+column 0..6 = hint, exchange, undo, new, resign, draw, hajeb; a board with
+fewer than seven columns adds button-only columns (BUTTON_COL_PINS).
 """
 
 NAME = "kharbga-pico"
@@ -18,6 +19,10 @@ ROW_PINS = (0, 1, 2, 3, 4, 5, 6)  # ranks 1..7
 BUTTON_ROW_PINS = (7, 8, 9)
 # Columns are read with the internal pull-ups: low = switch closed.
 COL_PINS = (10, 11, 12, 13, 14, 15, 16)  # files a..g
+# Columns read on the button rows only, after COL_PINS: a board with
+# fewer than seven columns wires its last buttons there (a 5x5 board on
+# GP10..GP14 adds (15, 16) for draw and hajeb).
+BUTTON_COL_PINS = ()
 # A board that is not one square a crossing (the 37-point board on a 9x5
 # matrix, the 8x8 board's dark squares on 8x4) lists the crossing
 # (row * columns + column) under each of its points, in the order of the

@@ -8,6 +8,7 @@ in their events, never in how they are replayed or traced."""
 
 from __future__ import annotations
 
+import json
 import random
 from collections.abc import Callable, Iterable
 
@@ -18,8 +19,10 @@ from controller.board.sensorlog import Event, format_event
 from controller.drivers.firmware_replay import firmware_events
 from controller.drivers.firmware_sim import find_micropython
 from controller.drivers.gpio_replay import gpio_events
+from controller.reconcile.reconciler import Settings
 from controller.reconcile.replay import log_events, replay, replay_events
 from controller.reconcile.simulator import simulate_log
+from controller.rules import Game, find_variant
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -66,3 +69,52 @@ def test_the_three_paths_give_the_same_records_and_one_trace_format(
     assert records["gpio"] == records["direct"]
     assert records["firmware"] == records["direct"]
     assert records["direct"]
+
+
+def test_a_game_with_hajeb_gives_the_same_record_on_the_three_paths() -> None:
+    """The ``hajeb`` button (appended to the Pico's buttons, index 6, read
+    on a button-only column of the 5x5 board) declares and rescinds on every
+    path; the long moves and a capture by two soldiers follow."""
+    variant = find_variant("sabouiyya").with_options(hajeb=True)
+    wall = "D.DAD/.DA../DA.../AA.../....A d m - 10"
+    names = Game.from_position(variant, wall).geometry.point_names
+    a, d = Game.from_position(variant, wall).bitboards()
+    occ, t = a | d, -0.5  # the first frame at 0, as the firmware's first report
+    lines = [json.dumps({"t": 0.0, "board": "5x5", "sensor": "occupancy"})]
+
+    def frame() -> None:
+        nonlocal t
+        t += 0.5
+        bits = "".join("1" if occ >> i & 1 else "0" for i in range(25))
+        lines.append(json.dumps({"t": t, "occ": bits}))
+
+    def press() -> None:
+        nonlocal t
+        t += 0.5
+        lines.append(json.dumps({"t": t, "button": "hajeb", "side": "defender"}))
+
+    def move(frm: str, to: str, *taken: str) -> None:
+        nonlocal occ
+        for gone, new in ((frm, to), *((s, None) for s in taken)):
+            occ &= ~(1 << names.index(gone))
+            frame()
+            if new is not None:
+                occ |= 1 << names.index(new)
+                frame()
+
+    frame()
+    press()
+    move("e1", "c3")
+    move("e5", "e4")
+    move("b3", "a4", "a3", "b4")
+    move("b2", "b5", "c5")
+    press()
+    move("e4", "e5")
+    move("a4", "a3")
+    want = "1. hajeb 2. e1-c3 3. e5-e4 4. b3xa4 b2xb5 5. rescind e4-e5 6. a4-a3 *"
+    settings = Settings(settle=0.25, error_delay=1.0)
+    for name, source in sources().items():
+        result = replay_events(source(lines), variant, settings, trace=True, start=wall)
+        assert result.records, (name, result.trace[-3:])
+        record = str(result.records[0])
+        assert want in record and '[Options "hajeb=true"]' in record, name

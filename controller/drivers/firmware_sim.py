@@ -30,6 +30,7 @@ from collections import deque
 from collections.abc import Callable
 from pathlib import Path
 
+from . import protocol as P
 from .mapping import BoardMapping
 
 __all__ = [
@@ -45,7 +46,7 @@ FIRMWARE = ROOT / "firmware"
 SIM = FIRMWARE / "sim"
 PROTOCOL = Path(__file__).resolve().parent / "protocol.py"
 SIDE_ROWS = {None: 0, "attacker": 1, "defender": 2}
-BUTTON_INDEX = {"hint": 0, "exchange": 1, "undo": 2, "new": 3, "resign": 4, "draw": 5}
+BUTTON_INDEX = {name: i for i, name in enumerate(P.BUTTON_NAMES)}  # hint 0, .., hajeb 6
 
 Fault = Callable[[str, bytes], bytes]
 

@@ -63,8 +63,9 @@ STATE_NO_SESSION = 0x04  # no host has said HELLO since the device booted
 CONFIG_LED_MAP = 0x01
 CONFIG_SWITCH_MAP = 0x02
 
-# Buttons: the order of controller.board.sensorlog.BUTTONS; sides 0..2.
-BUTTON_NAMES = ("hint", "exchange", "undo", "new", "resign", "draw")
+# Buttons: the order of controller.board.sensorlog.BUTTONS (new ones are
+# appended, so a button's index keeps its meaning); sides 0..2.
+BUTTON_NAMES = ("hint", "exchange", "undo", "new", "resign", "draw", "hajeb")
 SIDE_NAMES = (None, "attacker", "defender")
 NO_LED = 0xFF  # a square without an LED in a map
 

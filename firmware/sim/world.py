@@ -37,7 +37,7 @@ except ImportError:  # pragma: no cover
 
 
 class World:
-    def __init__(self, ctl_in, ctl_out, row_pins, button_row_pins, col_pins):
+    def __init__(self, ctl_in, ctl_out, row_pins, button_row_pins, col_pins, button_col_pins=()):
         self.ctl_in = ctl_in
         self.ctl_out = ctl_out
         self.rows = len(row_pins)
@@ -49,8 +49,9 @@ class World:
                 self.row_of[pin] = r
             r += 1
         self.col_of = {}
-        for c in range(len(col_pins)):
-            self.col_of[col_pins[c]] = c
+        cols = tuple(col_pins) + tuple(button_col_pins)  # button-only ones last
+        for c in range(len(cols)):
+            self.col_of[cols[c]] = c
         self.nrows = r
         self.masks = [0] * r  # closed switches per row, chatter aside
         self.low = []  # matrix rows driven low now

@@ -129,6 +129,7 @@ def test_message_layouts() -> None:
     beat = P.pack_heartbeat(7, 200, P.STATE_IDLE, 0x1234, 3, 49)
     assert P.parse_heartbeat(beat, 49) == (7, 200, P.STATE_IDLE, 0x1234, 3)
     assert P.parse_button(P.pack_button(1, 5, 2)) == (1, 5, 2)
+    assert P.BUTTON_NAMES[P.parse_button(P.pack_button(1, 6, 2))[1]] == "hajeb"
     colours = [(i, 255 - i, 7) for i in range(49)]
     assert P.parse_leds(P.pack_leds(colours), 49) == bytes(v for c in colours for v in c)
     counters, chatter = P.parse_stats(P.pack_stats(list(range(10)), [1] * 49), 49)
@@ -144,7 +145,7 @@ def test_message_layouts() -> None:
     [
         lambda: P.parse_occ(bytes(11), 49),
         lambda: P.parse_occ(P.pack_occ(0, 0, 0, 49)[:-1] + b"\x80", 49),  # bit 55 > square 48
-        lambda: P.parse_button(P.pack_button(0, 6, 0)),
+        lambda: P.parse_button(P.pack_button(0, 7, 0)),  # 6 is hajeb, the last
         lambda: P.parse_button(P.pack_button(0, 0, 3)),
         lambda: P.parse_leds(bytes(146), 49),
         lambda: P.parse_config(P.pack_config(1000, 3000, 12, 150, 10, [11] * 49), 49),
