@@ -10,7 +10,7 @@ fewer than seven columns adds button-only columns (BUTTON_COL_PINS).
 """
 
 NAME = "kharbga-pico"
-VERSION = (0, 1, 0)
+VERSION = (0, 2, 0)  # 0.2: the hajeb button (index 6), button-only columns
 
 # Rows are driven one at a time (open drain: low selects, released otherwise).
 ROW_PINS = (0, 1, 2, 3, 4, 5, 6)  # ranks 1..7
