@@ -553,6 +553,9 @@ class Reconciler:
         return False
 
     def _new_game(self) -> None:
+        """Another game of the variant being played, with its options
+        (sabouiyya's H'ajeb stays on), whatever game was resumed."""
+        self.variant = self.game.variant
         self._put_aside(self.game)
         self._switch(new_game(self.variant))
         self._report.new_game = True

@@ -10,6 +10,7 @@ from controller.board.events import Button, Frame
 from controller.reconcile.reconciler import Reconciler, Settings
 from controller.reconcile.replay import replay
 from controller.rules import Game, find_variant
+from controller.rules.leap_factory import format_any_options
 
 HAJEB = find_variant("sabouiyya").with_options(hajeb=True)
 WALL = "D.DAD/.DA../DA.../AA.../....A d m - 10"
@@ -127,3 +128,36 @@ def test_rescinding_by_the_button_while_the_attacker_captures_ends_its_turn() ->
     update = r.feed(Button(t + 2.0, "hajeb"))  # a shared button, on the Attacker's turn
     assert update.played == ["rescind"]
     assert (game.to_move, game.hajeb, game.chain_square) == ("defender", "off", None)
+
+
+def test_a_new_game_from_the_board_keeps_the_hajeb_option() -> None:
+    """The ``new`` button (and a cleared board) start another game of the
+    variant being played, options included; after a resumed game, its own."""
+    plain = Game.from_position(find_variant("sabouiyya"), "DDDAD/DDDAA/DA.AA/AADDA/DAADA a m - 2")
+    plain.play(plain.legal_moves()[0])
+    game = Game.from_position(HAJEB, WALL)
+    r = Reconciler(game=game, settings=SETTINGS, saved=[plain])
+    a, d = game.bitboards()
+    r.feed(Frame(0.0, a | d))
+    r.tick(0.5)
+    update = r.feed(Button(1.0, "new", None))
+    assert update.new_game and r.game is not game
+    assert format_any_options(r.game.variant) == "hajeb=true"
+    assert r.game.phase == "setting" and not r.game.moves
+    # The plain game set up on the board resumes; a new game then is plain.
+    a, d = plain.bitboards()
+    r.feed(Frame(2.0, a | d))
+    assert r.tick(3.0).resumed is plain
+    assert r.feed(Button(4.0, "new", None)).new_game
+    assert format_any_options(r.game.variant) == ""
+    # A cleared board and a H'ajeb game's placements: the record keeps the option.
+    log = Log(WALL)
+    log.lines.append(json.dumps({"t": log.t + 0.5, "button": "new"}))
+    log.t += 0.5
+    log.occ = 0
+    log._frame()
+    log.put("c2")
+    log.put("a1")
+    result = replay(log.lines, HAJEB, SETTINGS, start=WALL)
+    assert '[Options "hajeb=true"]' in str(result.records[-1])
+    assert str(result.records[-1]).rstrip().endswith("1. @c2 @a1 *")
