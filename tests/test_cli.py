@@ -122,3 +122,28 @@ def test_games_archive_commands(tmp_path: Path, capsys: pytest.CaptureFixture[st
                                 '{"t": 0.0, "occ": "' + "0" * 25 + '"}']
     assert main(["games", "show", "77", "--data-dir", str(tmp_path)]) == 2
     assert "no game 77" in capsys.readouterr().err
+
+
+def test_replay_via_firmware_follows_the_configured_mapping(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``--config`` gives the firmware its board's wiring (the dark squares
+    of 8x8 on 8 x 4); a mapping of another board is refused in one line."""
+    from controller.rules import new_game
+
+    game = new_game("english-draughts")
+    rng = random.Random(5)
+    while game.outcome is None and len(game.moves) < 12:
+        game.play(rng.choice(game.legal_moves()))
+    log = tmp_path / "game.jsonl"
+    log.write_text(simulate_log(game, seed=5))
+    dark = tmp_path / "dark.toml"
+    dark.write_text('[gpio.mapping]\nboard = "8x8"\ndark_only = true\n')
+    argv = ["replay", str(log), "--variant", "english-draughts", "--via", "firmware"]
+    assert main([*argv, "--config", str(dark)]) == 0
+    record = parse_record(capsys.readouterr().out)
+    assert [str(m) for m in record.game().moves] == [str(m) for m in game.moves]
+    wrong = tmp_path / "wrong.toml"
+    wrong.write_text('[gpio.mapping]\nboard = "37-point"\n')
+    assert main([*argv, "--config", str(wrong)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "the mapping is for the 37-point board, the log for 8x8" in err
