@@ -115,7 +115,9 @@ def parse_line(text: str, squares: int | None, sensor: str | None = None) -> Eve
     value = obj[key]
     if not isinstance(value, str) or len(value) != squares:
         got = len(value) if isinstance(value, str) else type(value).__name__
-        raise ValueError(f"'{key}' must be a string of {squares} characters, got {got}")
+        names = [b for b, n in BOARDS.items() if n == squares]
+        board = f" (the {names[0]} board)" if names else ""
+        raise ValueError(f"'{key}' must be a string of {squares} characters{board}, got {got}")
     if key == "occ":
         if sensor == "colour":
             raise ValueError("an 'occ' frame in a colour log")

@@ -36,7 +36,8 @@ def test_a_leap_board_log_reads_and_writes_in_point_order(variant: str, board: s
 
 
 def test_frames_of_another_length_are_refused_naming_the_line() -> None:
-    with pytest.raises(LogError, match="line 2: 'occ' must be a string of 37 characters, got 49"):
+    wrong = r"line 2: 'occ' must be a string of 37 characters \(the 37-point board\), got 49"
+    with pytest.raises(LogError, match=wrong):
         list(read_log(_log("37-point", ["0" * 49])))
     with pytest.raises(LogError, match='must be one of "7x7", "5x5", "37-point", "8x8"'):
         list(read_log(_log("9x9", [])))

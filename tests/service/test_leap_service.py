@@ -155,14 +155,6 @@ def test_the_configuration_names_a_leap_variant(tmp_path: Path) -> None:
         load_config(path)
 
 
-def test_the_serial_board_refuses_the_37_point_board_in_one_line() -> None:
-    from controller.service.hardware import open_backend
-
-    config = Config(board="serial:/dev/null", variant="sixteen-soldiers")
-    with pytest.raises(ValueError, match="square boards only.*37-point"):
-        open_backend(config, Clock())
-
-
 @pytest.mark.parametrize("variant", ["checkers", "sixteen-soldiers"])
 def test_hints_and_the_computer_play_leap_games(tmp_path: Path, variant: str) -> None:
     service = _service(tmp_path, Clock(), variant)
