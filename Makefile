@@ -27,7 +27,8 @@ install-camera: $(STAMP_INSTALL)
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
 
-CCORE_SOURCES = setup.py $(wildcard controller/rules/_ccore*.c controller/rules/_ccore*.h)
+CCORE_SOURCES = setup.py $(wildcard controller/rules/_ccore*.c controller/rules/_ccore*.h \
+	controller/engine/_csearch*.c controller/engine/_csearch*.h)
 
 $(STAMP_INSTALL): pyproject.toml $(CCORE_SOURCES) | $(BIN)/python
 	$(BIN)/python -m pip install --upgrade pip

@@ -1,5 +1,6 @@
 """Build settings that pyproject.toml cannot express: the compiled rules
-core (controller/rules/_ccore.c), optional so that an install without a C
+core (controller/rules/_ccore.c) and the engine's search in C
+(controller/engine/_csearch*.c), both optional so that an install without a C
 compiler or Python's headers still succeeds on the pure-Python core
 (controller/rules/accel.py picks whichever is there; see docs/core.md)."""
 
@@ -17,4 +18,17 @@ CCORE = Extension(
     optional=True,
 )
 
-setup(ext_modules=[CCORE])
+CSEARCH = Extension(
+    "controller.engine._csearch",
+    sources=[
+        "controller/engine/_csearch.c",
+        "controller/engine/_csearch_search.c",
+        "controller/engine/_csearch_eval.c",
+        "controller/rules/_ccore_rules.c",
+    ],
+    depends=["controller/engine/_csearch.h", "controller/rules/_ccore_rules.h"],
+    extra_compile_args=["-O2", "-std=c11"],
+    optional=True,
+)
+
+setup(ext_modules=[CCORE, CSEARCH])
