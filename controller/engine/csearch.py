@@ -63,7 +63,7 @@ def evaluate(game: Game) -> int:
     if _cs is None or not available(game):
         raise ValueError("the C search cannot play this game")
     w, flags = _args(game)
-    return _cs.evaluate(game, w, flags)
+    return int(_cs.evaluate(game, w, flags))
 
 
 def _match(game: Game, act: Act) -> tuple[str, int, int, int, bool] | None:
@@ -120,4 +120,39 @@ def _pv_strings(game: Game, pv: list[Act]) -> list[str]:
             break
         out.append(str(_to_move(raw, g.geometry.point_names)))
         g.push(raw[0], raw[1], raw[2], raw[4])
+    return out
+
+
+def search_speed(variant: str = "khamousiyya", seconds: float = 1.0,
+                 phase: str = "m") -> dict[str, tuple[float, float]]:
+    """For ``make bench``: the C and the Python search, one after the
+    other, ``seconds`` on each fixed position of
+    ``data/depth_positions.tsv`` of ``variant`` in ``phase`` (``m`` the
+    moving phase, ``s`` setting): {"c": (nodes/s, mean depth), "python":
+    ...}.  Empty when the C search is not built."""
+    from importlib import resources
+
+    from .search import Searcher
+
+    text = resources.files(__package__).joinpath("data", "depth_positions.tsv").read_text("utf-8")
+    games = []
+    for line in text.splitlines():
+        if line.startswith("#") or not line.strip():
+            continue
+        name, position = line.split("\t")
+        if name == variant and position.split()[2] == phase:
+            games.append(Game.from_position(name, position))
+    if not games or not available(games[0]):
+        return {}
+    out: dict[str, tuple[float, float]] = {}
+    for label in ("c", "python"):
+        nodes = depth = 0
+        took = 0.0
+        for g in games:
+            if label == "c":
+                r = search(g, seconds)
+            else:
+                r = Searcher(g).search(seconds)
+            nodes, depth, took = nodes + r.nodes, depth + r.depth, took + r.seconds
+        out[label] = (nodes / took, depth / len(games))
     return out

@@ -1,0 +1,128 @@
+"""The engine's search in C (controller/engine/_csearch*.c) against the
+Python evaluation and search, on positions from seeded random games."""
+
+from __future__ import annotations
+
+import random
+import threading
+import time
+
+import pytest
+
+from controller.engine import csearch
+from controller.engine.evaluate import WIN, evaluate
+from controller.engine.search import Searcher
+from controller.rules import Game
+
+pytestmark = pytest.mark.skipif(not csearch.available(),
+                                reason="the C search extension was not built")
+
+VARIANTS = ("kharbga", "kharbga-refuge", "khamousiyya", "sabouiyya")
+
+
+def positions(variant: str, games: int, seed: int, every: int = 1) -> list[Game]:
+    """Copies of the positions of seeded random games (game not over)."""
+    rng = random.Random(seed)
+    out = []
+    for _ in range(games):
+        g = Game.new(variant)
+        while g.outcome is None:
+            if g.ply % every == 0:
+                out.append(g.copy())
+            raws = g.raw_moves()
+            g.push_raw(raws[int(rng.random() * len(raws))])
+    return out
+
+
+def replay(game: Game, pv: list[str]) -> None:
+    """Play the line on a copy; every action must be legal."""
+    g = game.copy()
+    for token in pv:
+        assert g.outcome is None
+        assert token in {str(m) for m in g.legal_moves()}, (game.position(), pv, token)
+        g.play(token)
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_evaluation_equals_python(variant: str) -> None:
+    games = positions(variant, 12, seed=VARIANTS.index(variant))
+    assert len(games) > 500
+    differ = [(g.position(), csearch.evaluate(g), evaluate(g))
+              for g in games if csearch.evaluate(g) != evaluate(g)]
+    assert not differ, differ[:3]
+    # the scores are not all alike: the test could fail
+    assert len({evaluate(g) for g in games}) > 20
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+@pytest.mark.parametrize("use_tt", [False, True])
+def test_plain_search_matches_python_minimax(variant: str, use_tt: bool) -> None:
+    games = positions(variant, 3, seed=7, every=9)[:24]
+    depth = 3 if variant.startswith("kharbga") else 4
+    for g in games:
+        c = csearch.search(g, max_depth=depth, use_tt=use_tt, selective=False)
+        p = Searcher(g, use_tt=use_tt, selective=False).search(max_depth=depth)
+        assert c.score == p.score, g.position()
+        assert c.depth == p.depth
+        assert c.move is not None and str(c.move) in {str(m) for m in g.legal_moves()}
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_full_search_gives_legal_move_and_line(variant: str) -> None:
+    games = positions(variant, 2, seed=11, every=13)[:12]
+    for g in games:
+        before = g.position()
+        r = csearch.search(g, seconds=2.0, max_nodes=20_000)
+        assert g.position() == before  # left unchanged
+        assert r.move is not None and r.pv and r.pv[0] == str(r.move)
+        replay(g, r.pv)
+        assert r.depth >= 1 and 0 < r.nodes <= 20_000 + 300
+        assert -WIN < r.score < WIN
+        if abs(r.score) < WIN - 1000:  # not a forced result: near a shallow plain search
+            p = Searcher(g, selective=False).search(max_depth=2)
+            assert abs(r.score - p.score) < 3000 or abs(p.score) >= WIN - 1000
+
+
+def test_node_limit_is_deterministic_and_deadline_honoured() -> None:
+    g = Game.from_position("khamousiyya", positions("khamousiyya", 1, seed=3)[80].position())
+    a = csearch.search(g, max_nodes=5000)
+    b = csearch.search(g, max_nodes=5000)
+    assert (str(a.move), a.score, a.pv, a.nodes) == (str(b.move), b.score, b.pv, b.nodes)
+    began = time.perf_counter()
+    r = csearch.search(g, seconds=0.2)
+    assert time.perf_counter() - began < 0.6
+    assert r.move is not None and r.depth >= 3
+
+
+def test_search_releases_the_gil() -> None:
+    g = positions("khamousiyya", 1, seed=5)[70]
+    done = threading.Event()
+
+    def run() -> None:
+        csearch.search(g, seconds=0.4)
+        done.set()
+
+    t = threading.Thread(target=run)
+    t.start()
+    count = 0
+    while not done.is_set():
+        count += 1
+    t.join()
+    assert count > 10_000  # the main thread kept running during the search
+
+
+def test_a_game_over_or_a_foreign_game_is_refused_or_empty() -> None:
+    g = positions("khamousiyya", 1, seed=9)[-1]
+    g.push_raw(g.raw_moves()[0])
+    while g.outcome is None:
+        g.push_raw(g.raw_moves()[0])
+    r = csearch.search(g, max_depth=3)
+    assert r.move is None and r.pv == []
+    with pytest.raises(ValueError):
+        csearch.search(g, seconds=0)
+    with pytest.raises(ValueError):
+        csearch.search(object(), 1.0)  # type: ignore[arg-type]
+    assert not csearch.available(object())
+    assert csearch._cs is not None
+    with pytest.raises(TypeError):
+        csearch._cs.search(object(), (1,) * 7, (False, False, False), 1.0, 3, 0, True, True, 8)
