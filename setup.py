@@ -24,10 +24,16 @@ CSEARCH = Extension(
         "controller/engine/_csearch.c",
         "controller/engine/_csearch_search.c",
         "controller/engine/_csearch_eval.c",
+        "controller/engine/_csearch_root.c",
         "controller/rules/_ccore_rules.c",
     ],
-    depends=["controller/engine/_csearch.h", "controller/rules/_ccore_rules.h"],
-    extra_compile_args=["-O2", "-std=c11"],
+    depends=[
+        "controller/engine/_csearch.h",
+        "controller/engine/_csearch_ctx.h",
+        "controller/rules/_ccore_rules.h",
+    ],
+    extra_compile_args=["-O2", "-std=c11", "-pthread"],
+    extra_link_args=["-pthread"],
     optional=True,
 )
 

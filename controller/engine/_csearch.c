@@ -91,22 +91,23 @@ static PyObject *result_of(const cs_result *r)
 }
 
 /* search(game, weights, flags, seconds, max_depth, max_nodes, use_tt,
- * selective, qdepth) -> (move or None, score, pv, depth, nodes, seconds);
+ * selective, qdepth, threads) -> (move or None, score, pv, depth, nodes, seconds);
  * a move is (kind, frm, to, flag) with the rules core's kind codes. */
 static PyObject *py_search(PyObject *mod, PyObject *args)
 {
     PyObject *game, *weights, *flags;
     cs_options o;
     cs_eval e;
-    if (!PyArg_ParseTuple(args, "OO!O!diLppi", &game, &PyTuple_Type, &weights, &PyTuple_Type,
+    if (!PyArg_ParseTuple(args, "OO!O!diLppii", &game, &PyTuple_Type, &weights, &PyTuple_Type,
                           &flags, &o.seconds, &o.max_depth, &o.max_nodes, &o.use_tt,
-                          &o.selective, &o.qdepth))
+                          &o.selective, &o.qdepth, &o.threads))
         return NULL;
     const kc_game *src = read_args(game, weights, flags, &e);
     if (!src)
         return NULL;
-    if (o.max_depth < 1 || o.max_depth > 100 || o.qdepth < 0 || o.qdepth > 64) {
-        PyErr_SetString(PyExc_ValueError, "max_depth 1-100 and qdepth 0-64 expected");
+    if (o.max_depth < 1 || o.max_depth > 100 || o.qdepth < 0 || o.qdepth > 64 || o.threads < 1
+        || o.threads > CS_MAX_THREADS) {
+        PyErr_SetString(PyExc_ValueError, "max_depth 1-100, qdepth 0-64, threads 1-16 expected");
         return NULL;
     }
     kc_game g;
@@ -132,7 +133,8 @@ static PyMethodDef methods[] = {
     {"evaluate", py_evaluate, METH_VARARGS,
      "evaluate(game, weights, flags): the static score for the side to move."},
     {"search", py_search, METH_VARARGS,
-     "search(game, weights, flags, seconds, max_depth, max_nodes, use_tt, selective, qdepth)."},
+     "search(game, weights, flags, seconds, max_depth, max_nodes, use_tt, selective, qdepth, "
+     "threads)."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -13,6 +13,7 @@
 #define CS_WON (CS_WIN - 1000)
 #define CS_MAX_PLY 128
 #define CS_NWEIGHTS 7
+#define CS_MAX_THREADS 16
 
 /* Weights in the order of evaluate.Weights' fields. */
 enum { W_MOB, W_STABLE, W_HANG_THEIRS, W_HANG_OWN, W_SET_EXP_D, W_SET_EXP_A, W_SET_STABLE };
@@ -42,17 +43,11 @@ int cs_evaluate(const cs_eval *e, const kc_state *s);
 kc_bb cs_vulnerable(const cs_eval *e, kc_bb own, kc_bb enemy, kc_bb empty);
 
 typedef struct {
-    uint64_t key;
-    int32_t score;
-    int8_t depth, flag, has_move;
-    kc_act move;
-} cs_tt_entry;
-
-typedef struct {
     int use_tt, selective, qdepth;
     double seconds;          /* <= 0: no deadline */
     int max_depth;
-    long long max_nodes;     /* <= 0: no limit */
+    long long max_nodes;     /* <= 0: no limit (of the main thread's nodes) */
+    int threads;             /* Lazy SMP: 1 to CS_MAX_THREADS */
 } cs_options;
 
 typedef struct {
@@ -64,6 +59,7 @@ typedef struct {
 } cs_result;
 
 /* Search the game g (changed during the search, restored after).
+ * The caller's game is not touched by the threads: each searches a copy.
  * Returns 0, or -1 when out of memory. */
 int cs_search(kc_game *g, const cs_eval *e, const cs_options *o, cs_result *out);
 

@@ -13,5 +13,6 @@ def search(
     use_tt: bool,
     selective: bool,
     qdepth: int,
+    threads: int,
     /,
 ) -> tuple[Act | None, int, list[Act], int, int, float]: ...

@@ -9,45 +9,16 @@
 #include <string.h>
 #include <time.h>
 
-#include "_csearch.h"
+#include "_csearch_ctx.h"
 
-#define CHECK_EVERY 256
 #define LMR_AFTER 3
 #define PRUNE_DEPTH 2
 #define PRUNE_MARGIN 120
 #define PRUNE_MIN_MOVES 6
 #define EXTEND_PLY 1
-#define TT_BITS 19
-enum { EXACT, LOWER, UPPER };
 
-typedef struct {
-    uint64_t key;
-    int32_t score;
-    int16_t depth;
-    int8_t flag, has_move;
-    kc_act move;
-} tt_entry;
 
-typedef struct {
-    kc_game *g;
-    const cs_eval *e;
-    const cs_options *o;
-    tt_entry *tt;
-    long long nodes, next_check, max_nodes;
-    double deadline;
-    int stop, horizon;
-    kc_act (*moves)[KC_MAXACTS];
-    kc_act killers[CS_MAX_PLY + 2][2];
-    int nkillers[CS_MAX_PLY + 2];
-    long long history[2][KC_MAXPTS + 1][KC_MAXPTS + 1];
-    kc_act pv[CS_MAX_PLY + 2][CS_MAX_PLY + 2];
-    int pvlen[CS_MAX_PLY + 2];
-    uint64_t z[2][KC_MAXPTS], zside, zsetting, zfirst, zchain[KC_MAXPTS + 1];
-    int has_partial, partial_score, partial_npv;
-    kc_act partial_pv[CS_MAX_PLY + 2];
-} ctx;
-
-static double now(void)
+double cs_now(void)
 {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
@@ -62,7 +33,7 @@ static uint64_t splitmix(uint64_t *x)
     return z ^ (z >> 31);
 }
 
-static void zobrist_init(ctx *c)
+void cs_zobrist_init(ctx *c)
 {
     uint64_t x = 0x4B48;
     for (int s = 0; s < 2; s++)
@@ -75,7 +46,7 @@ static void zobrist_init(ctx *c)
         c->zchain[p] = splitmix(&x);
 }
 
-static uint64_t key_of(const ctx *c, const kc_state *s)
+uint64_t cs_key_of(const ctx *c, const kc_state *s)
 {
     uint64_t k = 0;
     for (int side = 0; side < 2; side++)
@@ -99,7 +70,7 @@ static uint64_t key_of(const ctx *c, const kc_state *s)
     return k;
 }
 
-static int same(const kc_act *a, const kc_act *b)
+int cs_same(const kc_act *a, const kc_act *b)
 {
     return a->kind == b->kind && a->frm == b->frm && a->to == b->to && a->flag == b->flag
            && a->caps == b->caps;
@@ -108,7 +79,7 @@ static int same(const kc_act *a, const kc_act *b)
 static void check(ctx *c)
 {
     c->next_check = c->nodes + CHECK_EVERY;
-    if (c->nodes >= c->max_nodes || now() >= c->deadline)
+    if (*c->halt || (!c->helper && (c->nodes >= c->max_nodes || cs_now() >= c->deadline)))
         c->stop = 1;
 }
 
@@ -121,18 +92,18 @@ static int terminal(const ctx *c, int ply)
 }
 
 /* search.Searcher._order: a stable sort, best first. */
-static void order(ctx *c, kc_act *m, int n, const kc_act *tt_move, int ply, int side)
+void cs_order(ctx *c, kc_act *m, int n, const kc_act *tt_move, int ply, int side)
 {
     long long keys[KC_MAXACTS];
     for (int i = 0; i < n; i++) {
         long long k;
-        if (tt_move && same(&m[i], tt_move))
+        if (tt_move && cs_same(&m[i], tt_move))
             k = 1LL << 40;
         else if (m[i].caps)
             k = (1LL << 30) + kc_pop(m[i].caps);
-        else if (c->nkillers[ply] > 0 && same(&m[i], &c->killers[ply][0]))
+        else if (c->nkillers[ply] > 0 && cs_same(&m[i], &c->killers[ply][0]))
             k = 1LL << 29;
-        else if (c->nkillers[ply] > 1 && same(&m[i], &c->killers[ply][1]))
+        else if (c->nkillers[ply] > 1 && cs_same(&m[i], &c->killers[ply][1]))
             k = (1LL << 29) - 1;
         else
             k = c->history[side][m[i].frm + 1][m[i].to + 1] - (m[i].flag ? 1LL << 20 : 0);
@@ -155,7 +126,7 @@ static void order(ctx *c, kc_act *m, int n, const kc_act *tt_move, int ply, int 
 static int is_killer(const ctx *c, const kc_act *m, int ply)
 {
     for (int i = 0; i < c->nkillers[ply]; i++)
-        if (same(m, &c->killers[ply][i]))
+        if (cs_same(m, &c->killers[ply][i]))
             return 1;
     return 0;
 }
@@ -171,7 +142,7 @@ static void remember(ctx *c, const kc_act *m, int ply, int side, int depth)
     c->history[side][m->frm + 1][m->to + 1] += (long long)depth * depth;
 }
 
-static int play(ctx *c, const kc_act *m)
+int cs_play(ctx *c, const kc_act *m)
 {
     if (kc_do(c->g, m) < 0) {
         c->stop = 2;  /* out of memory */
@@ -213,7 +184,7 @@ static int quiesce(ctx *c, int alpha, int beta, int ply, int qdepth)
         c->nodes++;
         if (c->nodes >= c->next_check)
             check(c);
-        if (c->stop || play(c, &m[i]) < 0)
+        if (c->stop || cs_play(c, &m[i]) < 0)
             return 0;
         int v = g->s.side == side ? quiesce(c, alpha, beta, ply + 1, qdepth - 1)
                                   : -quiesce(c, -beta, -alpha, ply + 1, qdepth - 1);
@@ -234,7 +205,7 @@ static int quiesce(ctx *c, int alpha, int beta, int ply, int qdepth)
 
 static int negamax(ctx *c, int depth, int alpha, int beta, int ply);
 
-static int child(ctx *c, int depth, int alpha, int beta, int ply, int side)
+int cs_child(ctx *c, int depth, int alpha, int beta, int ply, int side)
 {
     if (c->g->s.side == side)
         return negamax(c, depth, alpha, beta, ply);
@@ -247,23 +218,34 @@ static int threat(const ctx *c, int side)
     return kc_pop(cs_vulnerable(c->e, opp, own, c->e->full & ~(own | opp)));
 }
 
+static uint64_t load(const uint64_t *w)
+{
+    return __atomic_load_n(w, __ATOMIC_RELAXED);
+}
+
 /* search.Searcher._probe: 1 and *score when the entry settles the node. */
 static int probe(ctx *c, uint64_t key, int depth, int alpha, int beta, int ply, int *score,
                  kc_act *tt_move, int *has_move)
 {
     const tt_entry *t = &c->tt[key & ((1u << TT_BITS) - 1)];
+    uint64_t w0 = load(&t->w[0]), w1 = load(&t->w[1]), w2 = load(&t->w[2]),
+             w3 = load(&t->w[3]);
     *has_move = 0;
-    if (t->key != key || !t->flag)
+    if ((w0 ^ w1 ^ w2 ^ w3) != key || !w1)
         return 0;
-    *has_move = t->has_move;
-    *tt_move = t->move;
-    if (t->depth == depth || (c->o->selective && t->depth > depth)) {
-        int s = t->score > CS_WON ? t->score - ply : t->score < -CS_WON ? t->score + ply : t->score;
-        int f = t->flag - 1;
+    int escore = (int32_t)(uint32_t)w1, edepth = (int16_t)(w1 >> 32), f = (int)(w1 >> 48 & 0xFF) - 1;
+    *has_move = (int)(w1 >> 56 & 1);
+    tt_move->caps = w2;
+    tt_move->kind = (int8_t)(w3 & 0xFF);
+    tt_move->frm = (int8_t)(w3 >> 8 & 0xFF);
+    tt_move->to = (int8_t)(w3 >> 16 & 0xFF);
+    tt_move->flag = (int8_t)(w3 >> 24 & 0xFF);
+    if (edepth == depth || (c->o->selective && edepth > depth)) {
+        int s = escore > CS_WON ? escore - ply : escore < -CS_WON ? escore + ply : escore;
         if (f == EXACT || (f == LOWER && s >= beta) || (f == UPPER && s <= alpha)) {
             c->horizon = 1;
-            if (f == EXACT && t->has_move) {
-                c->pv[ply][0] = t->move;
+            if (f == EXACT && *has_move) {
+                c->pv[ply][0] = *tt_move;
                 c->pvlen[ply] = 1;
             }
             *score = s;
@@ -273,18 +255,24 @@ static int probe(ctx *c, uint64_t key, int depth, int alpha, int beta, int ply, 
     return 0;
 }
 
-static void store(ctx *c, uint64_t key, int depth, int best, int alpha0, int beta, int ply,
-                  const kc_act *best_move)
+void cs_store(ctx *c, uint64_t key, int depth, int best, int alpha0, int beta, int ply,
+              const kc_act *best_move)
 {
     tt_entry *t = &c->tt[key & ((1u << TT_BITS) - 1)];
     int f = best >= beta ? LOWER : best > alpha0 ? EXACT : UPPER;
-    t->key = key;
-    t->depth = (int16_t)depth;
-    t->flag = (int8_t)(f + 1);
-    t->score = best > CS_WON ? best + ply : best < -CS_WON ? best - ply : best;
-    t->has_move = best_move != NULL;
-    if (best_move)
-        t->move = *best_move;
+    int s = best > CS_WON ? best + ply : best < -CS_WON ? best - ply : best;
+    uint64_t w1 = (uint64_t)(uint32_t)s | (uint64_t)(uint16_t)depth << 32
+                  | (uint64_t)(f + 1) << 48 | (uint64_t)(best_move != NULL) << 56;
+    uint64_t w2 = 0, w3 = 0;
+    if (best_move) {
+        w2 = best_move->caps;
+        w3 = (uint64_t)(uint8_t)best_move->kind | (uint64_t)(uint8_t)best_move->frm << 8
+             | (uint64_t)(uint8_t)best_move->to << 16 | (uint64_t)(uint8_t)best_move->flag << 24;
+    }
+    __atomic_store_n(&t->w[0], key ^ w1 ^ w2 ^ w3, __ATOMIC_RELAXED);
+    __atomic_store_n(&t->w[1], w1, __ATOMIC_RELAXED);
+    __atomic_store_n(&t->w[2], w2, __ATOMIC_RELAXED);
+    __atomic_store_n(&t->w[3], w3, __ATOMIC_RELAXED);
 }
 
 /* search.Searcher._prune: reverse futility pruning; 1 and *cut to cut. */
@@ -332,7 +320,7 @@ static int negamax(ctx *c, int depth, int alpha, int beta, int ply)
     int has_tt = 0, hit;
     uint64_t key = 0;
     if (c->o->use_tt) {
-        key = key_of(c, &g->s);
+        key = cs_key_of(c, &g->s);
         if (probe(c, key, depth, alpha, beta, ply, &hit, &tt_move, &has_tt))
             return hit;
     }
@@ -343,13 +331,13 @@ static int negamax(ctx *c, int depth, int alpha, int beta, int ply)
         c->horizon = 1;
         return hit;
     }
-    order(c, m, n, has_tt ? &tt_move : NULL, ply, side);
+    cs_order(c, m, n, has_tt ? &tt_move : NULL, ply, side);
     int extend = pv_node && !g->s.setting && depth >= 2 && ply <= EXTEND_PLY;
     int threats = extend ? threat(c, side) : 0;
     int alpha0 = alpha, best = -CS_INF, best_i = -1;
     for (int i = 0; i < n; i++) {
         int caps = m[i].caps != 0, v;
-        if (play(c, &m[i]) < 0)
+        if (cs_play(c, &m[i]) < 0)
             return 0;
         int d = depth - 1;
         if (extend && !caps && threat(c, side) > threats)
@@ -359,13 +347,13 @@ static int negamax(ctx *c, int depth, int alpha, int beta, int ply)
             if (i >= LMR_AFTER && depth >= 3 && !caps && !m[i].flag && d < depth
                 && !is_killer(c, &m[i], ply))
                 r = i >= 3 * LMR_AFTER && depth >= 5 ? 2 : 1;
-            v = child(c, d - r, alpha, alpha + 1, ply + 1, side);
+            v = cs_child(c, d - r, alpha, alpha + 1, ply + 1, side);
             if (r && v > alpha && !c->stop)
-                v = child(c, d, alpha, alpha + 1, ply + 1, side);
+                v = cs_child(c, d, alpha, alpha + 1, ply + 1, side);
             if (alpha < v && v < beta && pv_node && !c->stop)
-                v = child(c, d, alpha, beta, ply + 1, side);
+                v = cs_child(c, d, alpha, beta, ply + 1, side);
         } else {
-            v = child(c, d, alpha, beta, ply + 1, side);
+            v = cs_child(c, d, alpha, beta, ply + 1, side);
         }
         kc_undo(g, NULL);
         if (c->stop)
@@ -385,179 +373,7 @@ static int negamax(ctx *c, int depth, int alpha, int beta, int ply)
         }
     }
     if (c->o->use_tt)
-        store(c, key, depth, best, alpha0, beta, ply, best_i >= 0 ? &m[best_i] : NULL);
+        cs_store(c, key, depth, best, alpha0, beta, ply, best_i >= 0 ? &m[best_i] : NULL);
     return best;
 }
 
-typedef struct {
-    int score, npv;
-    kc_act move;
-    kc_act pv[CS_MAX_PLY + 2];
-} root_out;
-
-/* search.Searcher._root. */
-static void root(ctx *c, kc_act *ord, int n, int depth, int alpha, int beta, root_out *r)
-{
-    kc_game *g = c->g;
-    int side = g->s.side, pvs = c->o->selective, alpha0 = alpha;
-    r->score = -CS_INF;
-    r->move = ord[0];
-    r->pv[0] = ord[0];
-    r->npv = 1;
-    c->nodes++;
-    for (int i = 0; i < n; i++) {
-        int v;
-        if (play(c, &ord[i]) < 0)
-            return;
-        if (pvs && i > 0) {
-            v = child(c, depth - 1, alpha, alpha + 1, 1, side);
-            if (alpha < v && v < beta && !c->stop)
-                v = child(c, depth - 1, alpha, beta, 1, side);
-        } else {
-            v = child(c, depth - 1, alpha, beta, 1, side);
-        }
-        kc_undo(g, NULL);
-        if (c->stop)
-            return;
-        if (v > r->score) {
-            r->score = v;
-            r->move = ord[i];
-            r->pv[0] = ord[i];
-            memcpy(&r->pv[1], c->pv[1], (size_t)c->pvlen[1] * sizeof(kc_act));
-            r->npv = c->pvlen[1] + 1;
-            if (pvs && alpha0 < v && v < beta) {
-                c->has_partial = 1;
-                c->partial_score = v;
-                c->partial_npv = r->npv;
-                memcpy(c->partial_pv, r->pv, (size_t)r->npv * sizeof(kc_act));
-            }
-            if (v > alpha) {
-                alpha = v;
-                if (v >= beta)
-                    break;
-            }
-        }
-    }
-    if (c->o->use_tt && r->score > -CS_INF)
-        store(c, key_of(c, &g->s), depth, r->score, alpha0, beta, 0, &r->move);
-}
-
-static void to_front(kc_act *ord, int n, const kc_act *m)
-{
-    for (int i = 0; i < n; i++)
-        if (same(&ord[i], m)) {
-            kc_act a = ord[i];
-            memmove(&ord[1], &ord[0], (size_t)i * sizeof(kc_act));
-            ord[0] = a;
-            return;
-        }
-}
-
-/* search.Searcher._aspirate. */
-static void aspirate(ctx *c, kc_act *ord, int n, int depth, int guess, int done, root_out *r)
-{
-    static const int widths[2] = {40, 200};
-    if (!c->o->selective || done < 3 || abs(guess) >= CS_WON) {
-        root(c, ord, n, depth, -CS_INF, CS_INF, r);
-        return;
-    }
-    for (int i = 0; i < 2; i++) {
-        int alpha = guess - widths[i], beta = guess + widths[i];
-        root(c, ord, n, depth, alpha, beta, r);
-        if (c->stop || (alpha < r->score && r->score < beta))
-            return;
-        to_front(ord, n, &r->move);
-    }
-    root(c, ord, n, depth, -CS_INF, CS_INF, r);
-}
-
-static void deepen(ctx *c, kc_act *ord, int n, cs_result *out, root_out *r)
-{
-    double last_time = 0.0;
-    for (int depth = 1; depth <= c->o->max_depth; depth++) {
-        double began = now();
-        c->horizon = 0;
-        c->has_partial = 0;
-        aspirate(c, ord, n, depth, out->score, out->depth, r);
-        if (c->stop) {
-            if (c->has_partial) {
-                out->score = c->partial_score;
-                out->move = c->partial_pv[0];
-                out->npv = c->partial_npv;
-                memcpy(out->pv, c->partial_pv, (size_t)out->npv * sizeof(kc_act));
-            }
-            break;
-        }
-        out->move = r->move;
-        out->score = r->score;
-        out->depth = depth;
-        out->npv = r->npv;
-        memcpy(out->pv, r->pv, (size_t)r->npv * sizeof(kc_act));
-        to_front(ord, n, &r->move);
-        if (abs(r->score) >= CS_WON && depth >= CS_WIN - abs(r->score))
-            break;
-        if (!c->horizon)
-            break;
-        double t = now(), took = t - began, growth = 2.0;
-        if (last_time > 0.002) {
-            growth = took / last_time;
-            growth = growth < 2.0 ? 2.0 : growth > 8.0 ? 8.0 : growth;
-        }
-        last_time = took;
-        if (t + took * growth * (c->o->selective ? 0.5 : 1.0) > c->deadline)
-            break;
-    }
-}
-
-int cs_search(kc_game *g, const cs_eval *e, const cs_options *o, cs_result *out)
-{
-    double start = now();
-    memset(out, 0, sizeof *out);
-    ctx *c = calloc(1, sizeof *c);
-    root_out *r = calloc(1, sizeof *r);
-    kc_act *ord = calloc(KC_MAXACTS, sizeof *ord);
-    if (c)
-        c->moves = calloc(CS_MAX_PLY + 2, sizeof *c->moves);
-    if (c && o->use_tt)
-        c->tt = calloc((size_t)1 << TT_BITS, sizeof *c->tt);
-    if (!c || !r || !ord || !c->moves || (o->use_tt && !c->tt)) {
-        if (c) {
-            free(c->moves);
-            free(c->tt);
-        }
-        free(c);
-        free(r);
-        free(ord);
-        return -1;
-    }
-    c->g = g;
-    c->e = e;
-    c->o = o;
-    c->max_nodes = o->max_nodes > 0 ? o->max_nodes : (1LL << 62);
-    c->deadline = o->seconds > 0 ? start + o->seconds : 1e300;
-    c->next_check = CHECK_EVERY;
-    zobrist_init(c);
-    size_t base = g->nundo;
-    int n = g->s.o_reason >= 0 ? 0 : kc_generate(g, ord);
-    int oom = 0;
-    if (n) {
-        out->found = 1;
-        out->move = ord[0];
-        out->score = cs_evaluate(e, &g->s);
-        out->pv[0] = ord[0];
-        out->npv = 1;
-        order(c, ord, n, NULL, 0, g->s.side);
-        deepen(c, ord, n, out, r);
-        oom = c->stop == 2;
-        while (g->nundo > base)
-            kc_undo(g, NULL);
-    }
-    out->nodes = c->nodes;
-    out->seconds = now() - start;
-    free(c->moves);
-    free(c->tt);
-    free(c);
-    free(r);
-    free(ord);
-    return oom ? -1 : 0;
-}

@@ -83,10 +83,11 @@ def _to_move(raw: tuple[str, int, int, int, bool], names: tuple[str, ...]) -> Mo
 
 def search(game: Game, seconds: float | None = None, max_depth: int = 64,
            max_nodes: int | None = None, *, use_tt: bool = True, selective: bool = True,
-           qdepth: int = 8) -> SearchResult:
+           qdepth: int = 8, threads: int = 1) -> SearchResult:
     """Iterative deepening in C until ``seconds``, ``max_depth`` or
-    ``max_nodes`` (the switches as :class:`.search.Searcher`'s); ``game``
-    is left unchanged.  ``ValueError`` when :func:`available` is false for
+    ``max_nodes`` (the switches as :class:`.search.Searcher`'s; the node
+    limit counts the main thread's nodes); ``threads`` > 1 adds helper
+    threads (Lazy SMP, a shared table); ``game`` is left unchanged.  ``ValueError`` when :func:`available` is false for
     the game or a bound is out of range."""
     if _cs is None or not available(game):
         raise ValueError("the C search cannot play this game")
@@ -94,10 +95,13 @@ def search(game: Game, seconds: float | None = None, max_depth: int = 64,
         raise ValueError("seconds: a positive number expected")
     if not 1 <= max_depth <= 100:
         raise ValueError("max_depth: 1 to 100 expected")
+    if not 1 <= threads <= 16:
+        raise ValueError("threads: 1 to 16 expected")
     w, flags = _args(game)
     began = time.perf_counter()
     move, score, pv, depth, nodes, _ = _cs.search(
-        game, w, flags, seconds or 0.0, max_depth, max_nodes or 0, use_tt, selective, qdepth)
+        game, w, flags, seconds or 0.0, max_depth, max_nodes or 0, use_tt, selective, qdepth,
+        threads)
     if move is None:
         return SearchResult(None, 0, [], 0, nodes, time.perf_counter() - began)
     names = game.geometry.point_names
