@@ -126,3 +126,21 @@ def test_a_game_over_or_a_foreign_game_is_refused_or_empty() -> None:
     assert csearch._cs is not None
     with pytest.raises(TypeError):
         csearch._cs.search(object(), (1,) * 7, (False, False, False), 1.0, 3, 0, True, True, 8)
+
+
+@pytest.mark.parametrize("threads", [2, 4])
+def test_threads_give_a_legal_move_and_line(threads: int) -> None:
+    for g in positions("khamousiyya", 1, seed=13, every=17)[:6]:
+        before = g.position()
+        r = csearch.search(g, seconds=0.5, max_depth=6, threads=threads)
+        assert g.position() == before
+        assert r.move is not None and r.pv and r.pv[0] == str(r.move)
+        replay(g, r.pv)
+        assert r.depth == 6 or abs(r.score) >= WIN - 1000 or r.seconds >= 0.45
+
+
+def test_threads_out_of_range_are_refused() -> None:
+    g = Game.new("khamousiyya")
+    for bad in (0, 17):
+        with pytest.raises(ValueError):
+            csearch.search(g, max_depth=2, threads=bad)
