@@ -87,8 +87,9 @@ def search(game: Game, seconds: float | None = None, max_depth: int = 64,
     """Iterative deepening in C until ``seconds``, ``max_depth`` or
     ``max_nodes`` (the switches as :class:`.search.Searcher`'s; the node
     limit counts the main thread's nodes); ``threads`` > 1 adds helper
-    threads (Lazy SMP, a shared table); ``game`` is left unchanged.  ``ValueError`` when :func:`available` is false for
-    the game or a bound is out of range."""
+    threads (Lazy SMP, a shared table); ``game`` is left unchanged.
+    ``ValueError`` when :func:`available` is false for the game or a bound
+    is out of range."""
     if _cs is None or not available(game):
         raise ValueError("the C search cannot play this game")
     if seconds is not None and not seconds > 0:
