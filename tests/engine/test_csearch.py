@@ -144,3 +144,11 @@ def test_threads_out_of_range_are_refused() -> None:
     for bad in (0, 17):
         with pytest.raises(ValueError):
             csearch.search(g, max_depth=2, threads=bad)
+
+
+def test_bench_figures_have_both_searches() -> None:
+    figures = csearch.search_speed("khamousiyya", 0.05)
+    assert set(figures) == {"c", "python"}
+    for rate, depth in figures.values():
+        assert rate > 0 and depth >= 1
+    assert csearch.search_speed("no-such-variant", 0.05) == {}
