@@ -161,3 +161,20 @@ def search_speed(variant: str = "khamousiyya", seconds: float = 1.0,
             nodes, depth, took = nodes + r.nodes, depth + r.depth, took + r.seconds
         out[label] = (nodes / took, depth / len(games))
     return out
+
+
+def threads_speedup(depth: int = 10, threads: tuple[int, ...] = (1, 2, 4)
+                    ) -> dict[int, float]:
+    """For ``make bench``: the time (seconds) the C search takes to reach
+    ``depth`` on all ten fixed positions of ``data/depth_positions.tsv``,
+    for each thread count (Lazy SMP).  Empty when the C search is not
+    built."""
+    from importlib import resources
+
+    text = resources.files(__package__).joinpath("data", "depth_positions.tsv").read_text("utf-8")
+    games = [Game.from_position(*line.split("\t")) for line in text.splitlines()
+             if line.strip() and not line.startswith("#")]
+    if not games or not available(games[0]):
+        return {}
+    return {t: sum(search(g, max_depth=depth, threads=t).seconds for g in games)
+            for t in threads}
