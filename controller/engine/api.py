@@ -17,6 +17,9 @@ import random
 import time
 from dataclasses import dataclass
 
+from controller.rules import Game
+
+from . import csearch
 from .search import INF, WON, AnyGame, Searcher, SearchResult
 
 __all__ = ["Level", "LEVELS", "BLUNDER", "MAX_SECONDS", "best_move", "DEFAULT_HINT_SECONDS"]
@@ -79,8 +82,16 @@ def best_move(
     depth = max_depth if max_depth is not None else 64
     if lv.max_depth:
         depth = min(depth, lv.max_depth)
-    searcher = Searcher(game, use_tt=use_tt, noise=lv.noise, noise_seed=seed)
     weak = lv.margin > 0
+    if not weak and not lv.noise and isinstance(game, Game) and csearch.available(game):
+        # Full strength on the compiled search (docs/engine-c.md); the
+        # Python search below plays what it cannot (leap games, H'ajeb,
+        # no compiler) and the weak levels.
+        if len(game.raw_moves()) == 1:
+            seconds = seconds / 10
+        return csearch.search(game, seconds, max_depth=depth, max_nodes=max_nodes,
+                              use_tt=use_tt)
+    searcher = Searcher(game, use_tt=use_tt, noise=lv.noise, noise_seed=seed)
     if len(game.raw_moves()) == 1 and not weak:
         seconds = seconds / 10  # forced: search only for the score and the line
     safe = None
