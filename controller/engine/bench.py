@@ -118,6 +118,17 @@ def main(argv: list[str] | None = None) -> int:
     rate, depth, low = search_speed("khamousiyya", args.positions, args.seconds)
     print(f"search khamousiyya mid-game: {rate:8.0f} nodes/s, depth {depth:.1f} "
           f"(min {low}) at {args.seconds:g} s")
+    from . import csearch
+
+    for name, (rate, depth) in csearch.search_speed("khamousiyya", args.seconds).items():
+        print(f"search khamousiyya fixed positions, {name:6s} search: {rate:8.0f} nodes/s, "
+              f"depth {depth:.1f} at {args.seconds:g} s (target >= 150,000 nodes/s)")
+    speedup = csearch.threads_speedup(10)
+    if speedup:
+        one = speedup[min(speedup)]
+        print("C search to depth 10, ten fixed positions: " + ", ".join(
+            f"{t} thread{'s' if t > 1 else ''} {s:.2f} s (x{one / s:.2f})"
+            for t, s in speedup.items()) + f" on {os.cpu_count()} cores")
     for v in VARIANTS:
         if v.name != "khamousiyya":
             rate, depth, low = search_speed(v.name, 2, args.seconds)
