@@ -8,7 +8,9 @@ never chosen when another move does not; from level 3 up, a one-move
 blunder never is either: the choice is checked by a noise-free search two
 actions deep (with its capture chains), and a move that scores more than
 :data:`BLUNDER` below that search's best is never played.
-``level=None`` is full strength.
+``level=None`` is full strength.  At full strength, a setting-phase
+position of the opening book (:mod:`.book`) is answered from the book
+when the search is bounded by time only.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from dataclasses import dataclass
 
 from controller.rules import Game
 
+from . import book as opening_book
 from . import csearch
 from .search import INF, WON, AnyGame, Searcher, SearchResult
 
@@ -69,15 +72,21 @@ def best_move(
     max_depth: int | None = None,
     max_nodes: int | None = None,
     use_tt: bool = True,
+    book: bool = True,
 ) -> SearchResult:
     """Search ``game`` (left unchanged) for at most ``seconds`` and return
     the move to play with its score, principal variation, depth and nodes.
 
     ``max_depth``/``max_nodes`` bound the search further (deterministic
-    results for tests and benchmarks).
+    results for tests and benchmarks); a bounded search, ``book=False``
+    or a level below full strength never consults the opening book.
     """
     if game.outcome is not None:
         return SearchResult(None, 0, [], 0, 0)
+    if book and level in (None, 5) and max_depth is None and max_nodes is None:
+        found = _from_book(game)
+        if found is not None:
+            return found
     lv = LEVELS[level] if level is not None else LEVELS[5]
     depth = max_depth if max_depth is not None else 64
     if lv.max_depth:
@@ -104,6 +113,23 @@ def best_move(
         won = max(result.scores.values()) >= WON
         result = _weaken(game, result, lv, seed, None if won else safe)
     return result
+
+
+def _from_book(game: AnyGame) -> SearchResult | None:
+    """The opening book's answer for ``game`` (setting phase), if any."""
+    if not isinstance(game, Game) or not game.setting:
+        return None
+    table = opening_book.book_for(game.variant.name)
+    if table is None:
+        return None
+    hit = table.lookup(game.position())
+    if hit is None:
+        return None
+    move, score, depth = hit
+    legal = next((m for m in game.legal_moves() if str(m) == move), None)
+    if legal is None:
+        return None
+    return SearchResult(legal, score, [move], depth, 0)
 
 
 def _safe_moves(game: AnyGame, seconds: float, max_nodes: int | None) -> set[str] | None:
