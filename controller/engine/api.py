@@ -84,7 +84,7 @@ def best_move(
     if game.outcome is not None:
         return SearchResult(None, 0, [], 0, 0)
     if book and level in (None, 5) and max_depth is None and max_nodes is None:
-        found = _from_book(game)
+        found = _from_book(game, seconds)
         if found is not None:
             return found
     lv = LEVELS[level] if level is not None else LEVELS[5]
@@ -115,8 +115,11 @@ def best_move(
     return result
 
 
-def _from_book(game: AnyGame) -> SearchResult | None:
-    """The opening book's answer for ``game`` (setting phase), if any."""
+def _from_book(game: AnyGame, seconds: float) -> SearchResult | None:
+    """The opening book's answer for ``game`` (setting phase), if any.  It
+    stands for the whole think time: ``seconds`` is reported as spent (so
+    a caller that doubles its time until a limit, as pondering does, moves
+    on at the usual pace), with 0 nodes."""
     if not isinstance(game, Game) or not game.setting:
         return None
     table = opening_book.book_for(game.variant.name)
@@ -129,7 +132,7 @@ def _from_book(game: AnyGame) -> SearchResult | None:
     legal = next((m for m in game.legal_moves() if str(m) == move), None)
     if legal is None:
         return None
-    return SearchResult(legal, score, [move], depth, 0)
+    return SearchResult(legal, score, [move], depth, 0, seconds=seconds)
 
 
 def _safe_moves(game: AnyGame, seconds: float, max_nodes: int | None) -> set[str] | None:

@@ -87,8 +87,8 @@ def test_best_move_plays_the_book_move_through_the_symmetry(variant: str) -> Non
             assert fold(after.position())[0] == fold(booked.position())[0]
             if len({transform(key, other) for other in SYMMETRIES}) == len(SYMMETRIES):
                 assert str(r.move) == map_move(entry.move, sym, n)
-            assert (r.score, r.depth, r.pv, r.nodes) == (entry.score, entry.depth,
-                                                        [str(r.move)], 0)
+            assert (r.score, r.depth, r.pv, r.nodes, r.seconds) == (
+                entry.score, entry.depth, [str(r.move)], 0, 5.0)
         # a bounded search, a weaker level or book=False search instead
         assert api.best_move(game, 5.0, max_depth=2).nodes > 0
         assert api.best_move(game, 0.05, book=False).nodes > 0
@@ -110,7 +110,7 @@ def test_a_position_outside_the_book_is_searched() -> None:
 
 def test_a_moving_phase_position_never_consults_the_book() -> None:
     assert api._from_book(Game.from_position(
-        "sabouiyya", "AADDA/DADDA/AD.AD/ADADA/DDAAD a m - 1")) is None
+        "sabouiyya", "AADDA/DADDA/AD.AD/ADADA/DDAAD a m - 1"), 1.0) is None
 
 
 GOOD = "...../...../...../...../....A a s - 0\t@e2\t12\t9\n"
