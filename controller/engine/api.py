@@ -116,10 +116,9 @@ def best_move(
 
 
 def _from_book(game: AnyGame, seconds: float) -> SearchResult | None:
-    """The opening book's answer for ``game`` (setting phase), if any.  It
-    stands for the whole think time: ``seconds`` is reported as spent (so
-    a caller that doubles its time until a limit, as pondering does, moves
-    on at the usual pace), with 0 nodes."""
+    """The opening book's answer for ``game`` (setting phase), if any,
+    with 0 nodes and no time spent (``seconds`` is the time it was
+    allowed, unused)."""
     if not isinstance(game, Game) or not game.setting:
         return None
     table = opening_book.book_for(game.variant.name)
@@ -132,7 +131,7 @@ def _from_book(game: AnyGame, seconds: float) -> SearchResult | None:
     legal = next((m for m in game.legal_moves() if str(m) == move), None)
     if legal is None:
         return None
-    return SearchResult(legal, score, [move], depth, 0, seconds=seconds)
+    return SearchResult(legal, score, [move], depth, 0, seconds=0.0)
 
 
 def _safe_moves(game: AnyGame, seconds: float, max_nodes: int | None) -> set[str] | None:

@@ -119,7 +119,8 @@ def _ponder_child(spec: GameSpec, first: float, limit: float, out: Connection) -
     game = spec.build()
     spent, budget, last_depth = 0.0, first, -1
     while spent < limit:
-        r = best_move(game, min(budget, limit - spent))
+        # Pondering is the deep search itself: past the opening book.
+        r = best_move(game, min(budget, limit - spent), book=False)
         spent += max(r.seconds, 0.001)
         forced = r.move is None or abs(r.score) >= 90_000 or r.depth == last_depth >= 60
         done = forced or spent >= limit

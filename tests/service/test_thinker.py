@@ -123,3 +123,15 @@ def test_nothing_starts_after_close():
     assert t.search(g, 0.2) is None
     t.ponder(g)
     assert t._ponder is None and t.thought(g) is None
+
+
+def test_the_ponder_searches_past_the_opening_book(thinker):
+    """A book position is pondered by searching it (nodes counted, depth
+    growing), not answered from the book over and over."""
+    g = new_game("kharbga")
+    assert g.setting
+    thinker.ponder(g)
+    first = _wait(lambda: thinker.thought(g))
+    assert first.nodes > 0
+    later = _wait(lambda: (x := thinker.thought(g)) and x.seconds > first.seconds and x)
+    assert later.nodes > 0 and later.depth >= first.depth
