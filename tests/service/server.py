@@ -13,6 +13,18 @@ from pathlib import Path
 from typing import Any
 
 
+def eventually(predicate: Any, seconds: float = 20.0, every: float = 0.05) -> Any:
+    """The first true value ``predicate()`` gives within ``seconds``
+    (asked every ``every`` seconds); AssertionError when none comes."""
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(every)
+    raise AssertionError("timed out")
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

@@ -8,6 +8,7 @@ import random
 import time
 
 import pytest
+from server import eventually
 
 from controller.rules.leap_factory import new_game
 from controller.service.advice import Advice, thought_view
@@ -32,13 +33,7 @@ def _midgame(seed: int = 3):
 
 
 def _wait(predicate, seconds: float = 30.0):
-    end = time.monotonic() + seconds
-    while time.monotonic() < end:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.05)
-    raise AssertionError("timed out")
+    return eventually(predicate, seconds)
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from aiohttp.test_utils import TestClient, TestServer
-from server import Server
+from server import Server, eventually
 
 from controller.service.app import make_app
 from controller.service.board import BoardService
@@ -33,13 +33,7 @@ def _without(occ: str, square: str) -> str:
 
 
 def _wait(predicate: Any, seconds: float = 20.0) -> Any:
-    end = time.monotonic() + seconds
-    while time.monotonic() < end:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.01)
-    raise AssertionError("timed out")
+    return eventually(predicate, seconds, every=0.01)
 
 
 def test_frames_flow_while_the_computer_thinks_at_full_load(tmp_path: Path) -> None:

@@ -6,6 +6,7 @@ import threading
 import time
 
 import pytest
+from server import eventually as _wait
 
 from controller.rules.leap_factory import new_game
 from controller.service.thinker import Thinker, spec_of
@@ -18,14 +19,6 @@ def _kharbga_midgame(plies: int = 30):
     return g
 
 
-def _wait(predicate, seconds: float = 20.0):
-    end = time.monotonic() + seconds
-    while time.monotonic() < end:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.05)
-    raise AssertionError("timed out")
 
 
 @pytest.fixture
