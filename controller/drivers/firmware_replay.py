@@ -26,7 +26,7 @@ from controller.board.sensorlog import (
 )
 
 from .firmware_sim import FirmwareSim, FirmwareSimError
-from .mapping import BoardMapping, ConfigError
+from .mapping import BoardMapping
 from .serial_link import LinkSettings, SerialLink
 
 __all__ = ["firmware_events"]
@@ -91,12 +91,7 @@ def firmware_events(
     """
     header, events = read_occupancy_log(
         lines, "through the firmware, which reads occupancy switches only")
-    mapping = mapping or BoardMapping.for_board(header.board)
-    if mapping.board != header.board:
-        raise ConfigError(
-            f"gpio.mapping.board: the mapping is for the {mapping.board} board, "
-            f"the log for {header.board}"
-        )
+    mapping = BoardMapping.for_log(header.board, mapping)
     yield header
     yield from _run(events, mapping, micropython, timeout)
 

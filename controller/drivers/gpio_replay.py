@@ -34,7 +34,7 @@ from controller.board.sensorlog import (
 )
 
 from .buttons import ButtonConfig, ButtonPanel
-from .config_table import GPIO_PINS, ConfigError
+from .config_table import GPIO_PINS
 from .gpio_matrix import MatrixConfig, MatrixScanner
 from .mapping import BoardMapping
 from .matrix_sim import MatrixSimulator
@@ -111,12 +111,7 @@ def gpio_events(
     """
     header, events = read_occupancy_log(
         lines, "via gpio: the reed-switch matrix senses occupancy only")
-    mapping = mapping or BoardMapping.for_board(header.board)
-    if mapping.board != header.board:
-        raise ConfigError(
-            f"gpio.mapping.board: the mapping is for the {mapping.board} board, "
-            f"the log for {header.board}"
-        )
+    mapping = BoardMapping.for_log(header.board, mapping)
     matrix = matrix or MatrixConfig.stock(mapping)
     matrix.check_mapping(mapping)
     yield header

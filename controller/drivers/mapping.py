@@ -180,6 +180,18 @@ class BoardMapping:
             return cls(size=int(board.split("x")[0]), board=board, **options)
         return cls(size=0, board=board, **options)
 
+    @classmethod
+    def for_log(cls, board: str, mapping: BoardMapping | None) -> BoardMapping:
+        """``mapping`` (the stock one when None) for a log of ``board``;
+        ``ConfigError`` when it is another board's."""
+        mapping = mapping or cls.for_board(board)
+        if mapping.board != board:
+            raise ConfigError(
+                f"gpio.mapping.board: the mapping is for the {mapping.board} board, "
+                f"the log for {board}"
+            )
+        return mapping
+
     def __post_init__(self) -> None:
         if not self.board and self.size not in SIZES:
             raise ConfigError(f"{WHERE}.size: must be 5, 7 or 8, not {self.size}")
