@@ -90,10 +90,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--time", type=float, default=0.2, help="seconds an action, both engines")
     p.add_argument("--opening", type=int, default=8, help="random placements of each pair's "
                    "opening")
+    p.add_argument("--balanced", action="store_true", help="only openings a fixed search "
+                   "scores within a piece of even (controller/engine/match.py)")
     p.add_argument("--tag", default="engine-round1", help="git tag of the baseline engine")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--jobs", type=int, default=1, help="games played at once")
     p.add_argument("--cap", type=int, default=200, help="moving-phase turns before adjudication")
+    p.add_argument("--quiet", type=int, default=0, metavar="N", help="adjudicate by piece "
+                   "count after N turns without a capture (default 0: only at --cap)")
     p.add_argument("--speed", action="store_true", help="time to depth 6 and depth by phase "
                    "for both engines, no games")
     args = p.parse_args(argv)
@@ -108,12 +112,15 @@ def main(argv: list[str] | None = None) -> int:
         for v in variants:
             if args.jobs > 1:
                 r = run_match_parallel(v, a, b, args.games, args.seed, args.cap, args.jobs,
-                                       args.opening)
+                                       args.opening, args.balanced, args.quiet)
             else:
                 r = run_match(v, make_player(a), make_player(b), args.games, args.seed,
-                              args.cap, args.opening)
+                              args.cap, args.opening, args.balanced, args.quiet)
+            kind = "balanced " if args.balanced else ""
             print(f"{v}: {a} vs {args.tag} at {args.time:g} s, {r.games} games "
-                  f"(paired openings of {args.opening} placements): {r}", flush=True)
+                  f"(paired {kind}openings of {args.opening} placements"
+                  + (f", adjudicated after {args.quiet} quiet turns" if args.quiet else "")
+                  + f"): {r}", flush=True)
     return 0
 
 

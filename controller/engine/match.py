@@ -18,7 +18,14 @@ the engine's time-bounded depth.
 
 ``--opening N`` pairs the games: each pair starts from the same ``N``
 random setting-phase placements (from the seed), A playing the Attacker in
-the first game of the pair and the Defender in the second.
+the first game of the pair and the Defender in the second.  With
+``--balanced`` an opening is drawn again (the next seed of the pair) until
+a fixed search (:data:`BALANCE_NODES` nodes, one thread, the same on any
+machine) scores it within :data:`BALANCE_LIMIT` of even for the Attacker:
+no forced block after the first move and no side a piece or more ahead
+already.  A pair from a decided opening splits by colour whatever the
+players' strength, so it only pulls a score towards 50% (docs/engine.md).
+The result line also gives A's games as the Defender (the second player).
 """
 
 from __future__ import annotations
@@ -45,6 +52,9 @@ __all__ = [
     "run_match",
     "run_match_parallel",
     "opening",
+    "balanced_opening",
+    "BALANCE_NODES",
+    "BALANCE_LIMIT",
     "baseline_player",
     "wilson",
     "main",
@@ -151,20 +161,52 @@ def opening(variant: str, actions: int, seed: int) -> list[Raw]:
     return out
 
 
+BALANCE_NODES = 2_000_000
+BALANCE_LIMIT = 100
+BALANCE_TRIES = 50
+
+
+def opening_score(variant: str, start: list[Raw], nodes: int = BALANCE_NODES) -> int:
+    """The score of the position after ``start`` for the Attacker (hundredths
+    of a piece), from a search bounded by ``nodes`` (deterministic)."""
+    game = new_game(variant)
+    for kind, frm, to, _, flag in start:
+        game.push(kind, frm, to, flag)
+    if game.outcome is not None:
+        return 0 if game.outcome.winner is None else (
+            1 if game.outcome.winner == "attacker" else -1) * 1_000_000
+    r = best_move(game, 600.0, max_nodes=nodes)
+    return r.score if game.side == 0 else -r.score
+
+
+def balanced_opening(variant: str, actions: int, seed: int, nodes: int = BALANCE_NODES,
+                     limit: int = BALANCE_LIMIT) -> list[Raw]:
+    """The first opening of ``actions`` random placements, among the seeds
+    ``seed``, ``seed + P``, ``seed + 2P``... (``P`` a large prime), that a search of ``nodes``
+    scores within ``limit`` of even for the Attacker."""
+    for k in range(BALANCE_TRIES):
+        start = opening(variant, actions, seed + k * 1_000_000_007)
+        if abs(opening_score(variant, start, nodes)) <= limit:
+            return start
+    raise ValueError(f"no balanced opening of {actions} placements in {variant} "
+                     f"after {BALANCE_TRIES} tries (seed {seed})")
+
+
 def play_game(
     variant: str, attacker: Player, defender: Player, seed: int, cap: int = 200,
-    start: list[Raw] | None = None,
+    start: list[Raw] | None = None, quiet: int = 0,
 ) -> int | None:
     """Play one game, after the actions ``start`` when given; the winner (0
     Attacker, 1 Defender) or None (draw).  After ``cap`` turns of the moving
-    phase the side with more pieces wins."""
+    phase, or with ``quiet`` after that many turns without a capture, the
+    side with more pieces wins."""
     rng = random.Random(seed)
     game = new_game(variant)
     for kind, frm, to, _, flag in start or ():
         game.push(kind, frm, to, flag)
     players = (attacker, defender)
     while game.outcome is None:
-        if game.turn > cap:
+        if game.turn > cap or (quiet and not game.setting and game.no_progress >= quiet):
             a, d = game.count(0), game.count(1)
             return 0 if a > d else 1 if d > a else None
         kind, frm, to, _, flag = players[game.side](game, rng)
@@ -175,11 +217,20 @@ def play_game(
 
 @dataclass
 class MatchResult:
-    """A's results over the match."""
+    """A's results over the match; ``second`` the same for the games where A
+    was the Defender (the second player), when known."""
 
     wins: int
     draws: int
     losses: int
+    second: tuple[int, int, int] | None = None
+
+    @classmethod
+    def of(cls, results: list[int]) -> MatchResult:
+        """From :func:`_outcome` values, game ``i`` A the Defender for odd ``i``."""
+        odd = results[1::2]
+        return cls(results.count(1), results.count(0), results.count(-1),
+                   (odd.count(1), odd.count(0), odd.count(-1)))
 
     @property
     def games(self) -> int:
@@ -197,6 +248,8 @@ class MatchResult:
         return (
             f"+{self.wins} ={self.draws} -{self.losses}  score {100 * self.score:.0f}% "
             f"(95% CI {100 * lo:.0f}-{100 * hi:.0f}%)"
+            + (f"; as the Defender +{self.second[0]} ={self.second[1]} -{self.second[2]}"
+               if self.second else "")
         )
 
 
@@ -211,45 +264,60 @@ def wilson(successes: float, n: int, z: float = 1.96) -> tuple[float, float]:
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
+@dataclass(frozen=True)
+class Terms:
+    """How a match's games start and end: ``opening`` random placements a
+    pair (balanced ones with ``balanced``), adjudication after ``cap``
+    turns or ``quiet`` turns without a capture (0: never)."""
+
+    seed: int = 0
+    cap: int = 200
+    opening: int = 0
+    balanced: bool = False
+    quiet: int = 0
+
+
 def run_match(
     variant: str, a: Player, b: Player, games: int, seed: int = 0, cap: int = 200,
-    opening_actions: int = 0,
+    opening_actions: int = 0, balanced: bool = False, quiet: int = 0,
 ) -> MatchResult:
     """``games`` games, A the Attacker in even games, the Defender in odd;
     with ``opening_actions``, games ``2k`` and ``2k + 1`` start from the same
-    random opening."""
-    wins = draws = losses = 0
-    for i in range(games):
-        r = _outcome(i, variant, a, b, seed, cap, opening_actions)
-        wins, draws, losses = wins + (r == 1), draws + (r == 0), losses + (r == -1)
-    return MatchResult(wins, draws, losses)
+    random opening (a balanced one with ``balanced``)."""
+    terms = Terms(seed, cap, opening_actions, balanced, quiet)
+    return MatchResult.of([_outcome(i, variant, a, b, terms) for i in range(games)])
 
 
-def _outcome(i: int, variant: str, a: Player, b: Player, seed: int, cap: int,
-             opening_actions: int = 0) -> int:
+def _outcome(i: int, variant: str, a: Player, b: Player, terms: Terms) -> int:
     """Game ``i`` of a match: 1 A won, 0 draw, -1 A lost."""
     a_side = i % 2
     pair = (a, b) if a_side == 0 else (b, a)
-    start = opening(variant, opening_actions, seed * 100_003 + i // 2) if opening_actions else None
-    w = play_game(variant, pair[0], pair[1], seed * 100_003 + i, cap, start)
+    start = None
+    if terms.opening:
+        pick = balanced_opening if terms.balanced else opening
+        start = pick(variant, terms.opening, terms.seed * 100_003 + i // 2)
+    w = play_game(variant, pair[0], pair[1], terms.seed * 100_003 + i, terms.cap, start,
+                  terms.quiet)
     return 0 if w is None else 1 if w == a_side else -1
 
 
-def _job(args: tuple[int, str, str, str, int, int, int]) -> int:
-    i, variant, a, b, seed, cap, opening_actions = args
-    return _outcome(i, variant, make_player(a), make_player(b), seed, cap, opening_actions)
+def _job(args: tuple[int, str, str, str, Terms]) -> int:
+    i, variant, a, b, terms = args
+    return _outcome(i, variant, make_player(a), make_player(b), terms)
 
 
 def run_match_parallel(variant: str, a: str, b: str, games: int, seed: int = 0,
-                       cap: int = 200, jobs: int = 2, opening_actions: int = 0) -> MatchResult:
+                       cap: int = 200, jobs: int = 2, opening_actions: int = 0,
+                       balanced: bool = False, quiet: int = 0) -> MatchResult:
     """:func:`run_match` with the games shared among ``jobs`` processes
     (players given by their specs); the same games, the same seeds."""
     from concurrent.futures import ProcessPoolExecutor
 
-    work = [(i, variant, a, b, seed, cap, opening_actions) for i in range(games)]
+    terms = Terms(seed, cap, opening_actions, balanced, quiet)
+    work = [(i, variant, a, b, terms) for i in range(games)]
     with ProcessPoolExecutor(max_workers=jobs) as pool:
         results = list(pool.map(_job, work))
-    return MatchResult(results.count(1), results.count(0), results.count(-1))
+    return MatchResult.of(results)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -271,18 +339,28 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--opening", type=int, default=0, metavar="N",
                    help="pair the games: each pair starts from the same N random placements, "
                    "colours swapped (default 0: no opening)")
+    p.add_argument("--quiet", type=int, default=0, metavar="N",
+                   help="adjudicate by piece count after N moving-phase turns without a "
+                   "capture (default 0: only at --cap)")
+    p.add_argument("--balanced", action="store_true",
+                   help="draw each pair's opening again until a fixed search scores it "
+                   "within a piece of even (no forced block, nobody a piece ahead)")
     args = p.parse_args(argv)
     if args.variant not in LEAP_NAMES:
         find_variant(args.variant)
-    if args.games < 1 or args.jobs < 1 or args.opening < 0:
-        raise ValueError("--games and --jobs must be at least 1, --opening at least 0")
+    if args.games < 1 or args.jobs < 1 or args.opening < 0 or args.quiet < 0:
+        raise ValueError("--games and --jobs must be at least 1, --opening and --quiet "
+                         "at least 0")
+    if args.balanced and not args.opening:
+        raise ValueError("--balanced needs --opening N (the placements to balance)")
     players = make_player(args.a), make_player(args.b)
     if args.jobs > 1:
         result = run_match_parallel(args.variant, args.a, args.b, args.games, args.seed,
-                                    args.cap, args.jobs, args.opening)
+                                    args.cap, args.jobs, args.opening, args.balanced,
+                                    args.quiet)
     else:
         result = run_match(args.variant, *players, args.games, args.seed, args.cap,
-                           args.opening)
+                           args.opening, args.balanced, args.quiet)
     print(f"{args.variant}: {args.a} vs {args.b}, {result.games} games: {result}")
     return 0
 

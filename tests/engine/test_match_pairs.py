@@ -90,3 +90,58 @@ def test_the_weights_change_the_score() -> None:
     assert evaluate(g, Weights(mobility=10)) - evaluate(g, still) == 10 * (2 - 6)
     assert weights(find_variant("kharbga")).mobility >= 0
     assert DEFAULT_WEIGHTS.mobility >= 1
+
+
+def test_a_balanced_opening_is_scored_near_even_and_replaces_a_decided_one() -> None:
+    # khamousiyya: seed 700021's 8 random placements let the Attacker seal
+    # the Defender after the first move (a forced win the search sees).
+    from controller.engine.match import BALANCE_LIMIT, balanced_opening, opening_score
+
+    decided = opening("khamousiyya", 8, seed=700_021)
+    assert opening_score("khamousiyya", decided, nodes=300_000) > 4000
+    got = balanced_opening("khamousiyya", 8, seed=700_021, nodes=300_000)
+    assert got != decided and len(got) == 8
+    assert abs(opening_score("khamousiyya", got, nodes=300_000)) <= BALANCE_LIMIT
+    assert got == balanced_opening("khamousiyya", 8, seed=700_021, nodes=300_000)
+    # An opening that is already even is kept as it is.
+    assert balanced_opening("khamousiyya", 8, seed=700_023, nodes=300_000) == opening(
+        "khamousiyya", 8, seed=700_023)
+
+
+def test_the_result_counts_a_s_games_as_the_defender() -> None:
+    from controller.engine.match import MatchResult
+
+    r = MatchResult.of([1, -1, 1, 0, -1, 1])
+    assert (r.wins, r.draws, r.losses) == (3, 1, 2)
+    assert r.second == (1, 1, 1)
+    assert str(r).endswith("as the Defender +1 =1 -1")
+
+
+def test_balanced_needs_an_opening() -> None:
+    from controller.engine.match import main
+
+    with pytest.raises(ValueError, match="--opening"):
+        main(["--variant", "sabouiyya", "--games", "2", "--balanced"])
+
+
+def test_quiet_turns_adjudicate_by_piece_count() -> None:
+    from controller.engine.match import random_player
+
+    def run(seed: int, quiet: int) -> tuple[int | None, list[tuple[int, int, int, int]]]:
+        seen: list[tuple[int, int, int, int]] = []
+
+        def play(game: AnyGame, rng: random.Random) -> Raw:
+            seen.append((game.turn, game.no_progress, game.count(0), game.count(1)))
+            return random_player(game, rng)
+
+        start = opening("khamousiyya", 8, seed=seed)
+        return play_game("khamousiyya", play, play, seed, 200, start, quiet=quiet), seen
+
+    for seed, winner in ((0, 0), (1, None)):
+        got, seen = run(seed, 6)
+        full_result, full = run(seed, 0)
+        # The same random game, cut where six turns passed without a capture,
+        # and scored by the pieces then on the board.
+        assert seen == full[:len(seen)] and len(full) > len(seen) + 50
+        assert max(np for _, np, _, _ in seen) == 5 and seen[-1][1] == 5
+        assert got == winner
