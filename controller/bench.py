@@ -26,6 +26,7 @@ def main(argv: list[str] | None = None) -> int:
         "reconciler": reconcile_bench.main,
         "drivers": _drivers,
         "engine": _no_args(engine_bench.main),
+        "strength": _strength,
         "camera": _camera,
         "service": _service,
         "broadcast": _broadcast,
@@ -117,6 +118,28 @@ def _drivers() -> None:
             print(f"replay via {name:8s} failed: {exc}")
             continue
         print(f"replay via {name:8s} {x:8.1f}x real time  records {'match' if same else 'DIFFER'}")
+
+
+def _strength(games: int = 8, seconds: float = 0.1,
+              variants: tuple[str, ...] = ()) -> None:
+    """A short paired match against the round-1 engine (git tag
+    ``engine-round1``); the full runs are in docs/engine.md."""
+    import subprocess
+    from pathlib import Path
+
+    print("== engine against engine-round1 ==")
+    print(f"target: at least 70% with the 95% interval above 60% (200 games a variant); "
+          f"here {games} games a variant at {seconds:g} s, paired balanced openings: a "
+          "check, the figures are in docs/engine.md")
+    script = Path(__file__).resolve().parent.parent / "scripts" / "engine_vs_baseline.py"
+    cmd = [sys.executable, str(script), "--games", str(games), "--time", f"{seconds:g}",
+           "--opening", "8", "--balanced", "--jobs", "2"]
+    for v in variants:
+        cmd += ["--variant", v]
+    done = subprocess.run(cmd, capture_output=True, text=True)
+    out = (done.stdout + done.stderr).strip()
+    print(out if done.returncode == 0 else
+          f"strength: not measured ({out.splitlines()[-1] if out else done.returncode})")
 
 
 def _no_args(run: Callable[[list[str]], int]) -> Callable[[], None]:
