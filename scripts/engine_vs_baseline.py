@@ -34,7 +34,9 @@ sys.path.insert(0, str(ROOT))
 from controller.engine.match import (  # noqa: E402
     BASELINE_ENV,
     BASELINE_PACKAGE,
+    describe_opening,
     make_player,
+    opening_length,
     run_match,
     run_match_parallel,
 )
@@ -88,8 +90,9 @@ def main(argv: list[str] | None = None) -> int:
                    help="variant (repeatable; default the four 7x7/5x5 Kharbga variants)")
     p.add_argument("--games", type=int, default=20, help="games a variant (even)")
     p.add_argument("--time", type=float, default=0.2, help="seconds an action, both engines")
-    p.add_argument("--opening", type=int, default=8, help="random placements of each pair's "
-                   "opening")
+    p.add_argument("--opening", type=opening_length, default=8,
+                   help="random placements of each pair's opening ('setting': the whole "
+                   "setting phase)")
     p.add_argument("--balanced", action="store_true", help="only openings a fixed search "
                    "scores within a piece of even (controller/engine/match.py)")
     p.add_argument("--tag", default="engine-round1", help="git tag of the baseline engine")
@@ -118,7 +121,7 @@ def main(argv: list[str] | None = None) -> int:
                               args.cap, args.opening, args.balanced, args.quiet)
             kind = "balanced " if args.balanced else ""
             print(f"{v}: {a} vs {args.tag} at {args.time:g} s, {r.games} games "
-                  f"(paired {kind}openings of {args.opening} placements"
+                  f"(paired {kind}openings of {describe_opening(args.opening)}"
                   + (f", adjudicated after {args.quiet} quiet turns" if args.quiet else "")
                   + f"): {r}", flush=True)
     return 0

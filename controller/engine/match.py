@@ -25,6 +25,9 @@ machine) scores it within :data:`BALANCE_LIMIT` of even for the Attacker:
 no forced block after the first move and no side a piece or more ahead
 already.  A pair from a decided opening splits by colour whatever the
 players' strength, so it only pulls a score towards 50% (docs/engine.md).
+``--opening setting`` makes the whole setting phase the opening: the
+players then meet at the first step, and the match measures the moving
+phase alone.
 The result line also gives A's games as the Defender (the second player).
 """
 
@@ -53,6 +56,9 @@ __all__ = [
     "run_match_parallel",
     "opening",
     "balanced_opening",
+    "WHOLE_SETTING",
+    "opening_length",
+    "describe_opening",
     "BALANCE_NODES",
     "BALANCE_LIMIT",
     "baseline_player",
@@ -146,9 +152,37 @@ def new_game(variant: str) -> AnyGame:
     return Game.new(variant)
 
 
+WHOLE_SETTING = 10_000
+"""An opening length beyond any setting phase: the opening is then the
+whole setting phase, and the players start at the first step."""
+
+
+def opening_length(text: str) -> int:
+    """``--opening``'s value: a number of placements, or ``setting`` for
+    :data:`WHOLE_SETTING`."""
+    if text == "setting":
+        return WHOLE_SETTING
+    try:
+        n = int(text)
+    except ValueError:
+        raise ValueError(f"--opening: a number of placements or 'setting', not {text!r}") \
+            from None
+    if n < 0:
+        raise ValueError(f"--opening: at least 0, not {n}")
+    return n
+
+
+def describe_opening(actions: int) -> str:
+    """``the whole setting phase`` or ``N placements``."""
+    return "the whole setting phase" if actions >= WHOLE_SETTING else f"{actions} placements"
+
+
 def opening(variant: str, actions: int, seed: int) -> list[Raw]:
     """``actions`` random legal actions from the start (setting-phase
-    placements in the Kharbga family), the same for the same seed."""
+    placements in the Kharbga family; the whole setting phase and no more
+    when it is shorter), the same for the same seed."""
+    if actions >= WHOLE_SETTING and variant in LEAP_NAMES:
+        raise ValueError(f"{variant} has no setting phase: give --opening a number")
     rng = random.Random(f"opening|{variant}|{seed}")
     game = new_game(variant)
     out: list[Raw] = []
@@ -163,7 +197,7 @@ def opening(variant: str, actions: int, seed: int) -> list[Raw]:
 
 BALANCE_NODES = 2_000_000
 BALANCE_LIMIT = 100
-BALANCE_TRIES = 50
+BALANCE_TRIES = 200
 
 
 def opening_score(variant: str, start: list[Raw], nodes: int = BALANCE_NODES) -> int:
@@ -336,9 +370,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     p.add_argument("--cap", type=int, default=200, help="moving-phase turns before adjudication")
     p.add_argument("--jobs", type=int, default=1, help="games played at once (processes)")
-    p.add_argument("--opening", type=int, default=0, metavar="N",
-                   help="pair the games: each pair starts from the same N random placements, "
-                   "colours swapped (default 0: no opening)")
+    p.add_argument("--opening", default="0", metavar="N",
+                   help="pair the games: each pair starts from the same N random placements "
+                   "('setting': the whole setting phase), colours swapped (default 0: none)")
     p.add_argument("--quiet", type=int, default=0, metavar="N",
                    help="adjudicate by piece count after N moving-phase turns without a "
                    "capture (default 0: only at --cap)")
@@ -348,9 +382,11 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     if args.variant not in LEAP_NAMES:
         find_variant(args.variant)
-    if args.games < 1 or args.jobs < 1 or args.opening < 0 or args.quiet < 0:
-        raise ValueError("--games and --jobs must be at least 1, --opening and --quiet "
-                         "at least 0")
+    args.opening = opening_length(args.opening)
+    if args.opening >= WHOLE_SETTING and args.variant in LEAP_NAMES:
+        raise ValueError(f"{args.variant} has no setting phase: give --opening a number")
+    if args.games < 1 or args.jobs < 1 or args.quiet < 0:
+        raise ValueError("--games and --jobs must be at least 1, --quiet at least 0")
     if args.balanced and not args.opening:
         raise ValueError("--balanced needs --opening N (the placements to balance)")
     players = make_player(args.a), make_player(args.b)

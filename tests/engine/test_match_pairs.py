@@ -145,3 +145,39 @@ def test_quiet_turns_adjudicate_by_piece_count() -> None:
         assert seen == full[:len(seen)] and len(full) > len(seen) + 50
         assert max(np for _, np, _, _ in seen) == 5 and seen[-1][1] == 5
         assert got == winner
+
+
+def test_an_opening_can_be_the_whole_setting_phase() -> None:
+    from controller.engine.match import WHOLE_SETTING, describe_opening, opening_length
+
+    assert opening_length("setting") == WHOLE_SETTING and opening_length("8") == 8
+    for bad in ("-1", "eight", ""):
+        with pytest.raises(ValueError, match="--opening"):
+            opening_length(bad)
+    assert describe_opening(WHOLE_SETTING) == "the whole setting phase"
+    assert describe_opening(8) == "8 placements"
+    start = opening("sabouiyya", WHOLE_SETTING, seed=2)
+    g = Game.new("sabouiyya")
+    for m in start:
+        g.push(m[0], m[1], m[2], m[4])
+    # 12 + 12 placements, then the Attacker is to make the first step.
+    assert len(start) == 24 and not g.setting and g.side == 0 and g.outcome is None
+    with pytest.raises(ValueError, match="no setting phase"):
+        opening("sixteen-soldiers", WHOLE_SETTING, seed=2)
+
+
+def test_a_balanced_whole_setting_opening_is_even_for_a_search() -> None:
+    from controller.engine.match import (
+        BALANCE_LIMIT,
+        WHOLE_SETTING,
+        balanced_opening,
+        opening_score,
+    )
+
+    scores = [opening_score("sabouiyya", opening("sabouiyya", WHOLE_SETTING, s), 100_000)
+              for s in range(6)]
+    # Random full boards are mostly decided: some side is a piece or more ahead.
+    assert sum(abs(x) > BALANCE_LIMIT for x in scores) >= 3
+    got = balanced_opening("sabouiyya", WHOLE_SETTING, seed=0, nodes=100_000)
+    assert len(got) == 24
+    assert abs(opening_score("sabouiyya", got, 100_000)) <= BALANCE_LIMIT
