@@ -2,10 +2,13 @@
 
 1. Play games of the engine against itself (bounded by nodes, so the games
    are the same on any machine), each from a random opening of a few
-   placements, and keep the quiet positions (no capture available, no
-   chain) with the game's result: 1 the Attacker won, 0 the Defender, 1/2
-   a draw (games longer than ``--cap`` moving turns are adjudicated by
-   piece count, as in matches).
+   placements (``--opening setting``: the whole setting phase, so that the
+   games teach the moving phase alone; ``--balanced``: only openings that
+   a fixed search scores within a piece of even, as in matches), and keep
+   the quiet positions (no capture available, no chain) with the game's
+   result: 1 the Attacker won, 0 the Defender, 1/2 a draw (games longer
+   than ``--cap`` moving turns are adjudicated by piece count, as in
+   matches).
 2. The evaluation is linear in its weights (:class:`Weights`), so each
    position's term values are read once, by evaluating it with one weight
    at 1 and the others at 0.
@@ -37,7 +40,12 @@ sys.path.insert(0, str(ROOT))
 
 from controller.engine.api import best_move  # noqa: E402
 from controller.engine.evaluate import Weights, evaluate, weights  # noqa: E402
-from controller.engine.match import opening  # noqa: E402
+from controller.engine.match import (  # noqa: E402
+    balanced_opening,
+    describe_opening,
+    opening,
+    opening_length,
+)
 from controller.rules import Game  # noqa: E402
 
 VARIANTS = ("kharbga", "kharbga-refuge", "khamousiyya", "sabouiyya")
@@ -47,11 +55,12 @@ SATURATED = 2000  # positions scored beyond this (a trap seen) teach nothing
 MAX_WEIGHT = 150  # a term never outweighs one and a half pieces
 
 
-def play(args: tuple[str, int, int, int, int]) -> tuple[list[str], float]:
+def play(args: tuple[str, int, int, int, int, bool]) -> tuple[list[str], float]:
     """One self-play game: its quiet positions and the Attacker's result."""
-    variant, seed, nodes, opening_actions, cap = args
+    variant, seed, nodes, opening_actions, cap, balanced = args
     g = Game.new(variant)
-    for kind, frm, to, _, flag in opening(variant, opening_actions, seed):
+    start = (balanced_opening if balanced else opening)(variant, opening_actions, seed)
+    for kind, frm, to, _, flag in start:
         g.push(kind, frm, to, flag)
     positions: list[str] = []
     while g.outcome is None and g.turn <= cap:
@@ -111,8 +120,8 @@ def fit(data: list[tuple[list[int], int, float]], start: Weights) -> tuple[list[
 
 
 def tune(variant: str, games: int, nodes: int, opening_actions: int, cap: int,
-         pool: ProcessPoolExecutor) -> dict[str, object]:
-    work = [(variant, seed, nodes, opening_actions, cap) for seed in range(games)]
+         pool: ProcessPoolExecutor, balanced: bool = False) -> dict[str, object]:
+    work = [(variant, seed, nodes, opening_actions, cap, balanced) for seed in range(games)]
     data: list[tuple[list[int], int, float]] = []
     scores = []
     for positions, result in pool.map(play, work):
@@ -126,8 +135,9 @@ def tune(variant: str, games: int, nodes: int, opening_actions: int, cap: int,
     w, k = fit(data, start)
     return {
         "weights": dict(zip(TERMS, w, strict=True)),
-        "fit": {"games": games, "nodes_per_action": nodes, "opening_placements":
-                opening_actions, "attacker_score": round(sum(scores) / len(scores), 3),
+        "fit": {"games": games, "nodes_per_action": nodes,
+                "opening": ("balanced " if balanced else "") + describe_opening(opening_actions),
+                "attacker_score": round(sum(scores) / len(scores), 3),
                 "positions": len(data), "k": k,
                 "error_before": round(error(data, w0, k), 5),
                 "error_after": round(error(data, w, k), 5),
@@ -140,7 +150,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--variant", action="append", choices=VARIANTS)
     p.add_argument("--games", type=int, default=40, help="self-play games a variant")
     p.add_argument("--nodes", type=int, default=300, help="search nodes an action")
-    p.add_argument("--opening", type=int, default=8, help="random placements to start")
+    p.add_argument("--opening", type=opening_length, default=8,
+                   help="random placements to start ('setting': the whole setting phase)")
+    p.add_argument("--balanced", action="store_true", help="only openings a fixed search "
+                   "scores within a piece of even (controller/engine/match.py)")
     p.add_argument("--cap", type=int, default=120, help="moving turns before adjudication")
     p.add_argument("--jobs", type=int, default=1)
     p.add_argument("--out", type=Path, default=OUT)
@@ -152,7 +165,7 @@ def main(argv: list[str] | None = None) -> int:
                    "(Texel's method on self-play positions); see docs/engine.md.")
     with ProcessPoolExecutor(args.jobs) as pool:
         for v in args.variant or VARIANTS:
-            out = tune(v, args.games, args.nodes, args.opening, args.cap, pool)
+            out = tune(v, args.games, args.nodes, args.opening, args.cap, pool, args.balanced)
             fit_ = out["fit"]
             assert isinstance(fit_, dict)
             score = fit_["attacker_score"]

@@ -50,3 +50,16 @@ def test_the_fit_follows_the_results() -> None:
     w, k = tune.fit(data, Weights(mobility=0))
     assert w[0] > 0 and k > 0
     assert tune.error(data, w, k) < tune.error(data, [0] * n, k)
+
+
+def test_games_from_whole_setting_openings_teach_the_moving_phase() -> None:
+    tune = _script()
+    from controller.engine.match import WHOLE_SETTING
+    from controller.rules import Game
+
+    positions, result = tune.play(("sabouiyya", 0, 300, WHOLE_SETTING, 6, True))
+    assert result in (0.0, 0.5, 1.0)
+    assert positions, "a game of six moving turns keeps some quiet positions"
+    games = [Game.from_position("sabouiyya", p) for p in positions]
+    assert not any(g.setting for g in games)
+    assert all(g.count(0) <= 12 and g.count(1) <= 12 for g in games)
