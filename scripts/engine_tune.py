@@ -136,7 +136,7 @@ def tune(variant: str, games: int, nodes: int, opening_actions: int, cap: int,
     return {
         "weights": dict(zip(TERMS, w, strict=True)),
         "fit": {"games": games, "nodes_per_action": nodes,
-                "opening": ("balanced " if balanced else "") + describe_opening(opening_actions),
+                "opening": describe_opening(opening_actions) + (", balanced" if balanced else ""),
                 "attacker_score": round(sum(scores) / len(scores), 3),
                 "positions": len(data), "k": k,
                 "error_before": round(error(data, w0, k), 5),

@@ -13,6 +13,8 @@ from test_engine import mid_positions
 
 from controller.engine import evaluate
 from controller.engine.evaluate import DEFAULT_WEIGHTS, Weights
+from controller.engine.match import WHOLE_SETTING
+from controller.rules import Game
 
 SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "engine_tune.py"
 
@@ -54,9 +56,6 @@ def test_the_fit_follows_the_results() -> None:
 
 def test_games_from_whole_setting_openings_teach_the_moving_phase() -> None:
     tune = _script()
-    from controller.engine.match import WHOLE_SETTING
-    from controller.rules import Game
-
     positions, result = tune.play(("sabouiyya", 0, 300, WHOLE_SETTING, 6, True))
     assert result in (0.0, 0.5, 1.0)
     assert positions, "a game of six moving turns keeps some quiet positions"
