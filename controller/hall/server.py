@@ -78,6 +78,7 @@ class HallServer:
         c.on_connect = self._on_connect
         c.on_disconnect = self._on_disconnect
         c.on_connect_fail = lambda *_: self._set_link(False, self.link["error"] or "unreachable")
+        c.on_subscribe = self._on_subscribe
         c.on_message = self._on_message
         c.connect_async(host, port, keepalive=10)
         c.loop_start()
@@ -100,6 +101,13 @@ class HallServer:
             self._set_link(False, f"refused the connection ({reason})")
             return
         c.subscribe("kharbga/#", qos=1)
+
+    def _on_subscribe(self, c: Any, userdata: Any, mid: Any, reasons: Any, props: Any) -> None:
+        # "connected" on the page means messages arrive: the broker took the
+        # subscription, not merely the connection.
+        if any(r.is_failure for r in reasons):
+            self._set_link(False, f"refused the subscription ({reasons[0]})")
+            return
         self._set_link(True, "")
 
     def _on_disconnect(self, c: Any, userdata: Any, flags: Any, reason: Any, props: Any) -> None:

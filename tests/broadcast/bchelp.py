@@ -302,11 +302,17 @@ class Listener:
         self.messages: list[tuple[str, bytes, bool]] = []
         host, port = broker_url.removeprefix("mqtt://").split(":")
         self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2)
+        subscribed = threading.Event()
         self.client.on_connect = lambda c, *a: c.subscribe(topic, qos=1)
+        self.client.on_subscribe = lambda *a: subscribed.set()
         self.client.on_message = lambda c, u, m: self.messages.append(
             (m.topic, bytes(m.payload), bool(m.retain)))
         self.client.connect(host, int(port))
         self.client.loop_start()
+        # Messages sent before the broker took the subscription are not heard.
+        if not subscribed.wait(10):
+            self.close()
+            raise AssertionError("the listener's subscription was not acknowledged")
 
     def on(self, topic: str) -> list[bytes]:
         return [p for t, p, _ in self.messages if t == topic]

@@ -130,8 +130,10 @@ def test_hall_counts_junk_and_lives_on(tmp_path: Path) -> None:
     counted by the running hall, which goes on showing boards."""
     broker = Broker(tmp_path / "broker").start()
     h = hall(tmp_path, broker.url).start("/api/boards")
+    c = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2)
     try:
-        c = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2)
+        # Junk is not retained: the hall must be subscribed before it is sent.
+        wait_until(lambda: h.get("/api/boards")["link"]["connected"], 10, "hall subscribed")
         c.connect("127.0.0.1", broker.port)
         c.loop_start()
         junk = [("kharbga/j1/moves", b"{"), ("kharbga/j1/moves", b'{"seq": 1}'),
@@ -148,9 +150,9 @@ def test_hall_counts_junk_and_lives_on(tmp_path: Path) -> None:
             wait_until(lambda: h.get("/api/boards/j2")["ply"] == 4, 10, "a real board shown")
         finally:
             b.stop()
-        c.loop_stop()
-        c.disconnect()
     finally:
+        c.loop_stop()  # a client left running reconnects for ever in later tests
+        c.disconnect()
         h.stop()
         broker.stop()
 
