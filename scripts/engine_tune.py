@@ -40,12 +40,7 @@ sys.path.insert(0, str(ROOT))
 
 from controller.engine.api import best_move  # noqa: E402
 from controller.engine.evaluate import Weights, evaluate, weights  # noqa: E402
-from controller.engine.match import (  # noqa: E402
-    balanced_opening,
-    describe_opening,
-    opening,
-    opening_length,
-)
+from controller.engine.match import describe_opening, opening_length, start_of  # noqa: E402
 from controller.rules import Game  # noqa: E402
 
 VARIANTS = ("kharbga", "kharbga-refuge", "khamousiyya", "sabouiyya")
@@ -59,8 +54,7 @@ def play(args: tuple[str, int, int, int, int, bool]) -> tuple[list[str], float]:
     """One self-play game: its quiet positions and the Attacker's result."""
     variant, seed, nodes, opening_actions, cap, balanced = args
     g = Game.new(variant)
-    start = (balanced_opening if balanced else opening)(variant, opening_actions, seed)
-    for kind, frm, to, _, flag in start:
+    for kind, frm, to, _, flag in start_of(variant, opening_actions, seed, balanced):
         g.push(kind, frm, to, flag)
     positions: list[str] = []
     while g.outcome is None and g.turn <= cap:

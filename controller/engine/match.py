@@ -226,6 +226,15 @@ def balanced_opening(variant: str, actions: int, seed: int, nodes: int = BALANCE
                      f"after {BALANCE_TRIES} tries (seed {seed})")
 
 
+def start_of(variant: str, actions: int, seed: int, balanced: bool) -> list[Raw]:
+    """The actions a match's or a tuning game's pair of games starts from:
+    none for 0, else :func:`balanced_opening` with ``balanced``, else
+    :func:`opening`."""
+    if not actions:
+        return []
+    return (balanced_opening if balanced else opening)(variant, actions, seed)
+
+
 def play_game(
     variant: str, attacker: Player, defender: Player, seed: int, cap: int = 200,
     start: list[Raw] | None = None, quiet: int = 0,
@@ -326,10 +335,7 @@ def _outcome(i: int, variant: str, a: Player, b: Player, terms: Terms) -> int:
     """Game ``i`` of a match: 1 A won, 0 draw, -1 A lost."""
     a_side = i % 2
     pair = (a, b) if a_side == 0 else (b, a)
-    start = None
-    if terms.opening:
-        pick = balanced_opening if terms.balanced else opening
-        start = pick(variant, terms.opening, terms.seed * 100_003 + i // 2)
+    start = start_of(variant, terms.opening, terms.seed * 100_003 + i // 2, terms.balanced)
     w = play_game(variant, pair[0], pair[1], terms.seed * 100_003 + i, terms.cap, start,
                   terms.quiet)
     return 0 if w is None else 1 if w == a_side else -1
