@@ -261,19 +261,26 @@ def play_game(
 @dataclass
 class MatchResult:
     """A's results over the match; ``second`` the same for the games where A
-    was the Defender (the second player), when known."""
+    was the Defender (the second player), when known; ``pairs`` the pairs of
+    games (``2k``, ``2k + 1``: one opening, colours swapped) that A won, drew
+    and lost on their sum, when known.  A pair split by colour (one win, one
+    loss) is drawn: the opening, not the players, decided it."""
 
     wins: int
     draws: int
     losses: int
     second: tuple[int, int, int] | None = None
+    pairs: tuple[int, int, int] | None = None
 
     @classmethod
     def of(cls, results: list[int]) -> MatchResult:
         """From :func:`_outcome` values, game ``i`` A the Defender for odd ``i``."""
         odd = results[1::2]
+        sums = [a + b for a, b in zip(results[::2], odd, strict=False)]
         return cls(results.count(1), results.count(0), results.count(-1),
-                   (odd.count(1), odd.count(0), odd.count(-1)))
+                   (odd.count(1), odd.count(0), odd.count(-1)),
+                   (sum(x > 0 for x in sums), sum(x == 0 for x in sums),
+                    sum(x < 0 for x in sums)))
 
     @property
     def games(self) -> int:
@@ -293,6 +300,8 @@ class MatchResult:
             f"(95% CI {100 * lo:.0f}-{100 * hi:.0f}%)"
             + (f"; as the Defender +{self.second[0]} ={self.second[1]} -{self.second[2]}"
                if self.second else "")
+            + (f"; pairs +{self.pairs[0]} ={self.pairs[1]} -{self.pairs[2]}"
+               if self.pairs else "")
         )
 
 

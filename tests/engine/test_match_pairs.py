@@ -114,7 +114,10 @@ def test_the_result_counts_a_s_games_as_the_defender() -> None:
     r = MatchResult.of([1, -1, 1, 0, -1, 1])
     assert (r.wins, r.draws, r.losses) == (3, 1, 2)
     assert r.second == (1, 1, 1)
-    assert str(r).endswith("as the Defender +1 =1 -1")
+    # Pairs: (1, -1) split by colour, (1, 0) won, (-1, 1) split.
+    assert r.pairs == (1, 2, 0)
+    assert str(r).endswith("as the Defender +1 =1 -1; pairs +1 =2 -0")
+    assert MatchResult.of([-1, 0, 0, 0]).pairs == (0, 1, 1)
 
 
 def test_balanced_needs_an_opening() -> None:
