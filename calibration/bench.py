@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import time
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -80,6 +81,13 @@ class _Tally:
         }
 
 
+def _wood(rng: np.random.Generator, low: tuple[int, int, int],
+          high: tuple[int, int, int]) -> tuple[int, int, int]:
+    """A board's wood colour (BGR), drawn between two colours."""
+    b, g, r = (int(x) for x in rng.uniform(low, high))
+    return b, g, r
+
+
 def run(setups: int = 24, frames: int = 20, seed: int = 0) -> dict[str, float]:
     cv2.setNumThreads(1)
     rng = np.random.default_rng(seed)
@@ -88,7 +96,7 @@ def run(setups: int = 24, frames: int = 20, seed: int = 0) -> dict[str, float]:
     for setup in range(setups):
         pieces = list(PIECE_SETS)[setup % len(PIECE_SETS)]
         cam = random_camera(rng, full_turn=setup % 2 == 1)
-        wood = tuple(int(x) for x in rng.uniform([60, 110, 150], [130, 180, 220]))
+        wood = _wood(rng, (60, 110, 150), (130, 180, 220))
         empty = render(Scene("." * 49, pieces, cam, base, seed=1, wood=wood)).image
         layout = render(Scene(LAYOUT, pieces, cam, base, seed=2, wood=wood)).image
         reader = CameraReader(calibrate(empty, layout, LAYOUT))
@@ -121,7 +129,7 @@ def _calibrated(rng: np.random.Generator, base: Scene) -> tuple[CameraReader, in
 
 
 def run_room(setups: int = 8, frames: int = 20, seed: int = 100,
-             pieces: tuple[str, ...] = ROOM_SETS) -> dict[str, float]:
+             pieces: tuple[str, ...] = ROOM_SETS) -> dict[str, Any]:
     """The room: every photo lit on its own, the calibration photos too."""
     cv2.setNumThreads(1)
     rng = np.random.default_rng(seed)
@@ -131,7 +139,7 @@ def run_room(setups: int = 8, frames: int = 20, seed: int = 100,
     for setup in range(setups):
         ps = pieces[setup % len(pieces)]
         cam = random_camera(rng, full_turn=setup % 2 == 1)
-        wood = tuple(int(x) for x in rng.uniform([50, 100, 140], [140, 190, 230]))
+        wood = _wood(rng, (50, 100, 140), (140, 190, 230))
         reader, tries = _calibrated(rng, Scene(LAYOUT, ps, cam, seed=seed * 1000 + 2 * setup,
                                                wood=wood))
         retakes += tries - 1
@@ -156,12 +164,12 @@ def stream_sample(out_dir: Path, seed: int = HELD_OUT[0], frames: int = 30,
 
     rng = np.random.default_rng(seed)
     cam = random_camera(rng)
-    wood = tuple(int(x) for x in rng.uniform([50, 100, 140], [140, 190, 230]))
+    wood = _wood(rng, (50, 100, 140), (140, 190, 230))
     reader, _ = _calibrated(rng, Scene(LAYOUT, "white-black", cam, seed=seed, wood=wood))
     profile = out_dir / "camera.json"
     profile.write_text(json.dumps(reader.profile.to_json()), encoding="utf-8")
     video = out_dir / "board.avi"
-    writer = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"MJPG"), 30, (1280, 720))
+    writer = cv2.VideoWriter(str(video), cv2.VideoWriter.fourcc(*"MJPG"), 30, (1280, 720))
     pictures = [render(Scene(random_cells(rng), "white-black", cam.shaken(rng),
                              room_lighting(rng), hand=k % 3 == 0, seed=seed + k,
                              wood=wood)).image for k in range(frames)]
@@ -190,7 +198,7 @@ def floor_ms(frames: int = 40, seed: int = 0) -> float:
     return 1000 * total / frames
 
 
-def _report(title: str, res: dict, floor: float) -> None:
+def _report(title: str, res: dict[str, Any], floor: float) -> None:
     print(title)
     print(f"  wrong squares:     {res['wrong']} ({res['wrong_pct']:.2f}% of {res['squares']})"
           "   target 0")

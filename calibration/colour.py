@@ -22,6 +22,7 @@ of the square's corner illuminations (a shadow edge across it).  A square is
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import cv2
 import numpy as np
@@ -75,7 +76,7 @@ class Grid:
         patches += [box(i + 0.5, j) for j in range(8) for i in range(7)]
         patches += [box(i, j + 0.5) for j in range(7) for i in range(8)]
         self.patch = np.stack(patches)
-        centres = [(i, j) for j in range(8) for i in range(8)]
+        centres: list[tuple[float, float]] = [(i, j) for j in range(8) for i in range(8)]
         centres += [(i + 0.5, j) for j in range(8) for i in range(7)]
         centres += [(i, j + 0.5) for j in range(7) for i in range(8)]
         self.patch_uv = np.array(centres, np.float64) / 7.0  # 176 x 2, board units / 7
@@ -99,7 +100,8 @@ class Grid:
         """Homography mapping warp pixels to image pixels (for WARP_INVERSE_MAP)."""
         s = self.s
         t = np.array([[1 / s, 0, 0.5 / s - 0.5], [0, -1 / s, 7.5 - 0.5 / s], [0, 0, 1]])
-        return h @ t
+        out: np.ndarray = h @ t
+        return out
 
     def warp(self, image: np.ndarray, h: np.ndarray) -> np.ndarray:
         return cv2.warpPerspective(
@@ -135,13 +137,13 @@ WOOD = 0.4  # the part of a patch's pixels read as its bare wood
 
 def _wood_light(ppix: np.ndarray, wood: np.ndarray) -> np.ndarray:
     """Median colour of each patch's bare-wood pixels (176 x 3)."""
-    return np.median(ppix[np.arange(len(ppix))[:, None], wood], axis=1)
+    return np.asarray(np.median(ppix[np.arange(len(ppix))[:, None], wood], axis=1))
 
 
 def _patterns(pix: np.ndarray) -> np.ndarray:
     g = pix.mean(axis=2)
     g = g - g.mean(axis=1, keepdims=True)
-    return g / (np.linalg.norm(g, axis=1, keepdims=True) + 1e-6)
+    return np.asarray(g / (np.linalg.norm(g, axis=1, keepdims=True) + 1e-6))
 
 
 GAMMA = 2.2  # the usual camera encoding, undone before light is subtracted
@@ -450,12 +452,12 @@ class ColourModel:
         _beside_the_hand(out, best, feats, grid)
         return "".join(out)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"means": self.means.tolist(), "covs": self.covs.tolist(), "floor": self.floor,
                 "max_dist": self.max_dist, "margin": self.margin}
 
     @classmethod
-    def from_json(cls, d: dict) -> ColourModel:
+    def from_json(cls, d: dict[str, Any]) -> ColourModel:
         m = cls(d["means"], d["covs"], float(d["floor"]), float(d["max_dist"]),
                 float(d["margin"]))
         if m.means.shape != (3, 3) or m.covs.shape != (3, 3, 3):

@@ -52,8 +52,8 @@ def light_summary(reading: Reading) -> dict[str, float]:
         "gradient": float(np.expm1(slope / GAMMA)),
         "gradient_deg": float(np.degrees(np.arctan2(coef[1], coef[0]))),
         "flare": float(fe.flare),
-        "contrast": float(np.linalg.norm(cal.means[1:]) / max(np.linalg.norm(cal.base[1:]),
-                                                                1e-9)),
+        "contrast": float(np.linalg.norm(cal.means[1:]))
+        / max(float(np.linalg.norm(cal.base[1:])), 1e-9),
     }
 
 

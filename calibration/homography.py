@@ -143,4 +143,4 @@ def _follow(h: np.ndarray, seen: dict[int, np.ndarray], board: dict[int, np.ndar
     else:
         a = np.hstack([np.eye(2), (dst - src).mean(axis=0)[:, None]])
     m = np.vstack([a, [0, 0, 1]])
-    return m @ h
+    return np.asarray(m @ h)

@@ -74,7 +74,7 @@ def _detector() -> cv2.aruco.ArucoDetector:
 def _refined(found: dict[int, np.ndarray], gray: np.ndarray) -> dict[int, np.ndarray]:
     pts = np.concatenate(list(found.values())).reshape(-1, 1, 2).astype(np.float32)
     crit = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 10, 0.05)
-    pts = cv2.cornerSubPix(gray, pts, (3, 3), (-1, -1), crit)
+    pts = np.asarray(cv2.cornerSubPix(gray, pts, (3, 3), (-1, -1), crit), np.float32)
     return {k: pts[4 * n : 4 * n + 4].reshape(4, 2).astype(np.float64)
             for n, k in enumerate(found)}
 

@@ -134,7 +134,7 @@ def random_lighting(rng: np.random.Generator, shadows: bool = True) -> Lighting:
     return Lighting(
         level=rng.uniform(0.6, 1.25),
         gradient=(rng.uniform(-0.45, 0.45), rng.uniform(-0.45, 0.45)),
-        white=tuple(rng.uniform(0.82, 1.18, 3)),  # type: ignore[arg-type]
+        white=tuple(rng.uniform(0.82, 1.18, 3)),
         shadows=int(rng.integers(0, 3)) if shadows else 0,
         blur=rng.uniform(0.4, 1.3),
         noise=rng.uniform(1.0, 5.0),
@@ -193,7 +193,7 @@ def _board_texture(scene: Scene, rng: np.random.Generator) -> np.ndarray:
     grain = np.sin((yy + warp * 3) / rng.uniform(5, 9)) * 0.5 + 0.5
     grain = grain * 0.07 + _smooth_noise(rng, (n, n), 12) * 0.03
     base = np.array(scene.wood, np.float32) * rng.uniform(0.9, 1.1, 3).astype(np.float32)
-    img = base[None, None, :] * (1 - 0.08 + grain[..., None])
+    img: np.ndarray = base[None, None, :] * (1 - 0.08 + grain[..., None])
     line = tuple(float(c) * 0.35 for c in base)
     lw = max(2, round(0.06 * R))
     for t in range(8):
@@ -224,7 +224,7 @@ def _draw_pieces(img: np.ndarray, scene: Scene, rng: np.random.Generator) -> Non
         discs.append((x, y, radius, colour))
         centre = (round(x + 0.06 * R), round(y + 0.08 * R))
         cv2.circle(shade, centre, round(radius * 1.02), 0.55, -1)
-    shade = cv2.GaussianBlur(shade, (0, 0), 0.05 * R)
+    shade = np.asarray(cv2.GaussianBlur(shade, (0, 0), 0.05 * R), np.float32)
     img *= shade[..., None]
     for x, y, radius, colour in discs:
         x0, x1 = int(x - radius - 2), int(x + radius + 3)
@@ -330,7 +330,7 @@ def render(scene: Scene) -> Rendered:
     img += rng.normal(0, lt.noise, img.shape).astype(np.float32)
     out = np.clip(img, 0, 255).astype(np.uint8)
     ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, lt.jpeg])
-    out = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+    out = np.asarray(cv2.imdecode(buf, cv2.IMREAD_COLOR), np.uint8)
     return Rendered(out, scene.cells, hidden, hm, markers_hidden)
 
 
@@ -344,9 +344,9 @@ def _illumination(lt: Lighting, rng: np.random.Generator) -> np.ndarray:
         c = pts.mean(0)
         pts = c + (pts - c) * rng.uniform(0.4, 0.9)
         cv2.fillPoly(sm, [pts.astype(np.int32)], 1.0)
-        sm = cv2.GaussianBlur(sm, (0, 0), rng.uniform(*lt.shadow_blur))
+        sm = np.asarray(cv2.GaussianBlur(sm, (0, 0), rng.uniform(*lt.shadow_blur)), np.float32)
         illum *= 1 - rng.uniform(*lt.shadow_depth) * sm
-    return illum
+    return np.asarray(illum)
 
 
 def _hidden_squares(hand: np.ndarray, hm: np.ndarray) -> tuple[list[bool], list[int]]:

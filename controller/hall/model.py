@@ -184,6 +184,7 @@ class Hall:
             del g.moves[ply:], g.positions[ply:], g.times[ply:]
             g.epoch += 1
             return True
+        assert isinstance(move, str)  # checked above: only an undo has no move
         if ply - 1 > len(g.moves) or g.gap:
             g.gap = True  # missed moves: the board's next record fills them
             return True

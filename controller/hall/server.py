@@ -60,6 +60,7 @@ class HallServer:
 
     def start(self, loop: asyncio.AbstractEventLoop) -> None:
         import paho.mqtt.client as mqtt
+        from paho.mqtt.enums import CallbackAPIVersion
 
         self._loop = loop
         host, port, tls = self.config.address
@@ -67,7 +68,7 @@ class HallServer:
             socket.create_connection((host, port), timeout=3).close()
         except OSError as exc:
             self._set_link(False, f"unreachable ({exc.strerror or exc})")
-        c = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=self.client_id,
+        c = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=self.client_id,
                         clean_session=False)
         if self.config.username:
             c.username_pw_set(self.config.username, self.config.password or None)

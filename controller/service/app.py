@@ -309,7 +309,8 @@ async def _start(app: web.Application) -> None:
 
     def broadcast(state: dict[str, Any]) -> None:
         text = json.dumps(state)
-        for ws in list(app[SOCKETS]):
+        sockets: set[web.WebSocketResponse] = app[SOCKETS]
+        for ws in list(sockets):
             loop.create_task(_send(ws, text))
 
     service.listeners.append(broadcast)
@@ -334,7 +335,8 @@ async def _close_sockets(app: web.Application) -> None:
     for job in app[JOBS].values():
         job.cancel()
     app[SERVICE].advice.close()  # the engine's children end with the service
-    sockets = list(app[SOCKETS])
+    open_sockets: set[web.WebSocketResponse] = app[SOCKETS]
+    sockets = list(open_sockets)
     if sockets:
         await asyncio.wait([asyncio.ensure_future(
             ws.close(code=WSCloseCode.GOING_AWAY, message=b"the service is stopping"))

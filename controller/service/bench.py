@@ -13,6 +13,7 @@ every action) and 300 WebSockets listening.  Target: p99 at most 50 ms.
 from __future__ import annotations
 
 import asyncio
+import collections
 import json
 import multiprocessing
 import queue
@@ -29,6 +30,8 @@ from pathlib import Path
 from typing import Any
 
 from controller.board.events import Frame
+
+from .hardware import Event
 
 TARGET_P99_MS = 50.0
 READERS = 200
@@ -89,19 +92,21 @@ def _load_process(url: str, ready: object, stop: object) -> None:
     asyncio.run(_load(url, ready, stop))
 
 
-class _TimedQueue(queue.Queue):  # type: ignore[type-arg]
+class _TimedQueue(queue.Queue[Event]):
     """A queue that remembers when each item taken was put."""
 
     def __init__(self) -> None:
         super().__init__()
         self._taken: list[float] = []
+        self._sent: collections.deque[float] = collections.deque()
 
-    def put(self, item: object, block: bool = True, timeout: float | None = None) -> None:
-        super().put((time.perf_counter(), item), block, timeout)
+    def _put(self, item: Event) -> None:  # under the queue's lock
+        self._sent.append(time.perf_counter())
+        super()._put(item)
 
-    def get_nowait(self) -> object:
-        sent, item = super().get_nowait()
-        self._taken.append(sent)
+    def _get(self) -> Event:  # under the queue's lock
+        self._taken.append(self._sent.popleft())
+        item: Event = super()._get()
         return item
 
     def taken(self) -> list[float]:
@@ -115,12 +120,13 @@ class _Driver:
 
     name = "bench"
     description = "the benchmark's board"
-    preview = None
+    preview: Callable[[], bytes] | None = None
 
     def __init__(self, clock: Callable[[], float], squares: int) -> None:
         self.clock = clock
         self.squares = squares
-        self.events = _TimedQueue()
+        self.timed = _TimedQueue()
+        self.events: queue.Queue[Event] = self.timed
         self.latencies: list[tuple[float, float]] = []  # (wall time, seconds)
         self._stop = threading.Event()
 
@@ -138,7 +144,7 @@ class _Driver:
 
     def show(self, state: dict[str, Any]) -> None:
         now = time.perf_counter()
-        for sent in self.events.taken():
+        for sent in self.timed.taken():
             self.latencies.append((time.time(), now - sent))
 
     def close(self) -> None:

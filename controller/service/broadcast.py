@@ -367,10 +367,11 @@ class Publisher:
 
     def _make_client(self) -> Any:
         import paho.mqtt.client as mqtt
+        from paho.mqtt.enums import CallbackAPIVersion
 
         cfg = self.config
         host, port, tls = cfg.address
-        client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2,
+        client = mqtt.Client(CallbackAPIVersion.VERSION2,
                              client_id=f"kharbga-board-{cfg.board_id}", clean_session=True)
         if cfg.username:
             client.username_pw_set(cfg.username, cfg.password or None)

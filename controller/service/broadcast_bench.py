@@ -34,6 +34,12 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
+def _listening(port: int) -> bool:
+    """Whether something accepts connections on the local port (raises OSError if not)."""
+    socket.create_connection(("127.0.0.1", port), 0.5).close()
+    return True
+
+
 def _wait(check: Any, seconds: float) -> None:
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
@@ -119,7 +125,7 @@ def _run_with_broker(tmp: Path, mosquitto: str) -> tuple[list[Any], PageFeed, fl
     hall = None
     feed = None
     try:
-        _wait(lambda: socket.create_connection(("127.0.0.1", port), 0.5).close() or True, 10)
+        _wait(lambda: _listening(port), 10)
         hall = subprocess.Popen([sys.executable, "-m", "controller", "hall", "--broker",
                                  f"mqtt://127.0.0.1:{port}", "--port", str(hall_port)],
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -203,7 +209,7 @@ def _one_board(tmp: Path, mosquitto: str) -> tuple[list[Any], list[Any]]:
     broker = subprocess.Popen([mosquitto, "-c", str(conf)], stdout=subprocess.DEVNULL,
                               stderr=subprocess.DEVNULL)
     try:
-        _wait(lambda: socket.create_connection(("127.0.0.1", port), 0.5).close() or True, 10)
+        _wait(lambda: _listening(port), 10)
         with_b = run_boards(tmp / "one-with", 1, f"mqtt://127.0.0.1:{port}", rate=RATE,
                             max_actions=ACTIONS, processes=1, linger=0.5)
         without = run_boards(tmp / "one-without", 1, None, rate=RATE, max_actions=ACTIONS,
