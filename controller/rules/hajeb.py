@@ -16,6 +16,7 @@ them where its flow meets H'ajeb.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from controller.board.geometry import Geometry, points
@@ -123,6 +124,18 @@ def blockade(core: Core) -> bool:
 # The Attacker's moves under H'ajeb
 
 
+def _slides(core: Core, soldiers: int, occupied: int) -> Iterator[tuple[int, int]]:
+    """(from, to) for each of the soldiers and each point it can reach along
+    one of the eight directions over empty points, nearest first."""
+    all_rays = rays(core.geometry)
+    for p in points(soldiers):
+        for ray in all_rays[p]:
+            for q in ray:
+                if occupied >> q & 1:
+                    break
+                yield p, q
+
+
 def gen_long_moves(core: Core, raws: list[Raw], moves: list[Move]) -> None:
     """The Attacker's moves any distance along the eight directions over
     empty points, by from point, direction and distance; after a capture
@@ -132,21 +145,16 @@ def gen_long_moves(core: Core, raws: list[Raw], moves: list[Move]) -> None:
     occupied = bb[0] | bb[1]
     continuing = core._chain >= 0
     table, mt = t.step_raw, t.moves
-    all_rays = rays(core.geometry)
-    for p in points(bb[ATTACKER]):
-        for ray in all_rays[p]:
-            for q in ray:
-                if occupied >> q & 1:
-                    break
-                caps = core._captures(ATTACKER, p, q)
-                if caps:
-                    raw: Raw = (STEP, p, q, caps, False)
-                elif continuing:
-                    continue
-                else:
-                    raw = table[p].get(q) or (STEP, p, q, 0, False)
-                raws.append(raw)
-                moves.append(mt[raw])
+    for p, q in _slides(core, bb[ATTACKER], occupied):
+        caps = core._captures(ATTACKER, p, q)
+        if caps:
+            raw: Raw = (STEP, p, q, caps, False)
+        elif continuing:
+            continue
+        else:
+            raw = table[p].get(q) or (STEP, p, q, 0, False)
+        raws.append(raw)
+        moves.append(mt[raw])
     if continuing:
         raws.append(t.pass_raw)
         moves.append(mt[t.pass_raw])
@@ -160,15 +168,7 @@ def can_capture(core: Core) -> bool:
     targets = t.capture_targets(own, bb[DEFENDER] & core._enemy_mask, t.full ^ occupied)
     if not targets:
         return False
-    all_rays = rays(core.geometry)
-    for p in points(own):
-        for ray in all_rays[p]:
-            for q in ray:
-                if occupied >> q & 1:
-                    break
-                if targets >> q & 1:
-                    return True
-    return False
+    return any(targets >> q & 1 for _, q in _slides(core, own, occupied))
 
 
 # ----------------------------------------------------------------------
