@@ -187,7 +187,7 @@ def measure() -> tuple[list[float], list[float]]:
                                  str(data), str(port)], stderr=subprocess.DEVNULL)
         url = f"http://127.0.0.1:{port}"
         try:
-            _wait_listening(port)
+            wait_listening(port)
             idle_from = time.time() + 0.5
             time.sleep(IDLE_SECONDS)
             idle_to = time.time()
@@ -211,15 +211,16 @@ def measure() -> tuple[list[float], list[float]]:
     return idle, loaded
 
 
-def _wait_listening(port: int) -> None:
-    deadline = time.monotonic() + 120
+def wait_listening(port: int, seconds: float = 120.0, what: str = "the service") -> None:
+    """Wait until something accepts connections on the local port."""
+    deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         try:
             socket.create_connection(("127.0.0.1", port), 0.5).close()
             return
         except OSError:
             time.sleep(0.05)
-    raise RuntimeError("the service did not start")
+    raise RuntimeError(f"{what} did not start")
 
 
 def main(argv: list[str] | None = None) -> None:

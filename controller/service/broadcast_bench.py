@@ -20,6 +20,8 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
+from .bench import wait_listening
+
 __all__ = ["main"]
 
 BOARDS = 50
@@ -32,12 +34,6 @@ def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
-
-
-def _listening(port: int) -> bool:
-    """Whether something accepts connections on the local port (raises OSError if not)."""
-    socket.create_connection(("127.0.0.1", port), 0.5).close()
-    return True
 
 
 def _wait(check: Any, seconds: float) -> None:
@@ -125,7 +121,7 @@ def _run_with_broker(tmp: Path, mosquitto: str) -> tuple[list[Any], PageFeed, fl
     hall = None
     feed = None
     try:
-        _wait(lambda: _listening(port), 10)
+        wait_listening(port, 10, "the broker")
         hall = subprocess.Popen([sys.executable, "-m", "controller", "hall", "--broker",
                                  f"mqtt://127.0.0.1:{port}", "--port", str(hall_port)],
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -209,7 +205,7 @@ def _one_board(tmp: Path, mosquitto: str) -> tuple[list[Any], list[Any]]:
     broker = subprocess.Popen([mosquitto, "-c", str(conf)], stdout=subprocess.DEVNULL,
                               stderr=subprocess.DEVNULL)
     try:
-        _wait(lambda: _listening(port), 10)
+        wait_listening(port, 10, "the broker")
         with_b = run_boards(tmp / "one-with", 1, f"mqtt://127.0.0.1:{port}", rate=RATE,
                             max_actions=ACTIONS, processes=1, linger=0.5)
         without = run_boards(tmp / "one-without", 1, None, rate=RATE, max_actions=ACTIONS,
