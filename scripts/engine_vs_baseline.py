@@ -1,6 +1,8 @@
 """The engine against an earlier version of itself, at equal time.
 
-The earlier engine is taken from a git tag (default ``engine-round1``):
+The earlier engine is taken from a git tag or commit (default
+``engine-round1``, which is commit ``7d16e83``: the engine as it was when
+this script came in; a clone without the tag falls back to that commit):
 ``git archive`` extracts its ``controller/engine`` into a temporary
 directory as the package ``engine_round1``; its absolute imports
 (``controller.rules``) resolve to this checkout's rules, so both engines
@@ -41,14 +43,29 @@ from controller.engine.match import (  # noqa: E402
     run_match_parallel,
 )
 
+ROUND1_TAG = "engine-round1"
+ROUND1_COMMIT = "7d16e83d80ee452bd3afc0db93913ed044337918"
+
+
+def resolve(tag: str) -> str:
+    """The tree to extract: ``tag`` itself, or for ``engine-round1`` in a
+    clone that lacks the tag (tags do not travel with every copy), the
+    commit it names."""
+    if tag != ROUND1_TAG:
+        return tag
+    found = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--verify", "--quiet",
+                            f"{tag}^{{commit}}"], capture_output=True, text=True)
+    return tag if found.returncode == 0 else ROUND1_COMMIT
+
 
 def extract(tag: str, into: Path) -> None:
     """``controller/engine`` at ``tag`` as the package ``engine_round1``."""
     try:
-        data = subprocess.run(["git", "-C", str(ROOT), "archive", tag, "controller/engine"],
+        data = subprocess.run(["git", "-C", str(ROOT), "archive", resolve(tag),
+                               "controller/engine"],
                               check=True, capture_output=True).stdout
     except subprocess.CalledProcessError as exc:
-        raise SystemExit(f"engine_vs_baseline: no tag {tag!r}: "
+        raise SystemExit(f"engine_vs_baseline: no tag or commit {tag!r}: "
                          f"{exc.stderr.decode().strip()}") from None
     target = into / BASELINE_PACKAGE
     with tarfile.open(fileobj=io.BytesIO(data)) as tar:
@@ -95,7 +112,8 @@ def main(argv: list[str] | None = None) -> int:
                    "setting phase)")
     p.add_argument("--balanced", action="store_true", help="only openings a fixed search "
                    "scores within a piece of even (controller/engine/match.py)")
-    p.add_argument("--tag", default="engine-round1", help="git tag of the baseline engine")
+    p.add_argument("--tag", default=ROUND1_TAG, help="git tag or commit of the baseline "
+                   "engine (default: engine-round1, commit 7d16e83 where the tag is absent)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--jobs", type=int, default=1, help="games played at once")
     p.add_argument("--cap", type=int, default=200, help="moving-phase turns before adjudication")

@@ -1,0 +1,51 @@
+"""The baseline engine of the strength matches (scripts/engine_vs_baseline.py):
+found by tag or, in a clone without the tag, by the commit the tag names."""
+
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+SCRIPT = ROOT / "scripts" / "engine_vs_baseline.py"
+
+
+def _script() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("engine_vs_baseline", SCRIPT)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["engine_vs_baseline"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def _git(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["git", "-C", str(ROOT), *args], capture_output=True, text=True)
+
+
+def test_round1_is_found_with_or_without_its_tag(tmp_path: Path) -> None:
+    script = _script()
+    has_tag = _git("rev-parse", "--verify", "--quiet", "engine-round1^{commit}").returncode == 0
+    assert script.resolve("engine-round1") == ("engine-round1" if has_tag
+                                               else script.ROUND1_COMMIT)
+    assert script.resolve("abc123") == "abc123", "any other name is passed to git as given"
+    has_commit = _git("cat-file", "-e", f"{script.ROUND1_COMMIT}^{{commit}}").returncode == 0
+    if has_commit:
+        script.extract("engine-round1", tmp_path)
+        package = tmp_path / script.BASELINE_PACKAGE
+        assert (package / "search.py").is_file() and (package / "api.py").is_file()
+        # The round-1 engine: the Python search only, no compiled search beside it.
+        assert not (package / "csearch.py").exists()
+    else:  # a shallow clone: one clear line, not a traceback
+        with pytest.raises(SystemExit, match="no tag or commit 'engine-round1'"):
+            script.extract("engine-round1", tmp_path)
+
+
+def test_an_unknown_baseline_is_one_line(tmp_path: Path) -> None:
+    with pytest.raises(SystemExit, match="no tag or commit 'no-such-engine'"):
+        _script().extract("no-such-engine", tmp_path)
