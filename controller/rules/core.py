@@ -45,6 +45,12 @@ Entry = tuple[
 NEVER = 1 << 62
 
 
+def turn_cap(v: Variant) -> int:
+    """The moving-phase turn at whose end a game is drawn by the turn limit
+    (the variant's limit counts the setting phase's turns too)."""
+    return v.turn_limit - v.pieces_per_side + 1 if v.turn_limit else NEVER
+
+
 class Core:
     """The state of a game and its rules, for :class:`~.game.Game`.
 
@@ -65,7 +71,7 @@ class Core:
         self._centre_bit = 1 << v.geometry.centre
         self._enemy_mask = ~self._centre_bit if v.refuge else -1
         self._filtered = v.compulsory_capture or v.blocked == "reopen" or v.exchange
-        self._turn_cap = v.turn_limit - v.pieces_per_side + 1 if v.turn_limit else NEVER
+        self._turn_cap = turn_cap(v)
         self._noprog_cap = v.no_progress_turns or NEVER
         self._repetition = v.repetition
         self._exchanges = v.exchange

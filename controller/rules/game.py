@@ -11,7 +11,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import overload
 
 from . import hajeb
-from .core import Core, Entry
+from .core import NEVER, Core, Entry, turn_cap
 from .moves import (
     HAJEB,
     PLACE,
@@ -103,13 +103,19 @@ class Game(BoardViews, Core):
 
     def _settle_loaded(self) -> None:
         """A position read from a string: apply the blocked rule to a side
-        to move that is blocked, end a game with a side without pieces, and
-        count the position for repetition."""
+        to move that is blocked, end a game with a side without pieces or
+        at its turn or no-progress limit (as the turn that led there would
+        have), and count the position for repetition."""
         if not self._removals and self._chain < 0:
             self._start_turn(mover=1 - self._side)
         if self._bb[0] == 0 or self._bb[1] == 0:
             loser = 0 if self._bb[0] == 0 else 1
             self._finish(1 - loser, Termination.ALL_CAPTURED)
+        if self._outcome is None and self._chain < 0:
+            if self._turn >= turn_cap(self.variant):
+                self._finish(None, Termination.TURN_LIMIT)
+            elif self._noprog >= (self.variant.no_progress_turns or NEVER):
+                self._adjudicate(Termination.NO_PROGRESS)
         self._count_position()
 
     def copy(self) -> Game:

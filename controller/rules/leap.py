@@ -135,6 +135,7 @@ class LeapGame(BoardViews):
         if game._chain < 0:
             if not game._huff:
                 game._start_turn()
+            game._check_limits()  # the last position of a game drawn by a limit
             game._count_position(None)
         return game
 
@@ -473,15 +474,19 @@ class LeapGame(BoardViews):
             self._finish(mover, Termination.ALL_CAPTURED)
         elif not huff:
             self._start_turn()
+        self._check_limits()
+        if self._repetition:
+            self._count_position(self._counted)
+        else:
+            self._counted.append(None)
+
+    def _check_limits(self) -> None:
+        """Draw a game still in play at its turn or no-progress limit."""
         if self._outcome is None:
             if self._turn_limit and self._turn > self._turn_limit:
                 self._finish(None, Termination.TURN_LIMIT)
             elif self._noprog_limit and self._noprog >= self._noprog_limit:
                 self._finish(None, Termination.NO_PROGRESS)
-        if self._repetition:
-            self._count_position(self._counted)
-        else:
-            self._counted.append(None)
 
     def _start_turn(self) -> None:
         """The side to move loses if it has no legal move (the moves found
