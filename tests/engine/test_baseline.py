@@ -3,25 +3,18 @@ found by tag or, in a clone without the tag, by the commit the tag names."""
 
 from __future__ import annotations
 
-import importlib.util
 import subprocess
-import sys
 from pathlib import Path
 from types import ModuleType
 
 import pytest
+from script_loader import SCRIPTS, load_script
 
-ROOT = Path(__file__).resolve().parents[2]
-SCRIPT = ROOT / "scripts" / "engine_vs_baseline.py"
+ROOT = SCRIPTS.parent
 
 
 def _script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("engine_vs_baseline", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["engine_vs_baseline"] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_script("engine_vs_baseline")
 
 
 def _git(*args: str) -> subprocess.CompletedProcess[str]:

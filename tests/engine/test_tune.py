@@ -3,12 +3,10 @@ the evaluation, and a fit that follows the results."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from dataclasses import replace
-from pathlib import Path
 from types import ModuleType
 
+from script_loader import load_script
 from test_engine import mid_positions
 
 from controller.engine import evaluate
@@ -16,16 +14,9 @@ from controller.engine.evaluate import DEFAULT_WEIGHTS, Weights
 from controller.engine.match import WHOLE_SETTING
 from controller.rules import Game
 
-SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "engine_tune.py"
-
 
 def _script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("engine_tune", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["engine_tune"] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_script("engine_tune")
 
 
 def test_term_values_rebuild_the_score() -> None:

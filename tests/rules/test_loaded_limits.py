@@ -7,7 +7,9 @@ still loads as a game in play."""
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from dataclasses import replace
+from typing import TypeVar
 
 import pytest
 
@@ -18,6 +20,7 @@ from controller.rules.moves import Termination
 from controller.rules.variants import Variant
 
 CORES = ("pure", "compiled")
+G = TypeVar("G", Game, LeapGame)
 
 
 def _core(core: str, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -26,20 +29,20 @@ def _core(core: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("KHARBGA_PURE", "1" if core == "pure" else "0")
 
 
-def _ended_by(variant: Variant, reason: Termination, tries: int = 60) -> tuple[Game, str]:
-    """A random game of ``variant`` that ended by ``reason``, and the
-    position before its last action."""
+def _ended_by(new: Callable[[], G], reason: Termination, tries: int = 60) -> tuple[G, str]:
+    """A random game (``new()`` and random legal moves) that ended by
+    ``reason``, and the position before its last action."""
     for seed in range(tries):
         rng = random.Random(seed)
-        g = Game.new(variant)
+        g = new()
         before = g.position()
         while g.outcome is None:
             before = g.position()
-            raws = g.raw_moves()
-            g.push_raw(raws[rng.randrange(len(raws))])
+            moves = g.legal_moves()
+            g.play(moves[rng.randrange(len(moves))])
         if g.outcome.reason == reason.value:
             return g, before
-    raise AssertionError(f"no random {variant.name} game of {tries} ended by {reason.value}")
+    raise AssertionError(f"no random game of {tries} ended by {reason.value}")
 
 
 @pytest.mark.parametrize("core", CORES)
@@ -57,7 +60,7 @@ def test_the_last_position_of_a_game_ended_by_a_limit_loads_as_ended(
     core: str, variant: Variant, reason: Termination, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     _core(core, monkeypatch)
-    g, before = _ended_by(variant, reason)
+    g, before = _ended_by(lambda: Game.new(variant), reason)
     assert (core == "compiled") == (type(g).__name__ == "CompiledGame")
     loaded = Game.from_position(variant, g.position())
     assert loaded.outcome == g.outcome, g.position()
@@ -91,18 +94,7 @@ def test_leap_games_ended_by_a_limit_load_as_ended(
     name: str, reason: Termination, limit: dict[str, int]
 ) -> None:
     variant = replace(find_leap_variant(name), **limit)
-    for seed in range(60):
-        rng = random.Random(seed)
-        g = LeapGame.new(variant)
-        before = g.position()
-        while g.outcome is None:
-            before = g.position()
-            moves = g.legal_moves()
-            g.play(moves[rng.randrange(len(moves))])
-        if g.outcome.reason == reason.value:
-            break
-    else:
-        raise AssertionError(f"no random {name} game ended by {reason.value}")
+    g, before = _ended_by(lambda: LeapGame.new(variant), reason)
     loaded = LeapGame.from_position(variant, g.position())
     assert loaded.outcome == g.outcome and loaded.legal_moves() == [], g.position()
     earlier = LeapGame.from_position(variant, before)
