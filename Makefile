@@ -56,8 +56,8 @@ broker:
 
 test: install-test browser broker
 	$(BIN)/python -m pytest -n auto --dist worksteal
-	$(BIN)/ruff check controller calibration tests firmware
-	$(BIN)/mypy --strict controller calibration
+	$(BIN)/ruff check controller calibration scripts tests firmware
+	$(BIN)/mypy --strict controller calibration scripts
 
 bench: install broker
 	$(BIN)/python -m controller.bench
