@@ -60,12 +60,13 @@ def resolve(tag: str) -> str:
 
 def extract(tag: str, into: Path) -> None:
     """``controller/engine`` at ``tag`` as the package ``engine_round1``."""
+    ref = resolve(tag)
     try:
-        data = subprocess.run(["git", "-C", str(ROOT), "archive", resolve(tag),
-                               "controller/engine"],
+        data = subprocess.run(["git", "-C", str(ROOT), "archive", ref, "controller/engine"],
                               check=True, capture_output=True).stdout
     except subprocess.CalledProcessError as exc:
-        raise SystemExit(f"engine_vs_baseline: no tag or commit {tag!r}: "
+        named = tag if ref == tag else f"{tag} (commit {ref[:7]})"
+        raise SystemExit(f"engine_vs_baseline: no tag or commit {named}: "
                          f"{exc.stderr.decode().strip()}") from None
     target = into / BASELINE_PACKAGE
     with tarfile.open(fileobj=io.BytesIO(data)) as tar:

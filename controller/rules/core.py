@@ -51,6 +51,11 @@ def turn_cap(v: Variant) -> int:
     return v.turn_limit - v.pieces_per_side + 1 if v.turn_limit else NEVER
 
 
+def noprog_cap(v: Variant) -> int:
+    """The turns without a capture or exchange at which a game is adjudicated."""
+    return v.no_progress_turns or NEVER
+
+
 class Core:
     """The state of a game and its rules, for :class:`~.game.Game`.
 
@@ -72,7 +77,7 @@ class Core:
         self._enemy_mask = ~self._centre_bit if v.refuge else -1
         self._filtered = v.compulsory_capture or v.blocked == "reopen" or v.exchange
         self._turn_cap = turn_cap(v)
-        self._noprog_cap = v.no_progress_turns or NEVER
+        self._noprog_cap = noprog_cap(v)
         self._repetition = v.repetition
         self._exchanges = v.exchange
         self._bb = [0, 0]

@@ -11,7 +11,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import overload
 
 from . import hajeb
-from .core import NEVER, Core, Entry, turn_cap
+from .core import Core, Entry, noprog_cap, turn_cap
 from .moves import (
     HAJEB,
     PLACE,
@@ -114,7 +114,7 @@ class Game(BoardViews, Core):
         if self._outcome is None and self._chain < 0:
             if self._turn >= turn_cap(self.variant):
                 self._finish(None, Termination.TURN_LIMIT)
-            elif self._noprog >= (self.variant.no_progress_turns or NEVER):
+            elif self._noprog >= noprog_cap(self.variant):
                 self._adjudicate(Termination.NO_PROGRESS)
         self._count_position()
 

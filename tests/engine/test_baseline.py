@@ -21,24 +21,37 @@ def _git(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(["git", "-C", str(ROOT), *args], capture_output=True, text=True)
 
 
-def test_round1_is_found_with_or_without_its_tag(tmp_path: Path) -> None:
+def test_round1_is_found_with_or_without_its_tag(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     script = _script()
     has_tag = _git("rev-parse", "--verify", "--quiet", "engine-round1^{commit}").returncode == 0
     assert script.resolve("engine-round1") == ("engine-round1" if has_tag
                                                else script.ROUND1_COMMIT)
     assert script.resolve("abc123") == "abc123", "any other name is passed to git as given"
+    # A repository without the tag falls back to the commit.
+    bare = tmp_path / "bare"
+    subprocess.run(["git", "init", "-q", str(bare)], check=True)
+    with monkeypatch.context() as m:
+        m.setattr(script, "ROOT", bare)
+        assert script.resolve("engine-round1") == script.ROUND1_COMMIT
+        with pytest.raises(SystemExit, match=r"no tag or commit engine-round1 \(commit 7d16e83\)"):
+            script.extract("engine-round1", tmp_path / "none")
     has_commit = _git("cat-file", "-e", f"{script.ROUND1_COMMIT}^{{commit}}").returncode == 0
     if has_commit:
-        script.extract("engine-round1", tmp_path)
-        package = tmp_path / script.BASELINE_PACKAGE
+        script.extract(script.ROUND1_COMMIT, tmp_path / "by-commit")
+        script.extract("engine-round1", tmp_path / "by-name")
+        package = tmp_path / "by-commit" / script.BASELINE_PACKAGE
         assert (package / "search.py").is_file() and (package / "api.py").is_file()
         # The round-1 engine: the Python search only, no compiled search beside it.
         assert not (package / "csearch.py").exists()
+        named = tmp_path / "by-name" / script.BASELINE_PACKAGE
+        assert (named / "search.py").read_bytes() == (package / "search.py").read_bytes()
     else:  # a shallow clone: one clear line, not a traceback
-        with pytest.raises(SystemExit, match="no tag or commit 'engine-round1'"):
+        with pytest.raises(SystemExit, match="no tag or commit engine-round1"):
             script.extract("engine-round1", tmp_path)
 
 
 def test_an_unknown_baseline_is_one_line(tmp_path: Path) -> None:
-    with pytest.raises(SystemExit, match="no tag or commit 'no-such-engine'"):
+    with pytest.raises(SystemExit, match="no tag or commit no-such-engine: fatal"):
         _script().extract("no-such-engine", tmp_path)

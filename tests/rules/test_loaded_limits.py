@@ -72,8 +72,12 @@ def test_the_last_position_of_a_game_ended_by_a_limit_loads_as_ended(
     assert earlier.outcome == g.outcome and earlier.position() == g.position()
 
 
-def test_the_counter_at_its_limit_ends_the_game_and_one_below_does_not() -> None:
+@pytest.mark.parametrize("core", CORES)
+def test_the_counter_at_its_limit_ends_the_game_and_one_below_does_not(
+    core: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Level material at the no-progress limit: adjudicated a draw."""
+    _core(core, monkeypatch)
     v = find_variant("kharbga")
     text = "ADADADA/DADADAD/DADADAD/ADA.ADA/DADADAD/DADADAD/ADADADA a m - 1"
     g = Game.from_position(v, text + " np=60")
