@@ -224,8 +224,12 @@ async def get_game(request: web.Request) -> web.Response:
     async with request.app[ARCHIVE_GATE]:  # a few at a time, even from the cache
         data = store.cached_view(gid)
         if data is None:
-            data = await asyncio.get_running_loop().run_in_executor(
-                request.app[ARCHIVE_THREAD], store.game_view, gid)
+            try:
+                data = await asyncio.get_running_loop().run_in_executor(
+                    request.app[ARCHIVE_THREAD], store.game_view, gid)
+            except (ValueError, LookupError) as exc:
+                return _error(409, f"game {gid} does not replay under these rules: "
+                              + " ".join(str(exc).split()))
     if data is None:
         return _error(404, "no such game")
     return web.Response(body=data, content_type="application/json")
@@ -241,7 +245,11 @@ async def get_record(request: web.Request) -> web.Response:
     if service.store.get(gid) is None:
         return _error(404, "no such game")
     game = service.reconciler.game if gid == service.gid else None
-    text = service.store.record_text(gid, game)
+    try:
+        text = service.store.record_text(gid, game)
+    except (ValueError, LookupError) as exc:
+        return _error(409, f"game {gid} does not replay under these rules: "
+                      + " ".join(str(exc).split()))
     return web.Response(
         text=text, content_type="text/plain",
         headers={"Content-Disposition": f'attachment; filename="kharbga-{gid}.kgn"'},

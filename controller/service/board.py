@@ -33,7 +33,7 @@ from .boardview import (
     with_options,
 )
 from .config import Config
-from .store import Store
+from .store import Store, resumable
 
 __all__ = ["BoardService", "RequestError", "reason_words"]
 
@@ -69,8 +69,9 @@ class BoardService:
         self.think = config.think
         self.ponder = config.ponder
         active = self.store.active()
-        if active is not None:
-            game = active.game()
+        resumed = resumable(active) if active is not None else None
+        if active is not None and resumed is not None:
+            game = resumed
             self.gid = active.id
             self._load_settings(active.settings, (active.attacker, active.defender))
         else:
@@ -82,8 +83,10 @@ class BoardService:
         self._ids: dict[int, int] = {}
         saved: list[AnyGame] = []
         for other in self.store.unfinished():
-            if other.id != self.gid:
-                g = other.game()
+            if other.id != self.gid and other.id != getattr(active, "id", None):
+                g = resumable(other)
+                if g is None:
+                    continue
                 saved.append(g)
                 self._ids[id(g)] = other.id
         self.reconciler = Reconciler(game=game, settings=self.settings, saved=saved,

@@ -9,6 +9,7 @@ keep their record (RULES.md format) and a size-bounded raw sensor log.
 from __future__ import annotations
 
 import json
+import logging
 import sqlite3
 import threading
 import time
@@ -22,6 +23,8 @@ from controller.rules.leap_factory import apply_any_options, format_any_options
 from controller.rules.record import Record
 
 from .boardview import board_view, make_game
+
+log = logging.getLogger("kharbga.store")
 
 __all__ = ["Store", "StoredGame"]
 
@@ -90,6 +93,18 @@ class StoredGame:
             else:
                 g.play(token)
         return g
+
+
+def resumable(stored: StoredGame) -> AnyGame | None:
+    """An unfinished game of the archive replayed to resume it, or None when
+    its actions no longer replay under these rules (told in one line): it
+    stays in the archive as stored, and the board starts without it."""
+    try:
+        return stored.game()
+    except (ValueError, LookupError) as exc:
+        log.warning("game %d in the archive does not replay (%s): kept as stored, "
+                    "not resumed", stored.id, " ".join(str(exc).split()))
+        return None
 
 
 class Store:

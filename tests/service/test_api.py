@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import logging
+import sqlite3
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -214,6 +216,57 @@ def test_restart_resumes_the_game_and_the_simulated_board(tmp_path: Path) -> Non
     assert again.gid == gid and state["moves"] == ["@a1", "@b1", "@a7"]
     assert state["sim_occ"] == occ_of(game)
     assert "error" not in state["leds"].values()
+    again.close()
+
+
+def test_a_stored_game_that_no_longer_replays_is_kept_and_not_resumed(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """An unfinished game whose actions the rules refuse (an archive from
+    other rules, or edited by hand) does not stop the board: it starts a new
+    game, says so in one line, and keeps the old one's actions as stored;
+    the page's archive refuses it in words."""
+    clock = FakeClock()
+    config = Config(data_dir=tmp_path, settle=0.05, error_delay=0.2, variant="kharbga")
+    service = BoardService(config, clock=clock)
+    game = Game.new("kharbga")
+    for token in ["@a1", "@b1", "@a7"]:
+        game.play(token)
+        service.set_sim_occupancy(occ_of(game))
+        clock.t += 0.1
+        service.tick()
+    broken = service.gid
+    service.close()
+    db = sqlite3.connect(tmp_path / "games.sqlite3")
+    with db:  # @a1 twice: no longer a legal game
+        db.execute("UPDATE actions SET token='@a1' WHERE game_id=? AND ply=1", (broken,))
+    db.close()
+    with caplog.at_level(logging.WARNING, logger="kharbga.store"):
+        again = BoardService(config, clock=clock)
+    assert again.gid != broken and again.state()["moves"] == []
+    said = [r.getMessage() for r in caplog.records if r.name == "kharbga.store"]
+    assert len(said) == 1 and "\n" not in said[0], said
+    assert said[0].startswith(f"game {broken} in the archive does not replay (")
+    assert "@a1" in said[0] and said[0].endswith("): kept as stored, not resumed")
+    stored = again.store.get(broken)
+    assert stored is not None and list(stored.actions) == ["@a1", "@a1", "@a7"]
+
+    async def body(client: TestClient[Any, Any]) -> None:
+        for path in (f"/api/games/{broken}", f"/api/games/{broken}.kgn"):
+            r = await client.get(path)
+            assert r.status == 409, path
+            text = (await r.json())["error"]
+            assert text.startswith(f"game {broken} does not replay under these rules")
+
+    async def main() -> None:
+        client: TestClient[Any, Any] = TestClient(TestServer(make_app(again)))
+        await client.start_server()
+        try:
+            await body(client)
+        finally:
+            await client.close()
+
+    asyncio.run(main())
     again.close()
 
 
