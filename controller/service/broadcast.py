@@ -238,10 +238,17 @@ class Publisher:
             acts = self.db.execute("SELECT token, t FROM actions WHERE game_id=? ORDER BY ply",
                                    (gid,)).fetchall()
             tokens = [a[0] for a in acts]
-            sent = self._sent.get(gid) or self._load_sent(gid, row)
-            if tokens != sent.tokens:
-                self._queue(gid, sent, tokens, [float(a[1]) for a in acts])
-                self._record_due(gid)
+            try:
+                sent = self._sent.get(gid) or self._load_sent(gid, row)
+                if tokens != sent.tokens:
+                    self._queue(gid, sent, tokens, [float(a[1]) for a in acts])
+                    self._record_due(gid)
+            except (ValueError, LookupError) as exc:  # not the rules' game: skip it
+                log.warning("broadcast: game %d does not replay (%s): not broadcast",
+                            gid, " ".join(str(exc).split()))
+                self._sent.pop(gid, None)
+                self._done.add(gid)
+                continue
             sent.attacker, sent.defender = row[4], row[5]
             if row[6] is not None and tokens == sent.tokens:
                 self._done.add(gid)

@@ -6,10 +6,12 @@ queued on the next start, and everything reaches the broker in order, once."""
 from __future__ import annotations
 
 import json
+import logging
 import sqlite3
 import time
 from pathlib import Path
 
+import pytest
 from bchelp import Broker, Listener, free_port, random_game, wait_until
 
 from controller.rules import Game
@@ -79,3 +81,46 @@ def test_queue_survives_restarts_and_catches_up(tmp_path: Path) -> None:
     time.sleep(1.0)
     third.close()
     assert not _outbox(data)
+
+
+def test_a_game_that_no_longer_replays_does_not_hold_up_the_rest(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A stored game the rules refuse (an archive from other rules, edited
+    by hand) is skipped with one line; the games after it are queued."""
+    data = tmp_path / "data"
+    store = Store(data)
+    game = Game.new("sabouiyya")
+    for a in random_game(5)[:6]:
+        game.play(a)
+    broken = store.new_game(game, "Ali", "Badr")
+    store.close()
+    db = sqlite3.connect(data / "games.sqlite3")
+    with db:  # the second action made the same as the first: not a legal game
+        first_token = db.execute("SELECT token FROM actions WHERE game_id=? AND ply=0",
+                                 (broken,)).fetchone()[0]
+        db.execute("UPDATE actions SET token=? WHERE game_id=? AND ply=1",
+                   (first_token, broken))
+    db.close()
+    store = Store(data)
+    good = Game.new("sabouiyya")
+    actions = random_game(6)[:8]
+    for a in actions:
+        good.play(a)
+    later = store.new_game(good, "Chema", "Dora")
+    store.close()
+    config = BroadcastConfig(url=f"mqtt://127.0.0.1:{free_port()}", board_id="ob")
+    publisher = Publisher(config, data)
+    with caplog.at_level(logging.WARNING, logger="kharbga.broadcast"):
+        publisher.start()
+        try:
+            wait_until(lambda: len(_outbox(data)) == 8, 10, "the later game's moves queued")
+            time.sleep(0.5)
+        finally:
+            publisher.close()
+    queued = _outbox(data)
+    assert {m["game_id"] for m in queued} == {later}
+    assert [m["move"] for m in queued] == actions
+    said = [r.getMessage() for r in caplog.records if "does not replay" in r.getMessage()]
+    assert said == [said[0]] and said[0].startswith(f"broadcast: game {broken} does not "
+                                                    "replay (")
