@@ -55,6 +55,9 @@ def click(pg: Page, game: AnyGame, token: str) -> list[str]:
         expect(cell(pg, move.to_square)).to_have_attribute("data-led", "capture")
         pg.click(f'#board [data-square="{move.to_square}"]')
         return []
+    # A player lifts the soldier they see: the page shows it first (a click
+    # still in flight from before a new game draws the board as it was).
+    expect(cell(pg, move.from_square).locator(".piece")).to_have_count(1)
     pg.click(f'#board [data-square="{move.from_square}"]')
     expect(cell(pg, move.from_square)).to_have_attribute("data-led", "lifted")
     expect(cell(pg, move.to_square)).to_have_attribute("data-led", "destination")
