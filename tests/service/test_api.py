@@ -33,6 +33,20 @@ def occ_of(game: Game) -> str:
     return "".join("1" if (a | d) >> i & 1 else "0" for i in range(game.geometry.size))
 
 
+def serve(service: BoardService,
+          body: Callable[[TestClient[Any, Any]], Awaitable[None]]) -> None:
+    """Run ``body`` against the service's web app on a test server."""
+    async def main() -> None:
+        client: TestClient[Any, Any] = TestClient(TestServer(make_app(service)))
+        await client.start_server()
+        try:
+            await body(client)
+        finally:
+            await client.close()
+
+    asyncio.run(main())
+
+
 @pytest.fixture
 def make(tmp_path: Path) -> Callable[..., tuple[BoardService, FakeClock, Run]]:
     def build(**options: Any) -> tuple[BoardService, FakeClock, Run]:
@@ -41,15 +55,7 @@ def make(tmp_path: Path) -> Callable[..., tuple[BoardService, FakeClock, Run]]:
         service = BoardService(config, clock=clock)
 
         def run(body: Callable[[TestClient[Any, Any]], Awaitable[None]]) -> None:
-            async def main() -> None:
-                client: TestClient[Any, Any] = TestClient(TestServer(make_app(service)))
-                await client.start_server()
-                try:
-                    await body(client)
-                finally:
-                    await client.close()
-
-            asyncio.run(main())
+            serve(service, body)
 
         return service, clock, run
 
@@ -196,7 +202,9 @@ def test_no_token_means_this_machine_only(make: Any) -> None:
     asyncio.run(main())
 
 
-def test_restart_resumes_the_game_and_the_simulated_board(tmp_path: Path) -> None:
+def _three_placements_then_stopped(tmp_path: Path) -> tuple[Config, FakeClock, Game, int]:
+    """A kharbga game of three placements on the simulated board, the
+    service then stopped: its config, clock, game and id."""
     clock = FakeClock()
     config = Config(data_dir=tmp_path, settle=0.05, error_delay=0.2, variant="kharbga")
     service = BoardService(config, clock=clock)
@@ -209,6 +217,11 @@ def test_restart_resumes_the_game_and_the_simulated_board(tmp_path: Path) -> Non
     assert service.state()["moves"] == ["@a1", "@b1", "@a7"]
     gid = service.gid
     service.close()
+    return config, clock, game, gid
+
+
+def test_restart_resumes_the_game_and_the_simulated_board(tmp_path: Path) -> None:
+    config, clock, game, gid = _three_placements_then_stopped(tmp_path)
     again = BoardService(config, clock=clock)
     clock.t += 0.1
     again.tick()
@@ -226,17 +239,7 @@ def test_a_stored_game_that_no_longer_replays_is_kept_and_not_resumed(
     other rules, or edited by hand) does not stop the board: it starts a new
     game, says so in one line, and keeps the old one's actions as stored;
     the page's archive refuses it in words."""
-    clock = FakeClock()
-    config = Config(data_dir=tmp_path, settle=0.05, error_delay=0.2, variant="kharbga")
-    service = BoardService(config, clock=clock)
-    game = Game.new("kharbga")
-    for token in ["@a1", "@b1", "@a7"]:
-        game.play(token)
-        service.set_sim_occupancy(occ_of(game))
-        clock.t += 0.1
-        service.tick()
-    broken = service.gid
-    service.close()
+    config, clock, _, broken = _three_placements_then_stopped(tmp_path)
     db = sqlite3.connect(tmp_path / "games.sqlite3")
     with db:  # @a1 twice: no longer a legal game
         db.execute("UPDATE actions SET token='@a1' WHERE game_id=? AND ply=1", (broken,))
@@ -258,15 +261,7 @@ def test_a_stored_game_that_no_longer_replays_is_kept_and_not_resumed(
             text = (await r.json())["error"]
             assert text.startswith(f"game {broken} does not replay under these rules")
 
-    async def main() -> None:
-        client: TestClient[Any, Any] = TestClient(TestServer(make_app(again)))
-        await client.start_server()
-        try:
-            await body(client)
-        finally:
-            await client.close()
-
-    asyncio.run(main())
+    serve(again, body)
     again.close()
 
 

@@ -10,10 +10,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from aiohttp.test_utils import TestClient, TestServer
+from aiohttp.test_utils import TestClient
 from server import Server, eventually
+from test_api import serve
 
-from controller.service.app import make_app
 from controller.service.board import BoardService
 from controller.service.config import Config
 
@@ -140,15 +140,7 @@ def test_ponder_switched_through_the_api_and_kept_with_the_game(tmp_path: Path) 
                                                                 "application/json"})
         assert r.status == 400 and "JSON object" in (await r.json())["error"]
 
-    async def main() -> None:
-        client: TestClient[Any, Any] = TestClient(TestServer(make_app(service)))
-        await client.start_server()
-        try:
-            await body(client)
-        finally:
-            await client.close()
-
-    asyncio.run(main())  # its end closes the service
+    serve(service, body)  # its end closes the service
     again = BoardService(config)  # the game resumed: pondering stays off
     try:
         assert again.ponder is False and again.state()["ponder"] is False
