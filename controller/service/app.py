@@ -216,6 +216,12 @@ def _game_id(request: web.Request) -> int:
     return int(text)
 
 
+def _unreplayable(gid: int, exc: Exception) -> web.Response:
+    """A stored game whose actions these rules refuse: refused in words."""
+    return _error(409, f"game {gid} does not replay under these rules: "
+                  + " ".join(str(exc).split()))
+
+
 async def get_game(request: web.Request) -> web.Response:
     # Replaying a long game takes a while: a worker thread does it, the
     # board (the event loop) stays live.
@@ -228,8 +234,7 @@ async def get_game(request: web.Request) -> web.Response:
                 data = await asyncio.get_running_loop().run_in_executor(
                     request.app[ARCHIVE_THREAD], store.game_view, gid)
             except (ValueError, LookupError) as exc:
-                return _error(409, f"game {gid} does not replay under these rules: "
-                              + " ".join(str(exc).split()))
+                return _unreplayable(gid, exc)
     if data is None:
         return _error(404, "no such game")
     return web.Response(body=data, content_type="application/json")
@@ -248,8 +253,7 @@ async def get_record(request: web.Request) -> web.Response:
     try:
         text = service.store.record_text(gid, game)
     except (ValueError, LookupError) as exc:
-        return _error(409, f"game {gid} does not replay under these rules: "
-                      + " ".join(str(exc).split()))
+        return _unreplayable(gid, exc)
     return web.Response(
         text=text, content_type="text/plain",
         headers={"Content-Disposition": f'attachment; filename="kharbga-{gid}.kgn"'},

@@ -83,7 +83,7 @@ class BoardService:
         self._ids: dict[int, int] = {}
         saved: list[AnyGame] = []
         for other in self.store.unfinished():
-            if other.id != self.gid and other.id != getattr(active, "id", None):
+            if other.id not in (self.gid, active and active.id):
                 g = resumable(other)
                 if g is None:
                     continue
