@@ -6,8 +6,10 @@ API (all JSON):
   outcome, players, the board to draw (``geometry``: points, lines, dark
   squares), the kings, and on the simulated board its occupancy; the
   engine's ``thought`` while it ponders, and ``hajeb`` in H'ajeb games.
-- ``POST /api/sim/occupancy`` ``{"occ": "0110..."}``: set the simulated
-  board's sensors (simulated board only).
+- ``POST /api/sim/occupancy`` ``{"occ": "0110...", "setup": 3}``: set the
+  simulated board's sensors (simulated board only); ``setup`` (optional,
+  the state's ``sim_setup``) refuses with 409 a click made before the
+  service set the board up again for a new game.
 - ``POST /api/button`` ``{"button": "undo", "side": "attacker"}``: a board
   button (hint, exchange, undo, new, resign, draw).
 - ``POST /api/draw`` ``{"answer": "accept"}`` or ``"decline"``: the answer
@@ -131,7 +133,7 @@ async def _guard(request: web.Request, handler: Any) -> web.StreamResponse:
         response: web.StreamResponse = await handler(request)
         return response
     except RequestError as exc:
-        return _error(400, " ".join(str(exc).split()))
+        return _error(exc.status, " ".join(str(exc).split()))
     except web.HTTPException as exc:
         if not 400 <= exc.status < 500:
             raise
@@ -174,7 +176,7 @@ def _change(act: Callable[[BoardService, dict[str, Any]], None]) -> Handler:
     return handler
 
 
-post_occupancy = _change(lambda s, d: s.set_sim_occupancy(d.get("occ")))
+post_occupancy = _change(lambda s, d: s.set_sim_occupancy(d.get("occ"), d.get("setup")))
 post_button = _change(lambda s, d: s.press(d.get("button"), d.get("side")))
 post_draw = _change(lambda s, d: s.answer_draw(d.get("answer")))
 post_new = _change(lambda s, d: s.new_game(d.get("variant"), d.get("attacker"), d.get("defender"),

@@ -33,15 +33,12 @@ from .boardview import (
     with_options,
 )
 from .config import Config
+from .simboard import RequestError, SimBoard
 from .store import Store, resumable
 
 __all__ = ["BoardService", "RequestError", "reason_words"]
 
 SIDES = ("attacker", "defender")
-
-
-class RequestError(ValueError):
-    """A request the service refuses; the message says why."""
 
 
 @dataclass
@@ -96,12 +93,7 @@ class BoardService:
         self._resume_check = bool(game.moves)
         self.simulated = config.board == "sim"
         self.squares = game.geometry.size  # the board's points (sensors)
-        stored = self.store.get_value("sim_occ") if self.simulated else None
-        if isinstance(stored, str) and len(stored) == self.squares and not stored.strip("01"):
-            self.sim_occ = stored
-        else:
-            a, d = game.bitboards()
-            self.sim_occ = "".join("1" if (a | d) >> i & 1 else "0" for i in range(self.squares))
+        self.sim = SimBoard(self.store, game)  # read on the simulated board only
         self.hint_wanted = False
         from controller.engine.api import DEFAULT_HINT_SECONDS
 
@@ -129,7 +121,7 @@ class BoardService:
         self.waiting_clear = self.store.get_value("waiting_clear") == self.gid and \
             not game.moves
         if self.simulated:
-            self.feed(Frame.from_occ(self.now(), self.sim_occ))
+            self.feed(Frame.from_occ(self.now(), self.sim.occ))
         else:
             self._publish(self.reconciler.tick(self.now()))
 
@@ -379,16 +371,13 @@ class BoardService:
     # ------------------------------------------------------------------
     # Requests from the web page / API
 
-    def set_sim_occupancy(self, occ: object) -> None:
+    def set_sim_occupancy(self, occ: object, setup: object = None) -> None:
+        """A click on the simulated board: its readings ``occ``, made on the
+        board's set-up ``setup`` (``sim_setup`` in the state; optional)."""
         if not self.simulated:
             raise RequestError("this board is not simulated")
-        if not isinstance(occ, str) or len(occ) != self.squares or occ.strip("01"):
-            board = self.reconciler.game.geometry.name
-            raise RequestError(f"'occ' must be a string of {self.squares} characters 0 or 1 "
-                               f"(one a point of the {board} board)")
-        self.sim_occ = occ
-        self.store.set_value("sim_occ", occ)  # the simulated board keeps its pieces
-        self.feed(Frame.from_occ(self.now(), occ))
+        self.feed(Frame.from_occ(self.now(), self.sim.set(
+            occ, setup, self.reconciler.game.geometry.name)))
 
     def press(self, button: object, side: object = None) -> None:
         if button not in BUTTONS:
@@ -439,10 +428,7 @@ class BoardService:
                                or game.phase == "moving"):
             # The simulated board: another board starts empty; a game that
             # starts with its soldiers standing has them set up at once.
-            a, d = game.bitboards()
-            self.sim_occ = "".join("1" if (a | d) >> i & 1 else "0"
-                                   for i in range(game.geometry.size))
-            self.store.set_value("sim_occ", self.sim_occ)
+            self.sim.set_up(game)
         self._flush_log()
         self.names = (names[0], names[1])
         self.gid = self.store.new_game(game, *self.players, self.game_settings())
@@ -453,13 +439,13 @@ class BoardService:
                                      keep_finished=False)
         self.draw_offer = self.hint_move = None
         if self.simulated:
-            self._occupied = Frame.from_occ(0, self.sim_occ).occupied
+            self._occupied = Frame.from_occ(0, self.sim.occ).occupied
         a, d = game.bitboards()
         # Pieces left on the board are not the new game's first moves.
         self.waiting_clear = self._occupied != a | d
         self.store.set_value("waiting_clear", self.gid if self.waiting_clear else None)
         if self.simulated:
-            self.feed(Frame.from_occ(self.now(), self.sim_occ))
+            self.feed(Frame.from_occ(self.now(), self.sim.occ))
         else:
             if not self.waiting_clear:
                 self._sensor_lines.append(self._board_line())
@@ -557,7 +543,8 @@ class BoardService:
             "waiting_clear": self.waiting_clear,
             "players": {"attacker": self.players[0], "defender": self.players[1]},
             "board": self.config.board,
-            "sim_occ": self.sim_occ if self.simulated else None,
+            "sim_occ": self.sim.occ if self.simulated else None,
+            "sim_setup": self.sim.setup if self.simulated else None,
             "counts": {"attacker": g.count("attacker"), "defender": g.count("defender")},
             "computer": self.computer,
             "expected": None if self.reconciler.expected is None

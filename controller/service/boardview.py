@@ -61,7 +61,7 @@ def check_name(label: str, value: object) -> str:
     or bidi-override characters, no quotes: it goes into the record)."""
     import unicodedata
 
-    from .board import RequestError
+    from .simboard import RequestError
 
     if not isinstance(value, str):
         raise RequestError(f"{label} must be a name (text)")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import random
 import sqlite3
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -14,7 +15,7 @@ from aiohttp.test_utils import TestClient, TestServer
 
 from controller.rules import Game
 from controller.service.app import make_app
-from controller.service.board import BoardService
+from controller.service.board import BoardService, RequestError
 from controller.service.config import Config
 
 Run = Callable[[Callable[[TestClient[Any, Any]], Awaitable[None]]], None]
@@ -98,6 +99,8 @@ def test_state_and_a_game_played_through_the_api(make: Any) -> None:
         ("/api/sim/occupancy", {"occ": "012"}, 400, "'occ' must be a string of 49"),
         ("/api/sim/occupancy", [1, 2], 400, "JSON object"),
         ("/api/sim/occupancy", "not json", 400, "JSON object"),
+        ("/api/sim/occupancy", {"occ": "0" * 49, "setup": "0"}, 400, "'setup' must be"),
+        ("/api/sim/occupancy", {"occ": "0" * 49, "setup": 1}, 409, "set up again"),
         ("/api/button", {"button": "launch"}, 400, "unknown button"),
         ("/api/button", {"button": "undo", "side": "martian"}, 400, "side must be"),
         ("/api/new", {"variant": "chess"}, 400, "unknown variant"),
@@ -229,6 +232,41 @@ def test_restart_resumes_the_game_and_the_simulated_board(tmp_path: Path) -> Non
     assert again.gid == gid and state["moves"] == ["@a1", "@b1", "@a7"]
     assert state["sim_occ"] == occ_of(game)
     assert "error" not in state["leds"].values()
+    again.close()
+
+
+def test_a_click_on_the_board_before_a_new_game_set_it_up_is_refused(tmp_path: Path) -> None:
+    """The simulated board set up by the service (a game in its moving
+    phase) counts a set-up; a click made on the board before it (its count
+    sent with it) is refused, also after a restart."""
+    config, clock, _, _ = _three_placements_then_stopped(tmp_path)
+    service = BoardService(config, clock=clock)
+    assert service.state()["sim_setup"] == 0
+    game = Game.new("kharbga")
+    rng = random.Random(5)
+    while game.phase != "moving":
+        game.play(rng.choice(game.legal_moves()))
+    service.new_game("kharbga", None, None, game.position(), None)
+    assert service.state()["sim_setup"] == 1 and service.sim.occ == occ_of(game)
+    service.close()
+    again = BoardService(config, clock=clock)
+    assert again.state()["sim_setup"] == 1
+    stale = "1" * 49
+    with pytest.raises(RequestError, match="set up again") as refused:
+        again.set_sim_occupancy(stale, 0)
+    assert refused.value.status == 409
+    assert again.sim.occ == occ_of(game) and again.state()["position"] == game.position()
+    # A click made on the new board, or one that names no set-up, is taken.
+    lift = game.legal_moves()[0].from_square
+    assert lift is not None
+    occ = list(occ_of(game))
+    occ[game.geometry.point_names.index(lift)] = "0"
+    again.set_sim_occupancy("".join(occ), 1)
+    clock.t += 0.1
+    again.tick()
+    assert again.state()["leds"].get(lift) == "lifted"
+    again.set_sim_occupancy(occ_of(game))
+    assert again.sim.occ == occ_of(game)
     again.close()
 
 

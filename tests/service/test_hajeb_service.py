@@ -102,7 +102,7 @@ def test_the_end_lights_the_removals_with_their_reason(service: BoardService) ->
     assert "could not capture" in h["reason"] and "two Attacker soldiers" in h["reason"]
     assert h["action"] == "rescind" and "too late" in h["refusal"]
     # The Defender takes a1 off: one more to go, then the Attacker's turn.
-    occ = service.sim_occ
+    occ = service.sim.occ
     service.set_sim_occupancy("0" + occ[1:])
     service.clock_.t += 0.1  # type: ignore[attr-defined]
     service.tick()

@@ -5,6 +5,7 @@ driven by another web site, and takes the token from its start address."""
 from __future__ import annotations
 
 import json
+import random
 import socket
 import threading
 import time
@@ -13,7 +14,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Page, expect, sync_playwright
+from playwright.sync_api import Browser, Page, Route, expect, sync_playwright
 from server import Server, free_port
 from test_browser import ARGS, CHROMIUM
 
@@ -101,6 +102,52 @@ def test_a_refused_or_unsent_click_is_not_kept(browser: Browser, server: Server,
     expect(_sq(pg, "c2").locator(".piece")).to_have_count(0)
     pg.screenshot(path=str(tmp_path / "unreachable.png"))
     server.start()
+
+
+def test_a_click_from_before_a_new_game_is_not_laid_over_it(browser: Browser, server: Server,
+                                                            tmp_path: Path) -> None:
+    """A click still on its way when a new game sets the board up (from
+    another page or the API) is refused, not sent over the new board."""
+    pg = _page(browser, server.url + "/")
+    held: list[Route] = []
+
+    def hold(route: Route) -> None:  # the first click is held, later ones go
+        if held:
+            route.continue_()
+        else:
+            held.append(route)
+
+    pg.route("**/api/sim/occupancy", hold)
+    pg.click('#board [data-square="a1"]')  # a piece set on a1: not yet heard by the service
+    expect(_sq(pg, "a1").locator(".piece")).to_have_count(1)
+    pg.wait_for_function("() => true")  # let the held request reach the route
+    assert len(held) == 1
+    # Meanwhile a game in its moving phase is set up on the board: the
+    # simulated board stands with all 24 soldiers.
+    game = Game.new("sabouiyya")
+    rng = random.Random(3)
+    while game.phase != "moving":
+        game.play(rng.choice(game.legal_moves()))
+    server.post("/api/new", {"variant": "sabouiyya", "position": game.position()})
+    expect(pg.locator("#board .piece")).to_have_count(24)
+    # The player lifts a soldier of the new game: the board keeps the
+    # other 23 (the click is made on the new board, not over the old one).
+    lift = game.legal_moves()[0].from_square
+    assert lift is not None and lift != "a1"
+    pg.click(f'#board [data-square="{lift}"]')
+    expect(_sq(pg, lift)).to_have_attribute("data-led", "lifted")
+    lifted = list(occ_of(game))
+    lifted[game.geometry.point_names.index(lift)] = "0"
+    assert server.get("/api/state")["sim_occ"] == "".join(lifted)
+    # The old click arrives at last: refused in words, nothing changed.
+    held[0].continue_()
+    expect(pg.locator("#error")).to_contain_text("set up again (a new game) after that click")
+    state = server.get("/api/state")
+    assert state["sim_occ"] == "".join(lifted) and state["position"] == game.position()
+    expect(pg.locator("#board .piece")).to_have_count(23)
+    expect(_sq(pg, lift)).to_have_attribute("data-led", "lifted")
+    expect(pg.locator("#board [data-led=error]")).to_have_count(0)
+    pg.screenshot(path=str(tmp_path / "stale-click.png"))
 
 
 EVIL = """<!doctype html><html><body>

@@ -8,6 +8,7 @@
 
 let state = null;      // the last state the service sent
 let overlay = null;    // the simulated board's occupancy while clicks are in flight
+let overlaySetup = null;  // the board's set-up count (sim_setup) the overlay was made on
 let pending = 0;       // clicks not yet answered
 let legendRoles = {};  // role -> {colour, blink, meaning}
 let shownVariant = null;  // the variant the new-game form was last set to
@@ -398,7 +399,7 @@ function render() {
   renderBroker();
   const geo = state.geometry;
   const pieces = positionPieces(state.position, geo);
-  const occ = overlay !== null ? overlay : state.sim_occ;
+  const occ = simBoard();
   drawBoard($("#board"), geo, pieces, occ, state.leds, state.sim_occ !== null,
             state.hint_squares);
   renderLit(state.leds, state.hint_squares, state.hajeb);
@@ -438,15 +439,25 @@ function render() {
 
 // -- the simulated board ---------------------------------------------------
 
+function simBoard() {
+  // The clicks in flight, drawn over the board they were made on; once the
+  // service has set the board up again (a new game), the board it sent.
+  if (overlay !== null && overlaySetup === state.sim_setup) return overlay;
+  return state.sim_occ;
+}
+
 async function toggle(i) {
   if (!state || state.sim_occ === null) return;
-  const occ = [...(overlay !== null ? overlay : state.sim_occ)];
+  const occ = [...simBoard()];
   occ[i] = occ[i] === "1" ? "0" : "1";
   overlay = occ.join("");
+  overlaySetup = state.sim_setup;
   render();
   pending += 1;
   try {
-    const next = await api("/api/sim/occupancy", {occ: overlay});
+    // The set-up count: a click still in flight when the service sets up
+    // a new game is refused, not laid over the new game's board.
+    const next = await api("/api/sim/occupancy", {occ: overlay, setup: overlaySetup});
     pending -= 1;
     if (pending === 0) overlay = null;
     accept(next);

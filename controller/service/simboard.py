@@ -1,0 +1,69 @@
+"""The simulated board's sensors, and the refusals of the service's requests.
+
+The simulated board keeps its pieces in the store, so a restart finds them
+where they stood. It also counts the times the service set it up itself (a
+new game that starts with its soldiers standing): the page sends the count
+a click was made on, and a click made before the latest set-up is refused
+instead of putting the earlier board back over the new game.
+"""
+
+from __future__ import annotations
+
+from controller.rules import AnyGame
+
+from .store import Store
+
+
+class RequestError(ValueError):
+    """A request the service refuses; the message says why (HTTP 400)."""
+
+    status = 400
+
+
+class StaleRequest(RequestError):
+    """A request made on a state that has changed since (HTTP 409)."""
+
+    status = 409
+
+
+def occupancy(game: AnyGame) -> str:
+    """``game``'s pieces as sensor readings, one 0 or 1 a point."""
+    a, d = game.bitboards()
+    return "".join("1" if (a | d) >> i & 1 else "0" for i in range(game.geometry.size))
+
+
+class SimBoard:
+    """The simulated board: its readings (``occ``) and set-up count."""
+
+    def __init__(self, store: Store, game: AnyGame) -> None:
+        self.store = store
+        stored = store.get_value("sim_occ")
+        size = game.geometry.size
+        valid = isinstance(stored, str) and len(stored) == size and not stored.strip("01")
+        self.occ: str = stored if valid and isinstance(stored, str) else occupancy(game)
+        setup = store.get_value("sim_setup")
+        self.setup: int = setup if type(setup) is int else 0
+
+    def set(self, occ: object, setup: object, board: str) -> str:
+        """A click: ``occ`` for the whole board, made on set-up ``setup``
+        (None: not said). Refuses a malformed one and one made before the
+        latest set-up; returns the readings kept."""
+        if setup is not None and (type(setup) is not int or setup < 0):
+            raise RequestError("'setup' must be the state's sim_setup (a whole number)")
+        if setup is not None and setup != self.setup:
+            raise StaleRequest("the simulated board was set up again (a new game) after that "
+                               "click was made: nothing was changed; it now shows the new game")
+        size = len(self.occ)
+        if not isinstance(occ, str) or len(occ) != size or occ.strip("01"):
+            raise RequestError(f"'occ' must be a string of {size} characters 0 or 1 "
+                               f"(one a point of the {board} board)")
+        self.occ = occ
+        self.store.set_value("sim_occ", occ)  # the simulated board keeps its pieces
+        return occ
+
+    def set_up(self, game: AnyGame) -> None:
+        """The service stands ``game``'s pieces on the board (a new game)."""
+        self.occ = occupancy(game)
+        self.setup += 1
+        self.store.set_value("sim_occ", self.occ)
+        self.store.set_value("sim_setup", self.setup)
