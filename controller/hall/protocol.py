@@ -13,14 +13,19 @@ from urllib.parse import urlsplit
 from controller.board.config import ConfigError, Table
 from controller.rules import AnyGame, Game
 
-__all__ = ["BOARD_ID", "BroadcastConfig", "BroadcastError", "action_tokens", "apply_token",
-           "load_broadcast", "parse_broker_url"]
+__all__ = ["BOARD_ID", "BroadcastConfig", "BroadcastError", "Unreplayable", "action_tokens",
+           "apply_token", "load_broadcast", "parse_broker_url"]
 
 BOARD_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 
 
 class BroadcastError(ValueError):
     """A broadcast setting that cannot be used; the message is one line."""
+
+
+class Unreplayable(ValueError):
+    """A stored game these rules do not replay (an action they refuse, or
+    its variant, options or start); the message says which and why."""
 
 
 def parse_broker_url(url: str) -> tuple[str, int, bool]:
@@ -106,15 +111,20 @@ def _load(t: Table, broker: str | None, board_id: str | None,
 
 
 def apply_token(game: AnyGame, token: str) -> None:
-    """Play one stored action token (as the store keeps them) on ``game``."""
-    if token in ("resign:attacker", "resign:defender"):
-        game.resign(token.split(":")[1])
-    elif token == "agreement":
-        game.agree_draw()
-    elif token == "barrier" and isinstance(game, Game):
-        game.agree_barrier()
-    else:
-        game.play(token)
+    """Play one stored action token (as the store keeps them) on ``game``;
+    one the rules refuse raises :class:`Unreplayable` naming it."""
+    try:
+        if token in ("resign:attacker", "resign:defender"):
+            game.resign(token.split(":")[1])
+        elif token == "agreement":
+            game.agree_draw()
+        elif token == "barrier" and isinstance(game, Game):
+            game.agree_barrier()
+        else:
+            game.play(token)
+    except (ValueError, LookupError) as exc:
+        raise Unreplayable(f"action {len(game.moves) + 1} ({token}): "
+                           + " ".join(str(exc).split())) from exc
 
 
 def action_tokens(game: AnyGame) -> list[str]:

@@ -53,6 +53,7 @@ from typing import Any
 from aiohttp import WSCloseCode, WSMsgType, web
 
 from controller.board.leds import legend
+from controller.hall.protocol import Unreplayable
 
 from .board import BoardService, RequestError
 
@@ -235,7 +236,7 @@ async def get_game(request: web.Request) -> web.Response:
             try:
                 data = await asyncio.get_running_loop().run_in_executor(
                     request.app[ARCHIVE_THREAD], store.game_view, gid)
-            except (ValueError, LookupError) as exc:
+            except Unreplayable as exc:
                 return _unreplayable(gid, exc)
     if data is None:
         return _error(404, "no such game")
@@ -254,7 +255,7 @@ async def get_record(request: web.Request) -> web.Response:
     game = service.reconciler.game if gid == service.gid else None
     try:
         text = service.store.record_text(gid, game)
-    except (ValueError, LookupError) as exc:
+    except Unreplayable as exc:
         return _unreplayable(gid, exc)
     return web.Response(
         text=text, content_type="text/plain",

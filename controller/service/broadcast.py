@@ -41,12 +41,15 @@ from typing import Any
 
 from controller.hall.protocol import (
     BroadcastConfig,
+    Unreplayable,
     action_tokens,
     apply_token,
     load_broadcast,
     parse_broker_url,
 )
 from controller.rules import AnyGame
+
+from .store import stored_start
 
 __all__ = ["BroadcastConfig", "Publisher", "action_tokens", "apply_token", "attach",
            "load_broadcast", "parse_broker_url"]
@@ -73,12 +76,7 @@ CREATE TABLE IF NOT EXISTS broadcast_meta (key TEXT PRIMARY KEY, value TEXT NOT 
 
 def _new_game(row: sqlite3.Row | tuple[Any, ...]) -> AnyGame:
     """A stored game's start, of either rules family."""
-    from controller.rules import find_any_variant
-    from controller.rules.leap_factory import apply_any_options
-
-    from .boardview import make_game
-
-    return make_game(apply_any_options(find_any_variant(row[1]), row[2]), row[3] or None)
+    return stored_start(row[1], row[2], row[3] or None)
 
 
 @dataclass
@@ -243,7 +241,7 @@ class Publisher:
                 if tokens != sent.tokens:
                     self._queue(gid, sent, tokens, [float(a[1]) for a in acts])
                     self._record_due(gid)
-            except (ValueError, LookupError) as exc:  # not the rules' game: skip it
+            except Unreplayable as exc:  # not the rules' game: skip it
                 log.warning("broadcast: game %d does not replay (%s): not broadcast",
                             gid, " ".join(str(exc).split()))
                 self._sent.pop(gid, None)

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from controller.board.sensorlog import Header, format_event
+from controller.hall.protocol import Unreplayable, action_tokens, apply_token
 from controller.rules import AnyGame, AnyVariant, find_any_variant
 from controller.rules.leap_factory import apply_any_options, format_any_options
 from controller.rules.record import Record
@@ -81,18 +82,21 @@ class StoredGame:
         return apply_any_options(find_any_variant(self.variant), self.options)
 
     def game(self) -> AnyGame:
-        """The game replayed from its stored actions (either rules family)."""
-        g = make_game(self.rules(), self.start)
+        """The game replayed from its stored actions (either rules family);
+        :class:`Unreplayable` if these rules refuse its start or an action."""
+        g = stored_start(self.variant, self.options, self.start)
         for token in self.actions:
-            if token == "resign:attacker" or token == "resign:defender":
-                g.resign(token.split(":")[1])
-            elif token == "agreement":
-                g.agree_draw()
-            elif token == "barrier" and hasattr(g, "agree_barrier"):
-                g.agree_barrier()
-            else:
-                g.play(token)
+            apply_token(g, token)
         return g
+
+
+def stored_start(variant: str, options: str, start: str | None) -> AnyGame:
+    """A stored game's start (either rules family); :class:`Unreplayable`
+    if these rules do not know its variant, options or start position."""
+    try:
+        return make_game(apply_any_options(find_any_variant(variant), options), start)
+    except (ValueError, LookupError) as exc:
+        raise Unreplayable(f"its start ({variant}): " + " ".join(str(exc).split())) from exc
 
 
 def resumable(stored: StoredGame) -> AnyGame | None:
@@ -101,7 +105,7 @@ def resumable(stored: StoredGame) -> AnyGame | None:
     stays in the archive as stored, and the board starts without it."""
     try:
         return stored.game()
-    except (ValueError, LookupError) as exc:
+    except Unreplayable as exc:
         log.warning("game %d in the archive does not replay (%s): kept as stored, "
                     "not resumed", stored.id, " ".join(str(exc).split()))
         return None
@@ -153,7 +157,7 @@ class Store:
     def sync(self, gid: int, game: AnyGame, times: Sequence[float] = ()) -> None:
         """Make the stored actions of ``gid`` those of ``game`` (undo
         included), in one synced transaction."""
-        tokens = _tokens(game)
+        tokens = action_tokens(game)
         stored = self._stored.get(gid)
         if stored is None:
             stored = [r[0] for r in self.db.execute(
@@ -369,18 +373,6 @@ class Store:
         with self.db:
             self.db.execute("INSERT OR REPLACE INTO kv (key, value) VALUES (?, ?)",
                             (key, json.dumps(value)))
-
-
-def _tokens(game: AnyGame) -> list[str]:
-    out = []
-    for m in game.moves:
-        if m.kind == "resignation":
-            loser = "defender" if game.outcome and game.outcome.winner == "attacker" \
-                else "attacker"
-            out.append(f"resign:{loser}")
-        else:
-            out.append(str(m))
-    return out
 
 
 def turn_numbers(game: AnyGame) -> list[int]:

@@ -123,4 +123,4 @@ def test_a_game_that_no_longer_replays_does_not_hold_up_the_rest(
     assert [m["move"] for m in queued] == actions
     said = [r.getMessage() for r in caplog.records if "does not replay" in r.getMessage()]
     assert said == [said[0]] and said[0].startswith(f"broadcast: game {broken} does not "
-                                                    "replay (")
+                                                    f"replay (action 2 ({first_token}): ")

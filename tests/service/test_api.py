@@ -288,7 +288,7 @@ def test_a_stored_game_that_no_longer_replays_is_kept_and_not_resumed(
     said = [r.getMessage() for r in caplog.records if r.name == "kharbga.store"]
     assert len(said) == 1 and "\n" not in said[0], said
     assert said[0].startswith(f"game {broken} in the archive does not replay (")
-    assert "@a1" in said[0] and said[0].endswith("): kept as stored, not resumed")
+    assert "(action 2 (@a1): " in said[0] and said[0].endswith("): kept as stored, not resumed")
     stored = again.store.get(broken)
     assert stored is not None and list(stored.actions) == ["@a1", "@a1", "@a7"]
 
@@ -297,9 +297,24 @@ def test_a_stored_game_that_no_longer_replays_is_kept_and_not_resumed(
             r = await client.get(path)
             assert r.status == 409, path
             text = (await r.json())["error"]
-            assert text.startswith(f"game {broken} does not replay under these rules")
+            assert text.startswith(f"game {broken} does not replay under these rules: "
+                                   "action 2 (@a1): ")
 
     serve(again, body)
+
+    # Any other failure of the archive is the service's error, not a game
+    # that does not replay.
+    def broken_view(gid: int) -> bytes:
+        raise LookupError("a bug")
+
+    again.store.game_view = broken_view  # type: ignore[method-assign]
+
+    async def bug(client: TestClient[Any, Any]) -> None:
+        r = await client.get(f"/api/games/{broken}")
+        assert r.status == 500
+        assert "does not replay" not in (await r.json())["error"]
+
+    serve(again, bug)
     again.close()
 
 
