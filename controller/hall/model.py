@@ -24,7 +24,7 @@ from typing import Any
 from controller.rules import AnyGame
 from controller.rules.record import RESULTS, Record, parse_record
 
-from .protocol import BOARD_ID, action_tokens, apply_token
+from .protocol import BOARD_ID, Unreplayable, action_tokens, apply_token
 
 __all__ = ["Hall", "HallGame", "HallBoard"]
 
@@ -297,22 +297,36 @@ class Hall:
         for name, board in sorted(self.boards.items()):
             for _gid, g in sorted(board.games.items()):
                 if g.moves or g.record:
-                    out.append(_record_text(name, g))
+                    text = _record_text(name, g)
+                    if text is None:
+                        self.ignore("game of an unknown variant")
+                    else:
+                        out.append(text)
         return "\n".join(out)
 
 
-def _record_text(board: str, g: HallGame) -> str:
+def _record_text(board: str, g: HallGame) -> str | None:
+    """The game's record for the evening's file: the board's own, or the
+    moves as received replayed (up to the first one these rules refuse,
+    named in a ``Note`` tag); None for a variant unknown here."""
     if g.record is not None and g.record_moves == g.moves:
         first, _, rest = g.record.partition("\n")
         text = f'{first}\n[BoardId "{board}"]\n{rest}'
         return text if text.endswith("\n") else text + "\n"
     from controller.rules import new_game
 
-    game = new_game(g.variant)
-    for token in g.moves:
-        apply_token(game, token)
+    try:
+        game = new_game(g.variant)
+    except (ValueError, LookupError):
+        return None
     tags = {"Attacker": g.attacker, "Defender": g.defender, "BoardId": board,
             "GameId": str(g.id)}
+    for token in g.moves:
+        try:
+            apply_token(game, token)
+        except Unreplayable as exc:  # a garbled message, or a game set up from a position
+            tags["Note"] = f"the moves received do not replay from {exc}"[:300]
+            break
     return str(Record.from_game(game, tags))
 
 

@@ -247,6 +247,14 @@ class Publisher:
                 self._sent.pop(gid, None)
                 self._done.add(gid)
                 continue
+            except sqlite3.Error:  # a busy database: this game again next turn
+                self._sent.pop(gid, None)
+                raise
+            except Exception:  # a bug: logged, and it holds up no other game
+                log.exception("broadcast: game %d could not be queued: not broadcast", gid)
+                self._sent.pop(gid, None)
+                self._done.add(gid)
+                continue
             sent.attacker, sent.defender = row[4], row[5]
             if row[6] is not None and tokens == sent.tokens:
                 self._done.add(gid)
@@ -260,7 +268,12 @@ class Publisher:
     def _load_sent(self, gid: int, row: tuple[Any, ...]) -> _Sent:
         found = self.db.execute("SELECT tokens FROM broadcast_sent WHERE game_id=?",
                                 (gid,)).fetchone()
-        tokens: list[str] = json.loads(found[0]) if found else []
+        try:
+            tokens = json.loads(found[0]) if found else []
+        except ValueError:
+            tokens = None
+        if not isinstance(tokens, list) or not all(isinstance(t, str) for t in tokens):
+            raise Unreplayable("its list of the moves already sent is unreadable")
         game = _new_game(row)
         for token in tokens:
             apply_token(game, token)

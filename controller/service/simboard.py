@@ -43,6 +43,10 @@ class SimBoard:
         self.occ: str = stored if valid and isinstance(stored, str) else occupancy(game)
         setup = store.get_value("sim_setup")
         self.setup: int = setup if type(setup) is int else 0
+        if stored is not None and not valid:  # the board set up anew (another board)
+            self.setup += 1
+            store.set_value("sim_occ", self.occ)
+            store.set_value("sim_setup", self.setup)
 
     def set(self, occ: object, setup: object, board: str) -> str:
         """A click: ``occ`` for the whole board, made on set-up ``setup``

@@ -159,6 +159,32 @@ def test_evening_kgn() -> None:
     assert records[2].tags["BoardId"] == "b2"  # also in the board's own record
 
 
+def test_the_evening_kgn_survives_moves_that_do_not_replay() -> None:
+    """A garbled move (or a game of a variant unknown here) from one board
+    does not cost the evening's file its other games."""
+    hall = Hall()
+    good = random_game(6)[:10]
+    for m in _moves(good, "b1", 1):
+        hall.handle("kharbga/b1/moves", m)
+    bad = random_game(7)[:6]
+    for m in _moves(bad, "b2", 2):
+        hall.handle("kharbga/b2/moves", m)
+    garbled = {"seq": 7, "board": "b2", "game_id": 2, "ply": 7, "move": "@z9",
+               "position": "x", "time": 1007.0, "variant": "sabouiyya", "result": None}
+    assert hall.handle("kharbga/b2/moves", json.dumps(garbled).encode()) == "b2"
+    unknown = dict(garbled, seq=1, game_id=3, ply=1, move="@a1", variant="chess")
+    assert hall.handle("kharbga/b3/moves", json.dumps(unknown).encode()) == "b3"
+    text = hall.kgn()
+    records = [parse_record("[Variant" + p) for p in text.split("[Variant")[1:]]
+    assert [r.tags["BoardId"] for r in records] == ["b1", "b2"]
+    assert [str(m) for m in records[0].game().moves] == good
+    assert "Note" not in records[0].tags
+    assert [str(m) for m in records[1].game().moves] == bad  # up to the garbled move
+    assert records[1].tags["Note"].startswith("the moves received do not replay from "
+                                              "action 7 (@z9): ")
+    assert hall.stats()["ignored_by_reason"] == {"game of an unknown variant": 1}
+
+
 def test_a_leap_game_in_the_hall() -> None:
     """A checkers game: its moves, the board the service sent for the page,
     and the evening's KGN made from the moves alone replay it."""

@@ -83,18 +83,39 @@ def test_queue_survives_restarts_and_catches_up(tmp_path: Path) -> None:
     assert not _outbox(data)
 
 
+def _stored(data: Path, seed: int, n: int, names: tuple[str, str]) -> tuple[int, list[str]]:
+    """A random sabouiyya game of ``n`` actions stored: its id and actions."""
+    store = Store(data)
+    game = Game.new("sabouiyya")
+    actions = random_game(seed)[:n]
+    for a in actions:
+        game.play(a)
+    gid = store.new_game(game, *names)
+    store.close()
+    return gid, actions
+
+
+def _queued(data: Path, config: BroadcastConfig, n: int, caplog: pytest.LogCaptureFixture,
+            why: str) -> list[dict[str, object]]:
+    """Run the sender until ``n`` messages are queued; the queue."""
+    publisher = Publisher(config, data)
+    with caplog.at_level(logging.WARNING, logger="kharbga.broadcast"):
+        publisher.start()
+        try:
+            wait_until(lambda: len(_outbox(data)) == n, 10, why)
+            time.sleep(0.5)
+        finally:
+            publisher.close()
+    return _outbox(data)
+
+
 def test_a_game_that_no_longer_replays_does_not_hold_up_the_rest(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     """A stored game the rules refuse (an archive from other rules, edited
     by hand) is skipped with one line; the games after it are queued."""
     data = tmp_path / "data"
-    store = Store(data)
-    game = Game.new("sabouiyya")
-    for a in random_game(5)[:6]:
-        game.play(a)
-    broken = store.new_game(game, "Ali", "Badr")
-    store.close()
+    broken, _ = _stored(data, 5, 6, ("Ali", "Badr"))
     db = sqlite3.connect(data / "games.sqlite3")
     with db:  # the second action made the same as the first: not a legal game
         first_token = db.execute("SELECT token FROM actions WHERE game_id=? AND ply=0",
@@ -102,25 +123,34 @@ def test_a_game_that_no_longer_replays_does_not_hold_up_the_rest(
         db.execute("UPDATE actions SET token=? WHERE game_id=? AND ply=1",
                    (first_token, broken))
     db.close()
-    store = Store(data)
-    good = Game.new("sabouiyya")
-    actions = random_game(6)[:8]
-    for a in actions:
-        good.play(a)
-    later = store.new_game(good, "Chema", "Dora")
-    store.close()
+    later, actions = _stored(data, 6, 8, ("Chema", "Dora"))
     config = BroadcastConfig(url=f"mqtt://127.0.0.1:{free_port()}", board_id="ob")
-    publisher = Publisher(config, data)
-    with caplog.at_level(logging.WARNING, logger="kharbga.broadcast"):
-        publisher.start()
-        try:
-            wait_until(lambda: len(_outbox(data)) == 8, 10, "the later game's moves queued")
-            time.sleep(0.5)
-        finally:
-            publisher.close()
-    queued = _outbox(data)
+    queued = _queued(data, config, 8, caplog, "the later game's moves queued")
     assert {m["game_id"] for m in queued} == {later}
     assert [m["move"] for m in queued] == actions
     said = [r.getMessage() for r in caplog.records if "does not replay" in r.getMessage()]
     assert said == [said[0]] and said[0].startswith(f"broadcast: game {broken} does not "
                                                     f"replay (action 2 ({first_token}): ")
+
+
+def test_an_unreadable_list_of_moves_sent_holds_up_no_other_game(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The sender's own list of what it queued for a game, edited into
+    something else: that game is skipped with one line, later games go."""
+    data = tmp_path / "data"
+    first, _ = _stored(data, 5, 6, ("Ali", "Badr"))
+    config = BroadcastConfig(url=f"mqtt://127.0.0.1:{free_port()}", board_id="ob")
+    _queued(data, config, 6, caplog, "the first game's moves queued")
+    db = sqlite3.connect(data / "games.sqlite3")
+    with db:
+        db.execute("UPDATE broadcast_sent SET tokens=? WHERE game_id=?", ('["@a1", ', first))
+        db.execute("DELETE FROM broadcast_outbox")
+    db.close()
+    caplog.clear()
+    later, actions = _stored(data, 6, 4, ("Chema", "Dora"))
+    queued = _queued(data, config, 4, caplog, "the later game's moves queued")
+    assert [m["move"] for m in queued if m["game_id"] == later] == actions
+    said = [r.getMessage() for r in caplog.records if f"game {first}" in r.getMessage()]
+    assert said == [f"broadcast: game {first} does not replay (its list of the moves already "
+                    "sent is unreadable): not broadcast"]

@@ -17,6 +17,8 @@ from controller.rules import Game
 from controller.service.app import make_app
 from controller.service.board import BoardService, RequestError
 from controller.service.config import Config
+from controller.service.simboard import SimBoard
+from controller.service.store import Store
 
 Run = Callable[[Callable[[TestClient[Any, Any]], Awaitable[None]]], None]
 
@@ -268,6 +270,20 @@ def test_a_click_on_the_board_before_a_new_game_set_it_up_is_refused(tmp_path: P
     again.set_sim_occupancy(occ_of(game))
     assert again.sim.occ == occ_of(game)
     again.close()
+
+
+def test_a_stored_board_of_another_size_is_set_up_anew(tmp_path: Path) -> None:
+    """The simulated board kept from another board's game (its size) is
+    set up anew for this one: counted, so a click made on it is refused."""
+    store = Store(tmp_path)
+    store.set_value("sim_occ", "1" * 25)
+    sim = SimBoard(store, Game.new("kharbga"))
+    assert (sim.occ, sim.setup) == ("0" * 49, 1)
+    again = SimBoard(store, Game.new("kharbga"))  # kept as it is now: no new set-up
+    assert (again.occ, again.setup) == ("0" * 49, 1)
+    with pytest.raises(RequestError, match="set up again"):
+        again.set("1" * 25, 0, "7x7")
+    store.close()
 
 
 def test_a_stored_game_that_no_longer_replays_is_kept_and_not_resumed(

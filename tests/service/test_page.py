@@ -120,8 +120,10 @@ def test_a_click_from_before_a_new_game_is_not_laid_over_it(browser: Browser, se
     pg.route("**/api/sim/occupancy", hold)
     pg.click('#board [data-square="a1"]')  # a piece set on a1: not yet heard by the service
     expect(_sq(pg, "a1").locator(".piece")).to_have_count(1)
-    pg.wait_for_function("() => true")  # let the held request reach the route
-    assert len(held) == 1
+    deadline = time.monotonic() + 10
+    while not held:  # the request reaches the route
+        assert time.monotonic() < deadline, "the click was never sent"
+        pg.wait_for_timeout(20)
     # Meanwhile a game in its moving phase is set up on the board: the
     # simulated board stands with all 24 soldiers.
     game = Game.new("sabouiyya")

@@ -452,19 +452,21 @@ async function toggle(i) {
   occ[i] = occ[i] === "1" ? "0" : "1";
   overlay = occ.join("");
   overlaySetup = state.sim_setup;
+  const made = overlaySetup;
   render();
   pending += 1;
   try {
     // The set-up count: a click still in flight when the service sets up
     // a new game is refused, not laid over the new game's board.
-    const next = await api("/api/sim/occupancy", {occ: overlay, setup: overlaySetup});
+    const next = await api("/api/sim/occupancy", {occ: overlay, setup: made});
     pending -= 1;
     if (pending === 0) overlay = null;
     accept(next);
   } catch (e) {
-    // Refused or unreachable: the click is not the board's truth.
+    // Refused or unreachable: the click is not the board's truth (clicks
+    // made since on a newer set-up stay drawn until they are answered).
     pending -= 1;
-    overlay = null;
+    if (pending === 0 || overlaySetup === made) overlay = null;
     await resync();
   }
 }
