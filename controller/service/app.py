@@ -6,10 +6,11 @@ API (all JSON):
   outcome, players, the board to draw (``geometry``: points, lines, dark
   squares), the kings, and on the simulated board its occupancy; the
   engine's ``thought`` while it ponders, and ``hajeb`` in H'ajeb games.
-- ``POST /api/sim/occupancy`` ``{"occ": "0110...", "setup": 3}``: set the
-  simulated board's sensors (simulated board only); ``setup`` (optional,
-  the state's ``sim_setup``) refuses with 409 a click made before the
-  service set the board up again for a new game.
+- ``POST /api/sim/occupancy`` ``{"occ": "0110...", "setup": 3}`` or
+  ``{"point": "c2", "occupied": true, "setup": 3}``: set the simulated
+  board's sensors, the whole board or one point (simulated board only);
+  ``setup`` (optional, the state's ``sim_setup``) refuses with 409 a click
+  made before the service set the board up again for a new game.
 - ``POST /api/button`` ``{"button": "undo", "side": "attacker"}``: a board
   button (hint, exchange, undo, new, resign, draw).
 - ``POST /api/draw`` ``{"answer": "accept"}`` or ``"decline"``: the answer
@@ -177,7 +178,8 @@ def _change(act: Callable[[BoardService, dict[str, Any]], None]) -> Handler:
     return handler
 
 
-post_occupancy = _change(lambda s, d: s.set_sim_occupancy(d.get("occ"), d.get("setup")))
+post_occupancy = _change(lambda s, d: s.set_sim_occupancy(d.get("occ"), d.get("setup"),
+                                                          d.get("point"), d.get("occupied")))
 post_button = _change(lambda s, d: s.press(d.get("button"), d.get("side")))
 post_draw = _change(lambda s, d: s.answer_draw(d.get("answer")))
 post_new = _change(lambda s, d: s.new_game(d.get("variant"), d.get("attacker"), d.get("defender"),

@@ -371,13 +371,21 @@ class BoardService:
     # ------------------------------------------------------------------
     # Requests from the web page / API
 
-    def set_sim_occupancy(self, occ: object, setup: object = None) -> None:
-        """A click on the simulated board: its readings ``occ``, made on the
-        board's set-up ``setup`` (``sim_setup`` in the state; optional)."""
+    def set_sim_occupancy(self, occ: object, setup: object = None, point: object = None,
+                          occupied: object = None) -> None:
+        """The simulated board's readings: the whole board (``occ``) or one
+        click (``point`` and ``occupied``), made on the board's set-up
+        ``setup`` (``sim_setup`` in the state; optional)."""
         if not self.simulated:
             raise RequestError("this board is not simulated")
-        self.feed(Frame.from_occ(self.now(), self.sim.set(
-            occ, setup, self.reconciler.game.geometry.name)))
+        geometry = self.reconciler.game.geometry
+        if point is None:
+            occ = self.sim.set(occ, setup, geometry.name)
+        elif occ is None:
+            occ = self.sim.set_point(point, occupied, setup, geometry.point_names, geometry.name)
+        else:
+            raise RequestError("give either 'occ' (the whole board) or 'point', not both")
+        self.feed(Frame.from_occ(self.now(), occ))
 
     def press(self, button: object, side: object = None) -> None:
         if button not in BUTTONS:

@@ -9,6 +9,8 @@ instead of putting the earlier board back over the new game.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from controller.rules import AnyGame
 
 from .store import Store
@@ -49,18 +51,37 @@ class SimBoard:
             store.set_value("sim_setup", self.setup)
 
     def set(self, occ: object, setup: object, board: str) -> str:
-        """A click: ``occ`` for the whole board, made on set-up ``setup``
+        """A reading of the whole board, ``occ``, made on set-up ``setup``
         (None: not said). Refuses a malformed one and one made before the
         latest set-up; returns the readings kept."""
+        self._check_setup(setup)
+        size = len(self.occ)
+        if not isinstance(occ, str) or len(occ) != size or occ.strip("01"):
+            raise RequestError(f"'occ' must be a string of {size} characters 0 or 1 "
+                               f"(one a point of the {board} board)")
+        return self._keep(occ)
+
+    def set_point(self, point: object, occupied: object, setup: object,
+                  names: Sequence[str], board: str) -> str:
+        """A click: a piece set down on (``occupied`` true) or lifted from
+        ``point``, the rest of the board as it is now (two pages clicking
+        at once lose nothing). Refuses as :meth:`set` does."""
+        self._check_setup(setup)
+        if not isinstance(point, str) or point not in names:
+            raise RequestError(f"'point' must be a point of the {board} board (as a1)")
+        if type(occupied) is not bool:
+            raise RequestError("'occupied' must be true (a piece set down) or false (lifted)")
+        i = names.index(point)
+        return self._keep(self.occ[:i] + ("1" if occupied else "0") + self.occ[i + 1:])
+
+    def _check_setup(self, setup: object) -> None:
         if setup is not None and (type(setup) is not int or setup < 0):
             raise RequestError("'setup' must be the state's sim_setup (a whole number)")
         if setup is not None and setup != self.setup:
             raise StaleRequest("the simulated board was set up again (a new game) after that "
                                "click was made: nothing was changed; it now shows the new game")
-        size = len(self.occ)
-        if not isinstance(occ, str) or len(occ) != size or occ.strip("01"):
-            raise RequestError(f"'occ' must be a string of {size} characters 0 or 1 "
-                               f"(one a point of the {board} board)")
+
+    def _keep(self, occ: str) -> str:
         self.occ = occ
         self.store.set_value("sim_occ", occ)  # the simulated board keeps its pieces
         return occ

@@ -103,6 +103,13 @@ def test_state_and_a_game_played_through_the_api(make: Any) -> None:
         ("/api/sim/occupancy", "not json", 400, "JSON object"),
         ("/api/sim/occupancy", {"occ": "0" * 49, "setup": "0"}, 400, "'setup' must be"),
         ("/api/sim/occupancy", {"occ": "0" * 49, "setup": 1}, 409, "set up again"),
+        ("/api/sim/occupancy", {"point": "h9", "occupied": True}, 400,
+         "'point' must be a point of the 7x7 board"),
+        ("/api/sim/occupancy", {"point": "c2", "occupied": 1}, 400, "'occupied' must be true"),
+        ("/api/sim/occupancy", {"point": "c2", "occupied": True, "occ": "0" * 49}, 400,
+         "not both"),
+        ("/api/sim/occupancy", {"point": "c2", "occupied": True, "setup": 2}, 409,
+         "set up again"),
         ("/api/button", {"button": "launch"}, 400, "unknown button"),
         ("/api/button", {"button": "undo", "side": "martian"}, 400, "side must be"),
         ("/api/new", {"variant": "chess"}, 400, "unknown variant"),
@@ -270,6 +277,30 @@ def test_a_click_on_the_board_before_a_new_game_set_it_up_is_refused(tmp_path: P
     again.set_sim_occupancy(occ_of(game))
     assert again.sim.occ == occ_of(game)
     again.close()
+
+
+def test_clicks_from_two_pages_at_once_are_both_kept(make: Any) -> None:
+    """Two pages (two players' phones on one simulated board) click at
+    once, each on the board as it last heard of it: one point a click, so
+    neither click undoes the other."""
+    service, clock, run = make(variant="sabouiyya")
+
+    async def body(client: TestClient[Any, Any]) -> None:
+        seen = await (await client.get("/api/state")).json()
+        for point in ("c2", "a1"):  # both made on the state seen before either
+            r = await client.post("/api/sim/occupancy", json={
+                "point": point, "occupied": True, "setup": seen["sim_setup"]})
+            assert r.status == 200
+        clock.t += 0.1
+        service.tick()
+        state = await (await client.get("/api/state")).json()
+        assert state["moves"] == ["@c2", "@a1"]
+        r = await client.post("/api/sim/occupancy", json={"point": "c2", "occupied": False})
+        names = Game.new("sabouiyya").geometry.point_names
+        occ = (await r.json())["sim_occ"]
+        assert (occ[names.index("c2")], occ[names.index("a1")]) == ("0", "1")  # c2 lifted
+
+    run(body)
 
 
 def test_a_stored_board_of_another_size_is_set_up_anew(tmp_path: Path) -> None:

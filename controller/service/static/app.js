@@ -7,9 +7,7 @@
 "use strict";
 
 let state = null;      // the last state the service sent
-let overlay = null;    // the simulated board's occupancy while clicks are in flight
-let overlaySetup = null;  // the board's set-up count (sim_setup) the overlay was made on
-let pending = 0;       // clicks not yet answered
+let clicks = [];       // simulated-board clicks not yet answered: {i, value, setup}
 let legendRoles = {};  // role -> {colour, blink, meaning}
 let shownVariant = null;  // the variant the new-game form was last set to
 
@@ -440,33 +438,30 @@ function render() {
 // -- the simulated board ---------------------------------------------------
 
 function simBoard() {
-  // The clicks in flight, drawn over the board they were made on; once the
-  // service has set the board up again (a new game), the board it sent.
-  if (overlay !== null && overlaySetup === state.sim_setup) return overlay;
-  return state.sim_occ;
+  // The board the service sent, with the clicks still on their way drawn
+  // over it (those made on its set-up: after a new game set the board up,
+  // clicks made on the old one are not drawn, and the service refuses them).
+  const occ = [...state.sim_occ];
+  for (const c of clicks) if (c.setup === state.sim_setup) occ[c.i] = c.value;
+  return occ.join("");
 }
 
 async function toggle(i) {
   if (!state || state.sim_occ === null) return;
-  const occ = [...simBoard()];
-  occ[i] = occ[i] === "1" ? "0" : "1";
-  overlay = occ.join("");
-  overlaySetup = state.sim_setup;
-  const made = overlaySetup;
+  // One click is one point: a piece set down or lifted, the rest of the
+  // board as the service holds it (two pages clicking at once lose nothing).
+  const click = {i, value: simBoard()[i] === "1" ? "0" : "1", setup: state.sim_setup};
+  const point = state.geometry.points[i][0];
+  clicks.push(click);
   render();
-  pending += 1;
   try {
-    // The set-up count: a click still in flight when the service sets up
-    // a new game is refused, not laid over the new game's board.
-    const next = await api("/api/sim/occupancy", {occ: overlay, setup: made});
-    pending -= 1;
-    if (pending === 0) overlay = null;
+    const next = await api("/api/sim/occupancy",
+                           {point, occupied: click.value === "1", setup: click.setup});
+    clicks = clicks.filter((c) => c !== click);
     accept(next);
   } catch (e) {
-    // Refused or unreachable: the click is not the board's truth (clicks
-    // made since on a newer set-up stay drawn until they are answered).
-    pending -= 1;
-    if (pending === 0 || overlaySetup === made) overlay = null;
+    // Refused or unreachable: the click is not the board's truth.
+    clicks = clicks.filter((c) => c !== click);
     await resync();
   }
 }
