@@ -441,6 +441,7 @@ function simBoard() {
   // The board the service sent, with the clicks still on their way drawn
   // over it (those made on its set-up: after a new game set the board up,
   // clicks made on the old one are not drawn, and the service refuses them).
+  if (state.sim_occ === null) return null;  // not a simulated board
   const occ = [...state.sim_occ];
   for (const c of clicks) if (c.setup === state.sim_setup) occ[c.i] = c.value;
   return occ.join("");
