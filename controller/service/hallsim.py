@@ -25,6 +25,8 @@ from pathlib import Path
 from controller.board.sensorlog import Frame
 from controller.rules import new_game
 
+from .simboard import occupancy
+
 __all__ = ["BoardResult", "plan_game", "run_boards"]
 
 
@@ -55,9 +57,7 @@ def plan_game(variant: str, seed: int, max_actions: int) -> list[str]:
                 going.append(m)
             g.pop()
         g.play(rng.choice(going or moves))
-        a, d = g.bitboards()
-        frames.append("".join("1" if (a | d) >> i & 1 else "0"
-                              for i in range(g.geometry.size)))
+        frames.append(occupancy(g))
     return frames
 
 
