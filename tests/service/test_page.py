@@ -152,6 +152,51 @@ def test_a_click_from_before_a_new_game_is_not_laid_over_it(browser: Browser, se
     pg.screenshot(path=str(tmp_path / "stale-click.png"))
 
 
+def test_two_clicks_on_one_point_reach_the_service_in_their_order(
+        browser: Browser, server: Server, tmp_path: Path) -> None:
+    """A piece set down and at once lifted (a double tap on a phone) ends
+    lifted, however the two requests would have raced."""
+    pg = _page(browser, server.url + "/")
+    held: list[Route] = []
+    sent: list[dict[str, object]] = []
+
+    def hold(route: Route) -> None:  # the first request is held, later ones go
+        sent.append(json.loads(route.request.post_data or "{}"))
+        if held:
+            route.continue_()
+        else:
+            held.append(route)
+
+    pg.route("**/api/sim/occupancy", hold)
+    pg.click('#board [data-square="a1"]')  # set down
+    deadline = time.monotonic() + 10
+    while not held:
+        assert time.monotonic() < deadline, "the click was never sent"
+        pg.wait_for_timeout(20)
+    pg.click('#board [data-square="a1"]')  # lifted again before the first is answered
+    expect(_sq(pg, "a1").locator(".piece")).to_have_count(0)
+    pg.click('#board [data-square="b2"]')  # another point is not held up
+    deadline = time.monotonic() + 10
+    while len(sent) < 2:
+        assert time.monotonic() < deadline, "the click on b2 waited for a1's"
+        pg.wait_for_timeout(20)
+    assert [(c["point"], c["occupied"]) for c in sent] == [("a1", True), ("b2", True)]
+    held[0].continue_()
+    a1 = Game.new("sabouiyya").geometry.point_names.index("a1")
+    deadline = time.monotonic() + 10
+    while len(sent) < 3 or server.get("/api/state")["sim_occ"][a1] != "0":
+        assert time.monotonic() < deadline, f"a1 never lifted: {sent}"
+        pg.wait_for_timeout(30)  # the route's handler runs while playwright waits
+    assert (sent[2]["point"], sent[2]["occupied"]) == ("a1", False)
+    occ = server.get("/api/state")["sim_occ"]
+    b2 = Game.new("sabouiyya").geometry.point_names.index("b2")
+    assert occ[a1] == "0" and occ[b2] == "1"
+    expect(_sq(pg, "a1").locator(".piece")).to_have_count(0)
+    expect(_sq(pg, "b2").locator(".piece")).to_have_count(1)
+    expect(pg.locator("#error")).to_be_hidden()
+    pg.screenshot(path=str(tmp_path / "double-tap.png"))
+
+
 EVIL = """<!doctype html><html><body>
 <form id="f" method="POST" enctype="text/plain" action="{target}/api/new">
 <input name='{{"variant": "kharbga", "x": "' value='"}}'></form>

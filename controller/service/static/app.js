@@ -8,6 +8,7 @@
 
 let state = null;      // the last state the service sent
 let clicks = [];       // simulated-board clicks not yet answered: {i, value, setup}
+const pointSent = new Map();  // point index -> its last click's request, answered or not
 let legendRoles = {};  // role -> {colour, blink, meaning}
 let shownVariant = null;  // the variant the new-game form was last set to
 
@@ -455,6 +456,17 @@ async function toggle(i) {
   const point = state.geometry.points[i][0];
   clicks.push(click);
   render();
+  // Clicks on one point go one after the other (a piece set down and at
+  // once lifted must not reach the service lifted first); other points'
+  // clicks go at once.
+  const before = pointSent.get(i) || Promise.resolve();
+  const sent = before.then(() => sendClick(click, point));
+  pointSent.set(i, sent);
+  await sent;
+  if (pointSent.get(i) === sent) pointSent.delete(i);
+}
+
+async function sendClick(click, point) {
   try {
     const next = await api("/api/sim/occupancy",
                            {point, occupied: click.value === "1", setup: click.setup});
