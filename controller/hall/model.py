@@ -22,14 +22,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from controller.rules import AnyGame
+from controller.rules.leap_factory import format_any_options
 from controller.rules.record import RESULTS, Record, parse_record
 
-from .protocol import BOARD_ID, Unreplayable, action_tokens, apply_token
+from .protocol import BOARD_ID, Unreplayable, action_tokens, apply_token, stored_start
 
 __all__ = ["Hall", "HallGame", "HallBoard"]
 
 MAX_PAYLOAD = 256 * 1024
 MAX_GAMES = 1000  # per board: the oldest are dropped beyond this
+MAX_START = 2000  # characters kept of a game's start position or options
 GAME_ID = re.compile(r'^\[GameId "(\d{1,12})"\]', re.M)
 COMMENT = re.compile(r"\{[^}]*\}")
 
@@ -38,6 +40,8 @@ COMMENT = re.compile(r"\{[^}]*\}")
 class HallGame:
     id: int
     variant: str
+    options: str = ""  # the variant's rule options (key=value words)
+    start: str | None = None  # the position it was set up from; None: the variant's start
     attacker: str = "Attacker"
     defender: str = "Defender"
     moves: list[str] = field(default_factory=list)
@@ -178,6 +182,10 @@ class Hall:
         for side in ("attacker", "defender"):
             if isinstance(m.get(side), str):
                 setattr(g, side, m[side][:80])
+        if isinstance(m.get("options"), str):
+            g.options = m["options"][:MAX_START]
+        if isinstance(m.get("start"), str):
+            g.start = m["start"][:MAX_START]
         result = m.get("result")
         g.result = result if isinstance(result, str) else None
         if undo:
@@ -263,6 +271,7 @@ class Hall:
         g = self._game(board, int(gid_text), game.variant.name)
         g.attacker = record.tags.get("Attacker", g.attacker)[:80]
         g.defender = record.tags.get("Defender", g.defender)[:80]
+        g.options, g.start = format_any_options(game.variant), game.start_position
         if game.outcome is not None:
             g.result = game.outcome.result
         if tokens == g.moves:
@@ -313,15 +322,21 @@ def _record_text(board: str, g: HallGame) -> str | None:
         first, _, rest = g.record.partition("\n")
         text = f'{first}\n[BoardId "{board}"]\n{rest}'
         return text if text.endswith("\n") else text + "\n"
-    from controller.rules import new_game
+    from controller.rules import find_any_variant, new_game
 
     try:
-        game = new_game(g.variant)
+        find_any_variant(g.variant)
     except (ValueError, LookupError):
         return None
     tags = {"Attacker": g.attacker, "Defender": g.defender, "BoardId": board,
             "GameId": str(g.id)}
-    for token in g.moves:
+    try:
+        game = stored_start(g.variant, g.options, g.start)
+        moves = g.moves
+    except Unreplayable as exc:  # options or a start position these rules refuse
+        game, moves = new_game(g.variant), []
+        tags["Note"] = f"the game received does not replay: {exc}"[:300]
+    for token in moves:
         try:
             apply_token(game, token)
         except Unreplayable as exc:  # a garbled message, or a game set up from a position

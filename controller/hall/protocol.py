@@ -11,10 +11,11 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from controller.board.config import ConfigError, Table
-from controller.rules import AnyGame, Game
+from controller.rules import AnyGame, Game, find_any_variant
+from controller.rules.leap_factory import apply_any_options, make_game
 
 __all__ = ["BOARD_ID", "BroadcastConfig", "BroadcastError", "Unreplayable", "action_tokens",
-           "apply_token", "load_broadcast", "parse_broker_url"]
+           "apply_token", "load_broadcast", "parse_broker_url", "stored_start"]
 
 BOARD_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 
@@ -108,6 +109,18 @@ def _load(t: Table, broker: str | None, board_id: str | None,
     return BroadcastConfig(url=url, board_id=name, username=values["username"],
                            password=values["password"], ca_file=values["ca_file"],
                            cert_file=values["cert_file"], key_file=values["key_file"])
+
+
+def stored_start(variant: str, options: str, start: str | None) -> AnyGame:
+    """A game's start as a board stores and broadcasts it (either rules
+    family): its variant, its options (``key=value`` words, empty for the
+    named variant) and the position it was set up from (None: the
+    variant's start); :class:`Unreplayable` if these rules do not know
+    them."""
+    try:
+        return make_game(apply_any_options(find_any_variant(variant), options), start)
+    except (ValueError, LookupError) as exc:
+        raise Unreplayable(f"its start ({variant}): " + " ".join(str(exc).split())) from exc
 
 
 def apply_token(game: AnyGame, token: str) -> None:

@@ -26,6 +26,7 @@ __all__ = [
     "format_any_options",
     "game_from_position",
     "is_leap",
+    "make_game",
     "new_game",
 ]
 
@@ -66,6 +67,23 @@ def game_from_position(variant: str | AnyVariant, position: str) -> AnyGame:
     if isinstance(v, LeapVariant):
         return LeapGame.from_position(v, position)
     return Game.from_position(v, position)
+
+
+def make_game(variant: str | AnyVariant, position: str | None = None) -> AnyGame:
+    """A game of either rules family at its start or from ``position``;
+    ``ValueError`` in one line (an unknown variant, or a position that
+    does not fit the variant's board, named)."""
+    v = find_any_variant(variant)
+    if position is None:
+        return new_game(v)
+    try:
+        return game_from_position(v, position)
+    except ValueError as exc:
+        board = v.geometry.name
+        text = " ".join(str(exc).split())
+        if board not in text:
+            text = f"{text} (variant {v.name} is played on the {board} board)"
+        raise ValueError(text) from None
 
 
 def format_any_options(variant: AnyVariant) -> str:

@@ -18,10 +18,8 @@ from controller.rules import (
     AnyVariant,
     Game,
     find_any_variant,
-    game_from_position,
-    new_game,
 )
-from controller.rules.leap_factory import apply_any_options
+from controller.rules.leap_factory import apply_any_options, make_game
 
 __all__ = [
     "board_view",
@@ -73,23 +71,6 @@ def check_name(label: str, value: object) -> str:
             raise RequestError(f"{label} must be printable text without quotes or backslashes "
                                f"(U+{ord(c):04X} is not allowed)")
     return value
-
-
-def make_game(variant: str | AnyVariant, position: str | None = None) -> AnyGame:
-    """A game of either rules family at its start or from ``position``;
-    ``ValueError`` in one line (an unknown variant, or a position that
-    does not fit the variant's board, named)."""
-    v = find_any_variant(variant)
-    if position is None:
-        return new_game(v)
-    try:
-        return game_from_position(v, position)
-    except ValueError as exc:
-        board = v.geometry.name
-        text = " ".join(str(exc).split())
-        if board not in text:
-            text = f"{text} (variant {v.name} is played on the {board} board)"
-        raise ValueError(text) from None
 
 
 def with_options(variant: AnyVariant, options: object) -> AnyVariant:

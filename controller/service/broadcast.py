@@ -6,7 +6,9 @@ Topics, for a board named ``NAME``:
   every change.
 - ``kharbga/NAME/moves``: QoS 1, one message per confirmed action (or
   undo): ``{"seq", "board", "game_id", "ply", "move", "position", "time",
-  "variant", "attacker", "defender", "result"}``; an undo has ``"undo":
+  "variant", "options", "start", "attacker", "defender", "result"}``
+  (``options`` the variant's rule options, ``start`` the position a game
+  set up from a position started from, else null); an undo has ``"undo":
   true`` and ``ply`` the number of actions left.  ``seq`` grows by one or
   more with every message the board ever sends, so a receiver drops
   repeats (QoS 1 may deliver one twice) by keeping the highest it saw.
@@ -46,10 +48,9 @@ from controller.hall.protocol import (
     apply_token,
     load_broadcast,
     parse_broker_url,
+    stored_start,
 )
 from controller.rules import AnyGame
-
-from .store import stored_start
 
 __all__ = ["BroadcastConfig", "Publisher", "action_tokens", "apply_token", "attach",
            "load_broadcast", "parse_broker_url"]
@@ -74,11 +75,6 @@ CREATE TABLE IF NOT EXISTS broadcast_meta (key TEXT PRIMARY KEY, value TEXT NOT 
 """
 
 
-def _new_game(row: sqlite3.Row | tuple[Any, ...]) -> AnyGame:
-    """A stored game's start, of either rules family."""
-    return stored_start(row[1], row[2], row[3] or None)
-
-
 @dataclass
 class _Sent:
     """What was queued of one game, and the game replayed to there."""
@@ -86,6 +82,8 @@ class _Sent:
     tokens: list[str]
     game: AnyGame
     variant: str
+    options: str
+    start: str | None
     attacker: str
     defender: str
 
@@ -274,10 +272,11 @@ class Publisher:
             tokens = None
         if not isinstance(tokens, list) or not all(isinstance(t, str) for t in tokens):
             raise Unreplayable("its list of the moves already sent is unreadable")
-        game = _new_game(row)
+        start = row[3] or None
+        game = stored_start(row[1], row[2], start)
         for token in tokens:
             apply_token(game, token)
-        sent = _Sent(tokens, game, row[1], row[4], row[5])
+        sent = _Sent(tokens, game, row[1], row[2], start, row[4], row[5])
         self._sent[gid] = sent
         return sent
 
@@ -288,6 +287,7 @@ class Publisher:
             common += 1
         game = sent.game
         base = {"board": self.config.board_id, "game_id": gid, "variant": sent.variant,
+                "options": sent.options, "start": sent.start,
                 "attacker": sent.attacker, "defender": sent.defender}
         payloads = []
         if common < len(sent.tokens):

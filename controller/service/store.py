@@ -18,12 +18,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from controller.board.sensorlog import Header, format_event
-from controller.hall.protocol import Unreplayable, action_tokens, apply_token
+from controller.hall.protocol import Unreplayable, action_tokens, apply_token, stored_start
 from controller.rules import AnyGame, AnyVariant, find_any_variant
 from controller.rules.leap_factory import apply_any_options, format_any_options
 from controller.rules.record import Record
 
-from .boardview import board_view, make_game
+from .boardview import board_view
 
 log = logging.getLogger("kharbga.store")
 
@@ -88,15 +88,6 @@ class StoredGame:
         for token in self.actions:
             apply_token(g, token)
         return g
-
-
-def stored_start(variant: str, options: str, start: str | None) -> AnyGame:
-    """A stored game's start (either rules family); :class:`Unreplayable`
-    if these rules do not know its variant, options or start position."""
-    try:
-        return make_game(apply_any_options(find_any_variant(variant), options), start)
-    except (ValueError, LookupError) as exc:
-        raise Unreplayable(f"its start ({variant}): " + " ".join(str(exc).split())) from exc
 
 
 def resumable(stored: StoredGame) -> AnyGame | None:

@@ -185,6 +185,21 @@ def test_the_evening_kgn_survives_moves_that_do_not_replay() -> None:
     assert hall.stats()["ignored_by_reason"] == {"game of an unknown variant": 1}
 
 
+def test_a_start_the_rules_refuse_is_named_in_the_evening_kgn() -> None:
+    hall = Hall()
+    for m in _moves(random_game(6)[:4], "b1", 1):
+        msg = dict(json.loads(m), start="AAA/?? a m - 1", options="")
+        hall.handle("kharbga/b1/moves", json.dumps(msg).encode())
+    bad_option = dict(json.loads(_moves(["@c2"], "b2", 2)[0]), options="hajeb=maybe")
+    hall.handle("kharbga/b2/moves", json.dumps(bad_option).encode())
+    records = [parse_record("[Variant" + p) for p in hall.kgn().split("[Variant")[1:]]
+    assert len(records) == 2
+    for record in records:
+        assert record.tags["Note"].startswith(
+            "the game received does not replay: its start (sabouiyya): "), record.tags
+        assert record.game().moves == []
+
+
 def test_a_leap_game_in_the_hall() -> None:
     """A checkers game: its moves, the board the service sent for the page,
     and the evening's KGN made from the moves alone replay it."""

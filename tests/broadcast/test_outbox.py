@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import logging
+import random
 import sqlite3
 import time
 from pathlib import Path
@@ -14,7 +15,10 @@ from pathlib import Path
 import pytest
 from bchelp import Broker, Listener, free_port, random_game, wait_until
 
-from controller.rules import Game
+from controller.hall.model import Hall
+from controller.rules import Game, find_any_variant
+from controller.rules.leap_factory import apply_any_options
+from controller.rules.record import parse_record
 from controller.service.broadcast import BroadcastConfig, Publisher
 from controller.service.store import Store
 
@@ -154,3 +158,45 @@ def test_an_unreadable_list_of_moves_sent_holds_up_no_other_game(
     said = [r.getMessage() for r in caplog.records if f"game {first}" in r.getMessage()]
     assert said == [f"broadcast: game {first} does not replay (its list of the moves already "
                     "sent is unreadable): not broadcast"]
+
+
+def test_a_game_set_up_from_a_position_reaches_the_hall_whole(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The moves messages carry a game's start position and rule options,
+    so the hall's evening file replays a game set up from a position (with
+    H'ajeb on) from its moves alone, before the board's record comes."""
+    variant = apply_any_options(find_any_variant("sabouiyya"), "hajeb=true")
+    rng = random.Random(12)
+    game = Game.new(variant)
+    while game.phase != "moving":
+        game.play(rng.choice(game.legal_moves()))
+    start = game.position()
+    game = Game.from_position(variant, start)  # the board set up from it
+    while len(game.moves) < 9:
+        game.play(rng.choice([m for m in game.legal_moves() if m.kind != "pass"]))
+        assert game.outcome is None
+    data = tmp_path / "data"
+    store = Store(data)
+    gid = store.new_game(game, "Ali", "Badr")
+    store.close()
+    config = BroadcastConfig(url=f"mqtt://127.0.0.1:{free_port()}", board_id="ob")
+    queued = _queued(data, config, 9, caplog, "the nine moves queued")
+    assert {(m["start"], m["options"]) for m in queued} == {(start, "hajeb=true")}
+    hall = Hall()
+    for i, m in enumerate(queued):
+        hall.handle("kharbga/ob/moves", json.dumps(dict(m, seq=i + 1)).encode())
+    text = hall.kgn()
+    record = parse_record(text)
+    assert "Note" not in record.tags, record.tags.get("Note")
+    assert record.tags["Position"] == start and record.tags["Options"] == "hajeb=true"
+    assert record.tags["GameId"] == str(gid)
+    replay = record.game()
+    assert replay.position() == game.position() and replay.variant.hajeb
+    # Without the start (a board of an older version), the file says why.
+    old = Hall()
+    for i, m in enumerate(queued):
+        bare = {k: v for k, v in m.items() if k not in ("start", "options")}
+        old.handle("kharbga/ob/moves", json.dumps(dict(bare, seq=i + 1)).encode())
+    assert parse_record(old.kgn()).tags["Note"].startswith(
+        "the moves received do not replay from action 1 ")
