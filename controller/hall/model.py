@@ -10,7 +10,9 @@ above the highest seen from that board is a repeat (QoS 1 delivers at least
 once) and is dropped.  The retained record on ``kharbga/NAME/game`` is the
 board's stored game: it fills any moves the hall missed (a broker that lost
 messages when it was killed), so once the board has republished, the hall
-holds exactly the recorded game.
+holds exactly the recorded game.  Moves messages also carry the game's rule
+options and the position it was set up from, so the evening's file replays
+a game from its moves alone.
 """
 
 from __future__ import annotations
@@ -172,6 +174,7 @@ class Hall:
         move = m.get("move")
         if not undo and not isinstance(move, str):
             raise ValueError("no move")
+        options, start = _short(m.get("options"), "options"), _short(m.get("start"), "start")
         board = self.board(name)
         if seq <= board.seq:
             self.repeats += 1
@@ -182,10 +185,10 @@ class Hall:
         for side in ("attacker", "defender"):
             if isinstance(m.get(side), str):
                 setattr(g, side, m[side][:80])
-        if isinstance(m.get("options"), str):
-            g.options = m["options"][:MAX_START]
-        if isinstance(m.get("start"), str):
-            g.start = m["start"][:MAX_START]
+        if "options" in m:  # a board before these fields sends neither
+            g.options = options or ""
+        if "start" in m:
+            g.start = start or None  # null: the variant's start
         result = m.get("result")
         g.result = result if isinstance(result, str) else None
         if undo:
@@ -316,8 +319,10 @@ class Hall:
 
 def _record_text(board: str, g: HallGame) -> str | None:
     """The game's record for the evening's file: the board's own, or the
-    moves as received replayed (up to the first one these rules refuse,
-    named in a ``Note`` tag); None for a variant unknown here."""
+    moves as received replayed from the start they carried (up to the
+    first one these rules refuse, named in a ``Note`` tag; without the
+    moves when the rules refuse the start or options, said in the same
+    tag); None for a variant unknown here."""
     if g.record is not None and g.record_moves == g.moves:
         first, _, rest = g.record.partition("\n")
         text = f'{first}\n[BoardId "{board}"]\n{rest}'
@@ -334,7 +339,11 @@ def _record_text(board: str, g: HallGame) -> str | None:
         game = stored_start(g.variant, g.options, g.start)
         moves = g.moves
     except Unreplayable as exc:  # options or a start position these rules refuse
-        game, moves = new_game(g.variant), []
+        try:
+            game = stored_start(g.variant, g.options, None)
+        except Unreplayable:
+            game = new_game(g.variant)
+        moves = []
         tags["Note"] = f"the game received does not replay: {exc}"[:300]
     for token in moves:
         try:
@@ -368,6 +377,15 @@ def _positions(game: AnyGame, tokens: list[str]) -> list[str]:
         replay.pop()
     out.reverse()
     return out
+
+
+def _short(v: object, what: str) -> str | None:
+    """A message's ``options`` or ``start``: a string of at most
+    ``MAX_START`` characters, or null; anything else makes the message
+    malformed (ignored and counted; the board's record fills it)."""
+    if v is None or (isinstance(v, str) and len(v) <= MAX_START):
+        return v
+    raise ValueError(f"bad {what}")
 
 
 def _is_int(v: object) -> bool:

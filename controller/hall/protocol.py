@@ -1,6 +1,7 @@
 """What boards and the hall agree on: broker URLs, board ids, the
-``[broadcast]`` table, and the action tokens of the moves topic (as the
-store keeps them).  See docs/broadcast.md."""
+``[broadcast]`` table, a game's start (variant, options, start position)
+and the action tokens of the moves topic (as the store keeps them), and
+their replay.  See docs/broadcast.md."""
 
 from __future__ import annotations
 

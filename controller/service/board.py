@@ -19,7 +19,7 @@ from typing import Any
 from controller.board.sensorlog import BUTTONS, Button, Frame, format_event
 from controller.reconcile.reconciler import Reconciler, Settings, Update
 from controller.rules import AnyGame, Move, find_any_variant
-from controller.rules.leap_factory import format_any_options, is_leap
+from controller.rules.leap_factory import format_any_options, is_leap, make_game
 
 from .advice import Advice
 from .boardview import (
@@ -28,7 +28,6 @@ from .boardview import (
     colour_errors,
     hajeb_view,
     kings,
-    make_game,
     reason_words,
     with_options,
 )

@@ -19,13 +19,12 @@ from controller.rules import (
     Game,
     find_any_variant,
 )
-from controller.rules.leap_factory import apply_any_options, make_game
+from controller.rules.leap_factory import apply_any_options
 
 __all__ = [
     "board_view",
     "check_name",
     "kings",
-    "make_game",
     "points_of",
     "reason_words",
     "colour_errors",

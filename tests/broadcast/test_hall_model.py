@@ -5,6 +5,7 @@ foreign messages ignored and counted, the evening's KGN."""
 from __future__ import annotations
 
 import json
+import random
 
 from bchelp import random_game
 
@@ -198,6 +199,85 @@ def test_a_start_the_rules_refuse_is_named_in_the_evening_kgn() -> None:
         assert record.tags["Note"].startswith(
             "the game received does not replay: its start (sabouiyya): "), record.tags
         assert record.game().moves == []
+
+
+def _from_position(seed: int, n: int) -> tuple[str, list[str], Game]:
+    """A sabouiyya game set up from a moving-phase position: the start,
+    ``n`` actions from it, and the game."""
+    rng = random.Random(seed)
+    g = Game.new("sabouiyya")
+    while g.phase != "moving":
+        g.play(rng.choice(g.legal_moves()))
+    start = g.position()
+    g = Game.from_position("sabouiyya", start)
+    while len(g.moves) < n:
+        g.play(rng.choice([m for m in g.legal_moves() if m.kind != "pass"]))
+    return start, [str(m) for m in g.moves], g
+
+
+def _messages(setup: str, actions: list[str], first: int = 0,
+              fields: dict[str, object] | None = None) -> list[bytes]:
+    """The moves messages of ``actions`` played from ``setup``, from the
+    ``first`` on (``seq`` the action's number), with ``fields`` added."""
+    g = Game.from_position("sabouiyya", setup)
+    out = []
+    for i, a in enumerate(actions):
+        g.play(a)
+        if i >= first:
+            out.append(json.dumps({"seq": i + 1, "game_id": 1, "ply": i + 1, "move": a,
+                                   "position": g.position(), "time": 1000.0 + i,
+                                   "variant": "sabouiyya", "result": None,
+                                   **(fields or {})}).encode())
+    return out
+
+
+def test_the_start_a_board_sends_last_is_the_one_kept() -> None:
+    """``start`` null is the variant's start, an empty one too; a start
+    that comes only with later messages is taken; a start longer than a
+    position can be makes its message malformed (ignored and counted)."""
+    start, actions, game = _from_position(21, 6)
+    hall = Hall()
+    msgs = _messages(start, actions[:2])  # a board that did not send it yet
+    msgs += _messages(start, actions, 2, {"start": start, "options": ""})
+    for m in msgs:
+        hall.handle("kharbga/b1/moves", m)
+    record = parse_record(hall.kgn())
+    assert "Note" not in record.tags and record.game().position() == game.position()
+    fresh = Hall()
+    one = json.loads(_messages(start, actions[:1], 0, {"start": start})[0])
+    fresh.handle("kharbga/b2/moves", json.dumps(one).encode())
+    assert fresh.boards["b2"].games[1].start == start
+    fresh.handle("kharbga/b2/moves", json.dumps(dict(one, seq=9, start=None)).encode())
+    assert fresh.boards["b2"].games[1].start is None  # taken back to the variant's start
+    fresh.handle("kharbga/b2/moves", json.dumps(dict(one, seq=10, start=start)).encode())
+    fresh.handle("kharbga/b2/moves", json.dumps(dict(one, seq=11, start="")).encode())
+    assert fresh.boards["b2"].games[1].start is None
+    long = dict(one, seq=12, start=start + " " * 2000)
+    assert fresh.handle("kharbga/b2/moves", json.dumps(long).encode()) is None
+    assert fresh.stats()["ignored"] == 1 and fresh.boards["b2"].seq == 11
+    odd = dict(one, seq=13, options=["hajeb=true"])
+    assert fresh.handle("kharbga/b2/moves", json.dumps(odd).encode()) is None
+
+
+def test_a_record_gives_the_start_to_the_moves_after_it() -> None:
+    """A board of an earlier version sends no start: its record gives it,
+    and the moves that come after the record replay from it."""
+    start, actions, game = _from_position(22, 8)
+    hall = Hall()
+    for m in _messages(start, actions[:5]):
+        hall.handle("kharbga/b1/moves", m)
+    before = Game.from_position("sabouiyya", start)
+    for a in actions[:5]:
+        before.play(a)
+    hall.handle("kharbga/b1/game", str(Record.from_game(before, {"GameId": "1"})).encode())
+    hall.check_quiet(0.0)
+    for m in _messages(start, actions, 5):
+        hall.handle("kharbga/b1/moves", m)
+    record = parse_record(hall.kgn())
+    assert "Note" not in record.tags, record.tags["Note"]
+    assert record.tags["Position"] == start
+    assert [str(m) for m in record.game().moves] == actions
+    assert record.game().position() == game.position()
 
 
 def test_a_leap_game_in_the_hall() -> None:

@@ -197,6 +197,51 @@ def test_two_clicks_on_one_point_reach_the_service_in_their_order(
     pg.screenshot(path=str(tmp_path / "double-tap.png"))
 
 
+def test_a_click_never_answered_does_not_hold_up_the_point(browser: Browser, server: Server,
+                                                          tmp_path: Path) -> None:
+    """A click lost on the way (a dropped Wi-Fi link) is given up after
+    10 s, said in words, and the next clicks on that point go."""
+    pg = browser.new_page(viewport={"width": 420, "height": 1000})
+    pg.clock.install()
+    pg.goto(server.url + "/")
+    expect(pg.locator("#conn")).to_have_text("live")
+    lost: list[Route] = []
+    sent: list[dict[str, object]] = []
+
+    def lose_first(route: Route) -> None:
+        sent.append(json.loads(route.request.post_data or "{}"))
+        if lost:
+            route.continue_()
+        else:
+            lost.append(route)  # never answered
+
+    pg.route("**/api/sim/occupancy", lose_first)
+    pg.click('#board [data-square="a1"]')  # set down: lost
+    deadline = time.monotonic() + 10
+    while not lost:
+        assert time.monotonic() < deadline, "the click was never sent"
+        pg.wait_for_timeout(20)
+    pg.click('#board [data-square="a1"]')  # lifted: waits for the lost one
+    pg.wait_for_timeout(300)
+    assert len(sent) == 1
+    pg.clock.run_for(10_500)
+    expect(pg.locator("#error")).to_contain_text("did not answer within 10 s")
+    deadline = time.monotonic() + 10
+    while len(sent) < 2:
+        assert time.monotonic() < deadline, "the click after the lost one never went"
+        pg.wait_for_timeout(20)
+    assert (sent[1]["point"], sent[1]["occupied"]) == ("a1", False)
+    pg.click('#board [data-square="a1"]')  # and the point still answers clicks
+    expect(_sq(pg, "a1").locator(".piece")).to_have_count(1)
+    a1 = Game.new("sabouiyya").geometry.point_names.index("a1")
+    deadline = time.monotonic() + 10
+    while server.get("/api/state")["sim_occ"][a1] != "1":
+        assert time.monotonic() < deadline, f"the third click never arrived: {sent}"
+        pg.wait_for_timeout(30)
+    expect(pg.locator("#error")).to_be_hidden()
+    pg.screenshot(path=str(tmp_path / "lost-click.png"))
+
+
 EVIL = """<!doctype html><html><body>
 <form id="f" method="POST" enctype="text/plain" action="{target}/api/new">
 <input name='{{"variant": "kharbga", "x": "' value='"}}'></form>

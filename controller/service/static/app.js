@@ -9,6 +9,9 @@
 let state = null;      // the last state the service sent
 let clicks = [];       // simulated-board clicks not yet answered: {i, value, setup}
 const pointSent = new Map();  // point index -> its last click's request, answered or not
+// A click the service has not answered in this time is given up (so the
+// clicks after it on the same point are not held up by a lost request).
+const CLICK_TIMEOUT = 10000;
 let legendRoles = {};  // role -> {colour, blink, meaning}
 let shownVariant = null;  // the variant the new-game form was last set to
 
@@ -56,23 +59,32 @@ function showError(message) {
   err.hidden = !message;
 }
 
-async function api(path, body) {
+async function api(path, body, timeout) {
   const options = body === undefined ? {headers: tokenHeaders()} : {
     method: "POST",
     headers: {"Content-Type": "application/json", ...tokenHeaders()},
     body: JSON.stringify(body),
   };
   let response;
+  // A request given a timeout (ms) that the service never answers (a
+  // dropped Wi-Fi link) is given up then.
+  const abort = new AbortController();
+  const timer = timeout ? setTimeout(() => abort.abort(), timeout) : null;
   try {
-    response = await fetch(path, options);
+    response = await fetch(path, {...options, signal: abort.signal});
   } catch (e) {
-    const message = "The board service cannot be reached: nothing was changed. " +
+    clearTimeout(timer);
+    const message = abort.signal.aborted ?
+      `The board service did not answer within ${timeout / 1000} s. ` +
+      "The board shows what the service holds now." :
+      "The board service cannot be reached: nothing was changed. " +
       "The board shows the last state it sent.";
     if (body !== undefined) showError(message);
     throw new Error(message);
   }
   let data = null;
   try { data = await response.json(); } catch (e) { data = null; }
+  clearTimeout(timer);
   if (!response.ok) {
     const message = (data && data.error) || `refused (HTTP ${response.status})`;
     if (body !== undefined) showError("Refused: " + message);
@@ -460,16 +472,21 @@ async function toggle(i) {
   // once lifted must not reach the service lifted first); other points'
   // clicks go at once.
   const before = pointSent.get(i) || Promise.resolve();
-  const sent = before.then(() => sendClick(click, point));
+  const send = () => sendClick(click, point);
+  const sent = before.then(send, send);  // whatever became of the one before
   pointSent.set(i, sent);
-  await sent;
-  if (pointSent.get(i) === sent) pointSent.delete(i);
+  try {
+    await sent;
+  } finally {
+    if (pointSent.get(i) === sent) pointSent.delete(i);
+  }
 }
 
 async function sendClick(click, point) {
   try {
     const next = await api("/api/sim/occupancy",
-                           {point, occupied: click.value === "1", setup: click.setup});
+                           {point, occupied: click.value === "1", setup: click.setup},
+                           CLICK_TIMEOUT);
     clicks = clicks.filter((c) => c !== click);
     accept(next);
   } catch (e) {
