@@ -13,7 +13,9 @@ starts from the same random setting-phase opening, with colours swapped.
         --time 0.2 --opening 8 --jobs 2
 
 prints one line a variant: the new engine's wins, draws and losses, its
-score and the 95% Wilson interval.  ``--speed`` prints instead, for both
+score and the 95% Wilson interval, and whether the new engine searched in
+C (the product's path) or fell back to Python (a checkout whose compiled
+extensions are not built).  ``--speed`` prints instead, for both
 engines in the same process: the time to depth 6 from the fixed positions
 of ``controller/engine/data/depth_positions.tsv`` and the depth and node
 rate reached in ``--time`` seconds in the setting and moving phases.
@@ -33,11 +35,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from controller.engine import csearch  # noqa: E402
 from controller.engine.match import (  # noqa: E402
     BASELINE_ENV,
     BASELINE_PACKAGE,
     describe_opening,
     make_player,
+    new_game,
     opening_length,
     run_match,
     run_match_parallel,
@@ -102,6 +106,19 @@ def speed(where: Path, tag: str, seconds: float) -> None:
                   f"{rate:.0f} nodes/s", flush=True)
 
 
+def backend(variant: str) -> str:
+    """How the new engine plays ``variant`` in this checkout: on the
+    compiled search (the product's path on every board with a C compiler)
+    or on the Python search, which a checkout without the built extensions
+    (a copy of the sources, no ``make install``) falls back to unseen."""
+    if csearch.available(new_game(variant)):
+        return "the new engine searches in C"
+    if variant not in csearch.VARIANTS:
+        return "the new engine searches in Python (no C search for this variant)"
+    return ("the new engine searches in PYTHON: the C search is not built here "
+            "(make install), so these are not the product's figures")
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--variant", action="append",
@@ -124,6 +141,10 @@ def main(argv: list[str] | None = None) -> int:
                    "for both engines, no games")
     args = p.parse_args(argv)
     variants = args.variant or ["kharbga", "kharbga-refuge", "khamousiyya", "sabouiyya"]
+    if not csearch.available():  # said before the games, not only in their result lines
+        print("engine_vs_baseline: warning: the C search is not built in this checkout "
+              "(make install): the new engine plays the Python search", file=sys.stderr,
+              flush=True)
     with tempfile.TemporaryDirectory(prefix="engine-baseline-") as tmp:
         extract(args.tag, Path(tmp))
         os.environ[BASELINE_ENV] = tmp
@@ -142,7 +163,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{v}: {a} vs {args.tag} at {args.time:g} s, {r.games} games "
                   f"(paired {kind}openings of {describe_opening(args.opening)}"
                   + (f", adjudicated after {args.quiet} quiet turns" if args.quiet else "")
-                  + f"): {r}", flush=True)
+                  + f"; {backend(v)}): {r}", flush=True)
     return 0
 
 

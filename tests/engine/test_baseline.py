@@ -55,3 +55,25 @@ def test_round1_is_found_with_or_without_its_tag(
 def test_an_unknown_baseline_is_one_line(tmp_path: Path) -> None:
     with pytest.raises(SystemExit, match="no tag or commit no-such-engine: fatal"):
         _script().extract("no-such-engine", tmp_path)
+
+
+def test_the_result_line_says_which_search_the_new_engine_played(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A checkout whose extensions are not built (sources copied, no
+    ``make install``) plays the Python search; the figures must say so."""
+    script = _script()
+    if script.csearch.available():
+        assert script.backend("khamousiyya") == "the new engine searches in C"
+    assert "no C search for this variant" in script.backend("checkers")
+    monkeypatch.setattr(script.csearch, "_cs", None)
+    said = script.backend("sabouiyya")
+    assert "PYTHON" in said and "make install" in said
+    # ...and the warning comes before any game is played.
+    def stop(tag: str, into: Path) -> None:
+        raise SystemExit("stopped before the games")
+
+    monkeypatch.setattr(script, "extract", stop)
+    with pytest.raises(SystemExit, match="stopped before the games"):
+        script.main(["--variant", "sabouiyya", "--games", "2"])
+    assert "C search is not built" in capsys.readouterr().err
