@@ -33,15 +33,17 @@ def free_port() -> int:
 
 class Server:
     def __init__(self, data_dir: Path, variant: str, settle: float = 0.05,
-                 web: str = "", players: str = "ponder = false") -> None:
+                 web: str = "", players: str = "ponder = false", board: str = "sim") -> None:
         """``players``: the ``[players]`` table's lines (the engine does not
-        ponder unless a test asks for it: it would take a core)."""
+        ponder unless a test asks for it: it would take a core); ``board``:
+        the board's kind (``sim``, ``serial:PORT``, ...)."""
         self.data_dir = data_dir
         self.port = free_port()
         self.config = data_dir / "config.toml"
         data_dir.mkdir(parents=True, exist_ok=True)
         self.config.write_text(
-            f'[board]\nvariant = "{variant}"\nsettle = {settle}\nerror_delay = 0.5\n'
+            f'[board]\nkind = "{board}"\nvariant = "{variant}"\nsettle = {settle}\n'
+            'error_delay = 0.5\n'
             + (f"[web]\n{web}\n" if web else "")
             + (f"[players]\n{players}\n" if players else "")
         )

@@ -68,6 +68,9 @@ def _moves(page: Page) -> list[str]:
 
 def test_a_game_by_clicks(page: tuple[Page, Server], tmp_path: Path) -> None:
     pg, server = page
+    # A simulated board says so (a real board's page says where it reads from).
+    expect(pg.locator("#sim-help")).to_be_visible()
+    expect(pg.locator("#board-help")).to_be_hidden()
     # The first piece goes next to the malha: those squares are lit.
     for sq in ("c2", "b3", "d3", "c4"):
         expect(pg.locator(f'#board [data-square="{sq}"]')).to_have_attribute("data-led", "setup")

@@ -405,6 +405,19 @@ function renderBroker() {
   el.classList.toggle("offline", !b.connected);
 }
 
+// Where the pieces shown come from, on a real board (the simulated board
+// has its own help): the player moves the pieces on the board, not here.
+function renderBoardHelp() {
+  const el = $("#board-help"), kind = String(state.board || "");
+  el.hidden = state.sim_occ !== null;
+  if (el.hidden) return;
+  const from = kind.startsWith("camera:") ? `the camera (${kind.slice(7)})`
+    : kind.startsWith("serial:") ? `the board's switches, through its microcontroller on ${kind.slice(7)}`
+    : kind === "gpio" ? "the board's switches, on the Pi's GPIO pins"
+    : `the board (${kind})`;
+  el.textContent = `Read from ${from}: move the pieces on the board; this page follows them.`;
+}
+
 function render() {
   if (!state) return;
   renderBroker();
@@ -417,6 +430,7 @@ function render() {
   renderThinking();
   renderHajeb();
   $("#sim-help").hidden = state.sim_occ === null;
+  renderBoardHelp();
   // The exchange belongs to the Kharbga family's rules only.
   $('[data-button="exchange"]').hidden = state.rules === "leap";
   const camera = typeof state.board === "string" && state.board.startsWith("camera:");
