@@ -1,4 +1,5 @@
-"""The page of a real board: ``kharbga-board run --board serial:PORT`` with
+"""The page of a real board: the service run on a serial board (``[board]
+kind = "serial:PORT"``, as ``kharbga-board run --board serial:PORT``) with
 the Pico's firmware (in MicroPython, on simulated switches) at the other
 end of the cable, and the page in Debian's chromium.  What a player sees
 is what the switches say: placements made on the board appear as moves,
@@ -8,6 +9,7 @@ a piece lifted where no move can start is lit and explained in words."""
 from __future__ import annotations
 
 import os
+import re
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -35,22 +37,20 @@ def board(tmp_path: Path) -> Iterator[tuple[Page, Server, FirmwareSim]]:
         micropython = find_micropython()
     except FirmwareSimError as exc:
         pytest.fail(f"{exc} (make test installs it)", pytrace=False)
-    sim = FirmwareSim(size=7, micropython=micropython)
-    sim.start()
-    sim.follow_real_time()
-    server = Server(tmp_path / "data", "kharbga", board=f"serial:{sim.cable.path}")
-    try:
-        server.start()
-        with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-            pg = browser.new_page(viewport={"width": 460, "height": 900})
-            pg.goto(server.url + "/")
-            expect(pg.locator("#conn")).to_have_text("live")
-            yield pg, server, sim
-            browser.close()
-    finally:
-        server.stop()
-        sim.close()
+    with FirmwareSim(size=7, micropython=micropython) as sim:
+        sim.follow_real_time()
+        server = Server(tmp_path / "data", "kharbga", board=f"serial:{sim.cable.path}")
+        try:
+            server.start()
+            with sync_playwright() as p:
+                browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+                pg = browser.new_page(viewport={"width": 460, "height": 900})
+                pg.goto(server.url + "/")
+                expect(pg.locator("#conn")).to_have_text("live")
+                yield pg, server, sim
+                browser.close()
+        finally:
+            server.stop()
 
 
 def shot(pg: Page, tmp_path: Path, name: str) -> None:
@@ -69,7 +69,7 @@ def test_the_page_shows_what_the_switches_say(
     # A real board: no "click to lift" help, and clicks on the page's board
     # send nothing (the pieces are on the wooden board).
     expect(pg.locator("#sim-help")).to_be_hidden()
-    expect(pg.locator("#board")).not_to_have_class("sim")
+    expect(pg.locator("#board")).not_to_have_class(re.compile(r"\bsim\b"))
     expect(pg.locator("#board-help")).to_have_text(
         "Read from the board's switches, through its microcontroller on "
         f"{sim.cable.path}: move the pieces on the board; this page follows them.")
@@ -80,9 +80,7 @@ def test_the_page_shows_what_the_switches_say(
             sent.append(req.url)
 
     pg.on("request", seen)
-    pg.click('#board [data-square="c2"]')
-    expect(pg.locator('#board [data-square="c2"] .piece')).to_have_count(0)
-    assert sent == [] and server.get("/api/state")["moves"] == []
+    pg.click('#board [data-square="c2"]')  # checked below: nothing was sent
 
     # Two soldiers set on the switches: the Attacker's setting turn, on the page.
     sim.set_occupancy(bit("d2"))
@@ -109,5 +107,4 @@ def test_the_page_shows_what_the_switches_say(
     sim.set_occupancy(bit("d2") | bit("e2"))
     expect(pg.locator("#board [data-led=error]")).to_have_count(0)
     assert server.get("/api/state")["moves"] == ["@d2", "@e2"]
-    assert sent == []
-    pg.screenshot(path=str(tmp_path / "pico-page.png"))
+    assert sent == []  # the click on c2, long answered had it been sent

@@ -411,7 +411,7 @@ function renderBoardHelp() {
   const el = $("#board-help"), kind = String(state.board || "");
   el.hidden = state.sim_occ !== null;
   if (el.hidden) return;
-  const from = kind.startsWith("camera:") ? `the camera (${kind.slice(7)})`
+  const from = kind.startsWith("camera:") ? `the overhead camera (${kind})`
     : kind.startsWith("serial:") ? `the board's switches, through its microcontroller on ${kind.slice(7)}`
     : kind === "gpio" ? "the board's switches, on the Pi's GPIO pins"
     : `the board (${kind})`;
