@@ -11,7 +11,7 @@ from .broadcast import BroadcastConfig
 from .config import Config
 from .hardware import Backend
 
-__all__ = ["serve"]
+__all__ = ["serve", "compiled_note"]
 
 log = logging.getLogger("kharbga")
 
@@ -45,12 +45,33 @@ def serve(config: Config, config_path: str | None = None,
     where = start_url(config.host, config.port, config.token)
     print(f"kharbga-board: {config.variant} on {backend.description} at {where}", flush=True)
     log.info("data in %s, game %s", config.data_dir, service.gid)
+    log.log(*compiled_note())
     try:
         web.run_app(app, host=config.host, port=config.port, print=None,
                     handle_signals=True, access_log=None, shutdown_timeout=1.0)
     finally:
         backend.close()
     return 0
+
+
+def compiled_note() -> tuple[int, str]:
+    """The level and words of the line logged at start about the compiled
+    parts: without them (no C compiler or Python headers when ``make
+    install`` ran, say on a Pi without python3-dev) the board works the
+    same, but the engine's hints and moves search about a tenth as deep."""
+    from controller.engine import csearch
+    from controller.rules import accel
+
+    if accel.pure_requested():
+        return logging.INFO, "KHARBGA_PURE=1: the rules and the engine run in Python"
+    missing = [what for what, built in (("the compiled rules core", accel.AVAILABLE),
+                                        ("the engine's C search", csearch.available()))
+               if not built]
+    if missing:
+        return logging.WARNING, (
+            f"{' and '.join(missing)} not built: the engine searches in Python, about a "
+            "tenth as fast (install gcc and python3-dev, then make install)")
+    return logging.INFO, "the rules core and the engine's search run in C"
 
 
 def _attach(app: object, service: object, backend: Backend) -> None:

@@ -1,8 +1,10 @@
 """The service's commands: `games log` replays, `run` prints the address
-to open, and bad options give one line, never a traceback."""
+to open and says whether the engine searches in C, and bad options give
+one line, never a traceback."""
 
 from __future__ import annotations
 
+import logging
 import os
 import subprocess
 import sys
@@ -10,12 +12,15 @@ import time
 import urllib.request
 from pathlib import Path
 
+import pytest
 from server import free_port
 
-from controller.rules import Game
+from controller.engine import csearch
+from controller.rules import Game, accel
 from controller.rules.record import parse_record
 from controller.service.board import BoardService
 from controller.service.config import Config
+from controller.service.run import compiled_note
 
 POSITION_7X7 = "ADADADA/DADADAD/DADADAD/ADA.ADA/DADADAD/DADADAD/ADADADA a m - 1"
 
@@ -154,3 +159,26 @@ def test_games_show_and_log_of_a_leap_game(tmp_path: Path) -> None:
     wrong = _cli("replay", str(path), "--variant", "sixteen-soldiers")
     assert wrong.returncode == 2 and wrong.stderr.count("\n") == 1
     assert "8x8" in wrong.stderr and "37-point" in wrong.stderr
+
+
+def test_the_start_says_whether_the_engine_searches_in_c(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("KHARBGA_PURE", raising=False)
+    if accel.AVAILABLE and csearch.available():  # make install built both
+        assert compiled_note() == (logging.INFO,
+                                   "the rules core and the engine's search run in C")
+    # An install without a C compiler or Python's headers (a Pi without python3-dev).
+    monkeypatch.setattr(csearch, "_cs", None)
+    level, words = compiled_note()
+    assert level == logging.WARNING
+    if accel.AVAILABLE:
+        assert words.startswith("the engine's C search not built: the engine searches in Python")
+    monkeypatch.setattr(accel, "AVAILABLE", False)
+    level, words = compiled_note()
+    assert level == logging.WARNING
+    assert words == ("the compiled rules core and the engine's C search not built: the "
+                     "engine searches in Python, about a tenth as fast (install gcc and "
+                     "python3-dev, then make install)")
+    monkeypatch.setenv("KHARBGA_PURE", "1")
+    assert compiled_note() == (logging.INFO,
+                               "KHARBGA_PURE=1: the rules and the engine run in Python")
