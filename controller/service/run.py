@@ -58,7 +58,8 @@ def compiled_note() -> tuple[int, str]:
     """The level and words of the line logged at start about the compiled
     parts: without them (no C compiler or Python headers when ``make
     install`` ran, say on a Pi without python3-dev) the board works the
-    same, but the engine's hints and moves search about a tenth as deep."""
+    same, but the engine's hints and moves search 15 to 30 times slower
+    (docs/engine-c.md)."""
     from controller.engine import csearch
     from controller.rules import accel
 
@@ -69,8 +70,8 @@ def compiled_note() -> tuple[int, str]:
                if not built]
     if missing:
         return logging.WARNING, (
-            f"{' and '.join(missing)} not built: the engine searches in Python, about a "
-            "tenth as fast (install gcc and python3-dev, then make install)")
+            f"{' and '.join(missing)} not built: the engine searches in Python, 15 to 30 "
+            "times slower (install gcc and python3-dev, then make install)")
     return logging.INFO, "the rules core and the engine's search run in C"
 
 

@@ -177,7 +177,7 @@ def test_the_start_says_whether_the_engine_searches_in_c(
     level, words = compiled_note()
     assert level == logging.WARNING
     assert words == ("the compiled rules core and the engine's C search not built: the "
-                     "engine searches in Python, about a tenth as fast (install gcc and "
+                     "engine searches in Python, 15 to 30 times slower (install gcc and "
                      "python3-dev, then make install)")
     monkeypatch.setenv("KHARBGA_PURE", "1")
     assert compiled_note() == (logging.INFO,
