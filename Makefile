@@ -8,7 +8,7 @@ BIN = $(VENV)/bin
 STAMP_INSTALL = $(VENV)/.installed
 STAMP_TEST = $(VENV)/.installed-test
 
-.PHONY: install install-test browser broker run test bench clean
+.PHONY: install install-test browser broker run test bench arm-check clean
 
 install: $(STAMP_INSTALL)
 
@@ -61,6 +61,12 @@ test: install-test browser broker
 
 bench: install broker
 	$(BIN)/python -m controller.bench
+
+# The compiled rules core and C search built by setup.py for a Raspberry
+# Pi's processor (arm64 and armhf) and tested there, under qemu-user
+# (apt-get installs the cross compilers and qemu as root): docs/engine-c.md.
+arm-check: install-test
+	$(BIN)/python scripts/arm_check.py
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache .hypothesis
