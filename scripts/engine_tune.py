@@ -159,7 +159,12 @@ def main(argv: list[str] | None = None) -> int:
                    "(Texel's method on self-play positions); see docs/engine.md.")
     with ProcessPoolExecutor(args.jobs) as pool:
         for v in args.variant or VARIANTS:
-            out = tune(v, args.games, args.nodes, args.opening, args.cap, pool, args.balanced)
+            try:
+                out = tune(v, args.games, args.nodes, args.opening, args.cap, pool,
+                           args.balanced)
+            except ValueError as exc:  # no balanced opening of that length, say
+                print(f"engine_tune: {v}: {exc} (nothing written)", file=sys.stderr)
+                return 1
             fit_ = out["fit"]
             assert isinstance(fit_, dict)
             score = fit_["attacker_score"]

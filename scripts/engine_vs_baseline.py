@@ -153,12 +153,16 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         a, b = f"engine:{args.time:g}", f"baseline:{args.time:g}"
         for v in variants:
-            if args.jobs > 1:
-                r = run_match_parallel(v, a, b, args.games, args.seed, args.cap, args.jobs,
-                                       args.opening, args.balanced, args.quiet)
-            else:
-                r = run_match(v, make_player(a), make_player(b), args.games, args.seed,
-                              args.cap, args.opening, args.balanced, args.quiet)
+            try:
+                if args.jobs > 1:
+                    r = run_match_parallel(v, a, b, args.games, args.seed, args.cap,
+                                           args.jobs, args.opening, args.balanced, args.quiet)
+                else:
+                    r = run_match(v, make_player(a), make_player(b), args.games, args.seed,
+                                  args.cap, args.opening, args.balanced, args.quiet)
+            except ValueError as exc:  # no balanced opening of that length, say
+                print(f"engine_vs_baseline: {v}: {exc}", file=sys.stderr, flush=True)
+                return 1
             kind = "balanced " if args.balanced else ""
             print(f"{v}: {a} vs {args.tag} at {args.time:g} s, {r.games} games "
                   f"(paired {kind}openings of {describe_opening(args.opening)}"

@@ -36,6 +36,7 @@ from __future__ import annotations
 import argparse
 import math
 import random
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -223,7 +224,8 @@ def balanced_opening(variant: str, actions: int, seed: int, nodes: int = BALANCE
         if abs(opening_score(variant, start, nodes)) <= limit:
             return start
     raise ValueError(f"no balanced opening of {actions} placements in {variant} "
-                     f"after {BALANCE_TRIES} tries (seed {seed})")
+                     f"after {BALANCE_TRIES} tries (seed {seed}): random openings of that "
+                     "length are decided; give fewer placements or the whole setting phase")
 
 
 def start_of(variant: str, actions: int, seed: int, balanced: bool) -> list[Raw]:
@@ -417,4 +419,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    try:
+        raise SystemExit(main())
+    except ValueError as exc:  # bad options, or no balanced opening: one line
+        print(f"match: {exc}", file=sys.stderr)
+        raise SystemExit(2) from None

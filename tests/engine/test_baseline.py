@@ -77,3 +77,19 @@ def test_the_result_line_says_which_search_the_new_engine_played(
     with pytest.raises(SystemExit, match="stopped before the games"):
         script.main(["--variant", "sabouiyya", "--games", "2"])
     assert "C search is not built" in capsys.readouterr().err
+
+
+def test_no_balanced_opening_is_one_line(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Openings of a length that random play always decides (sabouiyya at 16
+    placements: none of 200 draws balanced) end the run with one line."""
+    script = _script()
+    monkeypatch.setattr("controller.engine.match.BALANCE_TRIES", 0)
+    assert script.main(["--variant", "sabouiyya", "--games", "2", "--opening", "16",
+                        "--balanced"]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[-1] == ("engine_vs_baseline: sabouiyya: no balanced opening of 16 placements "
+                       "in sabouiyya after 0 tries (seed 0): random openings of that length "
+                       "are decided; give fewer placements or the whole setting phase")
+    assert "Traceback" not in "".join(err)
