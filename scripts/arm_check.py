@@ -103,6 +103,11 @@ def run(cmd: list[str], log: Path | None = None, env: dict[str, str] | None = No
     return done
 
 
+def last_line(text: str) -> str:
+    """A command's last line of output (its summary or its error)."""
+    return (text.strip().splitlines() or ["no output"])[-1]
+
+
 def is_root() -> bool:
     return hasattr(os, "geteuid") and os.geteuid() == 0
 
@@ -130,8 +135,8 @@ def ensure_tools(arch: Arch) -> None:
         env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
         done = run(["apt-get", "install", "-y", "-qq", *missing], env=env)
         if done.returncode:
-            last = (done.stderr.strip().splitlines() or ["no message"])[-1]
-            raise CheckError(f"apt-get install {' '.join(missing)} failed: {last}")
+            raise CheckError(f"apt-get install {' '.join(missing)} failed: "
+                             f"{last_line(done.stderr)}")
 
 
 def unpack_python(arch: Arch) -> Path:
@@ -197,8 +202,7 @@ def build_tools() -> Path:
         done = run([sys.executable, "-m", "pip", "install", "-q", "--target", str(target),
                     "setuptools>=68", "wheel"])
         if done.returncode:
-            last = (done.stderr.strip().splitlines() or ["no message"])[-1]
-            raise CheckError(f"pip could not fetch setuptools: {last}")
+            raise CheckError(f"pip could not fetch setuptools: {last_line(done.stderr)}")
     return target
 
 
@@ -237,7 +241,7 @@ def check(arch: Arch, tests: list[str]) -> None:
     result = run([*emulated(arch, root), "-m", "pytest", "-q", "-o", "addopts=",
                   "-p", "no:cacheprovider", "-p", "pytest_timeout", *tests],
                  log=logs / "tests.log", env=env, cwd=tree)
-    summary = (result.stdout.strip().splitlines() or ["no output"])[-1]
+    summary = last_line(result.stdout)
     if result.returncode:
         raise CheckError(f"tests failed: {summary} (see {logs / 'tests.log'})")
     if "skipped" in summary or "passed" not in summary:
