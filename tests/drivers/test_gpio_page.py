@@ -1,0 +1,178 @@
+"""The page of the GPIO board: the service with the real matrix scanner on
+gpiozero's mock pins (the matrix simulator closing switches under the
+pieces), the real LED driver writing its bytes to a recording SPI bus, and
+the page in Debian's chromium.  The service runs in this process (its
+pins are this process's mock pins) on the same web application and event
+pump as ``kharbga-board run --board gpio``.  What the page shows is what
+the switches say, and what it lights is what the LEDs under the wooden
+board light."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import shutil
+import socket
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from aiohttp import web
+from gpio_fakes import FakeSPI, decode
+from gpiozero.pins.mock import MockFactory  # type: ignore[import-untyped]
+from playwright.sync_api import Page, Request, expect, sync_playwright
+
+from controller.drivers.gpio_config import GpioConfig
+from controller.drivers.mapping import parse_square
+from controller.drivers.matrix_sim import MatrixSimulator
+from controller.rules import Game
+from controller.service.app import make_app
+from controller.service.board import BoardService
+from controller.service.config import Config
+from controller.service.hardware import GpioBackend
+from controller.service.run import _attach
+
+pytestmark = pytest.mark.timeout(120)
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+ARGS = ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"]
+POINTS = Game.new("kharbga").geometry.point_names
+
+
+def bit(name: str) -> int:
+    return 1 << POINTS.index(name)
+
+
+def eventually(predicate: Callable[[], Any], seconds: float = 20.0) -> Any:
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.05)
+    raise AssertionError("timed out")
+
+
+@dataclass
+class Rig:
+    page: Page
+    service: BoardService
+    sim: MatrixSimulator
+    spi: FakeSPI
+    led_of: Callable[[str], int]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture
+def rig(tmp_path: Path, factory: MockFactory, spi: FakeSPI) -> Iterator[Rig]:
+    if not Path(CHROMIUM).exists():
+        pytest.fail("chromium is not installed: `make test` installs it (apt-get install chromium)")
+    gpio = GpioConfig()
+    sim = MatrixSimulator(factory, gpio.matrix, gpio.mapping)  # before the scanner claims the pins
+    service = BoardService(Config(data_dir=tmp_path, settle=0.05, error_delay=0.3,
+                                  board="gpio", ponder=False))
+    backend = GpioBackend(None, pin_factory=factory, spi=spi)
+    app = make_app(service)
+    _attach(app, service, backend)  # the pump that `kharbga-board run` attaches
+    runner = web.AppRunner(app)
+    loop = asyncio.new_event_loop()
+    port = free_port()
+    loop.run_until_complete(runner.setup())
+    loop.run_until_complete(web.TCPSite(runner, "127.0.0.1", port).start())
+    thread = threading.Thread(target=loop.run_forever, daemon=True)
+    thread.start()
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+            pg = browser.new_page(viewport={"width": 460, "height": 900})
+            pg.goto(f"http://127.0.0.1:{port}/")
+            expect(pg.locator("#conn")).to_have_text("live")
+            yield Rig(pg, service, sim, spi,
+                      lambda name: gpio.mapping.led_of_square(parse_square(name)))
+            browser.close()
+    finally:
+        asyncio.run_coroutine_threadsafe(runner.cleanup(), loop).result(10)
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(10)
+        backend.close()
+        service.close()
+
+
+def pixel(rig: Rig, name: str) -> tuple[int, int, int]:
+    """The colour the LED under ``name`` shows now (the last SPI frame)."""
+    assert rig.spi.writes, "the LED strip was never written"
+    return decode(rig.spi.writes[-1])[rig.led_of(name)]
+
+
+def shot(pg: Page, tmp_path: Path, name: str) -> None:
+    path = tmp_path / f"{name}.png"
+    pg.screenshot(path=str(path), animations="disabled")
+    out = os.environ.get("KHARBGA_PAGE_SHOTS")
+    if out:
+        Path(out).mkdir(parents=True, exist_ok=True)
+        shutil.copy(path, Path(out) / path.name)
+
+
+def test_the_page_and_the_leds_show_what_the_switches_say(rig: Rig, tmp_path: Path) -> None:
+    pg, sim = rig.page, rig.sim
+    assert rig.service.state()["board"] == "gpio"
+    # A real board: no "click to lift" help, the board's source in words,
+    # and clicks on the page's board send nothing.
+    expect(pg.locator("#sim-help")).to_be_hidden()
+    expect(pg.locator("#board")).not_to_have_class(re.compile(r"\bsim\b"))
+    expect(pg.locator("#board-help")).to_have_text(
+        "Read from the board's switches, on the Pi's GPIO pins: move the pieces on the "
+        "board; this page follows them.")
+    sent: list[str] = []
+
+    def seen(req: Request) -> None:
+        if req.method == "POST":
+            sent.append(req.url)
+
+    pg.on("request", seen)
+    pg.click('#board [data-square="c2"]')  # checked below: nothing was sent
+
+    # Two soldiers set on the switches: the Attacker's setting turn.
+    sim.set_occupied(bit("d2"))
+    eventually(lambda: rig.service.state()["moves"] == ["@d2"])
+    sim.set_occupied(bit("d2") | bit("e2"))
+    eventually(lambda: rig.service.state()["moves"] == ["@d2", "@e2"])
+    game = Game.new("kharbga")
+    game.play_all(["@d2", "@e2"])
+    assert rig.service.state()["position"] == game.position()
+    for name in ("d2", "e2"):
+        expect(pg.locator(f'#board [data-square="{name}"] .piece.attacker')).to_have_count(1)
+    expect(pg.locator("#moves")).to_contain_text("@e2")
+
+    # A soldier set on the malha: the page lights d4 as an error and says
+    # why; the LED under d4 blinks red (the error role) and no other LED
+    # is red.
+    sim.set_occupied(bit("d2") | bit("e2") | bit("d4"))
+    expect(pg.locator('#board [data-square="d4"]')).to_have_attribute("data-led", "error")
+    expect(pg.locator('#lit li[data-role="error"]')).to_contain_text("d4")
+    expect(pg.locator("#status")).to_contain_text("d4: no soldier belongs here; take it off")
+    lit = eventually(lambda: pixel(rig, "d4") if pixel(rig, "d4") != (0, 0, 0) else None)
+    r, g, b = lit
+    assert r > 0 and g == b == 0, lit
+    frame = decode(rig.spi.writes[-1])
+    assert [i for i, (r, g, b) in enumerate(frame) if r and not g and not b] == [rig.led_of("d4")]
+    shot(pg, tmp_path, "gpio-page-error")
+
+    # Taken off: the page's light and the LED go out; no recorded move lost.
+    sim.set_occupied(bit("d2") | bit("e2"))
+    expect(pg.locator("#board [data-led=error]")).to_have_count(0)
+    eventually(lambda: pixel(rig, "d4") == (0, 0, 0))
+    time.sleep(0.6)  # longer than the error role's blink: it stays dark
+    assert pixel(rig, "d4") == (0, 0, 0)
+    assert rig.service.state()["moves"] == ["@d2", "@e2"]
+    assert sent == []  # the click on c2, long answered had it been sent
