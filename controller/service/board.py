@@ -27,7 +27,9 @@ from .boardview import (
     check_name,
     colour_errors,
     hajeb_view,
+    has_exchange,
     kings,
+    lights_of,
     reason_words,
     with_options,
 )
@@ -531,6 +533,8 @@ class BoardService:
             "size": view["width"] if view["kind"] == "grid" else None,  # a square board's side
             "geometry": view,
             "rules": "leap" if is_leap(g.variant) else "kharbga",
+            "exchange": has_exchange(g.variant),  # the page's Exchange button
+            "lights": lights_of(g.variant),  # the looks the legend lists
             "kings": crowned,
             "position": g.position(),
             "to_move": g.to_move,

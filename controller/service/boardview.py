@@ -13,10 +13,12 @@ from __future__ import annotations
 from typing import Any
 
 from controller.board.geometry import Geometry
+from controller.board.leds import STYLES
 from controller.rules import (
     AnyGame,
     AnyVariant,
     Game,
+    LeapVariant,
     find_any_variant,
 )
 from controller.rules.leap_factory import apply_any_options
@@ -29,6 +31,8 @@ __all__ = [
     "reason_words",
     "colour_errors",
     "hajeb_view",
+    "has_exchange",
+    "lights_of",
     "with_options",
 ]
 
@@ -100,6 +104,21 @@ def kings(game: AnyGame) -> list[str]:
     bits = int(getattr(game, "kings", 0) or 0)
     names = game.geometry.point_names
     return [names[i] for i in range(len(names)) if bits >> i & 1]
+
+
+def has_exchange(variant: AnyVariant) -> bool:
+    """Is the two-for-one exchange played (``kharbga`` only)?"""
+    return not isinstance(variant, LeapVariant) and variant.exchange
+
+
+def lights_of(variant: AnyVariant) -> list[str]:
+    """The looks (the roles, and ``hint-to``) a game of ``variant`` can
+    light, in the legend's order: every one but a king's where no man is
+    crowned, and the exchange's two where the exchange is not played."""
+    crowned = isinstance(variant, LeapVariant) and variant.kings
+    never = ({"king"} if not crowned else set()) | (
+        set() if has_exchange(variant) else {"exchange", "exchange-request"})
+    return [look for look in STYLES if look not in never]
 
 
 _VIEWS: dict[str, dict[str, Any]] = {}

@@ -1,5 +1,5 @@
-"""What a player at the board sees on the page (Debian's chromium): every
-light in the legend, lifted, capture, chain, error and hint lights, the
+"""What a player at the board sees on the page (Debian's chromium): the
+legend of the lights the game can show, lifted, capture, chain, error and hint lights, the
 draw offer, resigning and the game's end in words, the viewer.
 
 With ``KHARBGA_PAGE_SHOTS=DIR`` the screenshots are also written to DIR
@@ -56,12 +56,18 @@ def lights(pg: Page, role: str) -> list[str]:
         "els => els.map(e => e.dataset.square)"))
 
 
-def test_the_legend_lists_every_light(board: tuple[Page, Server]) -> None:
-    pg, _ = board
-    roles = legend()
+def listed(pg: Page) -> list[str]:
+    return list(pg.locator("#legend li").evaluate_all("els => els.map(e => e.dataset.role)"))
+
+
+def test_the_legend_lists_the_lights_this_game_can_show(board: tuple[Page, Server]) -> None:
+    pg, server = board
+    everything = [str(r["role"]) for r in legend()]
+    never_here = {"king", "exchange", "exchange-request"}  # no kings, no exchange in sabouiyya
+    shown = [r for r in legend() if r["role"] not in never_here]
     items = pg.locator("#legend li")
-    expect(items).to_have_count(len(roles))
-    for i, r in enumerate(roles):
+    expect(items).to_have_count(len(shown))
+    for i, r in enumerate(shown):
         item = items.nth(i)
         expect(item).to_have_attribute("data-role", str(r["role"]))
         expect(item).to_contain_text(str(r["meaning"]))
@@ -69,11 +75,23 @@ def test_the_legend_lists_every_light(board: tuple[Page, Server]) -> None:
         rgb = tuple(int(colour[k:k + 2], 16) for k in (1, 3, 5))
         swatch = item.locator(".swatch").evaluate("e => getComputedStyle(e).backgroundColor")
         assert swatch == "rgb({}, {}, {})".format(*rgb)
+    # No button for an exchange the rules do not have.
+    expect(pg.locator('[data-button="exchange"]')).to_be_hidden()
     # The squares take the same colours: the setup squares of the first move.
     setup = pg.locator('#board [data-square="c2"]')
     expect(setup).to_have_attribute("data-led", "setup")
     assert setup.evaluate("e => getComputedStyle(e).getPropertyValue('--led')").strip() == \
-        next(r["colour"] for r in roles if r["role"] == "setup")
+        next(r["colour"] for r in shown if r["role"] == "setup")
+    # A kharbga game has the exchange: its two lights and its button come
+    # back; a checkers game crowns kings and has no exchange.
+    server.post("/api/new", {"variant": "kharbga"})
+    expect(pg.locator('#legend [data-role="exchange-request"]')).to_have_count(1)
+    assert listed(pg) == [r for r in everything if r != "king"]
+    expect(pg.locator('[data-button="exchange"]')).to_be_visible()
+    server.post("/api/new", {"variant": "checkers"})
+    expect(pg.locator('#legend [data-role="king"]')).to_have_count(1)
+    assert listed(pg) == [r for r in everything if r not in ("exchange", "exchange-request")]
+    expect(pg.locator('[data-button="exchange"]')).to_be_hidden()
 
 
 def _hint(pg: Page, server: Server, game: Game, tmp_path: Path) -> None:

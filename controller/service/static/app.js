@@ -13,6 +13,7 @@ const pointSent = new Map();  // point index -> its last click's request, answer
 // clicks after it on the same point are not held up by a lost request).
 const CLICK_TIMEOUT = 10000;
 let legendRoles = {};  // role -> {colour, blink, meaning}
+let legendShown = null;  // the looks the legend lists now, joined
 let shownVariant = null;  // the variant the new-game form was last set to
 
 const $ = (sel) => document.querySelector(sel);
@@ -431,8 +432,9 @@ function render() {
   renderHajeb();
   $("#sim-help").hidden = state.sim_occ === null;
   renderBoardHelp();
-  // The exchange belongs to the Kharbga family's rules only.
-  $('[data-button="exchange"]').hidden = state.rules === "leap";
+  // The exchange belongs to kharbga's rules only.
+  $('[data-button="exchange"]').hidden = !state.exchange;
+  renderLegend();
   const camera = typeof state.board === "string" && state.board.startsWith("camera:");
   if (camera && $("#camera").hidden) {
     $("#camera").hidden = false;
@@ -582,10 +584,23 @@ async function loadLegend() {
   let roles;
   try { roles = await api("/api/legend"); } catch (e) { return; }
   legendRoles = {};
+  for (const r of roles) legendRoles[r.role] = r;
+  legendShown = null;
+  render();
+}
+
+// The legend lists the lights this game can show (no king's look in a
+// game without kings, no exchange where there is none); every look stays
+// known, so a lit square is always explained.
+
+function renderLegend() {
+  const looks = (state.lights || Object.keys(legendRoles)).filter((r) => legendRoles[r]);
+  if (looks.join() === legendShown) return;
+  legendShown = looks.join();
   const list = $("#legend");
   list.innerHTML = "";
-  for (const r of roles) {
-    legendRoles[r.role] = r;
+  for (const role of looks) {
+    const r = legendRoles[role];
     const li = document.createElement("li");
     li.dataset.role = r.role;
     const swatch = document.createElement("span");
@@ -598,7 +613,6 @@ async function loadLegend() {
     li.append(swatch, text);
     list.appendChild(li);
   }
-  render();
 }
 
 // -- buttons and forms -------------------------------------------------------
