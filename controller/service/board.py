@@ -534,7 +534,7 @@ class BoardService:
             "geometry": view,
             "rules": "leap" if is_leap(g.variant) else "kharbga",
             "exchange": has_exchange(g.variant),  # the page's Exchange button
-            "lights": lights_of(g.variant),  # the looks the legend lists
+            "lights": lights_of(g.variant),  # the looks the legend lists, in words
             "kings": crowned,
             "position": g.position(),
             "to_move": g.to_move,

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from controller.board.geometry import Geometry
-from controller.board.leds import STYLES
+from controller.board.leds import MEANINGS, STYLES
 from controller.rules import (
     AnyGame,
     AnyVariant,
@@ -111,14 +111,23 @@ def has_exchange(variant: AnyVariant) -> bool:
     return not isinstance(variant, LeapVariant) and variant.exchange
 
 
-def lights_of(variant: AnyVariant) -> list[str]:
+def lights_of(variant: AnyVariant) -> dict[str, str]:
     """The looks (the roles, and ``hint-to``) a game of ``variant`` can
-    light, in the legend's order: every one but a king's where no man is
-    crowned, and the exchange's two where the exchange is not played."""
+    light, in the legend's order, each with its meaning in this game's
+    words: every look but a king's where no man is crowned and the
+    exchange's two where the exchange is not played; a capture light says
+    "or huffed" only where soldiers are huffed, a chain's light "must" or
+    "may" as the rules have it."""
     crowned = isinstance(variant, LeapVariant) and variant.kings
+    huffing = isinstance(variant, LeapVariant) and variant.huffing
     never = ({"king"} if not crowned else set()) | (
         set() if has_exchange(variant) else {"exchange", "exchange-request"})
-    return [look for look in STYLES if look not in never]
+    words = dict(MEANINGS)
+    words["capture"] = ("captured (or huffed): remove this piece" if huffing
+                        else "captured: remove this piece")
+    words["continue"] = ("this soldier must capture again" if variant.chain == "mandatory"
+                         else "this soldier may capture again (or pass)")
+    return {look: words[look] for look in STYLES if look not in never}
 
 
 _VIEWS: dict[str, dict[str, Any]] = {}

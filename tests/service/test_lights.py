@@ -65,12 +65,15 @@ def test_the_legend_lists_the_lights_this_game_can_show(board: tuple[Page, Serve
     everything = [str(r["role"]) for r in legend()]
     never_here = {"king", "exchange", "exchange-request"}  # no kings, no exchange in sabouiyya
     shown = [r for r in legend() if r["role"] not in never_here]
+    # In sabouiyya's words: nothing is huffed, and a chain may stop.
+    words = {"capture": "captured: remove this piece",
+             "continue": "this soldier may capture again (or pass)"}
     items = pg.locator("#legend li")
     expect(items).to_have_count(len(shown))
     for i, r in enumerate(shown):
         item = items.nth(i)
         expect(item).to_have_attribute("data-role", str(r["role"]))
-        expect(item).to_contain_text(str(r["meaning"]))
+        expect(item).to_contain_text(f'{r["role"]}: {words.get(str(r["role"]), str(r["meaning"]))}')
         colour = str(r["colour"])
         rgb = tuple(int(colour[k:k + 2], 16) for k in (1, 3, 5))
         swatch = item.locator(".swatch").evaluate("e => getComputedStyle(e).backgroundColor")
@@ -87,6 +90,8 @@ def test_the_legend_lists_the_lights_this_game_can_show(board: tuple[Page, Serve
     server.post("/api/new", {"variant": "kharbga"})
     expect(pg.locator('#legend [data-role="exchange-request"]')).to_have_count(1)
     assert listed(pg) == [r for r in everything if r != "king"]
+    expect(pg.locator('#legend [data-role="continue"]')).to_contain_text(
+        "continue: this soldier must capture again")  # kharbga's chains are mandatory
     expect(pg.locator('[data-button="exchange"]')).to_be_visible()
     server.post("/api/new", {"variant": "checkers"})
     expect(pg.locator('#legend [data-role="king"]')).to_have_count(1)

@@ -139,7 +139,7 @@ function paintLight(sq, role) {
       sq.classList.add("blink");
       sq.style.setProperty("--period", style.blink + "s");
     }
-    sq.title = `${sq.dataset.square}: ${style.meaning}`;
+    sq.title = `${sq.dataset.square}: ${meaning(role)}`;
   }
 }
 
@@ -265,7 +265,7 @@ function renderLit(leds, hint, hajeb) {
     swatch.className = "swatch";
     swatch.style.setProperty("--led", legendRoles[r].colour);
     const text = document.createElement("span");
-    text.textContent = `${byRole[r].sort().join(", ")}: ${legendRoles[r].meaning}`;
+    text.textContent = `${byRole[r].sort().join(", ")}: ${meaning(r)}`;
     li.append(swatch, text);
     list.appendChild(li);
   }
@@ -590,13 +590,18 @@ async function loadLegend() {
 }
 
 // The legend lists the lights this game can show (no king's look in a
-// game without kings, no exchange where there is none); every look stays
-// known, so a lit square is always explained.
+// game without kings, no exchange where there is none), in this game's
+// words; every look stays known, so a lit square is always explained.
+function meaning(role) {
+  const here = state && state.lights ? state.lights[role] : undefined;
+  return here || legendRoles[role].meaning;
+}
 
 function renderLegend() {
-  const looks = (state.lights || Object.keys(legendRoles)).filter((r) => legendRoles[r]);
-  if (looks.join() === legendShown) return;
-  legendShown = looks.join();
+  const looks = Object.keys(state.lights || legendRoles).filter((r) => legendRoles[r]);
+  const key = looks.map((r) => r + "=" + meaning(r)).join("|");
+  if (key === legendShown) return;
+  legendShown = key;
   const list = $("#legend");
   list.innerHTML = "";
   for (const role of looks) {
@@ -609,7 +614,7 @@ function renderLegend() {
     swatch.style.setProperty("--period", r.blink + "s");
     const text = document.createElement("span");
     const blink = r.blink > 0 ? ` (blinks every ${r.blink} s)` : "";
-    text.textContent = `${r.role}: ${r.meaning}${blink}`;
+    text.textContent = `${r.role}: ${meaning(role)}${blink}`;
     li.append(swatch, text);
     list.appendChild(li);
   }
