@@ -13,7 +13,6 @@ import asyncio
 import os
 import re
 import shutil
-import socket
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -67,12 +66,6 @@ class Rig:
     led_of: Callable[[str], int]
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture
 def rig(tmp_path: Path, factory: MockFactory, spi: FakeSPI) -> Iterator[Rig]:
     if not Path(CHROMIUM).exists():
@@ -82,16 +75,17 @@ def rig(tmp_path: Path, factory: MockFactory, spi: FakeSPI) -> Iterator[Rig]:
     service = BoardService(Config(data_dir=tmp_path, settle=0.05, error_delay=0.3,
                                   board="gpio", ponder=False))
     backend = GpioBackend(None, pin_factory=factory, spi=spi)
-    app = make_app(service)
-    _attach(app, service, backend)  # the pump that `kharbga-board run` attaches
-    runner = web.AppRunner(app)
     loop = asyncio.new_event_loop()
-    port = free_port()
-    loop.run_until_complete(runner.setup())
-    loop.run_until_complete(web.TCPSite(runner, "127.0.0.1", port).start())
     thread = threading.Thread(target=loop.run_forever, daemon=True)
-    thread.start()
+    runner: web.AppRunner | None = None
     try:
+        app = make_app(service)
+        _attach(app, service, backend)  # the pump that `kharbga-board run` attaches
+        runner = web.AppRunner(app)
+        loop.run_until_complete(runner.setup())
+        loop.run_until_complete(web.TCPSite(runner, "127.0.0.1", 0).start())
+        port = runner.addresses[0][1]
+        thread.start()
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
             pg = browser.new_page(viewport={"width": 460, "height": 900})
@@ -101,17 +95,30 @@ def rig(tmp_path: Path, factory: MockFactory, spi: FakeSPI) -> Iterator[Rig]:
                       lambda name: gpio.mapping.led_of_square(parse_square(name)))
             browser.close()
     finally:
-        asyncio.run_coroutine_threadsafe(runner.cleanup(), loop).result(10)
-        loop.call_soon_threadsafe(loop.stop)
-        thread.join(10)
-        backend.close()
-        service.close()
+        try:
+            if runner is not None:
+                if thread.is_alive():
+                    asyncio.run_coroutine_threadsafe(runner.cleanup(), loop).result(10)
+                else:
+                    loop.run_until_complete(runner.cleanup())
+        finally:
+            if thread.is_alive():
+                loop.call_soon_threadsafe(loop.stop)
+                thread.join(10)
+            loop.close()
+            backend.close()
+            service.close()
 
 
-def pixel(rig: Rig, name: str) -> tuple[int, int, int]:
-    """The colour the LED under ``name`` shows now (the last SPI frame)."""
+def frame(rig: Rig) -> list[tuple[int, int, int]]:
+    """The colour of every LED now (the last SPI frame)."""
     assert rig.spi.writes, "the LED strip was never written"
-    return decode(rig.spi.writes[-1])[rig.led_of(name)]
+    return decode(rig.spi.writes[-1])
+
+
+def red(pixel: tuple[int, int, int]) -> bool:
+    r, g, b = pixel
+    return r > 0 and g == b == 0
 
 
 def shot(pg: Page, tmp_path: Path, name: str) -> None:
@@ -161,18 +168,29 @@ def test_the_page_and_the_leds_show_what_the_switches_say(rig: Rig, tmp_path: Pa
     expect(pg.locator('#board [data-square="d4"]')).to_have_attribute("data-led", "error")
     expect(pg.locator('#lit li[data-role="error"]')).to_contain_text("d4")
     expect(pg.locator("#status")).to_contain_text("d4: no soldier belongs here; take it off")
-    lit = eventually(lambda: pixel(rig, "d4") if pixel(rig, "d4") != (0, 0, 0) else None)
-    r, g, b = lit
-    assert r > 0 and g == b == 0, lit
-    frame = decode(rig.spi.writes[-1])
-    assert [i for i, (r, g, b) in enumerate(frame) if r and not g and not b] == [rig.led_of("d4")]
+    d4 = rig.led_of("d4")
+
+    def lit_frame() -> list[tuple[int, int, int]] | None:
+        f = frame(rig)  # one frame, read once: the light blinks meanwhile
+        return f if f[d4] != (0, 0, 0) else None
+
+    lit = eventually(lit_frame)
+    assert red(lit[d4]), lit[d4]
+    assert [i for i, p in enumerate(lit) if red(p)] == [d4]
+    # It blinks: dark frames come between the lit ones.
+    n = len(rig.spi.writes)
+    eventually(lambda: any(decode(f)[d4] == (0, 0, 0) for f in rig.spi.writes[n:])
+               and any(red(decode(f)[d4]) for f in rig.spi.writes[n:]))
     shot(pg, tmp_path, "gpio-page-error")
 
     # Taken off: the page's light and the LED go out; no recorded move lost.
     sim.set_occupied(bit("d2") | bit("e2"))
     expect(pg.locator("#board [data-led=error]")).to_have_count(0)
-    eventually(lambda: pixel(rig, "d4") == (0, 0, 0))
-    time.sleep(0.6)  # longer than the error role's blink: it stays dark
-    assert pixel(rig, "d4") == (0, 0, 0)
+    eventually(lambda: "error" not in rig.service.state()["leds"].values())
+    time.sleep(0.05)  # the pump's next frame
+    n = len(rig.spi.writes)
+    time.sleep(0.6)  # more than two of the error light's blinks
+    assert all(decode(f)[d4] == (0, 0, 0) for f in rig.spi.writes[n:])
+    assert frame(rig)[d4] == (0, 0, 0)
     assert rig.service.state()["moves"] == ["@d2", "@e2"]
     assert sent == []  # the click on c2, long answered had it been sent

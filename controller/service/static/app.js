@@ -594,7 +594,7 @@ async function loadLegend() {
 // words; every look stays known, so a lit square is always explained.
 function meaning(role) {
   const here = state && state.lights ? state.lights[role] : undefined;
-  return here || legendRoles[role].meaning;
+  return here || (legendRoles[role] || {}).meaning || role;
 }
 
 function renderLegend() {
