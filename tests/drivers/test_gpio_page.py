@@ -10,26 +10,23 @@ board light."""
 from __future__ import annotations
 
 import asyncio
-import os
-import re
 import shutil
 import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import pytest
 from aiohttp import web
 from gpio_fakes import FakeSPI, decode
 from gpiozero.pins.mock import MockFactory  # type: ignore[import-untyped]
-from playwright.sync_api import Page, Request, expect, sync_playwright
+from playwright.sync_api import Page, expect, sync_playwright
+from real_board_page import check_real_board_page, eventually
 
 from controller.drivers.gpio_config import GpioConfig
 from controller.drivers.mapping import parse_square
 from controller.drivers.matrix_sim import MatrixSimulator
-from controller.rules import Game
 from controller.service.app import make_app
 from controller.service.board import BoardService
 from controller.service.config import Config
@@ -40,21 +37,6 @@ pytestmark = pytest.mark.timeout(120)
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 ARGS = ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"]
-POINTS = Game.new("kharbga").geometry.point_names
-
-
-def bit(name: str) -> int:
-    return 1 << POINTS.index(name)
-
-
-def eventually(predicate: Callable[[], Any], seconds: float = 20.0) -> Any:
-    end = time.monotonic() + seconds
-    while time.monotonic() < end:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.05)
-    raise AssertionError("timed out")
 
 
 @dataclass
@@ -121,76 +103,32 @@ def red(pixel: tuple[int, int, int]) -> bool:
     return r > 0 and g == b == 0
 
 
-def shot(pg: Page, tmp_path: Path, name: str) -> None:
-    path = tmp_path / f"{name}.png"
-    pg.screenshot(path=str(path), animations="disabled")
-    out = os.environ.get("KHARBGA_PAGE_SHOTS")
-    if out:
-        Path(out).mkdir(parents=True, exist_ok=True)
-        shutil.copy(path, Path(out) / path.name)
-
-
 def test_the_page_and_the_leds_show_what_the_switches_say(rig: Rig, tmp_path: Path) -> None:
-    pg, sim = rig.page, rig.sim
     assert rig.service.state()["board"] == "gpio"
-    # A real board: no "click to lift" help, the board's source in words,
-    # and clicks on the page's board send nothing.
-    expect(pg.locator("#sim-help")).to_be_hidden()
-    expect(pg.locator("#board")).not_to_have_class(re.compile(r"\bsim\b"))
-    expect(pg.locator("#board-help")).to_have_text(
-        "Read from the board's switches, on the Pi's GPIO pins: move the pieces on the "
-        "board; this page follows them.")
-    sent: list[str] = []
-
-    def seen(req: Request) -> None:
-        if req.method == "POST":
-            sent.append(req.url)
-
-    pg.on("request", seen)
-    pg.click('#board [data-square="c2"]')  # checked below: nothing was sent
-
-    # Two soldiers set on the switches: the Attacker's setting turn.
-    sim.set_occupied(bit("d2"))
-    eventually(lambda: rig.service.state()["moves"] == ["@d2"])
-    sim.set_occupied(bit("d2") | bit("e2"))
-    eventually(lambda: rig.service.state()["moves"] == ["@d2", "@e2"])
-    game = Game.new("kharbga")
-    game.play_all(["@d2", "@e2"])
-    assert rig.service.state()["position"] == game.position()
-    for name in ("d2", "e2"):
-        expect(pg.locator(f'#board [data-square="{name}"] .piece.attacker')).to_have_count(1)
-    expect(pg.locator("#moves")).to_contain_text("@e2")
-
-    # A soldier set on the malha: the page lights d4 as an error and says
-    # why; the LED under d4 blinks red (the error role) and no other LED
-    # is red.
-    sim.set_occupied(bit("d2") | bit("e2") | bit("d4"))
-    expect(pg.locator('#board [data-square="d4"]')).to_have_attribute("data-led", "error")
-    expect(pg.locator('#lit li[data-role="error"]')).to_contain_text("d4")
-    expect(pg.locator("#status")).to_contain_text("d4: no soldier belongs here; take it off")
     d4 = rig.led_of("d4")
 
     def lit_frame() -> list[tuple[int, int, int]] | None:
         f = frame(rig)  # one frame, read once: the light blinks meanwhile
         return f if f[d4] != (0, 0, 0) else None
 
-    lit = eventually(lit_frame)
-    assert red(lit[d4]), lit[d4]
-    assert [i for i, p in enumerate(lit) if red(p)] == [d4]
-    # It blinks: dark frames come between the lit ones.
-    n = len(rig.spi.writes)
-    eventually(lambda: any(decode(f)[d4] == (0, 0, 0) for f in rig.spi.writes[n:])
-               and any(red(decode(f)[d4]) for f in rig.spi.writes[n:]))
-    shot(pg, tmp_path, "gpio-page-error")
+    def error_lit() -> None:
+        # The LED under d4 is red (the error role), no other LED is red,
+        # and it blinks: dark frames come between the lit ones.
+        lit = eventually(lit_frame)
+        assert red(lit[d4]), lit[d4]
+        assert [i for i, p in enumerate(lit) if red(p)] == [d4]
+        n = len(rig.spi.writes)
+        eventually(lambda: any(decode(f)[d4] == (0, 0, 0) for f in rig.spi.writes[n:])
+                   and any(red(decode(f)[d4]) for f in rig.spi.writes[n:]))
 
-    # Taken off: the page's light and the LED go out; no recorded move lost.
-    sim.set_occupied(bit("d2") | bit("e2"))
-    expect(pg.locator("#board [data-led=error]")).to_have_count(0)
-    eventually(lambda: "error" not in rig.service.state()["leds"].values())
-    time.sleep(0.05)  # the pump's next frame
-    n = len(rig.spi.writes)
-    time.sleep(0.6)  # more than two of the error light's blinks
-    assert all(decode(f)[d4] == (0, 0, 0) for f in rig.spi.writes[n:])
-    assert frame(rig)[d4] == (0, 0, 0)
-    assert rig.service.state()["moves"] == ["@d2", "@e2"]
-    assert sent == []  # the click on c2, long answered had it been sent
+    def error_out() -> None:
+        # The error gone from the state: every frame after it has d4 dark.
+        time.sleep(0.05)  # the pump's next frame
+        n = len(rig.spi.writes)
+        time.sleep(0.6)  # more than two of the error light's blinks
+        assert all(decode(f)[d4] == (0, 0, 0) for f in rig.spi.writes[n:])
+        assert frame(rig)[d4] == (0, 0, 0)
+
+    check_real_board_page(rig.page, "the board's switches, on the Pi's GPIO pins",
+                          rig.sim.set_occupied, rig.service.state, tmp_path, "gpio-page-error",
+                          error_lit, error_out)

@@ -12,17 +12,9 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
+from real_board_page import eventually
 
-def eventually(predicate: Any, seconds: float = 20.0, every: float = 0.05) -> Any:
-    """The first true value ``predicate()`` gives within ``seconds``
-    (asked every ``every`` seconds); AssertionError when none comes."""
-    end = time.monotonic() + seconds
-    while time.monotonic() < end:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(every)
-    raise AssertionError("timed out")
+__all__ = ["Server", "eventually", "free_port"]
 
 
 def free_port() -> int:

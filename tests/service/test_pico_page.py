@@ -8,25 +8,18 @@ a piece lifted where no move can start is lit and explained in words."""
 
 from __future__ import annotations
 
-import os
-import re
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Page, Request, expect, sync_playwright
-from server import Server, eventually
+from playwright.sync_api import Page, expect, sync_playwright
+from real_board_page import check_real_board_page
+from server import Server
 from test_browser import ARGS, CHROMIUM
 
 from controller.drivers.firmware_sim import FirmwareSim, FirmwareSimError, find_micropython
-from controller.rules import Game
 
 pytestmark = pytest.mark.timeout(120)
-
-
-def bit(name: str) -> int:
-    return 1 << Game.new("kharbga").geometry.point_names.index(name)
 
 
 @pytest.fixture
@@ -53,58 +46,10 @@ def board(tmp_path: Path) -> Iterator[tuple[Page, Server, FirmwareSim]]:
             server.stop()
 
 
-def shot(pg: Page, tmp_path: Path, name: str) -> None:
-    path = tmp_path / f"{name}.png"
-    pg.screenshot(path=str(path), animations="disabled")
-    out = os.environ.get("KHARBGA_PAGE_SHOTS")
-    if out:
-        Path(out).mkdir(parents=True, exist_ok=True)
-        shutil.copy(path, Path(out) / path.name)
-
-
 def test_the_page_shows_what_the_switches_say(
         board: tuple[Page, Server, FirmwareSim], tmp_path: Path) -> None:
     pg, server, sim = board
     assert server.get("/api/state")["board"].startswith("serial:")
-    # A real board: no "click to lift" help, and clicks on the page's board
-    # send nothing (the pieces are on the wooden board).
-    expect(pg.locator("#sim-help")).to_be_hidden()
-    expect(pg.locator("#board")).not_to_have_class(re.compile(r"\bsim\b"))
-    expect(pg.locator("#board-help")).to_have_text(
-        "Read from the board's switches, through its microcontroller on "
-        f"{sim.cable.path}: move the pieces on the board; this page follows them.")
-    sent: list[str] = []
-
-    def seen(req: Request) -> None:
-        if req.method == "POST":
-            sent.append(req.url)
-
-    pg.on("request", seen)
-    pg.click('#board [data-square="c2"]')  # checked below: nothing was sent
-
-    # Two soldiers set on the switches: the Attacker's setting turn, on the page.
-    sim.set_occupancy(bit("d2"))
-    eventually(lambda: server.get("/api/state")["moves"] == ["@d2"])
-    sim.set_occupancy(bit("d2") | bit("e2"))
-    eventually(lambda: server.get("/api/state")["moves"] == ["@d2", "@e2"])
-    game = Game.new("kharbga")
-    for token in ("@d2", "@e2"):
-        game.play(token)
-    assert server.get("/api/state")["position"] == game.position()
-    for name in ("d2", "e2"):
-        expect(pg.locator(f'#board [data-square="{name}"] .piece.attacker')).to_have_count(1)
-    expect(pg.locator("#moves")).to_contain_text("@d2")
-    expect(pg.locator("#moves")).to_contain_text("@e2")
-
-    # A soldier set on the malha, where nothing is ever placed: the square
-    # lights as an error, and the page says why, in words.
-    sim.set_occupancy(bit("d2") | bit("e2") | bit("d4"))
-    expect(pg.locator('#board [data-square="d4"]')).to_have_attribute("data-led", "error")
-    expect(pg.locator('#lit li[data-role="error"]')).to_contain_text("d4")
-    expect(pg.locator("#status")).to_contain_text("d4: no soldier belongs here; take it off")
-    shot(pg, tmp_path, "pico-page-error")
-    # Taken off: the light goes out and no recorded move was lost.
-    sim.set_occupancy(bit("d2") | bit("e2"))
-    expect(pg.locator("#board [data-led=error]")).to_have_count(0)
-    assert server.get("/api/state")["moves"] == ["@d2", "@e2"]
-    assert sent == []  # the click on c2, long answered had it been sent
+    check_real_board_page(
+        pg, f"the board's switches, through its microcontroller on {sim.cable.path}",
+        sim.set_occupancy, lambda: server.get("/api/state"), tmp_path, "pico-page-error")
