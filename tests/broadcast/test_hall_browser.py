@@ -10,22 +10,18 @@ import shutil
 import threading
 from pathlib import Path
 
-import pytest
 from bchelp import Broker, hall, wait_until
+from chromium import launch, require_chromium
 from playwright.sync_api import expect, sync_playwright
 
 from controller.rules.record import parse_record
 from controller.service.hallsim import BoardResult, run_boards
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 BOARDS = 20
 
 
 def test_twenty_boards_on_the_hall_page(tmp_path: Path) -> None:
-    if not Path(CHROMIUM).exists():
-        pytest.fail("chromium is not installed: `make test` installs it (apt-get install chromium)")
+    require_chromium()
     broker = Broker(tmp_path / "broker").start()
     h = hall(tmp_path, broker.url).start("/api/boards")
     results: list[BoardResult] = []
@@ -41,7 +37,7 @@ def test_twenty_boards_on_the_hall_page(tmp_path: Path) -> None:
 
     try:
         with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+            browser = launch(p)
             page = browser.new_page(viewport={"width": 1280, "height": 1000},
                                     accept_downloads=True)
             page.goto(h.url + "/")
@@ -103,7 +99,7 @@ def test_board_page_shows_the_broker_link(tmp_path: Path) -> None:
                            "allow_anonymous true\n")
     try:
         with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+            browser = launch(p)
             page = browser.new_page()
             page.goto(b.url + "/")
             link = page.locator("#broker")

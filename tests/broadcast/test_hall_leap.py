@@ -10,18 +10,16 @@ import os
 import shutil
 from pathlib import Path
 
-import pytest
 from bchelp import Broker, hall, wait_until
+from chromium import launch, require_chromium
 from playwright.sync_api import expect, sync_playwright
-from test_hall_browser import ARGS, CHROMIUM
 
 from controller.rules.record import parse_record
 from controller.service.hallsim import run_boards
 
 
 def test_leap_boards_on_the_hall_page(tmp_path: Path) -> None:
-    if not Path(CHROMIUM).exists():
-        pytest.fail("chromium is not installed: `make test` installs it (apt-get install chromium)")
+    require_chromium()
     broker = Broker(tmp_path / "broker").start()
     h = hall(tmp_path, broker.url).start("/api/boards")
     try:
@@ -32,7 +30,7 @@ def test_leap_boards_on_the_hall_page(tmp_path: Path) -> None:
                         max_actions=12, processes=1, linger=1.0, prefix="ck"),
         ]
         with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+            browser = launch(p)
             page = browser.new_page(viewport={"width": 900, "height": 900},
                                     accept_downloads=True)
             page.goto(h.url + "/")

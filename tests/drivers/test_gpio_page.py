@@ -10,7 +10,6 @@ board light."""
 from __future__ import annotations
 
 import asyncio
-import shutil
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -19,6 +18,7 @@ from pathlib import Path
 
 import pytest
 from aiohttp import web
+from chromium import launch, require_chromium
 from gpio_fakes import FakeSPI, decode
 from gpiozero.pins.mock import MockFactory  # type: ignore[import-untyped]
 from playwright.sync_api import Page, expect, sync_playwright
@@ -35,9 +35,6 @@ from controller.service.run import _attach
 
 pytestmark = pytest.mark.timeout(120)
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"]
-
 
 @dataclass
 class Rig:
@@ -50,8 +47,7 @@ class Rig:
 
 @pytest.fixture
 def rig(tmp_path: Path, factory: MockFactory, spi: FakeSPI) -> Iterator[Rig]:
-    if not Path(CHROMIUM).exists():
-        pytest.fail("chromium is not installed: `make test` installs it (apt-get install chromium)")
+    require_chromium()
     gpio = GpioConfig()
     sim = MatrixSimulator(factory, gpio.matrix, gpio.mapping)  # before the scanner claims the pins
     service = BoardService(Config(data_dir=tmp_path, settle=0.05, error_delay=0.3,
@@ -69,7 +65,7 @@ def rig(tmp_path: Path, factory: MockFactory, spi: FakeSPI) -> Iterator[Rig]:
         port = runner.addresses[0][1]
         thread.start()
         with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+            browser = launch(p)
             pg = browser.new_page(viewport={"width": 460, "height": 900})
             pg.goto(f"http://127.0.0.1:{port}/")
             expect(pg.locator("#conn")).to_have_text("live")

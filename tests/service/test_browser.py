@@ -5,22 +5,18 @@ the recorded game checked."""
 from __future__ import annotations
 
 import random
-import shutil
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+from chromium import launch, require_chromium
 from playwright.sync_api import Page, expect, sync_playwright
 from server import Server
 
 from controller.rules import Game
 from controller.rules.record import group_turns, parse_record
-
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
 
 @contextmanager
@@ -30,13 +26,12 @@ def served_page(tmp_path: Path, width: int, height: int,
     """The service on a simulated board of ``variant`` and its page open
     in Debian's chromium at this window size (``players``: the
     configuration's ``[players]`` lines)."""
-    if not Path(CHROMIUM).exists():
-        pytest.fail("chromium is not installed: `make test` installs it (apt-get install chromium)")
+    require_chromium()
     server = Server(tmp_path / "data", variant, players=players)
     server.start()
     try:
         with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+            browser = launch(p)
             pg = browser.new_page(viewport={"width": width, "height": height})
             pg.goto(server.url + "/")
             yield pg, server

@@ -15,9 +15,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from chromium import launch
 from playwright.sync_api import Page, expect, sync_playwright
 from server import Server
-from test_browser import ARGS, CHROMIUM, served_page
+from test_browser import served_page
 
 from controller.board.leds import legend
 from controller.rules import Game
@@ -267,7 +268,7 @@ def test_an_exchange_request_is_lit_on_its_soldier(tmp_path: Path) -> None:
                 time.sleep(0.03)
         square = game.geometry.point_names[game.exchange.soldier]
         with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+            browser = launch(p)
             pg = browser.new_page(viewport={"width": 460, "height": 820})
             pg.goto(server.url + "/")
             expect(pg.locator(f'#board [data-square="{square}"]')).to_have_attribute(

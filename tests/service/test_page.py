@@ -14,9 +14,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+from chromium import launch, require_chromium
 from playwright.sync_api import Browser, Page, Route, expect, sync_playwright
 from server import Server, free_port
-from test_browser import ARGS, CHROMIUM
 
 from controller.rules import Game
 
@@ -28,10 +28,9 @@ def occ_of(game: Game) -> str:
 
 @pytest.fixture
 def browser() -> Iterator[Browser]:
-    if not Path(CHROMIUM).exists():
-        pytest.fail("chromium is not installed: `make test` installs it (apt-get install chromium)")
+    require_chromium()
     with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        b = launch(p)
         yield b
         b.close()
 

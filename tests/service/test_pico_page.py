@@ -12,10 +12,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from chromium import launch, require_chromium
 from playwright.sync_api import Page, expect, sync_playwright
 from real_board_page import check_real_board_page
 from server import Server
-from test_browser import ARGS, CHROMIUM
 
 from controller.drivers.firmware_sim import FirmwareSim, FirmwareSimError, find_micropython
 
@@ -24,8 +24,7 @@ pytestmark = pytest.mark.timeout(120)
 
 @pytest.fixture
 def board(tmp_path: Path) -> Iterator[tuple[Page, Server, FirmwareSim]]:
-    if not Path(CHROMIUM).exists():
-        pytest.fail("chromium is not installed: `make test` installs it (apt-get install chromium)")
+    require_chromium()
     try:
         micropython = find_micropython()
     except FirmwareSimError as exc:
@@ -36,7 +35,7 @@ def board(tmp_path: Path) -> Iterator[tuple[Page, Server, FirmwareSim]]:
         try:
             server.start()
             with sync_playwright() as p:
-                browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+                browser = launch(p)
                 pg = browser.new_page(viewport={"width": 460, "height": 900})
                 pg.goto(server.url + "/")
                 expect(pg.locator("#conn")).to_have_text("live")
