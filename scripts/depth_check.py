@@ -5,7 +5,8 @@ From the openings a match with the same ``--variant``, ``--seed`` and
 ``s`` starts from opening ``s * 100003 + p``), the engine at ``--time``
 seconds an action plays both sides.  At each turn of ``--at`` (counted
 from the end of the opening) the position is searched twice, for
-``--time`` and for ``--deep`` seconds, and one line gives both scores
+``--time`` and for ``--deep`` seconds (searched, not answered from the
+opening book), and one line gives both scores
 (for the side to move, hundredths of a piece), depths and moves, the
 piece count, and whether the position (side to move included) stood at
 an earlier turn of ``--at``: the game shuffling.
@@ -83,8 +84,9 @@ def check_pair(variant: str, seed: int, pair: int, opening: int, seconds: float,
         if game.outcome is not None:
             return checks, f"pair {pair} ended at turn {turn}: {game.outcome}"
         if turn in at:
-            short = best_move(game, seconds, seed=1)
-            long = best_move(game, deep, seed=1)
+            # searched, never answered from the opening book
+            short = best_move(game, seconds, seed=1, book=False)
+            long = best_move(game, deep, seed=1, book=False)
             key = board_key(game)
             checks.append(Check(pair, turn, (game.count(0), game.count(1)),
                                 (short.score, short.depth, str(short.move)),
