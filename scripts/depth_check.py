@@ -1,15 +1,14 @@
 """Does a much longer search see more than the match's search?
 
 From the openings a match with the same ``--variant``, ``--seed`` and
-``--opening`` plays (``controller/engine/match.py``: pair ``p`` of seed
-``s`` starts from opening ``s * 100003 + p``), the engine at ``--time``
-seconds an action plays both sides.  At each turn of ``--at`` (counted
-from the end of the opening) the position is searched twice, for
-``--time`` and for ``--deep`` seconds (searched, not answered from the
-opening book), and one line gives both scores
-(for the side to move, hundredths of a piece), depths and moves, the
-piece count, and whether the position (side to move included) stood at
-an earlier turn of ``--at``: the game shuffling.
+``--opening`` plays (``controller/engine/match.py``, ``pair_start``), the
+engine at ``--time`` seconds an action plays both sides.  At each turn of
+``--at`` (counted from the end of the opening) the position is searched
+twice, for ``--time`` and for ``--deep`` seconds (searched, not answered
+from the opening book), and one line gives both scores (for the side to
+move, hundredths of a piece), depths and moves, the piece count, and
+whether the position (side to move included) stood at an earlier turn of
+``--at``: the game shuffling.
 
     python scripts/depth_check.py --variant sabouiyya --seed 1 --pairs 4 \\
         --time 0.2 --deep 20 --at 30,60,120
@@ -22,7 +21,6 @@ agree and the games shuffle, more time alone does not change the result.
 from __future__ import annotations
 
 import argparse
-import random
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,7 +33,7 @@ from controller.engine.match import (  # noqa: E402
     describe_opening,
     new_game,
     opening_length,
-    start_of,
+    pair_start,
 )
 from controller.rules import Game  # noqa: E402
 
@@ -75,9 +73,8 @@ def check_pair(variant: str, seed: int, pair: int, opening: int, seconds: float,
     the last turn of ``at``."""
     game = new_game(variant)
     assert isinstance(game, Game)
-    for kind, frm, to, _, flag in start_of(variant, opening, seed * 100_003 + pair, True):
+    for kind, frm, to, _, flag in pair_start(variant, opening, seed, pair, True):
         game.push(kind, frm, to, flag)
-    rng = random.Random(seed * 100_003 + pair)
     seen: dict[str, int] = {}
     checks: list[Check] = []
     for turn in range(max(at) + 1):
@@ -85,14 +82,14 @@ def check_pair(variant: str, seed: int, pair: int, opening: int, seconds: float,
             return checks, f"pair {pair} ended at turn {turn}: {game.outcome}"
         if turn in at:
             # searched, never answered from the opening book
-            short = best_move(game, seconds, seed=1, book=False)
-            long = best_move(game, deep, seed=1, book=False)
+            short = best_move(game, seconds, book=False)
+            long = best_move(game, deep, book=False)
             key = board_key(game)
             checks.append(Check(pair, turn, (game.count(0), game.count(1)),
                                 (short.score, short.depth, str(short.move)),
                                 (long.score, long.depth, str(long.move)), seen.get(key)))
             seen.setdefault(key, turn)
-        r = best_move(game, seconds, seed=rng.getrandbits(32))
+        r = best_move(game, seconds)  # full strength: the seed plays no part
         assert r.move is not None
         game.play(r.move)
     return checks, None

@@ -58,6 +58,7 @@ __all__ = [
     "opening",
     "balanced_opening",
     "WHOLE_SETTING",
+    "pair_start",
     "opening_length",
     "describe_opening",
     "BALANCE_NODES",
@@ -237,6 +238,12 @@ def start_of(variant: str, actions: int, seed: int, balanced: bool) -> list[Raw]
     return (balanced_opening if balanced else opening)(variant, actions, seed)
 
 
+def pair_start(variant: str, actions: int, seed: int, pair: int, balanced: bool) -> list[Raw]:
+    """The actions pair ``pair`` (games ``2 * pair`` and ``2 * pair + 1``)
+    of a match with seed ``seed`` starts from (:func:`start_of`)."""
+    return start_of(variant, actions, seed * 100_003 + pair, balanced)
+
+
 def play_game(
     variant: str, attacker: Player, defender: Player, seed: int, cap: int = 200,
     start: list[Raw] | None = None, quiet: int = 0,
@@ -346,7 +353,7 @@ def _outcome(i: int, variant: str, a: Player, b: Player, terms: Terms) -> int:
     """Game ``i`` of a match: 1 A won, 0 draw, -1 A lost."""
     a_side = i % 2
     pair = (a, b) if a_side == 0 else (b, a)
-    start = start_of(variant, terms.opening, terms.seed * 100_003 + i // 2, terms.balanced)
+    start = pair_start(variant, terms.opening, terms.seed, i // 2, terms.balanced)
     w = play_game(variant, pair[0], pair[1], terms.seed * 100_003 + i, terms.cap, start,
                   terms.quiet)
     return 0 if w is None else 1 if w == a_side else -1
