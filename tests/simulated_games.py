@@ -4,22 +4,15 @@ from __future__ import annotations
 
 import random
 
+from controller.reconcile.bench import random_game
 from controller.reconcile.simulator import simulate_log
-from controller.rules import Game
+from controller.rules import AnyGame
+
+__all__ = ["random_game", "random_log"]
 
 
-def random_game(variant: str, rng: random.Random, limit: int) -> Game:
-    """Random legal actions; an unfinished game does not end on a pass
-    (a pass leaves no trace on the board)."""
-    g = Game.new(variant)
-    while g.outcome is None and len(g.moves) < limit:
-        g.play(rng.choice(g.legal_moves()))
-    while g.outcome is None and g.moves and g.moves[-1].kind == "pass":
-        g.pop()
-    return g
-
-
-def random_log(variant: str, seed: int, limit: int, colour: bool = False) -> tuple[Game, list[str]]:
+def random_log(variant: str, seed: int, limit: int,
+               colour: bool = False) -> tuple[AnyGame, list[str]]:
     """A random game (seeded) and the lines of its simulated sensor log."""
     game = random_game(variant, random.Random(seed), limit)
     return game, simulate_log(game, seed=seed, colour=colour).splitlines()

@@ -3,6 +3,9 @@
 Every action is chosen uniformly among :meth:`Game.raw_moves` (the same
 actions, in the same order, as :meth:`Game.legal_moves`) and played with
 :meth:`Game.push_raw`.  The benchmark and the property tests use it.
+
+:func:`lasting_moves` is the choice of a simulated player that keeps a game
+going (the hall simulator, the service's tests).
 """
 
 from __future__ import annotations
@@ -11,10 +14,11 @@ import random
 from dataclasses import dataclass
 
 from .game import Game
-from .moves import SIDE_NAMES
+from .leap_factory import AnyGame
+from .moves import PASS, SIDE_NAMES, Move
 from .variants import Variant
 
-__all__ = ["Playout", "random_playout"]
+__all__ = ["Playout", "lasting_moves", "random_playout"]
 
 
 @dataclass(frozen=True)
@@ -45,3 +49,19 @@ def random_playout(
     moves = tuple(str(m) for m in g.moves[start:]) if record else ()
     winner = g.outcome.winner
     return Playout(None if winner is None else SIDE_NAMES.index(winner), g.ply - start, moves)
+
+
+def lasting_moves(game: AnyGame) -> list[Move]:
+    """The legal actions but passes that leave ``game`` unfinished, in
+    :meth:`Game.legal_moves` order; every action but passes when each one
+    ends it.  A random player choosing among them keeps a game going where
+    a blocked side loses at once (khamousiyya, sabouiyya), and never makes
+    a pass, which leaves nothing on a board to see."""
+    moves = [m for m in game.legal_moves() if m.kind != PASS]
+    going = []
+    for m in moves:
+        game.play(m)
+        if game.outcome is None:
+            going.append(m)
+        game.pop()
+    return going or moves

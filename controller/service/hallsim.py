@@ -24,6 +24,7 @@ from pathlib import Path
 
 from controller.board.sensorlog import Frame
 from controller.rules import new_game
+from controller.rules.random_games import lasting_moves
 
 from .simboard import occupancy
 
@@ -47,16 +48,10 @@ def plan_game(variant: str, seed: int, max_actions: int) -> list[str]:
     g = new_game(variant)
     frames: list[str] = []
     while g.outcome is None and len(frames) < max_actions:
-        moves = [m for m in g.legal_moves() if m.kind != "pass"]
+        moves = lasting_moves(g)
         if not moves:
             break
-        going = []
-        for m in moves:
-            g.play(m)
-            if g.outcome is None:
-                going.append(m)
-            g.pop()
-        g.play(rng.choice(going or moves))
+        g.play(rng.choice(moves))
         frames.append(occupancy(g))
     return frames
 

@@ -23,6 +23,7 @@ from typing import Any
 import pytest
 
 from controller.rules import Game
+from controller.rules.random_games import lasting_moves
 
 MOSQUITTO = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
 
@@ -242,16 +243,10 @@ def random_game(seed: int, variant: str = "sabouiyya", limit: int = 70) -> list[
     rng = random.Random(seed)
     g = Game.new(variant)
     while g.outcome is None and len(g.moves) < limit:
-        moves = [m for m in g.legal_moves() if m.kind != "pass"]
-        going = []
-        for m in moves:
-            g.play(m)
-            if g.outcome is None:
-                going.append(m)
-            g.pop()
+        moves = lasting_moves(g)
         if not moves:
             break
-        g.play(rng.choice(going or moves))
+        g.play(rng.choice(moves))
     return [str(m) for m in g.moves]
 
 

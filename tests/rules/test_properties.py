@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from controller.rules import Game, find_variant
-from controller.rules.random_games import random_playout
+from controller.rules.random_games import lasting_moves, random_playout
 from controller.rules.record import Record, parse_record
 
 VARIANTS = [
@@ -114,3 +114,34 @@ def test_random_playouts_are_legal_games(variant: object, seed: int) -> None:
     winner = {"attacker": 0, "defender": 1, None: None}[game.outcome.winner]
     assert winner == playout.winner
     assert len(game.moves) == playout.actions
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.sampled_from(["khamousiyya", "sabouiyya", "kharbga"]), seeds)
+def test_lasting_moves_keep_a_random_game_going(variant: str, seed: int) -> None:
+    # Where some action would end the game at once, the simulated player's
+    # choice leaves it out; it never offers a pass, and it changes nothing.
+    rng = random.Random(seed)
+    game = Game.new(variant)
+    for _ in range(120):
+        if game.outcome is not None:
+            break
+        before = game.position()
+        offered = lasting_moves(game)
+        assert game.position() == before
+        legal = [m for m in game.legal_moves() if m.kind != "pass"]
+        assert [str(m) for m in offered] == [str(m) for m in legal if m in offered]
+        ending = []
+        for m in legal:
+            game.play(m)
+            if game.outcome is not None:
+                ending.append(str(m))
+            game.pop()
+        if len(ending) < len(legal):
+            assert sorted(str(m) for m in offered) == sorted(
+                str(m) for m in legal if str(m) not in ending)
+        else:
+            assert [str(m) for m in offered] == [str(m) for m in legal]
+        if not offered:
+            break
+        game.play(rng.choice(offered))

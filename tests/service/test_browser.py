@@ -16,6 +16,7 @@ from playwright.sync_api import Page, expect, sync_playwright
 from server import Server
 
 from controller.rules import Game
+from controller.rules.random_games import lasting_moves
 from controller.rules.record import group_turns, parse_record
 
 
@@ -73,14 +74,7 @@ def test_a_game_by_clicks(page: tuple[Page, Server], tmp_path: Path) -> None:
     game = Game.new("sabouiyya")
     checked_lift = checked_capture = False
     while game.outcome is None and len(game.moves) < 45:
-        moves = [m for m in game.legal_moves() if m.kind != "pass"]
-        going = []
-        for m in moves:  # keep the game going (a blocked side loses at once)
-            game.play(m)
-            if game.outcome is None:
-                going.append(m)
-            game.pop()
-        moves = going or moves
+        moves = lasting_moves(game)  # a blocked side loses at once
         captures = [m for m in moves if m.capture]
         move = captures[0] if captures and not checked_capture else rng.choice(moves)
         names = game.geometry.point_names

@@ -9,6 +9,7 @@ from pathlib import Path
 from controller.reconcile.reconciler import Settings
 from controller.reconcile.replay import replay
 from controller.rules import Game
+from controller.rules.random_games import lasting_moves
 from controller.rules.record import parse_record
 from controller.service.board import BoardService
 from controller.service.config import Config
@@ -107,14 +108,7 @@ def test_a_new_game_waits_for_the_cleared_board(tmp_path: Path) -> None:
 def _play_some(service: BoardService, clock: Clock, game: Game, rng: random.Random,
                n: int) -> None:
     for _ in range(n):
-        moves = [m for m in game.legal_moves() if m.kind != "pass"]
-        going = []
-        for m in moves:
-            game.play(m)
-            if game.outcome is None:
-                going.append(m)
-            game.pop()
-        game.play(rng.choice(going or moves))
+        game.play(rng.choice(lasting_moves(game)))
         _put(service, clock, game)
 
 

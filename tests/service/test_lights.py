@@ -22,6 +22,7 @@ from test_browser import served_page
 
 from controller.board.leds import legend
 from controller.rules import Game
+from controller.rules.random_games import lasting_moves
 
 
 def occ(bits: int, n: int) -> str:
@@ -130,14 +131,7 @@ def _play_to_a_chain(pg: Page, server: Server, tmp_path: Path) -> Game:
     game = Game.new("sabouiyya")
     seen = set()
     while game.chain_square is None:
-        moves = [m for m in game.legal_moves() if m.kind != "pass"]
-        going = []
-        for m in moves:
-            game.play(m)
-            if game.outcome is None:
-                going.append(m)
-            game.pop()
-        moves = going or moves
+        moves = lasting_moves(game)
         caps = [m for m in moves if m.capture]
         move = rng.choice(caps) if caps else rng.choice(moves)
         a, d = game.bitboards()
