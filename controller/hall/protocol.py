@@ -142,13 +142,16 @@ def apply_token(game: AnyGame, token: str) -> None:
 
 
 def action_tokens(game: AnyGame) -> list[str]:
-    """The game's actions as the store keeps them (a resignation as
-    ``resign:SIDE``)."""
+    """The game's actions as the store keeps them: a resignation as
+    ``resign:SIDE``, an agreed draw as ``agreement``, an agreed barrier as
+    ``barrier`` (what :func:`apply_token` plays back)."""
     out = []
     for m in game.moves:
         if m.kind == "resignation":
             o = game.outcome
             out.append("resign:" + ("defender" if o and o.winner == "attacker" else "attacker"))
+        elif m.kind in ("agreement", "barrier"):
+            out.append(m.kind)
         else:
             out.append(str(m))
     return out

@@ -85,7 +85,12 @@ class StoredGame:
         """The game replayed from its stored actions (either rules family);
         :class:`Unreplayable` if these rules refuse its start or an action."""
         g = stored_start(self.variant, self.options, self.start)
-        for token in self.actions:
+        last = len(self.actions) - 1
+        for i, token in enumerate(self.actions):
+            if i == last and token == "pass" and self.termination in ("agreement", "barrier"):
+                # Earlier versions stored an agreed draw or barrier as
+                # "pass", which the rules do not play as an ending.
+                token = self.termination
             apply_token(g, token)
         return g
 

@@ -247,3 +247,44 @@ def test_a_camera_board_names_the_wrong_sides_soldier(tmp_path: Path) -> None:
     show(cells())
     assert "error" not in service.state()["leds"].values()
     service.close()
+
+
+def test_games_ended_by_agreement_replay_from_the_archive(tmp_path: Path) -> None:
+    # An agreed draw, an agreed barrier and a resignation, in both rules
+    # families: the archive's game replays to the same end (the viewer and
+    # `games show` read it so).
+    from controller.rules import new_game
+    from controller.service.store import Store
+
+    store = Store(tmp_path)
+    ended = []
+    for variant, end, token in [("kharbga", "agree_draw", "agreement"),
+                                ("kharbga-refuge", "agree_barrier", "barrier"),
+                                ("sabouiyya", "resign", "resign:"),
+                                ("checkers", "agree_draw", "agreement"),
+                                ("sixteen-soldiers", "resign", "resign:")]:
+        game = new_game(variant)
+        rng = random.Random(len(ended))
+        for _ in range(6):
+            game.play(rng.choice(lasting_moves(game)))
+        gid = store.new_game(game, "A", "D")
+        if end == "resign":
+            token += ("attacker", "defender")[game.side]
+        getattr(game, end)()
+        store.finish(gid, game)
+        ended.append((gid, game, token))
+    for gid, game, token in ended:
+        stored = store.get(gid)
+        assert stored is not None and stored.actions[-1] == token
+        again = stored.game()
+        assert again.outcome == game.outcome and again.outcome is not None
+        assert again.position() == game.position()
+    # A draw stored as "pass" by earlier versions still replays.
+    gid, game, _ = ended[0]
+    with store.db:
+        store.db.execute("UPDATE actions SET token='pass' WHERE game_id=? AND token='agreement'",
+                         (gid,))
+    stored = store.get(gid)
+    assert stored is not None and stored.actions[-1] == "pass"
+    assert stored.game().outcome == game.outcome
+    store.close()
