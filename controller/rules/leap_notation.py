@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 from controller.board.geometry import Geometry, points
 
-from .moves import PASS, REMOVE, STEP, NotationError, PositionError
+from .moves import PASS, REMOVE, STEP, NotationError, PositionError, position_count
 
 if TYPE_CHECKING:
     from .leap import LeapGame
@@ -171,13 +171,12 @@ def parse_position(game: LeapGame, text: str) -> None:
         raise PositionError(f"side to move {side_t!r} is not 'a' or 'd'")
     if phase_t != "m":
         raise PositionError(f"phase {phase_t!r}: these games have only the moving phase 'm'")
-    if not turn_t.isdigit() or int(turn_t) < 1:
-        raise PositionError(f"turn number {turn_t!r} is not a number from 1")
+    turn = position_count(turn_t, "turn number", 1)
     side = "ad".index(side_t)
     game._bb = [a, d]
     game._kings = kings
     game._side = side
-    game._turn = int(turn_t)
+    game._turn = turn
     if chain_t != "-":
         try:
             chain = g.parse_point(chain_t)
@@ -199,9 +198,7 @@ def _parse_extra(game: LeapGame, extra: str) -> None:
     if not sep:
         raise PositionError(f"extra field {extra!r} is not key=value")
     if key == "np":
-        if not value.isdigit():
-            raise PositionError(f"cannot read extra field {extra!r}")
-        game._noprog = int(value)
+        game._noprog = position_count(value, f"{extra!r}: the count")
     elif key == "hf":
         if not game.variant.huffing:
             raise PositionError(f"variant {game.variant.name} has no huffing: {extra!r}")

@@ -16,6 +16,8 @@ __all__ = [
     "IllegalMoveError",
     "NotationError",
     "PositionError",
+    "MAX_COUNT",
+    "position_count",
 ]
 
 ATTACKER = 0
@@ -37,6 +39,19 @@ class NotationError(RulesError):
 
 class PositionError(RulesError):
     """A position string that cannot be read or describes no legal state."""
+
+
+MAX_COUNT = 1_000_000
+"""The largest turn number or count a position string may give (a real game
+ends long before; the compiled core keeps them in 32 bits)."""
+
+
+def position_count(text: str, what: str, low: int = 0) -> int:
+    """``text`` as a whole number from ``low`` to :data:`MAX_COUNT`, or a
+    :class:`PositionError` naming ``what``."""
+    if not (text.isascii() and text.isdigit()) or not low <= int(text) <= MAX_COUNT:
+        raise PositionError(f"{what} {text!r} is not a whole number from {low} to {MAX_COUNT:,}")
+    return int(text)
 
 
 class Termination(StrEnum):

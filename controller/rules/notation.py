@@ -36,6 +36,7 @@ from .moves import (
     STEP,
     NotationError,
     PositionError,
+    position_count,
 )
 from .state import NO_OFF, Exchange, Off, State
 from .variants import Variant
@@ -169,6 +170,12 @@ def parse_position(variant: Variant, text: str) -> State:
         raise PositionError("H'ajeb in the setting phase")
     if (extras.hajeb == 2) != bool(extras.removals and extras.hajeb):
         raise PositionError("hajeb=end goes with the removals owed (rm=...), hajeb=on without")
+    for name, on_board, off in zip(("Attacker", "Defender"), (a, d), extras.off, strict=True):
+        if on_board.bit_count() + sum(off) > variant.pieces_per_side:
+            raise PositionError(
+                f"off={','.join(str(n) for pair in extras.off for n in pair)}: the {name} has "
+                f"{on_board.bit_count()} on the board and {sum(off)} off it, more than its "
+                f"{variant.pieces_per_side} pieces")
     return State(
         a,
         d,
@@ -190,7 +197,8 @@ def _parse_board(variant: Variant, board: str) -> tuple[int, int]:
     ranks = board.split("/")
     if len(ranks) != n:
         raise PositionError(
-            f"board {board!r} has {len(ranks)} ranks, the {variant.geometry.name} board {n}"
+            f"board {board!r} does not fit variant {variant.name}: its {variant.geometry.name} "
+            f"board has {n} ranks, this one {len(ranks)}"
         )
     a = d = 0
     for i, rank in enumerate(ranks):
@@ -213,9 +221,8 @@ def _parse_side_phase_turn(side_t: str, phase_t: str, turn_t: str) -> tuple[int,
         raise PositionError(f"side to move {side_t!r} is not 'a' or 'd'")
     if phase_t not in ("s", "m"):
         raise PositionError(f"phase {phase_t!r} is not 's' or 'm'")
-    if not turn_t.isdigit():
-        raise PositionError(f"turn number {turn_t!r} is not a number")
-    return (ATTACKER if side_t == "a" else DEFENDER), phase_t == "s", int(turn_t)
+    turn = position_count(turn_t, "turn number")
+    return (ATTACKER if side_t == "a" else DEFENDER), phase_t == "s", turn
 
 
 def _check_counts(variant: Variant, a: int, d: int) -> None:
@@ -283,10 +290,7 @@ def _read_exchange(variant: Variant, value: str, side: int, extra: str) -> dict[
 
 
 def _read_no_progress(variant: Variant, value: str, side: int, extra: str) -> dict[str, object]:
-    n = int(value)
-    if n < 0:
-        raise ValueError
-    return {"no_progress": n}
+    return {"no_progress": position_count(value, f"{extra!r}: the count")}
 
 
 def _read_removals(variant: Variant, value: str, side: int, extra: str) -> dict[str, object]:
@@ -300,8 +304,8 @@ def _read_removals(variant: Variant, value: str, side: int, extra: str) -> dict[
 
 
 def _read_off(variant: Variant, value: str, side: int, extra: str) -> dict[str, object]:
-    nums = [int(x) for x in value.split(",")]
-    if len(nums) != 6 or min(nums) < 0:
+    nums = [position_count(x, f"{extra!r}: the count") for x in value.split(",")]
+    if len(nums) != 6:
         raise ValueError
     return {"off": ((nums[0], nums[1], nums[2]), (nums[3], nums[4], nums[5]))}
 

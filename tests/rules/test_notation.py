@@ -26,12 +26,19 @@ def test_move_strings_and_lookup() -> None:
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ("ADADADA/DADADAD a m - 1", "has 2 ranks"),
+        ("ADADADA/DADADAD a m - 1", "its 7x7 board has 7 ranks, this one 2"),
         ("ADADADA/DADADAD/ADADADA/DAD.DAD/ADADADA/DADADAD/ADADAD a m - 1", "rank 1"),
         ("ADADADA/DADADAD/ADADADA/DAD.DAD/ADADADA/DADADAD/ADADADX a m - 1", "unknown piece 'X'"),
         (START_MOVING.replace(" a m", " b m"), "side to move 'b'"),
         (START_MOVING.replace(" a m", " a q"), "phase 'q'"),
         (START_MOVING.replace(" - 1", " - x"), "turn number 'x'"),
+        # Numbers beyond any game, which the compiled core cannot hold.
+        (START_MOVING.replace(" - 1", " - 99999999999999999999"),
+         "turn number '99999999999999999999' is not a whole number from 0 to 1,000,000"),
+        (START_MOVING.replace(" - 1", " - -3"), "turn number '-3' is not a whole number"),
+        (START_MOVING + " np=2147483648", "'np=2147483648': the count"),
+        (START_MOVING + " off=99999999999999999999,0,0,0,0,0", "the count '9999"),
+        (START_MOVING + " off=1,0,0,0,0,0", "the Attacker has 24 on the board and 1 off it"),
         (START_MOVING.replace(" - 1", " z9 1"), "chain square 'z9'"),
         (START_MOVING + " ex=9:d4", "extra field 'ex=9:d4'"),
         (START_MOVING + " foo", "not key=value"),

@@ -117,6 +117,9 @@ def test_state_and_a_game_played_through_the_api(make: Any) -> None:
         ("/api/new", {"attacker": "a\u0000b"}, 400, "U+0000 is not allowed"),
         ("/api/new", {"defender": "abc\u202edef"}, 400, "U+202E is not allowed"),
         ("/api/new", {"defender": "x" * 41}, 400, "at most 40 characters"),
+        ("/api/new", {"variant": "kharbga", "position": "ADADADA/DADADAD/DADADAD/ADA.ADA/"
+                      "DADADAD/DADADAD/ADADADA a m - 99999999999999999999"}, 400,
+         "is not a whole number from 0 to 1,000,000"),
     ],
 )
 def test_bad_requests_are_refused(make: Any, path: str, body: Any, status: int,
