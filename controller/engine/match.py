@@ -44,7 +44,7 @@ from controller.rules import Game, find_variant
 from controller.rules.leap import LeapGame
 from controller.rules.leap_variants import LEAP_VARIANTS
 
-from .api import best_move
+from .api import LEVELS, MAX_SECONDS, best_move
 from .search import AnyGame
 
 __all__ = [
@@ -132,6 +132,12 @@ def make_player(spec: str) -> Player:
         level = int(parts[1]) if len(parts) > 1 else None
     except ValueError:
         raise ValueError(f"bad player {spec!r}: engine:SECONDS[:LEVEL]") from None
+    if parts and not 0 < seconds <= MAX_SECONDS:
+        raise ValueError(f"player {spec!r}: the time must be more than 0 and at most "
+                         f"{MAX_SECONDS:g} seconds")
+    if level is not None and level not in LEVELS:
+        raise ValueError(f"player {spec!r}: the level must be one of "
+                         f"{', '.join(map(str, LEVELS))}")
     if name == "random" and not parts:
         return random_player
     if name == "greedy" and not parts:

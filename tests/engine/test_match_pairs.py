@@ -67,9 +67,15 @@ def test_the_baseline_player_needs_its_directory(monkeypatch: pytest.MonkeyPatch
         make_player("baseline:0.1")
 
 
-@pytest.mark.parametrize("spec", ["engine:x", "random:1", "greedy:2", "engine:1:2:3", "nobody"])
-def test_bad_player_specs_are_refused(spec: str) -> None:
-    with pytest.raises(ValueError):
+@pytest.mark.parametrize(("spec", "words"), [
+    ("engine:x", "bad player"), ("random:1", "unknown player"), ("greedy:2", "unknown player"),
+    ("engine:1:2:3", "unknown player"), ("nobody", "unknown player"),
+    ("engine:0.01:9", "the level must be one of 1, 2, 3, 4, 5"),
+    ("engine:0.01:0", "the level must be"), ("engine:inf", "at most 600 seconds"),
+    ("engine:nan", "more than 0"), ("engine:0", "more than 0"), ("baseline:1e9", "at most 600"),
+])
+def test_bad_player_specs_are_refused(spec: str, words: str) -> None:
+    with pytest.raises(ValueError, match=words):
         make_player(spec)
 
 
