@@ -18,6 +18,14 @@ from typing import Any
 from controller import __version__
 
 PROG = "kharbga-board"
+
+EXTRAS = {
+    "gpiozero": "pi", "lgpio": "pi", "adafruit_blinka": "pi", "board": "pi", "busio": "pi",
+    "neopixel_spi": "pi", "serial": "serial", "cv2": "camera", "numpy": "camera",
+    "aiohttp": "web", "paho": "mqtt",
+}
+"""The optional libraries and the extra of pyproject.toml that installs each
+(a command that needs one and does not find it says which)."""
 DEFAULT_VARIANT = "kharbga"
 DEFAULT_MAX_MOVES = 2000
 
@@ -100,7 +108,11 @@ def _cmd_replay(args: argparse.Namespace) -> int:
     from controller.board.sensorlog import Event
     from controller.reconcile.reconciler import Settings
     from controller.reconcile.replay import ReplayResult, log_events, replay_events
+    from controller.reconcile.settings import timing_problem
 
+    timing = timing_problem(args.settle, args.error_delay)
+    if timing:
+        raise ValueError(f"--{timing[0].replace('_', '-')} {timing[1]}")
     settings = Settings(settle=args.settle, error_delay=args.error_delay)
     source: Callable[[Iterable[str]], Iterable[Event]] = log_events
     options: dict[str, Any] = {}
@@ -501,6 +513,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return 0
+    except ModuleNotFoundError as exc:
+        root = (exc.name or "").partition(".")[0]
+        if root not in EXTRAS:
+            raise
+        print(f"{PROG}: this needs the Python module {root!r}, which is not installed: "
+              f"pip install 'kharbga-board[{EXTRAS[root]}]'", file=sys.stderr)
+        return 2
     except (ValueError, OSError) as exc:
         message = " ".join(str(exc).split()) or type(exc).__name__
         print(f"{PROG}: {message}", file=sys.stderr)

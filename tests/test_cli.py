@@ -85,6 +85,25 @@ def test_missing_file_and_unknown_variant(capsys: pytest.CaptureFixture[str]) ->
     assert len(err) == 2 and "unknown variant 'chess'" in err[1]
 
 
+@pytest.mark.parametrize(("option", "value", "words"), [
+    ("--settle", "nan", "--settle must be 0.01 to 5 seconds, not nan"),
+    ("--settle", "1e9", "--settle must be 0.01 to 5 seconds"),
+    ("--settle", "-1", "--settle must be"),
+    ("--error-delay", "nan", "--error-delay must be 0 to 60 seconds, not nan"),
+    ("--error-delay", "-0.5", "--error-delay must be"),
+])
+def test_replay_refuses_timings_no_board_has(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                            option: str, value: str, words: str) -> None:
+    # The same ranges as the service's configuration: a window that reads
+    # nothing would print an empty record as if the game had none.
+    log = tmp_path / "game.jsonl"
+    log.write_text(simulate_log(_game("kharbga", 3, 30), seed=1))
+    assert main(["replay", str(log), option, value]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err.startswith(f"kharbga-board: {words}")
+    assert captured.err.count("\n") == 1
+
+
 def test_console_script_runs_without_traceback(tmp_path: Path) -> None:
     log = tmp_path / "bad.jsonl"
     log.write_bytes(b"\xff\xfe garbage")
@@ -147,3 +166,21 @@ def test_replay_via_firmware_follows_the_configured_mapping(
     assert main([*argv, "--config", str(wrong)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "the mapping is for the 37-point board, the log for 8x8" in err
+
+
+@pytest.mark.parametrize(("argv", "module", "extra"), [
+    (["camera", "read", "x", "--profile", "y"], "cv2", "camera"),
+    (["doctor"], "gpiozero", "pi"),
+    (["doctor", "--serial", "/dev/nonexistent"], "serial", "serial"),
+])
+def test_a_missing_library_is_named_with_its_extra(argv: list[str], module: str,
+                                                    extra: str) -> None:
+    # The library hidden from a fresh interpreter, as on a machine that
+    # installed the package without that extra.
+    code = (f"import sys; sys.modules[{module!r}] = None\n"
+            f"from controller.cli import main; raise SystemExit(main({argv!r}))")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=False)
+    assert proc.returncode == 2
+    assert proc.stderr == (f"kharbga-board: this needs the Python module {module!r}, which is "
+                           f"not installed: pip install 'kharbga-board[{extra}]'\n")

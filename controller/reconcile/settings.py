@@ -4,7 +4,24 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["Settings"]
+__all__ = ["Settings", "SETTLE_RANGE", "ERROR_DELAY_RANGE", "timing_problem"]
+
+SETTLE_RANGE = (0.01, 5.0)
+"""The settle windows (seconds) a board may be given: shorter reads a hand
+in passing as a move, longer makes a player wait for the board."""
+ERROR_DELAY_RANGE = (0.0, 60.0)
+"""The error delays (seconds) a board may be given."""
+
+
+def timing_problem(settle: float, error_delay: float) -> tuple[str, str] | None:
+    """``(setting, problem)`` when a settle window or an error delay is out
+    of its range (NaN included), else None."""
+    if not SETTLE_RANGE[0] <= settle <= SETTLE_RANGE[1]:
+        return "settle", f"must be {SETTLE_RANGE[0]:g} to {SETTLE_RANGE[1]:g} seconds, not {settle}"
+    if not ERROR_DELAY_RANGE[0] <= error_delay <= ERROR_DELAY_RANGE[1]:
+        return "error_delay", (f"must be {ERROR_DELAY_RANGE[0]:g} to {ERROR_DELAY_RANGE[1]:g} "
+                               f"seconds, not {error_delay}")
+    return None
 
 
 @dataclass(frozen=True)

@@ -48,6 +48,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from controller.board.config import ConfigError, Table, read_toml
+from controller.reconcile.settings import timing_problem
 from controller.rules import find_any_variant
 
 if TYPE_CHECKING:
@@ -202,10 +203,9 @@ def _check(c: Config, overridden: set[str]) -> None:
         find_any_variant(c.variant)
     except ValueError as exc:
         raise error("variant", str(exc)) from None
-    if not 0.01 <= c.settle <= 5:
-        raise error("settle", f"must be 0.01 to 5 seconds, not {c.settle}")
-    if not 0 <= c.error_delay <= 60:
-        raise error("error_delay", f"must be 0 to 60 seconds, not {c.error_delay}")
+    timing = timing_problem(c.settle, c.error_delay)
+    if timing:
+        raise error(*timing)
     if not 1 <= c.port <= 65535:
         raise error("port", f"must be from 1 to 65535, not {c.port}")
     if not c.host:
