@@ -34,10 +34,12 @@ Command = Callable[[argparse.Namespace], int]
 
 def _play_random_game(variant: str, seed: int | None, max_moves: int) -> int:
     """Play uniformly random legal moves from the start; print moves, position, outcome."""
-    from controller.rules import Game
+    from controller.rules import new_game
 
+    if max_moves < 0:
+        raise ValueError(f"--max-moves must be 0 or more, not {max_moves}")
     rng = random.Random(seed)
-    game = Game.new(variant)
+    game = new_game(variant)
     played = 0
     while game.outcome is None and played < max_moves:
         moves = game.legal_moves()

@@ -118,6 +118,25 @@ def test_demo_plays_a_game(capsys: pytest.CaptureFixture[str]) -> None:
     assert "outcome:" in capsys.readouterr().out
 
 
+@pytest.mark.parametrize("variant", ["checkers", "sixteen-soldiers"])
+def test_demo_plays_the_leap_games_too(variant: str, capsys: pytest.CaptureFixture[str]) -> None:
+    from controller.rules import game_from_position, new_game
+
+    assert main(["demo", "--variant", variant, "--seed", "1", "--max-moves", "5"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 7 and lines[-1] == "outcome: none after 5 moves"
+    game = new_game(variant)
+    for line in lines[:5]:
+        game.play(line.split()[-1])
+    assert lines[5] == f"position: {game.position()}"
+    assert game_from_position(variant, game.position()).position() == game.position()
+
+
+def test_demo_refuses_a_negative_count(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["demo", "--max-moves", "-5"]) == 2
+    assert capsys.readouterr().err == "kharbga-board: --max-moves must be 0 or more, not -5\n"
+
+
 def test_games_archive_commands(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from controller.service.store import Store
 
