@@ -64,8 +64,8 @@ class Update:
     resumed: AnyGame | None = None
     """A game put aside that was set up again: it is now :attr:`Reconciler.game`."""
     refused: str | None = None
-    """Why a press of the ``hajeb`` button (or :meth:`Reconciler.hajeb`)
-    changed nothing, in words."""
+    """Why a press of the ``hajeb`` or ``exchange`` button (or
+    :meth:`Reconciler.hajeb`) changed nothing, in words."""
 
 
 @dataclass(slots=True)
@@ -231,7 +231,7 @@ class Reconciler:
         s = side if isinstance(side, int) else SIDES.index(side)
         g = self.game
         if not isinstance(g, Game):
-            self._report.refused = f"not a rule of {g.variant.name}"
+            self._report.refused = f"H'ajeb is not a rule of {g.variant.name}"
             return None
         if s != 1:
             self._report.refused = "only the Defender declares or rescinds H'ajeb"
@@ -239,7 +239,7 @@ class Reconciler:
         action = RESCIND if g.hajeb == "on" else HAJEB
         reason = g.hajeb_refusal(action)
         if reason is not None:
-            self._report.refused = reason
+            self._report.refused = f"H'ajeb: {reason}"
             return None
         self._timeline.push(action, -1, -1, False)
         self._report.played.append(action)
@@ -288,7 +288,7 @@ class Reconciler:
         update.refused = report.refused
         update.status, update.leds = self._display.show(self.game, self._view())
         if report.refused:
-            update.status += f" (H'ajeb: {report.refused})"
+            update.status += f" ({report.refused})"
         return update
 
     def _advance(self, now: float) -> None:
@@ -321,7 +321,9 @@ class Reconciler:
         name = event.button
         table = self._table
         if name == "exchange":
-            if not self._readings.settled:
+            if not isinstance(g, Game) or not g.variant.exchange:
+                self._report.refused = f"the exchange is not a rule of {g.variant.name}"
+            elif not self._readings.settled:
                 # The board is still settling from a move made before the
                 # press: the flag is for the next step, not that one.
                 table.flag_presses.append(side)

@@ -458,3 +458,27 @@ def test_max_actions_caps_the_run_read_from_one_reading(max_actions: int) -> Non
     else:
         assert h.moves == []
         assert h.leds["a2"] == "error" and h.leds["b3"] == "error"
+
+
+@pytest.mark.parametrize("variant", ["kharbga-refuge", "khamousiyya"])
+def test_the_exchange_button_is_refused_where_there_is_no_exchange(variant: str) -> None:
+    pos = "......./......./......./...A.../.D...../......./A...... d m - 7"
+    h = Hands(variant, pos)
+    update = h.press("exchange", "defender")
+    assert update.refused == f"the exchange is not a rule of {variant}"
+    assert "exchange flag" not in h.hold().status
+    h.move("b3", "b4")
+    assert h.moves == ["b3-b4"]  # an ordinary step, no flag
+
+
+def test_the_exchange_button_is_refused_in_a_leap_game() -> None:
+    from controller.rules import new_game
+
+    game = new_game("checkers")
+    r = Reconciler(game=game)
+    a, d = game.bitboards()
+    r.feed(Frame(0.0, a | d))
+    r.tick(0.5)
+    update = r.feed(Button(1.0, "exchange", "attacker"))
+    assert update.refused == "the exchange is not a rule of checkers"
+    assert update.status == "Attacker to move (the exchange is not a rule of checkers)"
