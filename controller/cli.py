@@ -139,11 +139,15 @@ def _cmd_replay(args: argparse.Namespace) -> int:
     def run(lines: Iterable[str]) -> ReplayResult:
         return replay_events(source(lines), args.variant, settings, trace=args.trace)
 
-    if args.log == "-":
-        result = run(sys.stdin)
-    else:
-        with open(args.log, encoding="utf-8") as fh:
-            result = run(fh)
+    try:
+        if args.log == "-":
+            result = run(sys.stdin)
+        else:
+            with open(args.log, encoding="utf-8") as fh:
+                result = run(fh)
+    except UnicodeDecodeError:
+        name = "standard input" if args.log == "-" else args.log
+        raise ValueError(f"{name}: not a sensor log (not UTF-8 text)") from None
     if args.trace:
         for line in result.trace:
             print(line)
@@ -327,6 +331,13 @@ def _cmd_calibrate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _data_dir(text: str) -> str:
+    """``--data-dir``'s value: a folder's path, not an empty word."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("an empty path: give the folder, or leave the option out")
+    return text
+
+
 def _add_demo_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--variant",
@@ -397,7 +408,7 @@ def _add_run_and_hint(sub: Any) -> None:
     run.add_argument("--variant", help=f"rules variant (default: {DEFAULT_VARIANT})")
     run.add_argument("--host", help="address of the web page (default: 127.0.0.1)")
     run.add_argument("--port", type=int, help="port of the web page (default: 8080)")
-    run.add_argument("--data-dir", help="where games are stored (default: data)")
+    run.add_argument("--data-dir", type=_data_dir, help="where games are stored (default: data)")
     run.add_argument("--config", help="TOML configuration file")
     run.add_argument("--token", help="the token callers on other machines must give (at least "
                      "12 characters; needed when --host is not a loopback address)")
@@ -437,7 +448,7 @@ def build_parser() -> argparse.ArgumentParser:
     gp = sub.add_parser("games", help="the archive: list, show, export a record, raw sensor log")
     gp.add_argument("action", choices=["list", "show", "export", "log"])
     gp.add_argument("id", nargs="?", help="game id (show, export, log)")
-    gp.add_argument("--data-dir", help="where games are stored (default: data)")
+    gp.add_argument("--data-dir", type=_data_dir, help="where games are stored (default: data)")
     gp.add_argument("--config", help="TOML configuration file")
     gp.set_defaults(command=_cmd_games)
 

@@ -104,6 +104,19 @@ def test_replay_refuses_timings_no_board_has(tmp_path: Path, capsys: pytest.Capt
     assert captured.err.count("\n") == 1
 
 
+@pytest.mark.parametrize(("content", "words"), [
+    (b"[" * 100_000 + b"\n", "line 1 (header): not a log line (JSON nested too deeply)"),
+    (b"\xff\xfe garbage\n", "bad.jsonl: not a sensor log (not UTF-8 text)"),
+])
+def test_unreadable_logs_are_named_in_words(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                            content: bytes, words: str) -> None:
+    log = tmp_path / "bad.jsonl"
+    log.write_bytes(content)
+    assert main(["replay", str(log)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and words in err and "Error" not in err
+
+
 def test_console_script_runs_without_traceback(tmp_path: Path) -> None:
     log = tmp_path / "bad.jsonl"
     log.write_bytes(b"\xff\xfe garbage")
@@ -160,6 +173,9 @@ def test_games_archive_commands(tmp_path: Path, capsys: pytest.CaptureFixture[st
                                 '{"t": 0.0, "occ": "' + "0" * 25 + '"}']
     assert main(["games", "show", "77", "--data-dir", str(tmp_path)]) == 2
     assert "no game 77" in capsys.readouterr().err
+    huge = "9" * 23  # beyond SQLite's 64-bit ids
+    assert main(["games", "show", huge, "--data-dir", str(tmp_path)]) == 2
+    assert capsys.readouterr().err == f"kharbga-board: no game {huge} in {tmp_path}\n"
 
 
 def test_replay_via_firmware_follows_the_configured_mapping(
@@ -203,3 +219,14 @@ def test_a_missing_library_is_named_with_its_extra(argv: list[str], module: str,
     assert proc.returncode == 2
     assert proc.stderr == (f"kharbga-board: this needs the Python module {module!r}, which is "
                            f"not installed: pip install 'kharbga-board[{extra}]'\n")
+
+
+@pytest.mark.parametrize("command", [["games", "list"], ["run"]])
+def test_an_empty_data_dir_is_refused(command: list[str],
+                                      capsys: pytest.CaptureFixture[str]) -> None:
+    # Not read as "the default folder": a script with an unset variable
+    # would otherwise write into ./data unnoticed.
+    with pytest.raises(SystemExit) as done:
+        main([*command, "--data-dir", ""])
+    assert done.value.code == 2
+    assert "argument --data-dir: an empty path" in capsys.readouterr().err

@@ -88,6 +88,8 @@ def parse_line(text: str, squares: int | None, sensor: str | None = None) -> Eve
         obj = json.loads(text)
     except json.JSONDecodeError as exc:
         raise ValueError(f"not JSON ({exc.msg})") from None
+    except RecursionError:
+        raise ValueError("not a log line (JSON nested too deeply)") from None
     if not isinstance(obj, dict):
         raise ValueError("not a JSON object")
     t = _time(obj)

@@ -268,7 +268,9 @@ def serve_hall(config: BroadcastConfig, host: str, port: int) -> int:
     logging.basicConfig(level=logging.INFO, stream=sys.stderr,
                         format="%(asctime)s %(name)s %(levelname)s %(message)s")
     server = HallServer(config, f"kharbga-hall-{socket.gethostname()}-{port}"[:64])
-    print(f"kharbga-board: hall of {config.url} at http://{host}:{port}/", flush=True)
-    web.run_app(make_hall_app(server), host=host, port=port, print=None,
+    def listening(_: str) -> None:  # told once the port is bound, not before
+        print(f"kharbga-board: hall of {config.url} at http://{host}:{port}/", flush=True)
+
+    web.run_app(make_hall_app(server), host=host, port=port, print=listening,
                 handle_signals=True, access_log=None)
     return 0

@@ -4,6 +4,7 @@ chooses), with its web page."""
 
 from __future__ import annotations
 
+import errno
 import logging
 import sys
 
@@ -43,12 +44,20 @@ def serve(config: Config, config_path: str | None = None,
 
         attach(app, service, broadcast)
     where = start_url(config.host, config.port, config.token)
-    print(f"kharbga-board: {config.variant} on {backend.description} at {where}", flush=True)
     log.info("data in %s, game %s", config.data_dir, service.gid)
     log.log(*compiled_note())
+
+    def listening(_: str) -> None:  # told once the port is bound, not before
+        print(f"kharbga-board: {config.variant} on {backend.description} at {where}", flush=True)
+
     try:
-        web.run_app(app, host=config.host, port=config.port, print=None,
+        web.run_app(app, host=config.host, port=config.port, print=listening,
                     handle_signals=True, access_log=None, shutdown_timeout=1.0)
+    except OSError as exc:
+        if exc.errno != errno.EADDRINUSE:
+            raise
+        raise OSError(f"port {config.port} on {config.host} is in use (another kharbga-board?): "
+                      "give another with --port or [web] port") from None
     finally:
         backend.close()
     return 0

@@ -210,6 +210,8 @@ class Store:
         return [g for g in out if g is not None]
 
     def get(self, gid: int, db: sqlite3.Connection | None = None) -> StoredGame | None:
+        if not 0 < gid < 2**63:  # no such row (SQLite's ids are 64-bit)
+            return None
         db = self.db if db is None else db
         row = db.execute(
             "SELECT id, variant, options, start, attacker, defender, created, finished, result, "

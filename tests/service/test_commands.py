@@ -182,3 +182,20 @@ def test_the_start_says_whether_the_engine_searches_in_c(
     monkeypatch.setenv("KHARBGA_PURE", "1")
     assert compiled_note() == (logging.INFO,
                                "KHARBGA_PURE=1: the rules and the engine run in Python")
+
+
+def test_run_on_a_port_in_use_says_so_and_announces_nothing(tmp_path: Path) -> None:
+    import socket
+
+    port = free_port()
+    with socket.socket() as taken:
+        taken.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        taken.bind(("127.0.0.1", port))
+        taken.listen()
+        r = _cli("run", "--port", str(port), "--data-dir", str(tmp_path / "data"))
+    assert r.returncode == 2
+    assert r.stdout == ""  # the address is told only once the service listens there
+    assert r.stderr.splitlines()[-1] == (
+        f"kharbga-board: port {port} on 127.0.0.1 is in use (another kharbga-board?): "
+        "give another with --port or [web] port")
+    assert "Traceback" not in r.stderr
