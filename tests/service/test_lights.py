@@ -37,6 +37,21 @@ def board(tmp_path: Path) -> Iterator[tuple[Page, Server]]:
 
 
 def shot(pg: Page, tmp_path: Path, name: str) -> None:
+    # A lit square stays in its row, the same size as its neighbours, its
+    # name shown (a stray margin once pushed lit squares down).
+    rows = pg.evaluate("""() => {
+        const rows = {};
+        for (const sq of document.querySelectorAll('#board [data-square]')) {
+            const r = sq.getBoundingClientRect(), rank = sq.dataset.square.slice(1);
+            (rows[rank] = rows[rank] || []).push([r.top, r.height]);
+        }
+        return Object.values(rows);
+    }""")
+    for row in rows:
+        assert max(t for t, _ in row) - min(t for t, _ in row) < 0.5, (name, row)
+        assert max(h for _, h in row) - min(h for _, h in row) < 0.5, (name, row)
+    for label in pg.locator("#board .sq.lit .label").all():
+        assert label.is_visible()
     path = tmp_path / f"{name}.png"
     pg.locator(".play").screenshot(path=str(path), animations="disabled")  # lights on
     out = os.environ.get("KHARBGA_PAGE_SHOTS")
