@@ -527,6 +527,7 @@ class Reconciler:
         for _ in range(self._timeline.last_turn_length()):
             self._pop()
         self._turn.pending.clear()
+        self._turn.expected = None  # the computer's reply to the turn taken back
 
     def _difference(self, r: Frame) -> int:
         """The squares where ``r`` differs from the expected board."""

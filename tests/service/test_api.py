@@ -463,6 +463,40 @@ def test_hint_button_lights_the_suggested_move(make: Any) -> None:
     assert "hint" not in service.state()["leds"].values()
 
 
+def test_undo_while_the_computers_reply_is_lit_gives_the_turn_back(make: Any) -> None:
+    # The person takes back their turn before making the computer's reply:
+    # the reply goes out, and the person plays again (it once stayed lit,
+    # the board waiting for a move of the wrong side).
+    service, clock, _ = make(variant="sabouiyya")
+    service.set_computer("defender", 0.1)
+    game = Game.new("sabouiyya")
+
+    def put(token: str | None = None) -> None:
+        if token is not None:
+            game.play(token)
+        service.set_sim_occupancy(occ_of(game))
+        clock.t += 0.1
+        service.tick()
+
+    put("@c2")
+    put("@a1")
+    service.play_computer(*service.compute_computer())
+    assert service.reconciler.expected is not None
+    service.press("undo")
+    clock.t += 0.1
+    service.tick()
+    assert service.state()["moves"] == []
+    assert service.state()["expected"] is None and not service.computer_wanted
+    game.pop()
+    game.pop()
+    put()  # the two soldiers taken off again
+    assert "error" not in service.state()["leds"].values()
+    put("@b3")
+    put("@a5")
+    assert service.state()["moves"] == ["@b3", "@a5"]
+    assert service.computer_wanted
+
+
 def test_computer_opponent_is_lit_and_waited_for(make: Any) -> None:
     service, clock, run = make(variant="sabouiyya")
     service.set_computer("defender", 0.1)
