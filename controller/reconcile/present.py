@@ -55,7 +55,11 @@ def status(g: AnyGame, v: View) -> str:
         return f"{side} (computer): make the lit move {v.expected}"
     if v.lifted >= 0:
         name = g.geometry.point_names[v.lifted]
-        return f"{side}: {name} lifted; set it on a lit square{flag}"
+        a, _ = g.bitboards()
+        owner = TITLE[0] if a >> v.lifted & 1 else TITLE[1]
+        if not v.targets:
+            return f"{owner}: {name} lifted, but it has no move from here; put it back"
+        return f"{owner}: {name} lifted; set it on a lit square{flag}"
     if g.phase == "setting":
         placed = (g.count(0) + g.count(1)) % 2 + 1
         return f"{side}: place a soldier ({placed} of 2)"
@@ -63,8 +67,8 @@ def status(g: AnyGame, v: View) -> str:
     if g.chain_square is not None and hajeb == "on" and g.side == 0:
         return f"{side}: H'ajeb: capture again with any soldier, or carry on (pass)"
     if g.chain_square is not None:
-        optional = " or carry on with another move (pass)" if g.variant.chain == "optional" \
-            else ""
+        optional = (f", or stop there and let the {TITLE[1 - g.side]} play (pass)"
+                    if g.variant.chain == "optional" else "")
         return f"{side}: continue the capture with {g.chain_square}{optional}"
     if g.removals and isinstance(g, LeapGame):
         return f"{side}: huff: remove the enemy soldier on {' or '.join(_names(g, g.huff))}"
@@ -116,15 +120,55 @@ def _errors(g: AnyGame, v: View) -> str:
             continue
         if (a | d) >> p & 1:
             owner = TITLE[0] if a >> p & 1 else TITLE[1]
-            told.append(f"{name}: put the {owner}'s soldier back")
+            told.append(f"{name}: put the {owner}'s soldier back{_why_not_lifted(g, p)}")
         elif where:
             told.append(f"{name}: not a legal square; the lifted soldier can go to "
                         f"{', '.join(_names(g, where))}")
         else:
-            told.append(f"{name}: no soldier belongs here; take it off")
+            told.append(f"{name}: no soldier belongs here{_why_not_placed(g, p)}; take it off")
     if len(told) > 3:
         told = [*told[:3], f"and {len(told) - 3} more lit"]
     return "; ".join(told)
+
+
+def _why_not_lifted(g: AnyGame, p: int) -> str:
+    """Why the soldier on ``p`` may not move now, when the rules say more
+    than "not this one": another soldier must capture again, or the other
+    side is to play."""
+    if g.outcome is not None:
+        return " (the game is over)"
+    if g.phase == "setting":
+        return " (nothing moves in the setting phase)"
+    a, _ = g.bitboards()
+    owner = 0 if a >> p & 1 else 1
+    if g.chain_square is not None and g.chain_point != p and owner == g.side:
+        return f" ({g.chain_square} must capture again)"
+    if owner != g.side and g.chain_square is None:
+        return f" (it is the {TITLE[g.side]}'s turn)"
+    return ""
+
+
+def _why_not_placed(g: AnyGame, p: int) -> str:
+    """In the setting phase, the rule that keeps a soldier off the empty
+    point ``p`` (``(the malha stays empty...)``); otherwise nothing."""
+    if not isinstance(g, Game) or g.phase != "setting" or g.outcome is not None:
+        return ""
+    geo = g.geometry
+    if p == geo.centre:
+        return " (the malha stays empty until the first move)"
+    allowed = 0
+    for m in g.legal_moves():
+        allowed |= 1 << m.to
+    if allowed >> p & 1 or not allowed:
+        return ""
+    near = geo.centre_adjacent
+    if allowed & ~near == 0 and not near >> p & 1:
+        return (f" (the {TITLE[g.side]}'s soldier must go next to the malha: "
+                f"{', '.join(_names(g, allowed))})")
+    if near >> p & 1 and g.side == 1:
+        return (" (the Defender may not close the malha while the Attacker has no soldier "
+                "next to it)")
+    return ""
 
 
 def leds(g: AnyGame, v: View) -> LedMap:

@@ -163,3 +163,41 @@ def test_display_recomputes_only_on_change_and_hands_out_copies() -> None:
     after = shown.show(g, View())
     assert after[0] == "Defender to move"
     assert after[1] == {"d4": "last-from", "e4": "last-to"}
+
+
+def test_every_refusal_says_which_rule() -> None:
+    # The setting phase: the malha, and the squares next to it.
+    g = Game.new("kharbga")
+    assert status(g, View(errors=_bits(g, "d4"))) == (
+        "d4: no soldier belongs here (the malha stays empty until the first move); take it off")
+    g = Game.new("sabouiyya")  # a turn's first soldier goes next to the malha
+    assert status(g, View(errors=_bits(g, "a1"))) == (
+        "a1: no soldier belongs here (the Attacker's soldier must go next to the malha: "
+        "c2, b3, d3, c4); take it off")
+    g.play("@c2")
+    assert status(g, View(errors=_bits(g, "c2"))) == (
+        "c2: put the Attacker's soldier back (nothing moves in the setting phase)")
+    # kharbga: the Defender may not close the malha on an Attacker with no soldier there.
+    g = Game.new("kharbga")
+    g.play_all(["@a1", "@a2", "@d5", "@c4", "@a3", "@a4", "@e4"])
+    assert status(g, View(errors=_bits(g, "d3"))) == (
+        "d3: no soldier belongs here (the Defender may not close the malha while the Attacker "
+        "has no soldier next to it); take it off")
+    # The moving phase: another soldier during a chain, the other side's soldier.
+    g = Game.from_position("kharbga",
+                           "......./......./......./...A.../.D...../......./A...... a m - 7")
+    assert status(g, View(errors=_bits(g, "b3"))) == (
+        "b3: put the Defender's soldier back (it is the Attacker's turn)")
+    g = _game()
+    g.play("a2xb2")
+    assert g.chain_square == "b2"
+    other = next(p for p in g.geometry.point_names if p != g.chain_square
+                 and g.bitboards()[g.side] >> g.geometry.parse_point(p) & 1)
+    assert status(g, View(errors=_bits(g, other))).endswith(
+        f"soldier back ({g.chain_square} must capture again)")
+    # A soldier lifted that cannot move.
+    g = Game.from_position("kharbga",
+                           "ADADADA/DADADAD/DADADAD/ADA.ADA/DADADAD/DADADAD/ADADADA a m - 1")
+    a7 = g.geometry.parse_point("a7")
+    assert status(g, View(lifted=a7)) == (
+        "Attacker: a7 lifted, but it has no move from here; put it back")
