@@ -90,6 +90,7 @@ class Clues:
     held: int = 0  # the soldier in the hand at the previous settled reading
     landed: int = 0  # squares of the latest piece set down
     seen: int = 0  # squares shown occupied since the board last settled
+    emptied: int = 0  # expected pieces shown gone since the board last settled
 
 
 @dataclass(slots=True)
@@ -312,7 +313,14 @@ def _same(a: Move, b: Move) -> bool:
 
 def _fits_candidate(r: Frame, c: Candidate, turn: Turn) -> bool:
     p = turn.pending
-    return (r.occupied | turn.clues.seen) & c.proof == c.proof and fits(
+    clues = turn.clues
+    first = next((m for m in c.actions if m.kind == STEP), None)
+    if first is not None and r.occupied >> first.frm & 1 and \
+            not (clues.emptied | clues.held) >> first.frm & 1:
+        # A chain back to its own square: its soldier must have been
+        # lifted, or taking one captured piece off reads as the whole chain.
+        return False
+    return (r.occupied | clues.seen) & c.proof == c.proof and fits(
         r, c.a, c.d, p.a | c.gone_a, p.d | c.gone_d
     )
 

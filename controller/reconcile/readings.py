@@ -27,6 +27,7 @@ class Readings:
     gone: int = 0
     landing: int = 0  # squares of the latest piece set down
     seen: int = 0  # squares shown occupied since the board last settled
+    emptied: int = 0  # expected pieces shown gone since the board last settled
 
     @property
     def occupied(self) -> int:
@@ -48,6 +49,7 @@ class Readings:
             self.gone_at[low.bit_length() - 1] = frame.t
             new ^= low
         self.gone = gone
+        self.emptied |= gone
         if frame.occupied & ~self.occupied:
             self.landing = frame.occupied & ~self.occupied
         self.seen |= frame.occupied
@@ -63,4 +65,4 @@ class Readings:
         times = {p: t for p, t in self.gone_at.items() if expected >> p & 1}
         first = min(times.values(), default=None)
         origin = sum(1 << p for p, t in times.items() if t == first)
-        return Clues(origin, held, landed, self.seen)
+        return Clues(origin, held, landed, self.seen, self.emptied)

@@ -374,6 +374,7 @@ class Reconciler:
             self._settle_reading(r, now)
         finally:
             self._readings.seen = r.occupied
+            self._readings.emptied = 0
 
     def _settle_reading(self, r: Frame, now: float) -> None:
         g = self.game

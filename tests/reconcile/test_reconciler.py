@@ -482,3 +482,29 @@ def test_the_exchange_button_is_refused_in_a_leap_game() -> None:
     update = r.feed(Button(1.0, "exchange", "attacker"))
     assert update.refused == "the exchange is not a rule of checkers"
     assert update.status == "Attacker to move (the exchange is not a rule of checkers)"
+
+
+# d5xd4xd5 takes c4, then d6.
+RETURNING = "DAAADDD/DAADAAA/ADDAAAD/DAD.AAA/DDADADA/ADADADD/ADDDDAD a m - 1"
+
+
+def test_a_captured_piece_lifted_alone_is_not_a_chain_back_home() -> None:
+    # Taking c4 off leaves the board the chain d5xd4xd5 would leave with d6
+    # still to remove; but d5 never left its square: no move was made.
+    h = Hands("kharbga", RETURNING)
+    h.lift("c4", hold=DELAY + 1.0)
+    assert h.moves == []
+    assert h.leds.get("c4") == "error"
+    assert "c4: put the Defender's soldier back (it is the Attacker's turn)" in h.last.status
+    h.put("c4", "d")
+    assert "error" not in h.leds.values()
+
+
+def test_a_chain_back_home_is_read_when_its_soldier_moves() -> None:
+    h = Hands("kharbga", RETURNING)
+    h.move("d5", "d4")
+    h.move("d4", "d5")
+    h.lift("c4")
+    h.lift("d6")
+    assert h.moves == ["d5xd4", "d4xd5"]
+    assert "error" not in h.leds.values()
