@@ -103,6 +103,7 @@ class BoardService:
         self.hint_squares: list[str] = []
         self.computer_wanted = False
         self.draw_offer: str | None = None
+        self.draw_note: str | None = None  # a draw declined, in words, until the next move
         # A new game started with pieces on the board waits for it to be
         # cleared (or set up as the game's start) before it reads moves.
         self.waiting_clear = False
@@ -237,6 +238,7 @@ class BoardService:
         rec = self.reconciler
         if update.played or update.undone or update.new_game or update.resumed is not None:
             self.draw_offer = None
+            self.draw_note = None
             self.hint_move = None
         if update.new_game or update.resumed is not None:
             # What led here belongs to the game that ends or is put aside;
@@ -271,6 +273,20 @@ class BoardService:
                                    or len(self._sensor_lines) >= 200):
             self._flush_log()
         self._log_now = False
+        g = rec.game
+        if self.computer is not None and self.draw_offer not in (None, self.computer) \
+                and g.outcome is None:
+            # The computer answers an offer at once: it takes the draw unless
+            # it is ahead on pieces.
+            mine, theirs = g.count(self.computer), g.count(1 - SIDES.index(self.computer))
+            if mine <= theirs:
+                self.answer_draw("accept")
+                return
+            self.answer_draw("decline")
+            self.draw_note = (f"{self.computer.capitalize()} (computer) declines the draw: "
+                              f"it is ahead, {mine} pieces to {theirs}")
+            self._publish(self.reconciler.tick(self.now()))
+            return
         self._publish(update)
 
     def _board_line(self) -> str:
@@ -403,6 +419,8 @@ class BoardService:
         if answer == "accept":
             self.press("draw", "defender" if offer == "attacker" else "attacker")
         elif answer == "decline":
+            other = "defender" if offer == "attacker" else "attacker"
+            self.draw_note = f"{other.capitalize()} declines the draw"
             self.draw_offer = None
             self.reconciler.decline_draw()  # the board's own memory of it
             self._publish(self.reconciler.tick(self.now()))
@@ -492,6 +510,8 @@ class BoardService:
         elif "H'ajeb declared" in status:  # what it allows, in short
             status = status.replace("H'ajeb declared", "H'ajeb in force (long moves, "
                                     "captures by any soldier)")
+        elif self.draw_note and g.outcome is None and not self.draw_offer:
+            status = f"{status}. {self.draw_note}"
         elif self.draw_offer and g.outcome is None and "offers a draw" not in status:
             other = "defender" if self.draw_offer == "attacker" else "attacker"
             status = (f"{status}. {self.draw_offer.capitalize()} offers a draw: "

@@ -497,6 +497,41 @@ def test_undo_while_the_computers_reply_is_lit_gives_the_turn_back(make: Any) ->
     assert service.computer_wanted
 
 
+def test_the_computer_answers_a_draw_offer_in_words(make: Any) -> None:
+    # It declines while ahead on pieces and says so; level, it accepts.
+    service, clock, _ = make(variant="sabouiyya")
+    service.set_computer("attacker", 0.1)
+    game = Game.new("sabouiyya")
+
+    def put(move: object) -> None:
+        game.play(str(move))
+        service.set_sim_occupancy(occ_of(game))
+        clock.t += 0.1
+        service.tick()
+
+    for _ in range(2):
+        service.play_computer(*service.compute_computer())
+        put(service.reconciler.expected)
+    service.press("draw", "defender")
+    state = service.state()
+    assert state["draw_offer"] is None and state["outcome"] is None
+    assert state["status"].endswith(
+        ". Attacker (computer) declines the draw: it is ahead, 2 pieces to 0")
+    put(next(m for m in game.legal_moves()))
+    assert "declines" not in service.state()["status"]  # gone with the next move
+    put(next(m for m in game.legal_moves()))
+    service.press("draw", "defender")
+    state = service.state()
+    assert state["outcome"] is not None and state["outcome"]["reason"] == "agreement"
+
+
+def test_a_declined_draw_is_told(make: Any) -> None:
+    service, clock, _ = make(variant="sabouiyya")
+    service.press("draw", "attacker")
+    service.answer_draw("decline")
+    assert service.state()["status"].endswith(". Defender declines the draw")
+
+
 def test_computer_opponent_is_lit_and_waited_for(make: Any) -> None:
     service, clock, run = make(variant="sabouiyya")
     service.set_computer("defender", 0.1)

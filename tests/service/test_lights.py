@@ -241,6 +241,10 @@ def test_hint_draw_offer_resign_and_the_end_in_words(board: tuple[Page, Server],
     expect(pg.locator("#turn")).to_have_text(f"{other.capitalize()} wins: resignation")
     expect(pg.locator("#status")).to_contain_text("(resignation)")
     expect(pg.locator("#board [data-led=hint]")).to_have_count(0)  # over: no hint
+    for button in ("hint", "draw", "resign"):  # nothing left to ask or offer, and it says so
+        expect(pg.locator(f'[data-button="{button}"]')).to_be_disabled()
+        expect(pg.locator(f'[data-button="{button}"]')).to_have_attribute(
+            "title", "The game is over: clear the board or start a new game")
     shot(pg, tmp_path, "game-over")
     # The viewer numbers the actions as the record does; its buttons are drawn.
     pg.locator("#games button").first.click()

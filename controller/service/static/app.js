@@ -313,7 +313,9 @@ function renderThinking() {
     num.textContent = "";
     bar.title = "";
     $("#eval-words").textContent = state.computer && state.computer === state.to_move
-      ? "The computer is thinking…" : "The engine is thinking…";
+      ? (state.expected ? `The computer plays ${state.expected}: make it on the board`
+        : "The computer is thinking…")
+      : "The engine is thinking…";
     $("#eval-depth").textContent = "";
     return;
   }
@@ -434,6 +436,13 @@ function render() {
   renderBoardHelp();
   // The exchange belongs to kharbga's rules only.
   $('[data-button="exchange"]').hidden = !state.exchange;
+  // A game over takes no hint, offer or resignation: the buttons say so.
+  for (const name of ["hint", "exchange", "draw", "resign"]) {
+    const b = $(`[data-button="${name}"]`);
+    b.disabled = !!state.outcome;
+    b.title = state.outcome ? "The game is over: clear the board or start a new game" : "";
+  }
+  if (state.outcome) $("#confirm").hidden = true;
   renderLegend();
   const camera = typeof state.board === "string" && state.board.startsWith("camera:");
   if (camera && $("#camera").hidden) {
