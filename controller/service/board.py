@@ -26,6 +26,7 @@ from .boardview import (
     board_view,
     check_name,
     colour_errors,
+    computer_draw_answer,
     hajeb_view,
     has_exchange,
     kings,
@@ -237,9 +238,7 @@ class BoardService:
     def _after(self, update: Update) -> None:
         rec = self.reconciler
         if update.played or update.undone or update.new_game or update.resumed is not None:
-            self.draw_offer = None
-            self.draw_note = None
-            self.hint_move = None
+            self.draw_offer = self.draw_note = self.hint_move = None
         if update.new_game or update.resumed is not None:
             # What led here belongs to the game that ends or is put aside;
             # the next game's log starts with the board as it is now.
@@ -273,18 +272,10 @@ class BoardService:
                                    or len(self._sensor_lines) >= 200):
             self._flush_log()
         self._log_now = False
-        g = rec.game
-        if self.computer is not None and self.draw_offer not in (None, self.computer) \
-                and g.outcome is None:
-            # The computer answers an offer at once: it takes the draw unless
-            # it is ahead on pieces.
-            mine, theirs = g.count(self.computer), g.count(1 - SIDES.index(self.computer))
-            if mine <= theirs:
-                self.answer_draw("accept")
-                return
-            self.answer_draw("decline")
-            self.draw_note = (f"{self.computer.capitalize()} (computer) declines the draw: "
-                              f"it is ahead, {mine} pieces to {theirs}")
+        answer = computer_draw_answer(rec.game, self.computer, self.draw_offer)
+        if answer is not None:  # the computer answers an offer at once
+            self.answer_draw(answer[0])
+            self.draw_note = answer[1] or self.draw_note
             self._publish(self.reconciler.tick(self.now()))
             return
         self._publish(update)
@@ -419,8 +410,7 @@ class BoardService:
         if answer == "accept":
             self.press("draw", "defender" if offer == "attacker" else "attacker")
         elif answer == "decline":
-            other = "defender" if offer == "attacker" else "attacker"
-            self.draw_note = f"{other.capitalize()} declines the draw"
+            self.draw_note = f"{SIDES[1 - SIDES.index(offer)].capitalize()} declines the draw"
             self.draw_offer = None
             self.reconciler.decline_draw()  # the board's own memory of it
             self._publish(self.reconciler.tick(self.now()))

@@ -25,6 +25,7 @@ from controller.rules.leap_factory import apply_any_options
 
 __all__ = [
     "board_view",
+    "computer_draw_answer",
     "check_name",
     "kings",
     "points_of",
@@ -104,6 +105,20 @@ def kings(game: AnyGame) -> list[str]:
     bits = int(getattr(game, "kings", 0) or 0)
     names = game.geometry.point_names
     return [names[i] for i in range(len(names)) if bits >> i & 1]
+
+
+def computer_draw_answer(g: AnyGame, computer: str | None,
+                         offer: str | None) -> tuple[str, str | None] | None:
+    """The computer's answer to the other side's draw offer, with its words
+    when it declines; None when no offer waits for it.  It takes the draw
+    unless it is ahead on pieces."""
+    if computer is None or offer in (None, computer) or g.outcome is not None:
+        return None
+    mine, theirs = g.count(computer), g.count(1 - ("attacker", "defender").index(computer))
+    if mine <= theirs:
+        return "accept", None
+    return "decline", (f"{computer.capitalize()} (computer) declines the draw: it is ahead, "
+                       f"{mine} pieces to {theirs}")
 
 
 def has_exchange(variant: AnyVariant) -> bool:
