@@ -148,6 +148,14 @@ def _why_not_lifted(g: AnyGame, p: int) -> str:
     return ""
 
 
+def _placeable(g: AnyGame) -> int:
+    """The points the side to move may place a soldier on (setting phase)."""
+    allowed = 0
+    for m in g.legal_moves():
+        allowed |= 1 << m.to
+    return allowed
+
+
 def _why_not_placed(g: AnyGame, p: int) -> str:
     """In the setting phase, the rule that keeps a soldier off the empty
     point ``p`` (``(the malha stays empty...)``); otherwise nothing."""
@@ -156,9 +164,7 @@ def _why_not_placed(g: AnyGame, p: int) -> str:
     geo = g.geometry
     if p == geo.centre:
         return " (the malha stays empty until the first move)"
-    allowed = 0
-    for m in g.legal_moves():
-        allowed |= 1 << m.to
+    allowed = _placeable(g)
     if allowed >> p & 1 or not allowed:
         return ""
     near = geo.centre_adjacent
@@ -179,9 +185,7 @@ def leds(g: AnyGame, v: View) -> LedMap:
     if g.outcome is None and g.phase == "setting":
         a, d = g.bitboards()
         empty = g.geometry.full & ~(a | d) & ~(1 << g.geometry.centre)
-        allowed = 0
-        for m in g.legal_moves():
-            allowed |= 1 << m.to
+        allowed = _placeable(g)
         if allowed != empty:
             paint(out, allowed, "setup", names)
     last = next((m for _, m in reversed(g.history) if m.kind == STEP), None)

@@ -22,6 +22,7 @@ from controller.rules import (
     find_any_variant,
 )
 from controller.rules.leap_factory import apply_any_options
+from controller.rules.moves import SIDE_NAMES
 
 __all__ = [
     "board_view",
@@ -114,7 +115,7 @@ def computer_draw_answer(g: AnyGame, computer: str | None,
     unless it is ahead on pieces."""
     if computer is None or offer in (None, computer) or g.outcome is not None:
         return None
-    mine, theirs = g.count(computer), g.count(1 - ("attacker", "defender").index(computer))
+    mine, theirs = g.count(computer), g.count(1 - SIDE_NAMES.index(computer))
     if mine <= theirs:
         return "accept", None
     return "decline", (f"{computer.capitalize()} (computer) declines the draw: it is ahead, "
