@@ -54,13 +54,22 @@ Colour = tuple[int, int, int]
 
 
 class _Transport:
-    """What the protocol writes to: the open port."""
+    """What the protocol writes to: the open port.  A write that fails (the
+    device stopped reading and the write timed out, or the port went away)
+    is kept in :attr:`error` rather than raised to whoever wrote: the
+    reader thread then drops the link and reconnects."""
 
     def __init__(self, port: Any) -> None:
         self.port = port
+        self.error: BaseException | None = None
 
     def write(self, data: bytes) -> None:
-        self.port.write(data)
+        if self.error is not None:
+            return
+        try:
+            self.port.write(data)
+        except (serial.SerialException, OSError) as exc:
+            self.error = exc
 
 
 class SerialLink:
@@ -94,6 +103,8 @@ class SerialLink:
         self._stop = threading.Event()
         self._lock = threading.RLock()
         self._port: Any = None  # a pyserial port while open
+        self._leds_out: bytes | None = None  # the latest LED frame, for the reader to send
+        self._out_lock = threading.Lock()
         self.protocol = LinkProtocol(self.events, self.settings, clock, timebase, self._on_ready)
         self._thread: threading.Thread | None = None
 
@@ -165,9 +176,11 @@ class SerialLink:
         for rgb in colours:
             if len(rgb) != 3 or not all(0 <= v <= 255 for v in rgb):
                 raise LinkError(f"an LED colour is three values 0..255, not {rgb!r}")
+        # The reader thread sends it: a device that stops reading then
+        # stalls that thread, never the caller (the service's loop).
         payload = P.pack_leds(list(colours))
-        with self._lock:
-            self.protocol.set_leds(payload)
+        with self._out_lock:
+            self._leds_out = payload
 
     def request_full_report(self) -> None:
         """Ask the board for a full occupancy report (it comes as a Frame)."""
@@ -222,17 +235,24 @@ class SerialLink:
             failing = False
             self._port = port
             error: BaseException | None = None
+            transport = _Transport(port)
             try:
                 with self._lock:
-                    proto.connection_made(_Transport(port))
+                    proto.connection_made(transport)
                 while not self._stop.is_set():
                     data = port.read(port.in_waiting or 1)
                     with self._lock:
                         if data:
                             proto.data_received(data)
+                        with self._out_lock:
+                            leds, self._leds_out = self._leds_out, None
+                        if leds is not None:
+                            proto.set_leds(leds)
                         proto.tick()
                         if proto.dead:
                             break
+                    if transport.error is not None:
+                        raise transport.error
             except (serial.SerialException, OSError) as exc:
                 error = exc
             finally:

@@ -105,15 +105,27 @@ class Config:
         _check(out, set(clean))
         return out
 
-    def gpio(self) -> GpioConfig:
+    def gpio(self, board: str | None = None) -> GpioConfig:
         """The ``[gpio]`` table as the GPIO board's configuration (imports
-        the GPIO drivers, hence gpiozero)."""
+        the GPIO drivers, hence gpiozero).  ``board``: the board the game
+        is played on ("5x5", "37-point", ..): a ``[gpio.mapping]`` that
+        names no board is that board's stock mapping, and one that names
+        another board is refused."""
         from controller.drivers.gpio_config import GpioConfig
 
+        table = dict(self.gpio_table or {})
+        given = table.get("mapping", {})
+        if board is not None and isinstance(given, Mapping) and not {"board", "size"} & set(given):
+            table["mapping"] = {**given, "board": board}
         try:
-            return GpioConfig.from_table(self.gpio_table)
+            config = GpioConfig.from_table(table)
         except ConfigError as exc:
             raise self._in_file(exc) from None
+        if board is not None and config.mapping.board != board:
+            raise self._in_file(ConfigError(
+                f"it is for the {config.mapping.board} board, but variant {self.variant} "
+                f"is played on the {board} board", "gpio.mapping"))
+        return config
 
     def serial_leds(self) -> tuple[BoardMapping, LedConfig]:
         """The square-to-LED map and the LED colours of ``[gpio]``, for a
@@ -197,7 +209,8 @@ def _check(c: Config, overridden: set[str]) -> None:
             return ConfigError(problem, OPTIONS.get(attr, attr), "command line")
         return ConfigError(problem, KEYS[attr], c.source)
 
-    if not (c.board in ("sim", "gpio") or c.board.startswith(("serial:", "camera:"))):
+    if not (c.board in ("sim", "gpio") or c.board.startswith(("serial:", "camera:"))
+            and c.board.partition(":")[2].strip()):
         raise error("board", f"must be sim, gpio, serial:PORT or camera:DEVICE, not {c.board!r}")
     try:
         find_any_variant(c.variant)

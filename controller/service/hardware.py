@@ -244,7 +244,8 @@ class GpioBackend:
             from controller.drivers.gpio_matrix import MatrixScanner
             from controller.drivers.ws2812 import SquareLeds
 
-            self.config = _config(config).gpio()
+            cfg = _config(config)
+            self.config = cfg.gpio(find_any_variant(cfg.variant).geometry.name)
             try:
                 self.scanner = MatrixScanner(self.config.matrix, self.config.mapping,
                                              pin_factory=pin_factory)

@@ -98,9 +98,16 @@ def _attach(app: object, service: object, backend: Backend) -> None:
     feed = EventPump(service, backend.events)
 
     async def run_pump() -> None:
+        told = ""
         while True:
-            feed()
-            backend.show(service.state())  # refreshes blinking roles too
+            try:
+                feed()
+                backend.show(service.state())  # refreshes blinking roles too
+                told = ""
+            except Exception as exc:  # the board must keep being read
+                if repr(exc) != told:  # each new failure once, not 100 times a second
+                    log.error("the board's loop: %s (going on)", exc, exc_info=exc)
+                told = repr(exc)
             await asyncio.sleep(0.01)
 
     service.camera_preview = backend.preview

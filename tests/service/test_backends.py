@@ -130,6 +130,38 @@ def test_the_gpio_board_is_told_the_game_s_board_for_its_stuck_switch_watch() ->
         factory.reset()
 
 
+def test_the_gpio_board_is_the_variant_s_board_and_another_is_refused(tmp_path: Path) -> None:
+    pytest.importorskip("gpiozero")
+    from controller.board.config import ConfigError
+
+    # A [gpio.mapping] that names no board follows the variant's board,
+    # as the serial board's does: sabouiyya is played on 5x5.
+    config = Config(board="gpio", variant="sabouiyya", gpio_table={"leds": {"enabled": False}})
+    gpio = config.gpio("5x5")
+    assert gpio.mapping.board == "5x5" and len(gpio.matrix.row_pins) == 5
+    from gpiozero.pins.mock import MockFactory  # type: ignore[import-untyped]
+
+    backend = GpioBackend(config, pin_factory=MockFactory())
+    try:
+        assert backend.config.mapping.board == "5x5"
+    finally:
+        backend.close()
+    named = Config(board="gpio", variant="sabouiyya", gpio_table={"mapping": {"board": "7x7"}},
+                   source="board.toml")
+    with pytest.raises(ConfigError) as err:
+        named.gpio("5x5")
+    assert str(err.value) == ("board.toml: gpio.mapping: it is for the 7x7 board, but variant "
+                              "sabouiyya is played on the 5x5 board")
+    # The service refuses a frame of a bigger board rather than reading it.
+    service = BoardService(Config(data_dir=tmp_path, variant="sabouiyya"))
+    try:
+        with pytest.raises(ValueError, match="points beyond the game's 25"):
+            service.feed(Frame(0.1, 1 << 30))
+        assert service.state()["moves"] == []
+    finally:
+        service.close()
+
+
 def test_one_place_chooses_the_board(tmp_path: Path) -> None:
     sim = open_backend(Config(), time.monotonic)
     assert isinstance(sim, SimBackend) and sim.description == "the simulated board"

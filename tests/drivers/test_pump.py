@@ -1,0 +1,76 @@
+"""The service's pump (`kharbga-board run`'s loop from the board to the
+game and back to the lights): a failing LED strip is logged once and the
+board goes on being read, every move recorded."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from pathlib import Path
+
+import pytest
+from aiohttp.test_utils import TestClient, TestServer
+from gpio_fakes import FakeSPI
+from gpiozero.pins.mock import MockFactory  # type: ignore[import-untyped]
+
+from controller.drivers.gpio_config import GpioConfig
+from controller.drivers.matrix_sim import MatrixSimulator
+from controller.service.app import make_app
+from controller.service.board import BoardService
+from controller.service.config import Config
+from controller.service.hardware import GpioBackend
+from controller.service.run import _attach
+
+pytestmark = pytest.mark.timeout(60)
+
+
+class BreakingSPI(FakeSPI):
+    """An LED bus whose writes fail once ``broken`` (a loose connector)."""
+
+    broken = False
+
+    def write(self, buf: bytes, start: int = 0, end: int | None = None) -> None:
+        if self.broken:
+            raise OSError(121, "Remote I/O error")
+        super().write(buf, start, end)
+
+
+def test_a_failing_led_strip_never_stops_the_board(
+    tmp_path: Path, factory: MockFactory, caplog: pytest.LogCaptureFixture
+) -> None:
+    gpio = GpioConfig.from_table({"mapping": {"board": "5x5"}})  # sabouiyya's board
+    sim = MatrixSimulator(factory, gpio.matrix, gpio.mapping)
+    config = Config(data_dir=tmp_path, settle=0.05, error_delay=0.3, board="gpio", ponder=False,
+                    variant="sabouiyya")
+    service = BoardService(config)
+    spi = BreakingSPI()
+    backend = GpioBackend(config, pin_factory=factory, spi=spi)
+    spi.broken = True  # the strip fails once the board is running
+    caplog.set_level(logging.ERROR, logger="kharbga")
+
+    async def main() -> list[str]:
+        app = make_app(service)
+        _attach(app, service, backend)
+        client = TestClient(TestServer(app))
+        await client.start_server()  # runs the pump
+        try:
+            for square in ("c2", "a1", "b3", "e5"):
+                sim.place(gpio.mapping.parse(square))
+                for _ in range(100):
+                    await asyncio.sleep(0.02)
+                    if service.state()["moves"][-1:] == [f"@{square}"]:
+                        break
+            return list(service.state()["moves"])
+        finally:
+            await client.close()
+
+    try:
+        moves = asyncio.run(main())
+    finally:
+        spi.broken = False
+        backend.close()
+        service.close()
+    assert moves == ["@c2", "@a1", "@b3", "@e5"]
+    said = [r.getMessage() for r in caplog.records]
+    assert said and all("Remote I/O error" in s and "going on" in s for s in said)
+    assert len(said) == 1  # the same failure told once, not at every frame
