@@ -18,10 +18,11 @@ a game from its moves alone.
 from __future__ import annotations
 
 import json
+import math
 import re
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeGuard
 
 from controller.rules import AnyGame
 from controller.rules.leap_factory import format_any_options
@@ -73,6 +74,9 @@ class HallBoard:
     current: int | None = None
     pending: tuple[int, str] | None = None  # a record not read yet: game id, text
     heard: float = 0.0  # when a move or record last came (monotonic)
+    store: str | None = None  # the board's store its messages come from
+    old_stores: set[str] = field(default_factory=set)
+    earlier: list[HallGame] = field(default_factory=list)  # games of its earlier stores
 
     def game(self) -> HallGame | None:
         return None if self.current is None else self.games.get(self.current)
@@ -129,9 +133,9 @@ class Hall:
         try:
             text = payload.decode("utf-8")
             if kind == "moves":
-                return name if self._move(name, json.loads(text)) else None
+                return name if self._move(name, _json(text)) else None
             if kind == "state":
-                return name if self._state(name, json.loads(text)) else None
+                return name if self._state(name, _json(text)) else None
             if kind == "game":
                 return name if self._record(name, text) else None
             if kind == "online":
@@ -168,7 +172,7 @@ class Hall:
         position, variant, t = m["position"], m["variant"], m["time"]
         if not (_is_int(seq) and _is_int(gid) and _is_int(ply) and ply >= 0 and
                 isinstance(position, str) and isinstance(variant, str) and
-                isinstance(t, int | float) and not isinstance(t, bool)):
+                isinstance(t, int | float) and not isinstance(t, bool) and math.isfinite(t)):
             raise ValueError("bad fields")
         undo = m.get("undo") is True
         move = m.get("move")
@@ -176,7 +180,7 @@ class Hall:
             raise ValueError("no move")
         options, start = _short(m.get("options"), "options"), _short(m.get("start"), "start")
         board = self.board(name)
-        if seq <= board.seq:
+        if not self._same_store(board, m) or seq <= board.seq:
             self.repeats += 1
             return False
         board.seq = seq
@@ -212,6 +216,10 @@ class Hall:
                 not isinstance(s.get("position"), str):
             raise ValueError("not a state")
         board = self.board(name)
+        if not self._same_store(board, s):
+            self.repeats += 1
+            return False
+        s["geometry"] = _geometry(s.get("geometry"))
         board.state = s
         variant = s.get("variant")
         g = self._game(board, s["game_id"], variant if isinstance(variant, str) else "kharbga")
@@ -220,6 +228,24 @@ class Hall:
         if isinstance(players, dict):
             g.attacker = str(players.get("attacker", g.attacker))[:80]
             g.defender = str(players.get("defender", g.defender))[:80]
+        return True
+
+    def _same_store(self, board: HallBoard, m: dict[str, Any]) -> bool:
+        """Moves and states name the board's store they come from.  A new
+        one (the board set up again with a fresh store: its ``seq`` starts
+        over, its game ids too) puts the board's games aside, still in the
+        evening's file; False for a late message of an earlier store."""
+        store = m.get("store")
+        if not isinstance(store, str) or store == board.store:
+            return True
+        if store in board.old_stores:
+            return False
+        if board.store is not None:
+            board.old_stores.add(board.store)
+            board.earlier = [*board.earlier, *(g for _, g in sorted(board.games.items()))]
+            del board.earlier[:-MAX_GAMES]
+            board.games, board.current, board.seq, board.pending = {}, None, 0, None
+        board.store = store[:64]
         return True
 
     def _record(self, name: str, text: str) -> bool:
@@ -307,7 +333,7 @@ class Hall:
         self.check_quiet(0.0)
         out = []
         for name, board in sorted(self.boards.items()):
-            for _gid, g in sorted(board.games.items()):
+            for g in [*board.earlier, *(g for _, g in sorted(board.games.items()))]:
                 if g.moves or g.record:
                     text = _record_text(name, g)
                     if text is None:
@@ -388,5 +414,56 @@ def _short(v: object, what: str) -> str | None:
     raise ValueError(f"bad {what}")
 
 
-def _is_int(v: object) -> bool:
+def _is_int(v: object) -> TypeGuard[int]:
     return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _json(text: str) -> Any:
+    """A message's JSON, refusing what JSON itself has no word for
+    (``NaN``, ``Infinity``, a number too large for a float): the page
+    reads the hall's answers as strict JSON."""
+    def finite(word: str) -> float:
+        value = float(word)
+        if not math.isfinite(value):
+            raise ValueError(f"number {word[:20]} out of range")
+        return value
+
+    def constant(word: str) -> None:
+        raise ValueError(f"{word} is not JSON")
+
+    return json.loads(text, parse_float=finite, parse_constant=constant)
+
+
+MAX_SIDE = 26  # points across a drawn board, at most
+MAX_LINES = 400
+
+
+def _geometry(g: object) -> dict[str, Any] | None:
+    """A state's ``geometry`` (the board the page draws) if it holds
+    together: at most ``MAX_SIDE`` points a side, each named once within
+    the width and height, lines and dark squares between named points;
+    None otherwise (the page then draws a square board from the position)."""
+    if not isinstance(g, dict):
+        return None
+    w, h, points = g.get("width"), g.get("height"), g.get("points")
+    if not (g.get("kind") in ("grid", "points") and _is_int(w) and _is_int(h)
+            and 0 < w <= MAX_SIDE and 0 < h <= MAX_SIDE
+            and isinstance(points, list) and 0 < len(points) <= w * h):
+        return None
+    names = set()
+    for p in points:
+        if not (isinstance(p, list) and len(p) == 3 and isinstance(p[0], str)
+                and 0 < len(p[0]) <= 8 and all(_is_int(c) for c in p[1:])
+                and 0 <= p[1] < w and 0 <= p[2] < h):
+            return None
+        names.add(p[0])
+    lines, dark, centre = g.get("lines", []), g.get("dark", []), g.get("centre")
+    if not (isinstance(lines, list) and len(lines) <= MAX_LINES and isinstance(dark, list)
+            and all(isinstance(n, str) and n in names for n in dark)
+            and (centre is None or centre in names) and len(names) == len(points)):
+        return None
+    for line in lines:
+        if not (isinstance(line, list) and len(line) == 2
+                and all(isinstance(n, str) and n in names for n in line)):
+            return None
+    return g

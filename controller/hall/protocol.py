@@ -6,6 +6,7 @@ their replay.  See docs/broadcast.md."""
 from __future__ import annotations
 
 import re
+import ssl
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -107,9 +108,31 @@ def _load(t: Table, broker: str | None, board_id: str | None,
             raise ConfigError(f"no file {values[key]}", f"broadcast.{key}")
     if bool(values["cert_file"]) != bool(values["key_file"]):
         raise ConfigError("cert_file and key_file go together", "broadcast")
+    _check_tls(values["ca_file"], values["cert_file"], values["key_file"])
     return BroadcastConfig(url=url, board_id=name, username=values["username"],
                            password=values["password"], ca_file=values["ca_file"],
                            cert_file=values["cert_file"], key_file=values["key_file"])
+
+
+def _check_tls(ca_file: str, cert_file: str, key_file: str) -> None:
+    """The TLS files load: a CA certificate, a certificate and its key."""
+    if ca_file:
+        try:
+            ssl.create_default_context(cafile=ca_file)
+        except (ssl.SSLError, OSError, ValueError) as exc:
+            raise ConfigError(f"{ca_file} holds no usable certificate ({_ssl_words(exc)})",
+                              "broadcast.ca_file") from None
+    if cert_file:
+        try:
+            ssl.create_default_context().load_cert_chain(cert_file, key_file)
+        except (ssl.SSLError, OSError, ValueError) as exc:
+            raise ConfigError(f"{cert_file} and {key_file} are not a certificate and its key "
+                              f"({_ssl_words(exc)})", "broadcast.cert_file") from None
+
+
+def _ssl_words(exc: BaseException) -> str:
+    reason = getattr(exc, "reason", None)
+    return str(reason).lower().replace("_", " ") if reason else " ".join(str(exc).split())
 
 
 def stored_start(variant: str, options: str, start: str | None) -> AnyGame:

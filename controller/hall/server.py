@@ -18,6 +18,7 @@ over a WebSocket.  The page is read-only: nothing on it changes a board.
 from __future__ import annotations
 
 import asyncio
+import errno
 import json
 import logging
 import socket
@@ -271,6 +272,12 @@ def serve_hall(config: BroadcastConfig, host: str, port: int) -> int:
     def listening(_: str) -> None:  # told once the port is bound, not before
         print(f"kharbga-board: hall of {config.url} at http://{host}:{port}/", flush=True)
 
-    web.run_app(make_hall_app(server), host=host, port=port, print=listening,
-                handle_signals=True, access_log=None)
+    try:
+        web.run_app(make_hall_app(server), host=host, port=port, print=listening,
+                    handle_signals=True, access_log=None)
+    except OSError as exc:  # the page's address: a name that does not resolve, a port in use
+        why = "in use (another hall?)" if exc.errno == errno.EADDRINUSE else \
+            (exc.strerror or str(exc))
+        raise OSError(f"the hall cannot listen on {host} port {port}: {why}: "
+                      "give another with --host or --port") from None
     return 0

@@ -2,16 +2,18 @@
 
 Topics, for a board named ``NAME``:
 
-- ``kharbga/NAME/state``: retained, the JSON of ``GET /api/state``, on
-  every change.
+- ``kharbga/NAME/state``: retained, the JSON of ``GET /api/state`` and
+  the board's ``store``, on every change.
 - ``kharbga/NAME/moves``: QoS 1, one message per confirmed action (or
-  undo): ``{"seq", "board", "game_id", "ply", "move", "position", "time",
+  undo): ``{"seq", "store", "board", "game_id", "ply", "move", "position", "time",
   "variant", "options", "start", "attacker", "defender", "result"}``
   (``options`` the variant's rule options, ``start`` the position a game
   set up from a position started from, else null); an undo has ``"undo":
   true`` and ``ply`` the number of actions left.  ``seq`` grows by one or
   more with every message the board ever sends, so a receiver drops
-  repeats (QoS 1 may deliver one twice) by keeping the highest it saw.
+  repeats (QoS 1 may deliver one twice) by keeping the highest it saw;
+  ``store`` names the store the ``seq`` is of (a board set up again with
+  a fresh store starts over under another ``store``).
 - ``kharbga/NAME/game``: retained, the game's record (KGN) so far.
 - ``kharbga/NAME/online``: retained ``1`` while connected, ``0`` (the
   broker's last will) when the board vanished.
@@ -31,6 +33,7 @@ from __future__ import annotations
 
 import json
 import logging
+import secrets
 import socket
 import sqlite3
 import threading
@@ -165,7 +168,10 @@ class Publisher:
         self._record_last: dict[int, float] = {}
         self._handed = 0  # highest outbox seq handed to paho
         self._inflight: dict[int, int] = {}  # paho mid -> outbox seq
-        self._first = self._first_game()
+        self._first = int(self._meta("first", self._first_game))
+        # Names this store in every message: a board set up again with a
+        # fresh store (its seq starting over) is told apart by the hall.
+        self._store_id = self._meta("store", lambda: secrets.token_hex(8))
         self._probe()
         self._client = self._make_client()
         try:
@@ -200,26 +206,30 @@ class Publisher:
         self._hand()
         state = self._state
         if state is not None and state is not self._state_sent:
-            self._client.publish(self.config.topic("state"), json.dumps(state), qos=1,
-                                 retain=True)
+            self._client.publish(self.config.topic("state"),
+                                 json.dumps({**state, "store": self._store_id}), qos=1, retain=True)
             self._state_sent = state
         self._publish_records()
 
-    def _first_game(self) -> int:
+    def _meta(self, key: str, make: Callable[[], str]) -> str:
+        """A value of this store's broadcast, made once and kept."""
+        row = self.db.execute("SELECT value FROM broadcast_meta WHERE key=?", (key,)).fetchone()
+        if row:
+            return str(row[0])
+        value = make()
+        with self.db:
+            self.db.execute("INSERT OR REPLACE INTO broadcast_meta VALUES (?, ?)", (key, value))
+        return value
+
+    def _first_game(self) -> str:
         """Games from this one on are broadcast (not the archive from
         before the board first had a broker)."""
-        row = self.db.execute("SELECT value FROM broadcast_meta WHERE key='first'").fetchone()
-        if row:
-            return int(row[0])
         row = self.db.execute("SELECT MIN(id) FROM games WHERE finished IS NULL").fetchone()
         first = int(row[0]) if row and row[0] is not None else 0
         if not first:
             row = self.db.execute("SELECT MAX(id) FROM games").fetchone()
             first = int(row[0]) + 1 if row and row[0] is not None else 1
-        with self.db:
-            self.db.execute("INSERT OR REPLACE INTO broadcast_meta VALUES ('first', ?)",
-                            (str(first),))
-        return first
+        return str(first)
 
     def _scan(self) -> None:
         """Queue a message for every stored action not yet queued (and for
@@ -314,7 +324,7 @@ class Publisher:
             "SELECT seq, topic, payload FROM broadcast_outbox WHERE seq>? ORDER BY seq LIMIT ?",
             (self._handed, HAND_BATCH)).fetchall()
         for seq, topic, payload in rows:
-            text = f'{{"seq": {seq}, {payload[1:]}'
+            text = f'{{"seq": {seq}, "store": "{self._store_id}", {payload[1:]}'
             info = self._client.publish(topic, text, qos=1)
             self._inflight[info.mid] = int(seq)
             self._handed = int(seq)

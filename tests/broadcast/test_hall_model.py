@@ -14,7 +14,8 @@ from controller.rules import Game
 from controller.rules.record import Record, parse_record
 
 
-def _moves(actions: list[str], board: str = "b1", gid: int = 1, seq0: int = 0) -> list[bytes]:
+def _moves(actions: list[str], board: str = "b1", gid: int = 1, seq0: int = 0,
+           **extra: object) -> list[bytes]:
     g = Game.new("sabouiyya")
     out = []
     for i, a in enumerate(actions):
@@ -23,7 +24,7 @@ def _moves(actions: list[str], board: str = "b1", gid: int = 1, seq0: int = 0) -
                                "ply": i + 1, "move": a, "position": g.position(),
                                "time": 1000.0 + i, "variant": "sabouiyya",
                                "attacker": "Ali", "defender": "Badr",
-                               "result": None}).encode())
+                               "result": None, **extra}).encode())
     return out
 
 
@@ -139,6 +140,76 @@ def test_malformed_and_foreign_messages_are_counted() -> None:
     for m in _moves(actions):
         assert hall.handle("kharbga/b1/moves", m) == "b1"
     assert hall.boards["b1"].detail()["moves"] == actions
+
+
+def test_numbers_json_has_no_word_for_are_malformed() -> None:
+    # The page reads the hall's answers as strict JSON: one board's
+    # Infinity must not blank every board.
+    hall = Hall()
+    good = json.loads(_moves(random_game(3)[:1])[0])
+    for t in ("1e400", "-1e400", "NaN", "Infinity"):
+        text = json.dumps(good).replace('"time": 1000.0', f'"time": {t}')
+        assert hall.handle("kharbga/b1/moves", text.encode()) is None, t
+    state = json.dumps({"game_id": 1, "position": good["position"], "size": 5})
+    assert hall.handle("kharbga/b1/state", state.replace("5}", "NaN}").encode()) is None
+    assert hall.stats()["ignored_by_reason"] == {"malformed moves": 4, "malformed state": 1}
+    assert hall.handle("kharbga/b1/moves", json.dumps(good).encode()) == "b1"
+    json.dumps(hall.summaries(), allow_nan=False)
+    json.dumps(hall.boards["b1"].detail(), allow_nan=False)
+
+
+def test_a_geometry_that_does_not_hold_together_is_not_passed_on() -> None:
+    from controller.rules import find_any_variant, new_game
+    from controller.service.boardview import board_view
+
+    hall = Hall()
+    position = Game.new("sabouiyya").position()
+    for variant in ("kharbga", "sabouiyya", "sixteen-soldiers", "checkers", "hewakam-keliya"):
+        geo = board_view(new_game(variant))
+        state = {"game_id": 1, "position": position, "geometry": geo}
+        hall.handle(f"kharbga/{variant}/state", json.dumps(state).encode())
+        assert hall.boards[variant].summary()["geometry"] == geo, variant
+        assert find_any_variant(variant).geometry.name == geo["name"]
+    grid = board_view(Game.new("sabouiyya"))
+    bad = [
+        {"kind": "points", "width": 7, "height": 7, "points": [["a1", 0, 0]],
+         "lines": [["a1", "zz"]]},  # a line to no point
+        {**grid, "width": 100000, "height": 100000},
+        {**grid, "points": [["a1", 9, 0]]},  # beyond the width
+        {**grid, "points": [["a1", 0, 0], ["a1", 1, 0]]},  # a name twice
+        {**grid, "points": "a1"},
+        {**grid, "centre": "z9"},
+        {**grid, "dark": [3]},
+        {**grid, "kind": "hex"},
+        [1, 2],
+    ]
+    for i, geo in enumerate(bad):
+        state = {"game_id": 1, "position": position, "geometry": geo}
+        assert hall.handle(f"kharbga/bad{i}/state", json.dumps(state).encode()) == f"bad{i}"
+        summary = hall.boards[f"bad{i}"].summary()
+        assert summary["geometry"] is None and summary["position"] == position, geo
+
+
+def test_a_board_set_up_again_with_a_fresh_store_is_a_new_start() -> None:
+    first, second = random_game(11)[:14], random_game(12)[:6]
+    hall = Hall()
+    for m in _moves(first, store="aaaa"):
+        hall.handle("kharbga/b1/moves", m)
+    hall.handle("kharbga/b1/online", b"0")
+    # The same board name, a fresh store: its seq and game ids start over.
+    hall.handle("kharbga/b1/online", b"1")
+    for m in _moves(second, store="bbbb"):
+        assert hall.handle("kharbga/b1/moves", m) == "b1"
+    assert hall.boards["b1"].detail()["moves"] == second and hall.repeats == 0
+    # A late repeat from the earlier store changes nothing.
+    assert hall.handle("kharbga/b1/moves", _moves(first, store="aaaa")[-1]) is None
+    state = {"game_id": 1, "position": "x", "store": "aaaa"}
+    assert hall.handle("kharbga/b1/state", json.dumps(state).encode()) is None
+    assert hall.boards["b1"].detail()["moves"] == second and hall.repeats == 2
+    # Both games are in the evening's file, the earlier first.
+    hall.handle("kharbga/b1/game", _record(second, 1))
+    records = [parse_record("[Variant" + p) for p in hall.kgn().split("[Variant")[1:]]
+    assert [[str(m) for m in r.game().moves] for r in records] == [first, second]
 
 
 def test_evening_kgn() -> None:

@@ -35,6 +35,8 @@ def test_state_moves_and_record(tmp_path: Path) -> None:
         assert moves[30]["undo"] is True and moves[30]["ply"] == 29
         seqs = [m["seq"] for m in moves]
         assert seqs == sorted(set(seqs))
+        store = moves[0]["store"]  # names the board's store, the same in every message
+        assert len(store) == 16 and {m["store"] for m in moves} == {store}
         replay = Game.new("sabouiyya")
         for m in moves[:30]:
             replay.play(m["move"])
@@ -49,8 +51,9 @@ def test_state_moves_and_record(tmp_path: Path) -> None:
         fresh = Listener(broker.url, "kharbga/b1/#")
         wait_until(lambda: fresh.on("kharbga/b1/game") and fresh.on("kharbga/b1/state"), 10,
                    "retained messages")
-        wait_until(lambda: json.loads(fresh.on("kharbga/b1/state")[-1]) == b.get("/api/state"),
-                   10, "retained state equal to GET /api/state")
+        wait_until(lambda: json.loads(fresh.on("kharbga/b1/state")[-1]) ==
+                   {**b.get("/api/state"), "store": store},
+                   10, "retained state equal to GET /api/state, with the store")
         assert json.loads(fresh.on("kharbga/b1/state")[-1])["game_id"] == state["game_id"]
         record = wait_until(lambda: [r for r in fresh.on("kharbga/b1/game")
                                      if len(parse_record(r.decode()).game().moves) == 29], 10,

@@ -184,11 +184,17 @@ function renderHeader() {
   $("#empty").hidden = Object.keys(boards).length > 0;
 }
 
+function safely(what, draw) {
+  // One board that cannot be drawn must not stop the others.
+  try { draw(); } catch (err) { console.error(`hall: ${what}:`, err); }
+}
+
 function render() {
   frame = 0;
-  for (const id of dirty) renderCard(id);
-  if (openId !== null && dirty.has(openId)) renderLarge();
+  const ids = [...dirty];
   dirty.clear();
+  for (const id of ids) safely(id, () => renderCard(id));
+  if (openId !== null && ids.includes(openId)) safely(openId, renderLarge);
   renderHeader();
 }
 
