@@ -230,3 +230,23 @@ def test_an_empty_data_dir_is_refused(command: list[str],
         main([*command, "--data-dir", ""])
     assert done.value.code == 2
     assert "argument --data-dir: an empty path" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("argv", "words"), [
+    (["run", "--board", "serial:", "--data-dir", "{tmp}"],
+     "--board: must be sim, gpio, serial:PORT or camera:DEVICE, not 'serial:'"),
+    (["doctor", "--serial", ""], "--serial needs a port or device, not an empty name"),
+    (["doctor", "--camera", " "], "--camera needs a port or device, not an empty name"),
+    (["doctor", "--serial", "/dev/null", "--seconds", "inf"],
+     "--seconds must be more than 0 and at most 3600, not inf"),
+    (["doctor", "--serial", "/dev/null", "--seconds", "-1"], "--seconds must be more than 0"),
+    (["hall", "--config", "{tmp}/hall.toml"],
+     "hall.toml: broadcast.ca_file: {tmp}/hall.toml holds no usable certificate"),
+])
+def test_empty_devices_bad_durations_and_tls_files_are_refused_before_anything_starts(
+        argv: list[str], words: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "hall.toml").write_text(
+        f'[broadcast]\nbroker = "mqtts://127.0.0.1:1"\nca_file = "{tmp_path}/hall.toml"\n')
+    assert main([a.replace("{tmp}", str(tmp_path)) for a in argv]) == 2
+    err = capsys.readouterr().err
+    assert words.replace("{tmp}", str(tmp_path)) in err and len(err.strip().splitlines()) == 1

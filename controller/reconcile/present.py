@@ -30,6 +30,8 @@ class View:
     hint: int = 0  # squares of a suggested move
     flags: tuple[bool, bool] = (False, False)  # exchange flags raised, per side
     expected: Move | None = None  # the computer's action to make
+    undone: int = 0  # error squares the undo button changed
+    seen: tuple[int, int] | None = None  # each side's pieces as a colour sensor saw them
 
 
 def status(g: AnyGame, v: View) -> str:
@@ -118,8 +120,13 @@ def _errors(g: AnyGame, v: View) -> str:
                        strict=True):
         if not v.errors >> p & 1:
             continue
-        if (a | d) >> p & 1:
-            owner = TITLE[0] if a >> p & 1 else TITLE[1]
+        owner = TITLE[0] if a >> p & 1 else TITLE[1]
+        if v.seen is not None and (a | d) >> p & 1 and v.seen[a >> p & 1] >> p & 1:
+            told.append(f"{name}: wrong side's soldier (the {owner}'s belongs here)")
+        elif v.undone >> p & 1:
+            what = f"put the {owner}'s soldier back" if (a | d) >> p & 1 else "take it off"
+            told.append(f"{name}: taken back by undo; {what}")
+        elif (a | d) >> p & 1:
             told.append(f"{name}: put the {owner}'s soldier back{_why_not_lifted(g, p)}")
         elif where:
             told.append(f"{name}: not a legal square; the lifted soldier can go to "

@@ -11,7 +11,7 @@ from controller.board.events import Frame
 
 from .explain import Clues
 
-__all__ = ["Readings"]
+__all__ = ["Mismatch", "Readings"]
 
 
 @dataclass(slots=True)
@@ -66,3 +66,19 @@ class Readings:
         first = min(times.values(), default=None)
         origin = sum(1 << p for p, t in times.items() if t == first)
         return Clues(origin, held, landed, self.seen, self.emptied)
+
+
+@dataclass(slots=True)
+class Mismatch:
+    """A reading nothing explains: since when, the squares lit once it
+    has lasted ``error_delay``, and those the undo button changed (told
+    as taken back, not as errors of the players)."""
+
+    since: float | None = None
+    errors: int = 0
+    undone: int = 0
+
+    def clear(self) -> None:
+        self.since = None
+        self.errors = 0
+        self.undone = 0

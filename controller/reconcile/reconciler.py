@@ -37,7 +37,7 @@ from controller.rules.moves import HAJEB, PASS, RESCIND, STEP, Move
 
 from .explain import Candidate, Explainer, Pending, Turn, fits
 from .present import Display, View, leds, status
-from .readings import Readings
+from .readings import Mismatch, Readings
 from .settings import Settings
 from .timeline import Timeline
 
@@ -66,19 +66,6 @@ class Update:
     refused: str | None = None
     """Why a press of the ``hajeb`` or ``exchange`` button (or
     :meth:`Reconciler.hajeb`) changed nothing, in words."""
-
-
-@dataclass(slots=True)
-class _Mismatch:
-    """A reading nothing explains: since when, and the squares lit once it
-    has lasted ``error_delay``."""
-
-    since: float | None = None
-    errors: int = 0
-
-    def clear(self) -> None:
-        self.since = None
-        self.errors = 0
 
 
 @dataclass(slots=True)
@@ -138,7 +125,7 @@ class Reconciler:
         if standing:  # a game resumed whose last captures still stand
             self._turn.pending = captured_last_turn(self._timeline, standing)
         self._readings = Readings()
-        self._mismatch = _Mismatch()
+        self._mismatch = Mismatch()
         self._table = _Table()
         self._report = _Report()
         self._lift: tuple[int, int] | None = None  # soldier in the hand, its targets
@@ -274,8 +261,10 @@ class Reconciler:
             standing &= self._readings.frame.occupied
         lifted, targets = self._lift if self._lift is not None else (-1, 0)
         flags = (t.flags[0], t.flags[1])
-        return View(lifted, targets, self._mismatch.errors, standing, t.pending.exchanged,
-                    self._table.hint, flags, t.expected)
+        m, r = self._mismatch, self._readings.frame
+        seen = (r.attacker, r.defender) if r is not None and r.colour and m.errors else None
+        return View(lifted, targets, m.errors, standing, t.pending.exchanged,
+                    self._table.hint, flags, t.expected, m.undone & m.errors, seen)
 
     def _finish_update(self, update: Update) -> Update:
         report, self._report = self._report, _Report()
@@ -338,6 +327,7 @@ class Reconciler:
             else:
                 self.hajeb(side)
         elif name in ("undo", "new"):
+            a, d = g.bitboards()
             if name == "undo":
                 self._undo_turn()
             else:
@@ -345,6 +335,9 @@ class Reconciler:
             # The board must be put back; the old reading is no move.
             self._readings.stale = True
             self._recheck_reading()
+            if name == "undo" and self._mismatch.since is not None:
+                a2, d2 = self.game.bitboards()
+                self._mismatch.undone = (a ^ a2) | (d ^ d2)
         elif name == "resign" and g.outcome is None:
             g.resign(SIDES[side])
             self._timeline.ended_by_players()

@@ -25,7 +25,6 @@ from .advice import Advice
 from .boardview import (
     board_view,
     check_name,
-    colour_errors,
     computer_draw_answer,
     hajeb_view,
     has_exchange,
@@ -169,6 +168,8 @@ class BoardService:
 
     def feed(self, event: Frame | Button) -> Update:
         """A sensor frame or button press, with the service's clock."""
+        if isinstance(event, Frame) and (event.occupied | event.unknown) >> self.squares:
+            raise ValueError(f"a frame shows points beyond the game's {self.squares}")
         if isinstance(event, Frame):
             self._occupied = event.occupied
             self._last_frame = event
@@ -488,9 +489,6 @@ class BoardService:
         status = update.status
         g = self.reconciler.game
         leds = update.leds
-        frame = self._last_frame
-        if frame is not None and frame.colour and "error" in leds.values():
-            status = colour_errors(g, leds, frame)
         if g.outcome is not None:  # a hint no longer means anything
             leds = {sq: role for sq, role in leds.items() if role != "hint"}
         if g.outcome is not None and g.outcome.reason in status:

@@ -31,7 +31,6 @@ __all__ = [
     "kings",
     "points_of",
     "reason_words",
-    "colour_errors",
     "hajeb_view",
     "has_exchange",
     "lights_of",
@@ -193,28 +192,6 @@ def board_view(game: AnyGame) -> dict[str, Any]:
     board, made once (read it, do not change it; every state carries it,
     and comparing a state with the last one costs nothing for it)."""
     return _view(game.geometry)
-
-
-def colour_errors(g: AnyGame, leds: dict[str, str], frame: Any) -> str:
-    """A camera sees colours: each error square told with them
-    ("d5: wrong side's soldier")."""
-    a, d = g.bitboards()
-    told = []
-    for p, name in enumerate(g.geometry.point_names):
-        if leds.get(name) != "error":
-            continue
-        want = "Attacker" if a >> p & 1 else "Defender" if d >> p & 1 else None
-        seen = "Attacker" if frame.attacker >> p & 1 else \
-            "Defender" if frame.defender >> p & 1 else None
-        if want and seen and want != seen:
-            told.append(f"{name}: wrong side's soldier (the {want}'s belongs here)")
-        elif want:
-            told.append(f"{name}: put the {want}'s soldier back")
-        else:
-            told.append(f"{name}: no soldier belongs here; take it off")
-    if len(told) > 3:
-        told = [*told[:3], f"and {len(told) - 3} more lit"]
-    return "; ".join(told)
 
 
 HAJEB_ALLOWS = ("the Attacker moves any distance, orthogonally or diagonally, over empty "

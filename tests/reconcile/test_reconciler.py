@@ -315,6 +315,31 @@ def test_undo_button_waits_for_the_board() -> None:
     assert h.moves == ["d4-d5"]
 
 
+def test_undo_tells_the_squares_it_changed_as_taken_back() -> None:
+    # Setting phase: the two soldiers just placed are to come off again.
+    h = Hands("khamousiyya")
+    h.put("c4", "a")
+    h.put("d3", "a")
+    assert h.moves == ["@c4", "@d3"]
+    h.press("undo")
+    status = h.hold(DELAY + 0.1).status
+    assert h.moves == []
+    assert status == "d3: taken back by undo; take it off; c4: taken back by undo; take it off"
+    h.lift("c4")
+    h.lift("d3")
+    assert "error" not in h.leds.values() and "undo" not in h.last.status
+    # Moving phase: the step taken back.
+    h = Hands("kharbga", CHAIN)
+    h.move("d4", "e4")
+    h.press("undo")
+    status = h.hold(DELAY + 0.1).status
+    assert "e4: taken back by undo; take it off" in status
+    assert "d4: taken back by undo; put the Attacker's soldier back" in status
+    # A square wrong for another reason keeps its own words.
+    h.put("a7", "d")
+    assert "a7: no soldier belongs here; take it off" in h.hold(DELAY + 0.1).status
+
+
 def test_resign_and_draw_buttons() -> None:
     h = Hands("kharbga", CHAIN)
     h.press("draw", "attacker")
