@@ -57,6 +57,7 @@ from controller.board.leds import legend
 from controller.hall.protocol import Unreplayable
 
 from .board import BoardService, RequestError
+from .boardview import outcome_words
 
 __all__ = ["make_app"]
 
@@ -87,8 +88,11 @@ async def _body(request: web.Request) -> dict[str, Any]:
         raise RequestError("request body too large")
     try:
         data = json.loads(raw or b"{}")
-    except (ValueError, RecursionError):  # bad JSON, bad UTF-8, nested too deep
-        raise RequestError("the body must be a JSON object") from None
+    except ValueError as exc:  # bad JSON, bad UTF-8, a number of too many digits
+        why = "a number has too many digits" if "digits" in str(exc) else "not JSON"
+        raise RequestError(f"the body must be a JSON object ({why})") from None
+    except RecursionError:
+        raise RequestError("the body must be a JSON object (nested too deeply)") from None
     if not isinstance(data, dict):
         raise RequestError("the body must be a JSON object")
     return data
@@ -211,6 +215,8 @@ async def _archive_work(request: web.Request, work: Any, *args: Any) -> Any:
 
 async def get_games(request: web.Request) -> web.Response:
     games = await _archive_work(request, request.app[SERVICE].store.archive)
+    for g in games:
+        g["outcome"] = outcome_words(g["result"], g["termination"], g["finished"])
     return web.json_response(games)
 
 

@@ -34,6 +34,7 @@ __all__ = [
     "hajeb_view",
     "has_exchange",
     "lights_of",
+    "outcome_words",
     "with_options",
 ]
 
@@ -47,7 +48,7 @@ REASONS = {
     "barrier": "a barrier neither side can break",
     "turn-limit": "the turn limit was reached",
     "resignation": "resignation",
-    "agreement": "a draw agreed",
+    "agreement": "agreed by the players",
 }
 
 
@@ -56,6 +57,18 @@ def reason_words(reason: str | None) -> str:
     if not reason:
         return ""
     return REASONS.get(reason, reason.replace("-", " "))
+
+
+def outcome_words(result: str, termination: str | None, finished: bool) -> str:
+    """How an archived game ended, in words: "Draw (agreed by the players)",
+    "Attacker wins (all soldiers captured)", "abandoned" (put aside for a
+    new game, unfinished), "not finished" (still in play, or set aside to
+    be resumed)."""
+    if result not in ("1-0", "0-1", "1/2-1/2"):
+        return "abandoned" if finished else "not finished"
+    who = {"1-0": "Attacker wins", "0-1": "Defender wins"}.get(result, "Draw")
+    why = reason_words(termination)
+    return f"{who} ({why})" if why else who
 
 
 def check_name(label: str, value: object) -> str:

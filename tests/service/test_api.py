@@ -88,6 +88,14 @@ def test_state_and_a_game_played_through_the_api(make: Any) -> None:
         r = await client.get("/api/games")
         games = await r.json()
         assert games[0]["id"] == state["game_id"] and games[0]["actions"] == 4
+        assert games[0]["outcome"] == "not finished"  # still in play
+        r = await client.post("/api/button", json={"button": "resign", "side": "defender"})
+        assert r.status == 200
+        r = await client.post("/api/new", json={"variant": "sabouiyya"})
+        assert r.status == 200
+        games = await (await client.get("/api/games")).json()
+        ended = next(g for g in games if g["id"] == state["game_id"])
+        assert ended["outcome"] == "Attacker wins (resignation)" and ended["result"] == "1-0"
         r = await client.get(f"/api/games/{state['game_id']}.kgn")
         text = await r.text()
         assert "[Variant \"sabouiyya\"]" in text and "1. @c2 @a1 " in text and "2. @b3 @e5 " in text
@@ -100,7 +108,10 @@ def test_state_and_a_game_played_through_the_api(make: Any) -> None:
     [
         ("/api/sim/occupancy", {"occ": "012"}, 400, "'occ' must be a string of 49"),
         ("/api/sim/occupancy", [1, 2], 400, "JSON object"),
-        ("/api/sim/occupancy", "not json", 400, "JSON object"),
+        ("/api/sim/occupancy", "not json", 400, "must be a JSON object (not JSON)"),
+        ("/api/new", '{"seconds": ' + "9" * 5000 + "}", 400,
+         "must be a JSON object (a number has too many digits)"),
+        ("/api/new", "[" * 5000, 400, "must be a JSON object (nested too deeply)"),
         ("/api/sim/occupancy", {"occ": "0" * 49, "setup": "0"}, 400, "'setup' must be"),
         ("/api/sim/occupancy", {"occ": "0" * 49, "setup": 1}, 409, "set up again"),
         ("/api/sim/occupancy", {"point": "h9", "occupied": True}, 400,

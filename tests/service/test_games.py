@@ -152,7 +152,7 @@ def test_every_games_log_replays_to_its_record(tmp_path: Path) -> None:
     service.press("draw", "defender")
     clock.t += 0.1
     service.tick()
-    assert service.state()["outcome"]["words"] == "a draw agreed"
+    assert service.state()["outcome"]["words"] == "agreed by the players"
     for gid in (first, second):
         _replays_to_its_record(service, gid)
     log = service.store.replayable_log(first)
@@ -288,3 +288,13 @@ def test_games_ended_by_agreement_replay_from_the_archive(tmp_path: Path) -> Non
     assert stored is not None and stored.actions[-1] == "pass"
     assert stored.game().outcome == game.outcome
     store.close()
+
+
+def test_the_archive_says_how_each_game_ended() -> None:
+    from controller.service.boardview import outcome_words
+
+    assert outcome_words("1/2-1/2", "agreement", True) == "Draw (agreed by the players)"
+    assert outcome_words("0-1", "blocked", True) == "Defender wins (the losing side could not move)"
+    assert outcome_words("1-0", None, True) == "Attacker wins"
+    assert outcome_words("*", "abandoned", True) == "abandoned"  # put aside for a new game
+    assert outcome_words("*", None, False) == "not finished"

@@ -549,6 +549,7 @@ function connect() {
 // -- the archive -----------------------------------------------------------
 
 let gamesShown = "";
+const outcomes = {};  // game id -> how it ended, in words (the viewer's title)
 async function loadGames() {
   let games;
   try { games = await api("/api/games"); } catch (e) { return; }
@@ -563,7 +564,12 @@ async function loadGames() {
       `<td><a href="/api/games/${g.id}.kgn">record</a></td><td><button>view</button></td>`;
     tr.children[1].textContent = g.variant;
     tr.children[2].textContent = `${g.attacker} – ${g.defender}`;
-    tr.children[3].textContent = g.result;
+    // The result and, under it, how the game ended in words.
+    tr.children[3].className = "result";
+    tr.children[3].innerHTML = "<b></b><small></small>";
+    tr.children[3].firstChild.textContent = g.result === "*" ? "" : g.result;
+    tr.children[3].lastChild.textContent = g.outcome;
+    outcomes[g.id] = g.outcome;
     tr.querySelector("button").addEventListener("click", () => view(g.id));
     body.appendChild(tr);
   }
@@ -579,7 +585,8 @@ async function view(id) {
     $("#v-ply").textContent = `${turn} (action ${ply} of ${g.positions.length - 1})`;
   };
   $("#viewer").hidden = false;
-  $("#viewer-title").textContent = `Game #${g.id}: ${g.attacker} – ${g.defender} (${g.result})`;
+  $("#viewer-title").textContent = `Game #${g.id}: ${g.attacker} – ${g.defender}: ` +
+    (outcomes[g.id] || g.result);
   $("#v-first").onclick = () => { ply = 0; show(); };
   $("#v-prev").onclick = () => { ply = Math.max(0, ply - 1); show(); };
   $("#v-next").onclick = () => { ply = Math.min(g.positions.length - 1, ply + 1); show(); };
