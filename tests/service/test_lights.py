@@ -93,8 +93,8 @@ def test_the_legend_lists_the_lights_this_game_can_show(board: tuple[Page, Serve
         expect(item).to_contain_text(f'{r["role"]}: {words.get(str(r["role"]), str(r["meaning"]))}')
         colour = str(r["colour"])
         rgb = tuple(int(colour[k:k + 2], 16) for k in (1, 3, 5))
-        swatch = item.locator(".swatch").evaluate("e => getComputedStyle(e).backgroundColor")
-        assert swatch == "rgb({}, {}, {})".format(*rgb)
+        ring = item.locator(".swatch").evaluate("e => getComputedStyle(e).boxShadow")
+        assert ring.startswith("rgb({}, {}, {}) ".format(*rgb)) and "inset" in ring
     # No button for an exchange the rules do not have.
     expect(pg.locator('[data-button="exchange"]')).to_be_hidden()
     # The squares take the same colours: the setup squares of the first move.
