@@ -184,6 +184,23 @@ def _why_not_placed(g: AnyGame, p: int) -> str:
     return ""
 
 
+def _last_move(g: AnyGame) -> tuple[int, int] | None:
+    """Where the last move started and ended: a capture chain from where
+    its soldier began the turn to where it stands."""
+    frm = to = -1
+    for snap, m in reversed(g.history):
+        if m.kind != STEP:
+            if to >= 0:
+                break
+            continue
+        frm = m.frm
+        if to < 0:
+            to = m.to
+        if snap.chain == -1:
+            break
+    return (frm, to) if to >= 0 else None
+
+
 def leds(g: AnyGame, v: View) -> LedMap:
     """The LED role of each lit square (INTERFACES.md), the higher role
     winning where two meet."""
@@ -195,10 +212,10 @@ def leds(g: AnyGame, v: View) -> LedMap:
         allowed = _placeable(g)
         if allowed != empty:
             paint(out, allowed, "setup", names)
-    last = next((m for _, m in reversed(g.history) if m.kind == STEP), None)
+    last = _last_move(g)
     if last is not None and g.outcome is None:
-        paint(out, 1 << last.frm, "last-from", names)
-        paint(out, 1 << last.to, "last-to", names)
+        paint(out, 1 << last[0], "last-from", names)
+        paint(out, 1 << last[1], "last-to", names)
     paint(out, v.hint, "hint", names)
     if v.expected is not None and g.outcome is None:
         e = v.expected

@@ -201,3 +201,19 @@ def test_every_refusal_says_which_rule() -> None:
     a7 = g.geometry.parse_point("a7")
     assert status(g, View(lifted=a7)) == (
         "Attacker: a7 lifted, but it has no move from here; put it back")
+
+
+def test_the_last_move_of_a_chain_is_lit_from_where_its_soldier_began() -> None:
+    g = _game()
+    for step in ("a2xb2", "b2xb3", "b3xb4"):  # the chain ends: the Defender to move
+        g.play(step)
+    lit = leds(g, View())
+    assert lit["a2"] == "last-from" and lit["b4"] == "last-to"
+    assert "b2" not in lit and "b3" not in lit
+    # A plain step after it is lit from its own start.
+    g.play(next(m for m in g.legal_moves() if m.kind == "step" and not m.capture))
+    last = g.moves[-1]
+    names = g.geometry.point_names
+    lit = leds(g, View())
+    assert lit[names[last.frm]] == "last-from" and lit[names[last.to]] == "last-to"
+    assert "a2" not in lit
