@@ -18,6 +18,7 @@ from pathlib import Path
 
 import cv2
 
+from calibration.frames import open_capture
 from calibration.markers import MARKER_CENTRES, detect_markers
 
 __all__ = ["camera_locks", "doctor_camera", "parse_controls"]
@@ -53,7 +54,7 @@ def _device(source: str) -> tuple[int | str, str | None]:
     """(what OpenCV opens, the V4L2 node or None for a file)."""
     if source.isdigit():
         return int(source), f"/dev/video{source}"
-    if source.startswith("/dev/video"):
+    if source.startswith("/dev/"):  # /dev/video0, /dev/v4l/by-id/...: a camera's node
         return source, source
     if not Path(source).is_file():
         raise ValueError(f"no camera or video {source}: give a device number such as 0, a "
@@ -91,11 +92,9 @@ def doctor_camera(source: str, seconds: float = 3.0) -> int:
     """Print the report; the exit status."""
     if not 0 < seconds <= 600:
         raise ValueError(f"--seconds must be more than 0 and at most 600, not {seconds:g}")
-    target, node = _device(source)
-    cap = cv2.VideoCapture(target)
+    _, node = _device(source)
+    cap = open_capture(source)
     try:
-        if not cap.isOpened():
-            raise ValueError(f"cannot open camera {source}")
         frames, took, seen = _watch(cap, seconds)
     finally:
         cap.release()

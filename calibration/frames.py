@@ -30,7 +30,7 @@ from calibration.camera import (
     read_photo,
 )
 
-__all__ = ["IMAGE_SUFFIXES", "frames_of", "read_frames"]
+__all__ = ["IMAGE_SUFFIXES", "frames_of", "is_video_file", "open_capture", "read_frames"]
 
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp")
 
@@ -51,6 +51,30 @@ def _quiet_stderr() -> Iterator[None]:
     finally:
         os.dup2(saved, 2)
         os.close(saved)
+
+
+def is_video_file(device: str) -> bool:
+    """A recorded video (a regular file), not a camera: a device number or a
+    device node such as /dev/video0 or /dev/v4l/by-id/..., which comes back
+    after a failed read or an unplugging, where a video has ended."""
+    return not device.isdigit() and Path(device).is_file()
+
+
+def open_capture(device: str) -> cv2.VideoCapture:
+    """A camera (its number or device node) or a video file, opened; a
+    ValueError in one line if it cannot be (OpenCV's own warnings about it
+    are silenced: the caller tells what went wrong)."""
+    if not device.strip():
+        raise ValueError("no camera or video given: a device number such as 0, a /dev/video* "
+                         "path or a video file")
+    cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_ERROR)
+    source: int | str = int(device) if device.isdigit() else device
+    cap = cv2.VideoCapture(source)
+    opened = cap.isOpened()
+    if not opened:
+        cap.release()
+        raise ValueError(f"cannot open camera or video {device!r}")
+    return cap
 
 
 def _video(path: Path) -> Iterator[tuple[str, np.ndarray]]:

@@ -18,6 +18,7 @@ markers found and the board grid drawn over it:
 
 from __future__ import annotations
 
+import errno
 import json
 import threading
 from pathlib import Path
@@ -27,6 +28,7 @@ import cv2
 import numpy as np
 
 from calibration.camera import CameraReader, calibrate, check_cells
+from calibration.frames import is_video_file, open_capture
 from calibration.homography import fit_from_centres
 from calibration.markers import detect_markers
 from calibration.preview import draw_overlay, jpeg
@@ -186,7 +188,7 @@ class FrameGrabber:
                  capture: Capture | None = None) -> None:
         self.target = target
         self.device = device
-        self.is_file = capture is None and not device.isdigit()
+        self.is_file = capture is None and is_video_file(device)
         if capture is None:
             capture = self._open()
         self.capture = capture
@@ -198,11 +200,7 @@ class FrameGrabber:
         self._thread = threading.Thread(target=self._run, name="camera", daemon=True)
 
     def _open(self) -> cv2.VideoCapture:
-        source: int | str = int(self.device) if self.device.isdigit() else self.device
-        cap = cv2.VideoCapture(source)
-        if not cap.isOpened():
-            raise ValueError(f"cannot open camera or video {self.device!r}")
-        return cap
+        return open_capture(self.device)
 
     def start(self) -> None:
         self._thread.start()
@@ -221,7 +219,16 @@ class FrameGrabber:
                 failures += 1
                 if failures == 50:
                     self.target.message = f"the camera {self.device!r} gives no pictures"
+                if failures % 50 == 0 and isinstance(self.capture, cv2.VideoCapture):
+                    self._reopen()  # unplugged and plugged back: open it again
             self._stop.wait(self.period)
+
+    def _reopen(self) -> None:
+        self.capture.release()
+        try:
+            self.capture = self._open()
+        except ValueError:
+            pass  # still gone: tried again after the next 50 failures
 
     def close(self) -> None:
         self._stop.set()
@@ -296,13 +303,22 @@ def serve(device: str, out_path: str | Path, layout: str = DEFAULT_LAYOUT,
     """``kharbga-board calibrate camera --live``: run until interrupted."""
     from aiohttp import web
 
+    if not 1 <= port <= 65535:
+        raise ValueError(f"--port must be from 1 to 65535, not {port}")
     cal = LiveCalibration(out_path, layout)
     grabber = FrameGrabber(cal, device)
     grabber.start()
-    print(f"kharbga-board: camera calibration at http://{host}:{port}/ (Ctrl-C to stop)",
-          flush=True)
+
+    def listening(_: str) -> None:  # told once the port is bound, not before
+        print(f"kharbga-board: camera calibration at http://{host}:{port}/ (Ctrl-C to stop)",
+              flush=True)
+
     try:
-        web.run_app(make_app(cal), host=host, port=port, print=None, access_log=None)
+        web.run_app(make_app(cal), host=host, port=port, print=listening, access_log=None)
+    except OSError as exc:  # a name that does not resolve, a port in use
+        why = "in use" if exc.errno == errno.EADDRINUSE else (exc.strerror or str(exc))
+        raise OSError(f"the calibration page cannot listen on {host} port {port}: {why}: "
+                      "give another with --host or --port") from None
     finally:
         grabber.close()
     if cal.step == "done":

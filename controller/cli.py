@@ -294,8 +294,8 @@ def _doctor_serial(port: str, seconds: float) -> int:
 
 def _cmd_doctor(args: argparse.Namespace) -> int:
     warnings.simplefilter("ignore")  # gpiozero's pin-factory fallbacks
-    if not 0 < args.seconds <= 3600:
-        raise ValueError(f"--seconds must be more than 0 and at most 3600, not {args.seconds:g}")
+    if not 0 < args.seconds <= 600:
+        raise ValueError(f"--seconds must be more than 0 and at most 600, not {args.seconds:g}")
     for option in ("serial", "camera"):
         if getattr(args, option) is not None and not getattr(args, option).strip():
             raise ValueError(f"--{option} needs a port or device, not an empty name")

@@ -28,6 +28,7 @@ import cv2
 import numpy as np
 
 from calibration.camera import CameraReader, load_profile
+from calibration.frames import is_video_file, open_capture
 from controller.board.events import Frame
 from controller.board.sensorlog import Event, Header, format_event
 
@@ -38,14 +39,7 @@ log = logging.getLogger(__name__)
 
 MARKERS = frozenset(range(4))
 SIZE = 7  # the camera reads the 7x7 board
-
-
-def _open(device: str) -> cv2.VideoCapture:
-    source: int | str = int(device) if device.isdigit() else device
-    cap = cv2.VideoCapture(source)
-    if not cap.isOpened():
-        raise ValueError(f"cannot open camera or video {device!r}")
-    return cap
+REOPEN_AFTER = 2.0  # seconds without a picture before a camera is opened again
 
 
 class MarkerWatch:
@@ -88,7 +82,7 @@ def video_frames(device: str, profile_path: str | Path, smooth: int = 3,
     """Colour frames of a video file (times from its frame rate)."""
     reader = CameraReader(load_profile(profile_path), smooth=smooth)
     watch = MarkerWatch(device)
-    cap = _open(device)
+    cap = open_capture(device)
     rate = fps or cap.get(cv2.CAP_PROP_FPS) or 10.0
     n = 0
     try:
@@ -123,13 +117,16 @@ class CameraStream:
     (only when the reading changes, and a heartbeat every second).
 
     A video file plays at its own pace, as the camera filmed it, and the
-    stream stops reading at its end."""
+    stream stops reading at its end.  A camera (a device number or node)
+    that gives no picture for ``REOPEN_AFTER`` seconds is opened again,
+    until it answers (unplugged and plugged back); :meth:`problem` says so
+    meanwhile, in words for the page."""
 
     def __init__(self, device: str, profile_path: str | Path) -> None:
         self.device = device
         self.reader = CameraReader(load_profile(profile_path), smooth=3)
-        self.cap = _open(device)
-        self.is_file = not device.isdigit()
+        self.cap = open_capture(device)
+        self.is_file = is_video_file(device)
         fps = self.cap.get(cv2.CAP_PROP_FPS) if self.is_file else 0.0
         self.period = 1.0 / fps if fps and fps > 0 else 0.0
         self.events: queue.Queue[Frame] = queue.Queue()
@@ -138,11 +135,23 @@ class CameraStream:
         self.watch = MarkerWatch(device)
         self.pictures = 0
         self._failing = False  # the last read gave no picture
+        self._failing_since = 0.0  # time.time() of the first read that gave none
+        self._tried_at = 0.0  # time.monotonic() of the last open, or the first failure
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="camera", daemon=True)
 
     def start(self) -> None:
         self._thread.start()
+
+    def problem(self) -> str | None:
+        """What is wrong with the pictures, in words (None: they come)."""
+        if not self._failing:
+            return None
+        if self.is_file:
+            return f"the video {self.device} ended after {self.pictures} pictures"
+        since = time.strftime("%H:%M:%S", time.localtime(self._failing_since))
+        return (f"the camera {self.device} gives no picture since {since} (its cable? "
+                "it is opened again until it answers)")
 
     def _picture(self) -> np.ndarray | None:
         """The next picture, or None (logged once per run of failures)."""
@@ -159,8 +168,21 @@ class CameraStream:
                          self.pictures)
             else:
                 log.warning("camera %s: no picture from the camera", self.device)
+            self._failing_since, self._tried_at = time.time(), time.monotonic()
         self._failing = True
         return None
+
+    def _reopen(self) -> None:
+        """A camera silent for ``REOPEN_AFTER`` seconds: open it again."""
+        if time.monotonic() - self._tried_at < REOPEN_AFTER:
+            return
+        self._tried_at = time.monotonic()
+        self.cap.release()
+        try:
+            self.cap = open_capture(self.device)
+        except ValueError:
+            return  # still gone: tried again later
+        log.info("camera %s: opened again", self.device)
 
     def _run(self) -> None:
         last = ""
@@ -174,6 +196,7 @@ class CameraStream:
             if image is None:
                 if self.is_file:
                     return  # the end of the video: nothing more will come
+                self._reopen()
                 self._stop.wait(0.05)
                 continue
             cells = self.reader.read(image)

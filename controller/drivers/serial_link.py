@@ -154,6 +154,18 @@ class SerialLink:
     def connected(self) -> bool:
         return self._ready.is_set()
 
+    def problem(self) -> str | None:
+        """Why the board is not being read, in words (None: connected).
+        Takes no lock: the caller's loop never waits on the port."""
+        if self._ready.is_set():
+            return None
+        c = self.protocol.c
+        if not c.connects:
+            why = c.last_error or "no answer to the handshake yet"
+            return f"the board on {self.url} is not connected ({why}); trying again"
+        return (f"the board on {self.url} is not connected since it was lost "
+                f"({c.last_error or 'no answer'}); reconnecting")
+
     def wait_connected(self, timeout: float | None = None) -> bool:
         return self._ready.wait(timeout)
 

@@ -7,10 +7,12 @@ those changed.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from controller.board.leds import LedMap, paint
-from controller.rules import AnyGame, Game, LeapGame
+from controller.rules import AnyGame, Game, LeapGame, State
+from controller.rules.leap import LeapState
 from controller.rules.moves import STEP, Move
 
 __all__ = ["Display", "View", "leds", "status"]
@@ -32,10 +34,16 @@ class View:
     expected: Move | None = None  # the computer's action to make
     undone: int = 0  # error squares the undo button changed
     seen: tuple[int, int] | None = None  # each side's pieces as a colour sensor saw them
+    unseen: int = 0  # squares read unknown for long: the reading waits for them
 
 
 def status(g: AnyGame, v: View) -> str:
     """The one-line status: what the players should do next."""
+    if v.unseen:
+        names = _names(g, v.unseen)
+        more = f" and {len(names) - 3} more" if len(names) > 3 else ""
+        return (f"{', '.join(names[:3])}{more} not seen clearly (a hand, a reflection or "
+                "something on the board?): the board is read once they are")
     if _setting_up(g, v):
         return f"Set up the soldiers: {bin(v.errors).count('1')} starting points still empty"
     if v.errors:
@@ -188,7 +196,8 @@ def _last_move(g: AnyGame) -> tuple[int, int] | None:
     """Where the last move started and ended: a capture chain from where
     its soldier began the turn to where it stands."""
     frm = to = -1
-    for snap, m in reversed(g.history):
+    history: Sequence[tuple[State | LeapState, Move]] = g.history
+    for snap, m in reversed(history):
         if m.kind != STEP:
             if to >= 0:
                 break

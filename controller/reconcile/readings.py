@@ -28,6 +28,7 @@ class Readings:
     landing: int = 0  # squares of the latest piece set down
     seen: int = 0  # squares shown occupied since the board last settled
     emptied: int = 0  # expected pieces shown gone since the board last settled
+    unseen_since: float | None = None  # since when some square reads unknown, without a break
 
     @property
     def occupied(self) -> int:
@@ -53,6 +54,10 @@ class Readings:
         if frame.occupied & ~self.occupied:
             self.landing = frame.occupied & ~self.occupied
         self.seen |= frame.occupied
+        if not frame.unknown:
+            self.unseen_since = None
+        elif self.unseen_since is None:
+            self.unseen_since = frame.t
         self.frame = frame
         self.since = frame.t
         self.settled = False

@@ -68,6 +68,9 @@ class Update:
     :meth:`Reconciler.hajeb`) changed nothing, in words."""
 
 
+UNSEEN = 2.0  # seconds past error_delay a square may read unknown before it is named
+
+
 @dataclass(slots=True)
 class _Table:
     """What the players asked for with the buttons and the service."""
@@ -261,10 +264,11 @@ class Reconciler:
             standing &= self._readings.frame.occupied
         lifted, targets = self._lift if self._lift is not None else (-1, 0)
         flags = (t.flags[0], t.flags[1])
-        m, r = self._mismatch, self._readings.frame
+        m, r, since = self._mismatch, self._readings.frame, self._readings.unseen_since
         seen = (r.attacker, r.defender) if r is not None and r.colour and m.errors else None
-        return View(lifted, targets, m.errors, standing, t.pending.exchanged,
-                    self._table.hint, flags, t.expected, m.undone & m.errors, seen)
+        waited = since is not None and self._now - since >= self.settings.error_delay + UNSEEN
+        return View(lifted, targets, m.errors, standing, t.pending.exchanged, self._table.hint,
+                    flags, t.expected, m.undone & m.errors, seen, r.unknown if r and waited else 0)
 
     def _finish_update(self, update: Update) -> Update:
         report, self._report = self._report, _Report()

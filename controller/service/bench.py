@@ -147,6 +147,9 @@ class _Driver:
         for sent in self.timed.taken():
             self.latencies.append((time.time(), now - sent))
 
+    def problem(self) -> str | None:
+        return None
+
     def close(self) -> None:
         self._stop.set()
 

@@ -20,6 +20,7 @@ from controller.board.sensorlog import BUTTONS, Button, Frame, format_event
 from controller.reconcile.reconciler import Reconciler, Settings, Update
 from controller.rules import AnyGame, Move, find_any_variant
 from controller.rules.leap_factory import format_any_options, is_leap, make_game
+from controller.rules.record import group_turns
 
 from .advice import Advice
 from .boardview import (
@@ -120,6 +121,7 @@ class BoardService:
         self.camera_preview: Callable[[], bytes] | None = None
         # The MQTT broadcast link (broadcast.py), shown on the page; None: no broker.
         self.broker: dict[str, Any] | None = None
+        self.sensor_problem: str | None = None  # why the board is not read (set_sensor)
         self.waiting_clear = self.store.get_value("waiting_clear") == self.gid and \
             not game.moves
         if self.simulated:
@@ -298,13 +300,8 @@ class BoardService:
 
     def _want_computer(self) -> None:
         g = self.reconciler.game
-        self.computer_wanted = (
-            self.computer is not None
-            and g.outcome is None
-            and g.to_move == self.computer
-            and self.reconciler.expected is None
-            and not g.removals
-        )
+        self.computer_wanted = (self.computer is not None and g.outcome is None and not g.removals
+                                and g.to_move == self.computer and self.reconciler.expected is None)
 
     def set_computer(self, side: object, seconds: object = None) -> None:
         """The engine plays ``side`` (None: nobody); its moves are lit and
@@ -523,7 +520,7 @@ class BoardService:
         key = (id(g), tuple(g.moves))
         if self._turns_key != key:
             self._turns_key = key
-            self._turns_shown = [[n, turn] for n, turn in enumerate(_record_turns(g), 1)]
+            self._turns_shown = [[n, turn] for n, turn in enumerate(group_turns(g), 1)]
         return [[n, list(turn)] for n, turn in self._turns_shown]
 
     def _state(self, update: Update) -> dict[str, Any]:
@@ -569,6 +566,7 @@ class BoardService:
             "expected": None if self.reconciler.expected is None
             else str(self.reconciler.expected),
             "broker": self.broker,
+            "sensor_problem": self.sensor_problem,
             "options": format_any_options(g.variant),
             "hajeb": hajeb,
             "ponder": self.ponder,
@@ -581,6 +579,14 @@ class BoardService:
         if self._last_update is not None:
             self._publish(self._last_update)
 
+    def set_sensor(self, problem: str | None) -> None:
+        """Why the board is not being read, in words (a camera giving no
+        picture, a link down), or None: the page shows it."""
+        if problem != self.sensor_problem:
+            self.sensor_problem = problem
+            if self._last_update is not None:
+                self._publish(self._last_update)
+
     def state(self) -> dict[str, Any]:
         out = dict(self._published.state)
         out["version"] = self._published.version
@@ -590,9 +596,3 @@ class BoardService:
     def state_json(self) -> str:
         return json.dumps(self.state())
 
-
-def _record_turns(game: AnyGame) -> list[list[str]]:
-    """The game's turns as the record numbers them (1, 2, ..)."""
-    from controller.rules.record import group_turns
-
-    return list(group_turns(game))

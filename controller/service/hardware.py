@@ -85,6 +85,10 @@ class Backend(Protocol):
     def show(self, state: dict[str, Any]) -> None:
         """Light the published state (called every pump, for blinking)."""
 
+    def problem(self) -> str | None:
+        """What keeps the board from being read, in words (a camera with no
+        picture, a link down); None when it is read."""
+
     def close(self) -> None:
         """Stop and release the hardware; safe to call twice."""
 
@@ -162,6 +166,9 @@ class SimBackend:
         return None
 
     def show(self, state: dict[str, Any]) -> None:
+        return None
+
+    def problem(self) -> str | None:
         return None
 
     def close(self) -> None:
@@ -269,6 +276,9 @@ class GpioBackend:
     def listener(self) -> Callable[[dict[str, Any]], None]:
         return self.show
 
+    def problem(self) -> str | None:
+        return None
+
     def close(self) -> None:
         if self._stop is not None:
             self._stop.set()
@@ -327,6 +337,9 @@ class SerialBackend:
             self._last = colours
             self.link.send_leds(colours)
 
+    def problem(self) -> str | None:
+        return self.link.problem()
+
     def close(self) -> None:
         self.link.close()
 
@@ -378,7 +391,12 @@ class CameraBackend:
 
     def __init__(self, device: str, config: Config | str | Path | None = None, *,
                  clock: Clock = time.monotonic) -> None:
-        profile = _config(config).camera_profile
+        cfg = _config(config)
+        board = find_any_variant(cfg.variant).geometry.name
+        if board != "7x7":
+            raise ValueError(f"the camera board reads the 7x7 board, but variant {cfg.variant} "
+                             f"is played on the {board} board")
+        profile = cfg.camera_profile
         if not profile:
             raise ValueError('a camera board needs [camera] profile = "FILE" in the '
                              "configuration (made by kharbga-board calibrate camera)")
@@ -408,6 +426,9 @@ class CameraBackend:
 
     def show(self, state: dict[str, Any]) -> None:
         return None
+
+    def problem(self) -> str | None:
+        return self.stream.problem()
 
     def close(self) -> None:
         self._stop.set()

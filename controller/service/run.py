@@ -102,6 +102,7 @@ def _attach(app: object, service: object, backend: Backend) -> None:
         while True:
             try:
                 feed()
+                service.set_sensor(backend.problem())  # a camera with no picture, a link down
                 backend.show(service.state())  # refreshes blinking roles too
                 told = ""
             except Exception as exc:  # the board must keep being read

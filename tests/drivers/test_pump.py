@@ -74,3 +74,35 @@ def test_a_failing_led_strip_never_stops_the_board(
     said = [r.getMessage() for r in caplog.records]
     assert said and all("Remote I/O error" in s and "going on" in s for s in said)
     assert len(said) == 1  # the same failure told once, not at every frame
+
+
+def test_a_board_not_being_read_is_said_on_the_page_until_it_is(tmp_path: Path) -> None:
+    from controller.service.hardware import SerialBackend
+
+    config = Config(data_dir=tmp_path, board="serial:/dev/ttyNOPE", ponder=False)
+    service = BoardService(config)
+    backend = SerialBackend("/dev/ttyNOPE", config, reconnect_delay=0.05)
+
+    async def main() -> str | None:
+        app = make_app(service)
+        _attach(app, service, backend)
+        client = TestClient(TestServer(app))
+        await client.start_server()  # runs the pump
+        try:
+            for _ in range(100):
+                await asyncio.sleep(0.02)
+                if service.state()["sensor_problem"]:
+                    break
+            state = await (await client.get("/api/state")).json()
+            return state["sensor_problem"]  # type: ignore[no-any-return]
+        finally:
+            await client.close()
+
+    try:
+        problem = asyncio.run(main())
+    finally:
+        backend.close()
+        service.close()
+    assert problem is not None
+    assert problem.startswith("the board on /dev/ttyNOPE is not connected (cannot open")
+    assert problem.endswith("; trying again")

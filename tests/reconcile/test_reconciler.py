@@ -354,8 +354,13 @@ def test_resign_and_draw_buttons() -> None:
 def test_colour_frames_wait_out_hands_and_catch_wrong_colours() -> None:
     h = Hands("kharbga", colour=True)
     h.unknown = h._bit("c3") | h._bit("c4") | h._bit("d3")
-    h.put("c3", "a", hold=3.0)  # the hand hides the squares: nothing decided
+    h.put("c3", "a", hold=2.0)  # the hand hides the squares: nothing decided
     assert h.moves == [] and "error" not in h.leds.values()
+    assert "not seen" not in h.last.status  # a hand passing is not named
+    h.hold(1.5)  # ... but one that stays is: the players learn what the board waits for
+    assert h.moves == [] and h.last.status == (
+        "c3, d3, c4 not seen clearly (a hand, a reflection or something on the board?): "
+        "the board is read once they are")
     h.unknown = 0
     h.t += 0.01
     h._feed()

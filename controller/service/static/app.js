@@ -398,6 +398,15 @@ function renderOffer() {
   }
 }
 
+// Why the board is not being read (a camera with no picture, the board's
+// link down): the moves made meanwhile are read once it is back.
+function renderSensor() {
+  const el = $("#sensor-problem");
+  el.hidden = !state.sensor_problem;
+  el.textContent = state.sensor_problem ? `The board is not being read: ${state.sensor_problem}. ` +
+    "Moves made meanwhile are read when it is back." : "";
+}
+
 // The MQTT broadcast link (kharbga-board run --broker), when there is one.
 function renderBroker() {
   const b = state.broker, el = $("#broker");
@@ -424,6 +433,7 @@ function renderBoardHelp() {
 function render() {
   if (!state) return;
   renderBroker();
+  renderSensor();
   const geo = state.geometry;
   const pieces = positionPieces(state.position, geo);
   const occ = simBoard();

@@ -1,0 +1,109 @@
+"""A live camera (a device number or node, not a video file) that stops
+giving pictures: the stream says so in words, opens it again until it
+answers, and reads the board once pictures come back. The capture is the
+seam: OpenCV's capture of a rendered video, cut where the cable is pulled."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+from test_video import CAM, _calibrated
+
+import controller.drivers.camera as camera
+from calibration.frames import is_video_file
+from calibration.render import Lighting, Scene, render
+from controller.board.events import Frame
+from controller.service.config import Config
+from controller.service.hardware import CameraBackend
+
+pytestmark = pytest.mark.timeout(60)
+
+A3 = "." * 14 + "a" + "." * 34  # a piece on a3
+
+
+def _video(path: Path, cells: str, n: int) -> Path:
+    writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), 10, (1280, 720))
+    for i in range(n):
+        writer.write(render(Scene(cells, "white-black", CAM, Lighting(level=0.95),
+                                  seed=i)).image)
+    writer.release()
+    return path
+
+
+class Unplugged:
+    """A capture that gives no picture (a camera whose cable was pulled)."""
+
+    def read(self) -> tuple[bool, np.ndarray | None]:
+        time.sleep(0.01)
+        return False, None
+
+    def get(self, prop: int) -> float:
+        return 0.0
+
+    def isOpened(self) -> bool:  # noqa: N802 - OpenCV's name
+        return True
+
+    def release(self) -> None:
+        return None
+
+
+def test_a_device_node_is_a_camera_and_a_regular_file_a_video(tmp_path: Path) -> None:
+    video = _video(tmp_path / "v.avi", "." * 49, 1)
+    assert is_video_file(str(video))
+    assert not is_video_file("0") and not is_video_file("/dev/video0")
+    assert not is_video_file("/dev/v4l/by-id/usb-cam-video-index0")
+    assert not is_video_file("/dev/null")  # a device node, never a video
+
+
+def test_a_camera_that_stops_giving_pictures_is_said_and_opened_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    profile = _calibrated(tmp_path)
+    empty = _video(tmp_path / "empty.avi", "." * 49, 5)
+    placed = _video(tmp_path / "placed.avi", A3, 60)
+    opened: list[str] = []
+    # The camera's node: the first capture shows the empty board, then the
+    # cable is pulled (no picture, and none from opening it again, twice);
+    # then it is back, with a piece on a3.
+    captures = iter([cv2.VideoCapture(str(empty)), Unplugged(), Unplugged(),
+                     cv2.VideoCapture(str(placed))])
+
+    def open_capture(device: str) -> object:
+        opened.append(device)
+        return next(captures)
+
+    monkeypatch.setattr(camera, "open_capture", open_capture)
+    monkeypatch.setattr(camera, "REOPEN_AFTER", 0.3)
+    stream = camera.CameraStream("/dev/video0", profile)
+    assert not stream.is_file and stream.problem() is None
+    stream.start()
+    try:
+        deadline = time.monotonic() + 20
+        problems = set()
+        seen: list[str] = []
+        while time.monotonic() < deadline:
+            problems.add(stream.problem())
+            frame = stream.events.get(timeout=0.05) if not stream.events.empty() else None
+            if isinstance(frame, Frame):
+                seen.append("a" if frame.occupied >> 14 & 1 else ".")
+                if seen[-1] == "a" and stream.problem() is None:
+                    break
+            time.sleep(0.01)
+        said = [p for p in problems if p]
+        assert said and all(p.startswith("the camera /dev/video0 gives no picture since ")
+                            for p in said)
+        assert opened == ["/dev/video0"] * 4  # opened again until it answered
+        assert seen[0] == "." and seen[-1] == "a" and stream.problem() is None
+    finally:
+        stream.close()
+
+
+def test_the_camera_board_refuses_a_game_on_another_board(tmp_path: Path) -> None:
+    with pytest.raises(ValueError) as err:
+        CameraBackend("0", Config(variant="sabouiyya", camera_profile=str(tmp_path / "p.json")))
+    assert str(err.value) == ("the camera board reads the 7x7 board, but variant sabouiyya is "
+                              "played on the 5x5 board")
