@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from controller import __version__
+from controller.board.config import OneLineParser
 
 PROG = "kharbga-board"
 
@@ -433,9 +434,7 @@ def _add_run_and_hint(sub: Any) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser; each subcommand sets ``command`` to its handler."""
-    parser = argparse.ArgumentParser(
-        prog=PROG, description="Controller for a physical Kharbga board."
-    )
+    parser = OneLineParser(prog=PROG, description="Controller for a physical Kharbga board.")
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command_name", metavar="COMMAND", required=True)
 

@@ -250,3 +250,33 @@ def test_empty_devices_bad_durations_and_tls_files_are_refused_before_anything_s
     assert main([a.replace("{tmp}", str(tmp_path)) for a in argv]) == 2
     err = capsys.readouterr().err
     assert words.replace("{tmp}", str(tmp_path)) in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize(("argv", "words"), [
+    (["hint", "--time", "abc"], "kharbga-board hint: argument --time: invalid float value: 'abc'"),
+    (["hint", "--level", "3.5"], "kharbga-board hint: argument --level: invalid int value"),
+    (["bogus"], "kharbga-board: argument COMMAND: invalid choice: 'bogus'"),
+])
+def test_a_bad_option_is_refused_in_one_line(argv: list[str], words: str,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as done:
+        main(argv)
+    err = capsys.readouterr().err
+    assert done.value.code == 2 and err.startswith(words) and err.count("\n") == 1
+
+
+@pytest.mark.parametrize(("argv", "words"), [
+    (["--games", "abc"], "kharbga-board match: argument --games: invalid int value: 'abc'"),
+    (["--games", "1000000000000", "--jobs", "2"], "--games and --cap must be 1 to 100,000"),
+    (["--cap", "0"], "--games and --cap must be 1 to 100,000"),
+    (["--opening", "100"], "--opening: kharbga opens with at most 48 placements, not 100"),
+    (["--games", "3", "--opening", "8"], "--games must be even with --opening"),
+])
+def test_match_refuses_what_it_cannot_play(argv: list[str], words: str,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    try:
+        status = main(["match", *argv])
+    except SystemExit as done:
+        status = done.code  # type: ignore[assignment]
+    err = capsys.readouterr().err
+    assert status == 2 and words in err and err.count("\n") == 1

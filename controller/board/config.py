@@ -10,18 +10,29 @@ Every layer that reads a configuration raises :class:`ConfigError`, a
 opened and parsed); :class:`Table` reads one table of it with typed
 getters.  A part that checks a table without knowing the file raises the
 error without one, and the loader adds it with :meth:`ConfigError.in_file`.
-Standard library only.
+:class:`OneLineParser` is the command line's: its refusals are one line
+too.  Standard library only.
 """
 
 from __future__ import annotations
 
+import argparse
 import math
 import tomllib
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
-__all__ = ["ConfigError", "Table", "kind_of", "read_toml"]
+__all__ = ["ConfigError", "OneLineParser", "Table", "kind_of", "read_toml"]
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """An argument parser whose refusals are one line and exit status 2
+    (``kharbga-board hint: argument --time: invalid float value: 'abc'``),
+    without the usage block that ``--help`` shows."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: {message} (see --help)\n")
 
 
 class ConfigError(ValueError):

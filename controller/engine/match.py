@@ -33,13 +33,13 @@ The result line also gives A's games as the Defender (the second player).
 
 from __future__ import annotations
 
-import argparse
 import math
 import random
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from controller.board.config import OneLineParser
 from controller.rules import Game, find_variant
 from controller.rules.leap import LeapGame
 from controller.rules.leap_variants import LEAP_VARIANTS
@@ -161,6 +161,8 @@ def new_game(variant: str) -> AnyGame:
 
 
 WHOLE_SETTING = 10_000
+MAX_OPENING = 200  # random actions at most in a leap game's opening
+MAX_GAMES = 100_000  # games, and turns before adjudication, at most
 """An opening length beyond any setting phase: the opening is then the
 whole setting phase, and the players start at the first step."""
 
@@ -385,7 +387,7 @@ def run_match_parallel(variant: str, a: str, b: str, games: int, seed: int = 0,
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(
+    p = OneLineParser(
         prog="kharbga-board match",
         description="Play games between two players, who change colours every game, and "
         "print A's wins, draws and losses with a 95% Wilson interval on A's score (a draw "
@@ -410,13 +412,22 @@ def main(argv: list[str] | None = None) -> int:
                    help="draw each pair's opening again until a fixed search scores it "
                    "within a piece of even (no forced block, nobody a piece ahead)")
     args = p.parse_args(argv)
-    if args.variant not in LEAP_NAMES:
-        find_variant(args.variant)
+    placements = MAX_OPENING if args.variant in LEAP_NAMES else \
+        2 * find_variant(args.variant).pieces_per_side
     args.opening = opening_length(args.opening)
     if args.opening >= WHOLE_SETTING and args.variant in LEAP_NAMES:
         raise ValueError(f"{args.variant} has no setting phase: give --opening a number")
-    if args.games < 1 or args.jobs < 1 or args.quiet < 0:
-        raise ValueError("--games and --jobs must be at least 1, --quiet at least 0")
+    if placements < args.opening < WHOLE_SETTING:
+        what = "random actions" if args.variant in LEAP_NAMES else "placements"
+        raise ValueError(f"--opening: {args.variant} opens with at most {placements} {what}, "
+                         f"not {args.opening}")
+    if not (1 <= args.games <= MAX_GAMES and 1 <= args.jobs <= 64 and args.quiet >= 0
+            and 1 <= args.cap <= MAX_GAMES):
+        raise ValueError(f"--games and --cap must be 1 to {MAX_GAMES:,}, --jobs 1 to 64, "
+                         "--quiet at least 0")
+    if args.opening and args.games % 2:
+        raise ValueError(f"--games must be even with --opening (the games come in pairs), "
+                         f"not {args.games}")
     if args.balanced and not args.opening:
         raise ValueError("--balanced needs --opening N (the placements to balance)")
     players = make_player(args.a), make_player(args.b)
