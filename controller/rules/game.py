@@ -21,6 +21,7 @@ from .moves import (
     STEP,
     IllegalMoveError,
     Move,
+    PositionError,
     Termination,
 )
 from .notation import format_position, parse_action, parse_position
@@ -117,6 +118,10 @@ class Game(BoardViews, Core):
             elif self._noprog >= noprog_cap(self.variant):
                 self._adjudicate(Termination.NO_PROGRESS)
         self._count_position()
+        if self._chain >= 0 and self._outcome is None and not self.legal_moves():
+            name = self.variant.geometry.point_names[self._chain]
+            raise PositionError(f"chain square {name}: its soldier has no capture to continue "
+                                "(give - when the turn is over)")
 
     def copy(self) -> Game:
         """An independent copy, history included."""

@@ -133,3 +133,20 @@ def test_resignation_round_trips_through_the_record() -> None:
 def test_notation_errors_are_value_errors() -> None:
     assert issubclass(NotationError, ValueError)
     assert issubclass(RecordError, ValueError)
+
+
+def test_a_chain_square_whose_soldier_cannot_capture_again_is_refused() -> None:
+    import pytest
+
+    from controller.rules import Game
+    from controller.rules.moves import PositionError
+
+    stuck = "......./......./......./......./......./D....../A.D.... a m a1 5"
+    with pytest.raises(PositionError, match="chain square a1: its soldier has no capture"):
+        Game.from_position("kharbga", stuck)
+    # A chain in progress reads back as it was written.
+    g = Game.from_position("kharbga", "......./......./......./..DA.../..DA.../A.DA.../......D "
+                           "a m - 5")
+    g.play("a2xb2")
+    again = Game.from_position("kharbga", g.position())
+    assert again.chain_square == "b2" and [str(m) for m in again.legal_moves()] == ["b2xb3"]

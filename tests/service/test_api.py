@@ -131,6 +131,9 @@ def test_state_and_a_game_played_through_the_api(make: Any) -> None:
         ("/api/new", {"variant": "kharbga", "position": "ADADADA/DADADAD/DADADAD/ADA.ADA/"
                       "DADADAD/DADADAD/ADADADA a m - 99999999999999999999"}, 400,
          "is not a whole number from 0 to 1,000,000"),
+        ("/api/new", {"variant": "kharbga", "position": "......./......./......./......./"
+                      "......./D....../A.D.... a m a1 5"}, 400,
+         "chain square a1: its soldier has no capture to continue"),
     ],
 )
 def test_bad_requests_are_refused(make: Any, path: str, body: Any, status: int,
