@@ -41,6 +41,7 @@ SCALES = np.linspace(0.5, 1.8, 14)  # per-frame contrast of the pieces against t
 CLIP = 10.0  # a square's largest say in choosing that contrast, in floor units
 ADAPT = (0, 1, 2)
 PRIOR = 3.0  # the calibration's weight in a frame's class means, in squares
+CLIPPED = 253.0  # this bright (8-bit, +1) a channel is at the top of the camera's range
 
 
 class Grid:
@@ -244,6 +245,11 @@ def features(grid: Grid, empty: Empty, top: np.ndarray, ncc_min: float = 0.55,
         scatter = 1.4826 * np.median(dev[:64][ok[:64]], axis=0)
         ok &= (dev <= np.clip(4.0 * scatter, chroma_tol, 2 * chroma_tol)).all(axis=1)
     n = ok[grid.corners].sum(axis=1)
+    # A disc at the top of the camera's range in every channel, on wood there
+    # in two channels or more (sunlight, a lamp over a locked exposure): a
+    # white piece, or the bare board washed out; the square is not read.
+    wood = (patch[:64][grid.corners] >= CLIPPED).sum(axis=1) >= 2  # 49 x 3
+    n = np.where((disc >= CLIPPED).all(axis=1) & (wood.sum(axis=1) >= 2), 0, n)
     raw = (disc, patch[:64], empty.disc, empty.patch[:64], grid.corners)
     return Features(np.zeros((49, 3)), np.zeros(49), n, ok, ok[grid.edges], raw).with_flare(0.0)
 
