@@ -101,6 +101,7 @@ class Turn:
     flags: list[bool] = field(default_factory=lambda: [False, False])  # exchange, per side
     expected: Move | None = None  # the computer's action: only it is accepted
     clues: Clues = Clues()
+    thinking: bool = False  # the computer's action is being searched: nothing is accepted
 
 
 def fits(r: Frame, a: int, d: int, pend_a: int = 0, pend_d: int = 0) -> bool:
@@ -150,6 +151,8 @@ class Explainer:
     ) -> Candidate | None:
         """The best explanation (see :meth:`_best`); while the computer's
         action is awaited, only that action."""
+        if turn.thinking:
+            return None
         cand = self._best(game, r, turn, weak_ok)
         e = turn.expected
         if cand is None or e is None:
@@ -391,6 +394,8 @@ def _lift(g: AnyGame, r: Frame, turn: Turn) -> tuple[int, int] | None:
         lifted &= 1 << g.chain_point
     if turn.expected is not None and turn.expected.frm >= 0:
         lifted &= 1 << turn.expected.frm  # the computer's soldier only
+    if turn.thinking:
+        lifted = 0  # the computer has not chosen yet
     if lifted.bit_count() != 1:
         return None
     frm = lifted.bit_length() - 1

@@ -18,6 +18,7 @@ from controller.rules.moves import STEP, Move
 __all__ = ["Display", "View", "leds", "status"]
 
 TITLE = ("Attacker", "Defender")
+THINKING = " (the computer is thinking: its move will be lit)"
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,6 +36,7 @@ class View:
     undone: int = 0  # error squares the undo button changed
     seen: tuple[int, int] | None = None  # each side's pieces as a colour sensor saw them
     unseen: int = 0  # squares read unknown for long: the reading waits for them
+    thinking: bool = False  # the computer searches its action: nothing is accepted
 
 
 def status(g: AnyGame, v: View) -> str:
@@ -63,6 +65,8 @@ def status(g: AnyGame, v: View) -> str:
     flag = " (exchange flag raised)" if v.flags[g.side] else ""
     if v.expected is not None and v.lifted < 0:
         return f"{side} (computer): make the lit move {v.expected}"
+    if v.thinking:
+        return f"{side} (computer) is thinking: its move will be lit"
     if v.lifted >= 0:
         name = g.geometry.point_names[v.lifted]
         a, _ = g.bitboards()
@@ -135,12 +139,14 @@ def _errors(g: AnyGame, v: View) -> str:
             what = f"put the {owner}'s soldier back" if (a | d) >> p & 1 else "take it off"
             told.append(f"{name}: taken back by undo; {what}")
         elif (a | d) >> p & 1:
-            told.append(f"{name}: put the {owner}'s soldier back{_why_not_lifted(g, p)}")
+            why = THINKING if v.thinking else _why_not_lifted(g, p)
+            told.append(f"{name}: put the {owner}'s soldier back{why}")
         elif where:
             told.append(f"{name}: not a legal square; the lifted soldier can go to "
                         f"{', '.join(_names(g, where))}")
         else:
-            told.append(f"{name}: no soldier belongs here{_why_not_placed(g, p)}; take it off")
+            why = THINKING if v.thinking else _why_not_placed(g, p)
+            told.append(f"{name}: no soldier belongs here{why}; take it off")
     if len(told) > 3:
         told = [*told[:3], f"and {len(told) - 3} more lit"]
     return "; ".join(told)

@@ -40,32 +40,12 @@ from .present import Display, View, leds, status
 from .readings import Mismatch, Readings
 from .settings import Settings
 from .timeline import Timeline
+from .update import Report as _Report
+from .update import Update
 
 __all__ = ["Settings", "Update", "Reconciler"]
 
 SIDES = ("attacker", "defender")
-
-
-@dataclass
-class Update:
-    """What changed after one event."""
-
-    t: float
-    status: str
-    leds: LedMap
-    played: list[str] = field(default_factory=list)
-    undone: int = 0
-    new_game: bool = False
-    hint_requested: str | None = None
-    finished: list[AnyGame] = field(default_factory=list)
-    """Games that ended, or had moves and were replaced by a new game."""
-    saved: list[AnyGame] = field(default_factory=list)
-    """Unfinished games put aside (the board cleared): set up again, they resume."""
-    resumed: AnyGame | None = None
-    """A game put aside that was set up again: it is now :attr:`Reconciler.game`."""
-    refused: str | None = None
-    """Why a press of the ``hajeb`` or ``exchange`` button (or
-    :meth:`Reconciler.hajeb`) changed nothing, in words."""
 
 
 UNSEEN = 2.0  # seconds past error_delay a square may read unknown before it is named
@@ -79,19 +59,6 @@ class _Table:
     hajeb_presses: list[int] = field(default_factory=list)  # awaiting a settle
     draw_offer: int | None = None  # the side offering
     hint: int = 0  # squares lit until the board changes
-
-
-@dataclass(slots=True)
-class _Report:
-    """What happened since the last :class:`Update`."""
-
-    played: list[str] = field(default_factory=list)
-    undone: int = 0
-    new_game: bool = False
-    finished: list[AnyGame] = field(default_factory=list)
-    saved: list[AnyGame] = field(default_factory=list)
-    resumed: AnyGame | None = None
-    refused: str | None = None
 
 
 class Reconciler:
@@ -206,12 +173,18 @@ class Reconciler:
         """Wait for the computer's action ``move`` (a legal action; None:
         none): it is lit, and only it is accepted; a ``pass`` is played at
         once."""
+        self._turn.thinking = False
         if move is not None and move.kind == PASS:
             self._timeline.push(PASS, -1, -1, False)
             self._report.played.append("pass")
             self._turn.expected = None
             return
         self._turn.expected = move
+
+    def think(self, thinking: bool) -> None:
+        """The computer's action is being searched (True): no action of the
+        game is accepted until :meth:`expect` gives it; False: any is."""
+        self._turn.thinking = thinking
 
     def hajeb(self, side: int | str = 1) -> str | None:
         """The ``hajeb`` button (or the page) pressed by ``side``: the
@@ -268,7 +241,8 @@ class Reconciler:
         seen = (r.attacker, r.defender) if r is not None and r.colour and m.errors else None
         waited = since is not None and self._now - since >= self.settings.error_delay + UNSEEN
         return View(lifted, targets, m.errors, standing, t.pending.exchanged, self._table.hint,
-                    flags, t.expected, m.undone & m.errors, seen, r.unknown if r and waited else 0)
+                    flags, t.expected, m.undone & m.errors, seen, r.unknown if r and waited else 0,
+                    t.thinking)
 
     def _finish_update(self, update: Update) -> Update:
         report, self._report = self._report, _Report()

@@ -302,6 +302,7 @@ class BoardService:
         g = self.reconciler.game
         self.computer_wanted = (self.computer is not None and g.outcome is None and not g.removals
                                 and g.to_move == self.computer and self.reconciler.expected is None)
+        self.reconciler.think(self.computer_wanted)  # nothing is taken for its move meanwhile
 
     def set_computer(self, side: object, seconds: object = None) -> None:
         """The engine plays ``side`` (None: nobody); its moves are lit and

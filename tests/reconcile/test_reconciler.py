@@ -340,6 +340,22 @@ def test_undo_tells_the_squares_it_changed_as_taken_back() -> None:
     assert "a7: no soldier belongs here; take it off" in h.hold(DELAY + 0.1).status
 
 
+def test_nothing_is_taken_for_the_computer_while_it_thinks() -> None:
+    h = Hands("kharbga", CHAIN)
+    h.r.think(True)  # the computer plays the Attacker and searches its move
+    assert h.hold().status == "Attacker (computer) is thinking: its move will be lit"
+    h.move("d4", "e4")  # a person makes a move for it
+    status = h.hold(DELAY + 0.1).status
+    assert h.moves == [] and h.leds.get("d4") == "error" and h.leds.get("e4") == "error"
+    assert "d4: put the Attacker's soldier back (the computer is thinking" in status
+    h.move("e4", "d4")
+    assert "error" not in h.leds.values()
+    move = next(m for m in h.r.game.legal_moves() if str(m) == "d4-d5")
+    h.r.expect(move)  # its move is found: lit, and only it is taken
+    h.move("d4", "d5")
+    assert h.moves == ["d4-d5"]
+
+
 def test_resign_and_draw_buttons() -> None:
     h = Hands("kharbga", CHAIN)
     h.press("draw", "attacker")
