@@ -33,7 +33,11 @@ DEFAULT_HINT_SECONDS = 0.9
 
 BLUNDER = 60
 """From level 3 up, no move scoring this much (hundredths of a piece) below
-the best of a noise-free two-action search is played."""
+the best of a noise-free search (:data:`GUARD_DEPTH`) is played."""
+
+GUARD_DEPTH = 4
+"""The check's depth in actions, as the time allows: two see a piece left
+to be taken, four a recapture that does not hold."""
 
 
 MAX_SECONDS = 600.0
@@ -104,9 +108,9 @@ def best_move(
     if len(game.raw_moves()) == 1 and not weak:
         seconds = seconds / 10  # forced: search only for the score and the line
     safe = None
-    if weak and lv.guard:  # within the same budget: a third of it, the search the rest
+    if weak and lv.guard:  # within the same budget: up to half of it, the search the rest
         began = time.perf_counter()
-        safe = _safe_moves(game, seconds / 3, max_nodes)
+        safe = _safe_moves(game, seconds / 2, max_nodes)
         seconds -= time.perf_counter() - began
     result = searcher.search(seconds, max_depth=depth, max_nodes=max_nodes, all_scores=weak)
     if weak and result.scores:
@@ -137,13 +141,20 @@ def _from_book(game: AnyGame, seconds: float) -> SearchResult | None:
 def _safe_moves(game: AnyGame, seconds: float, max_nodes: int | None) -> set[str] | None:
     """The moves that are no one-move blunder: within :data:`BLUNDER` of
     the best score of a noise-free search two actions deep (one when the
-    time allows no more; None when not even one)."""
-    scores = Searcher(game).search(seconds, max_depth=2, max_nodes=max_nodes,
-                                   all_scores=True).scores
-    if not scores:
-        return None
-    top = max(scores.values())
-    return {m for m, s in scores.items() if s >= top - BLUNDER}
+    time allows no more; None only when a node limit stops even that), and
+    of one :data:`GUARD_DEPTH` actions deep when the time allows it too."""
+    began = time.perf_counter()
+    safe = None
+    for depth in (2, GUARD_DEPTH):
+        left = seconds - (time.perf_counter() - began)
+        result = Searcher(game).search(left, max_depth=depth, max_nodes=max_nodes,
+                                       all_scores=True)
+        if not result.scores or (safe is not None and result.depth < depth):
+            break  # the deeper search did not finish: the first one's answer stands
+        top = max(result.scores.values())
+        keep = {m for m, s in result.scores.items() if s >= top - BLUNDER}
+        safe = keep if safe is None else (safe & keep) or keep
+    return safe
 
 
 def _weaken(game: AnyGame, result: SearchResult, lv: Level, seed: int,

@@ -249,7 +249,11 @@ class Searcher:
         base = g.ply
         order = self._order(root_moves, None, 0, g.side)
         last_time = 0.0
+        deadline = self._deadline
         for depth in range(1, max_depth + 1):
+            # The first iteration always finishes (each root move and its
+            # quiescence): however short the time, no move is played unsearched.
+            self._deadline = float("inf") if depth == 1 else deadline
             began = time.perf_counter()
             self._horizon = False
             self._root_depth = depth

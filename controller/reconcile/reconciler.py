@@ -296,6 +296,8 @@ class Reconciler:
                 table.flag_presses.append(side)
             else:
                 self._turn.flags[side] = not self._turn.flags[side]
+        elif name == "hint" and g.outcome is not None:
+            self._report.refused = "the game is over: there is no move to suggest"
         elif name == "hint":
             update.hint_requested = SIDES[side]
         elif name == "hajeb":

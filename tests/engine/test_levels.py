@@ -65,3 +65,29 @@ def test_levels_are_ordered_by_depth_and_noise() -> None:
     weak = [LEVELS[k] for k in (1, 2, 3, 4)]
     assert [lv.noise for lv in weak] == sorted((lv.noise for lv in weak), reverse=True)
     assert all(lv.guard for lv in weak[2:]) and not any(lv.guard for lv in weak[:2])
+
+
+def test_the_guard_sees_a_recapture_that_does_not_hold() -> None:
+    # The Defender's b2 is threatened by a1xb1. Two actions deep, stepping
+    # elsewhere (f7-g7=, f6-f5) looks within the margin, because a recapture
+    # seems to win the piece back; four actions deep it does not, and the
+    # guard keeps level 3 to the moves that save b2.
+    g = Game.from_position("kharbga", "AA..AD./AA..DDD/A.....A/.....DA/.A....D/ADD..../"
+                           "A.D...D d m - 58 np=2 off=13,0,0,14,0,0")
+    saving = {"b2-b1", "b2-b1=", "c1-b1", "c1-b1="}
+    for seed in (1, 8):
+        r = best_move(g, 60.0, seed=seed, level=3, max_nodes=20_000)
+        assert str(r.move) in saving, (seed, r.move)
+
+
+def test_no_move_is_played_unsearched_however_short_the_time() -> None:
+    # Before, at 0.02 s the weak levels played the first move generated,
+    # with the static evaluation for a score.
+    g = Game.from_position("kharbga", "DADDAAA/ADDADDA/AD.A.DA/ADDA..A/DA.ADDD/ADA.A.A/DDDAADD "
+                           "d m - 10 np=0 off=3,0,0,3,0,0")
+    first = str(g.legal_moves()[0])
+    for level in (1, 3, 4):
+        r = best_move(g, 0.001, seed=0, level=level)
+        assert r.depth >= 1 and r.move is not None
+    r = best_move(g, 0.001, seed=0, level=3)
+    assert str(r.move) != first == "f1-f2"  # the first generated leaves a piece to be taken

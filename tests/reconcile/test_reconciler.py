@@ -365,6 +365,10 @@ def test_resign_and_draw_buttons() -> None:
     h2 = Hands("kharbga", CHAIN)
     h2.press("resign", "defender")
     assert h2.r.game.outcome is not None and h2.r.game.outcome.winner == "attacker"
+    # A hint asked after the end is refused in words, not silently dropped.
+    update = h2.press("hint", "attacker")
+    assert update.hint_requested is None
+    assert update.status.endswith("(the game is over: there is no move to suggest)")
 
 
 def test_colour_frames_wait_out_hands_and_catch_wrong_colours() -> None:
