@@ -142,17 +142,20 @@ class Advice:
 
         return run
 
-    def computer_job(self, game: Any, seconds: float) -> Callable[[], tuple[int, Any, str | None]]:
-        """The computer's action for ``game`` (full strength): the ponder's
-        line when it expected the person's move, else a search."""
+    def computer_job(self, game: Any, seconds: float,
+                     level: int = 5) -> Callable[[], tuple[int, Any, str | None]]:
+        """The computer's action for ``game`` at ``level``: at full strength
+        the ponder's line when it expected the person's move, else a search
+        (below full strength always a search at that level: the ponder
+        searches at full strength)."""
         marker, snapshot = len(game.moves), game.copy()
-        ready = self.ponder_reply(game, seconds)
+        ready = self.ponder_reply(game, seconds) if level >= 5 else None
 
         def run() -> tuple[int, Any, str | None]:
             if ready is not None:
                 self.from_ponder += 1
                 return marker, game, ready
-            found = self.thinker.search(snapshot, seconds)
+            found = self.thinker.search(snapshot, seconds, level=None if level >= 5 else level)
             if found is None:
                 return marker, game, None
             self._searched = found

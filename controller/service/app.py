@@ -19,7 +19,7 @@ API (all JSON):
   "position": "..", "options": "hajeb=true"}``: any variant, the leap games
   too (``"checkers"``); ``position`` (optional) starts from that position
   string; ``options`` (sabouiyya only) switches H'ajeb on.
-- ``POST /api/computer`` ``{"side": "defender", "seconds": 1.0}``: the engine
+- ``POST /api/computer`` ``{"side": "defender", "seconds": 1.0, "level": 3}``: the engine
   plays that side (``null``: nobody); its actions are lit with ``hint``.
 - ``POST /api/ponder`` ``{"on": true}``: the engine thinks on the person's
   time (``thought`` in the state: evaluation, depth, best line) or not.
@@ -188,7 +188,8 @@ post_button = _change(lambda s, d: s.press(d.get("button"), d.get("side")))
 post_draw = _change(lambda s, d: s.answer_draw(d.get("answer")))
 post_new = _change(lambda s, d: s.new_game(d.get("variant"), d.get("attacker"), d.get("defender"),
                                            d.get("position"), d.get("options")))
-post_computer = _change(lambda s, d: s.set_computer(d.get("side"), d.get("seconds")))
+post_computer = _change(lambda s, d: s.set_computer(d.get("side"), d.get("seconds"),
+                                                    d.get("level")))
 post_ponder = _change(lambda s, d: s.set_ponder(d.get("on")))
 
 

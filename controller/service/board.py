@@ -25,13 +25,16 @@ from controller.rules.record import group_turns
 from .advice import Advice
 from .boardview import (
     board_view,
+    check_level,
     check_name,
     computer_draw_answer,
+    computer_name,
     hajeb_view,
     has_exchange,
     kings,
     lights_of,
     reason_words,
+    stored_settings,
     with_options,
 )
 from .config import Config
@@ -65,7 +68,7 @@ class BoardService:
         # side the computer plays and its seconds a move.
         self.names = (config.attacker, config.defender)
         self.computer: str | None = config.computer or None
-        self.think = config.think
+        self.think, self.level = config.think, config.level
         self.ponder = config.ponder
         active = self.store.active()
         resumed = resumable(active) if active is not None else None
@@ -139,30 +142,18 @@ class BoardService:
         """The names shown and recorded: the computer's side is named so."""
         names = list(self.names)
         if self.computer is not None:
-            names[SIDES.index(self.computer)] = f"Computer ({self.think:g} s)"
+            names[SIDES.index(self.computer)] = computer_name(self.think, self.level)
         return names[0], names[1]
 
     def game_settings(self) -> dict[str, object]:
         return {"names": list(self.names), "computer": self.computer, "think": self.think,
-                "ponder": self.ponder}
+                "level": self.level, "ponder": self.ponder}
 
     def _load_settings(self, stored: dict[str, object], shown: tuple[str, str]) -> None:
         """The settings a stored game was played with (games stored before
         settings were kept: their recorded names, no computer)."""
-        names = stored.get("names")
-        if isinstance(names, list) and len(names) == 2 and all(isinstance(n, str) for n in names):
-            self.names = (names[0], names[1])
-        else:
-            self.names = shown
-        if "computer" in stored:
-            computer = stored.get("computer")
-            self.computer = computer if isinstance(computer, str) and computer in SIDES else None
-        think = stored.get("think")
-        if isinstance(think, int | float) and not isinstance(think, bool) and 0.01 <= think <= 60:
-            self.think = float(think)
-        ponder = stored.get("ponder")
-        if isinstance(ponder, bool):
-            self.ponder = ponder
+        for key, value in stored_settings(stored, shown).items():
+            setattr(self, key, value)
 
     def close(self) -> None:
         self.advice.close()
@@ -304,16 +295,16 @@ class BoardService:
                                 and g.to_move == self.computer and self.reconciler.expected is None)
         self.reconciler.think(self.computer_wanted)  # nothing is taken for its move meanwhile
 
-    def set_computer(self, side: object, seconds: object = None) -> None:
-        """The engine plays ``side`` (None: nobody); its moves are lit and
-        the players make them on the board."""
+    def set_computer(self, side: object, seconds: object = None, level: object = None) -> None:
+        """The engine plays ``side`` (None: nobody) at ``level`` (1-5); its
+        moves are lit and the players make them on the board."""
         if side is not None and side not in SIDES:
             raise RequestError("computer side must be \"attacker\", \"defender\" or null")
-        if seconds is not None:
-            if isinstance(seconds, bool) or not isinstance(seconds, int | float) or \
-                    not 0.01 <= seconds <= 60:
-                raise RequestError("seconds must be a number from 0.01 to 60")
-            self.think = float(seconds)
+        if seconds is not None and (isinstance(seconds, bool) or not isinstance(
+                seconds, int | float) or not 0.01 <= seconds <= 60):
+            raise RequestError("seconds must be a number from 0.01 to 60")
+        self.level = self.level if level is None else check_level(level)
+        self.think = self.think if seconds is None else float(seconds)
         self.computer = None if side is None else str(side)
         self.reconciler.expect(None)
         self.store.rename(self.gid, *self.players, self.game_settings())
@@ -329,7 +320,7 @@ class BoardService:
         """The computer's next action, as a job for a worker thread (made
         on the loop); its result goes to :meth:`play_computer`."""
         self.computer_wanted = False
-        return self.advice.computer_job(self.reconciler.game, self.think)
+        return self.advice.computer_job(self.reconciler.game, self.think, self.level)
 
     def compute_computer(self) -> tuple[int, AnyGame, str | None]:
         """The computer's next action (slow: call it off the event loop)."""
@@ -554,6 +545,7 @@ class BoardService:
             "turns": turns,
             "names": {"attacker": self.names[0], "defender": self.names[1]},
             "think": self.think,
+            "level": self.level,
             "draw_offer": self.draw_offer if o is None else None,
             "hint_move": self.hint_move if "hint" in leds.values() else None,
             "hint_squares": self._hint_squares(leds),

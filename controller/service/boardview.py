@@ -35,6 +35,9 @@ __all__ = [
     "has_exchange",
     "lights_of",
     "outcome_words",
+    "check_level",
+    "computer_name",
+    "stored_settings",
     "with_options",
 ]
 
@@ -57,6 +60,48 @@ def reason_words(reason: str | None) -> str:
     if not reason:
         return ""
     return REASONS.get(reason, reason.replace("-", " "))
+
+
+LEVEL_NAMES = {1: "beginner", 2: "casual", 3: "club", 4: "strong", 5: "full strength"}
+
+
+def computer_name(think: float, level: int) -> str:
+    """How the computer's side is named and recorded: "Computer (1 s)" at
+    full strength, "Computer (club, level 3, 1 s)" below it."""
+    if level >= 5:
+        return f"Computer ({think:g} s)"
+    return f"Computer ({LEVEL_NAMES[level]}, level {level}, {think:g} s)"
+
+
+def check_level(level: object) -> int:
+    """The computer's level from a request: a whole number 1 to 5."""
+    from .simboard import RequestError
+
+    if isinstance(level, bool) or not isinstance(level, int) or level not in LEVEL_NAMES:
+        raise RequestError("level must be a whole number from 1 (beginner) to 5 (full strength)")
+    return level
+
+
+def stored_settings(stored: dict[str, object], shown: tuple[str, str]) -> dict[str, object]:
+    """The settings a stored game was played with, those that are valid:
+    ``names`` (games stored before settings were kept: ``shown``, their
+    recorded names), ``computer``, ``think``, ``level`` and ``ponder``."""
+    out: dict[str, object] = {"names": shown}
+    names = stored.get("names")
+    if isinstance(names, list) and len(names) == 2 and all(isinstance(n, str) for n in names):
+        out["names"] = (names[0], names[1])
+    if "computer" in stored:
+        computer = stored.get("computer")
+        out["computer"] = computer if computer in ("attacker", "defender") else None
+    think = stored.get("think")
+    if isinstance(think, int | float) and not isinstance(think, bool) and 0.01 <= think <= 60:
+        out["think"] = float(think)
+    level = stored.get("level")
+    if not isinstance(level, bool) and level in LEVEL_NAMES:
+        out["level"] = level
+    if isinstance(stored.get("ponder"), bool):
+        out["ponder"] = stored["ponder"]
+    return out
 
 
 def outcome_words(result: str, termination: str | None, finished: bool) -> str:

@@ -22,6 +22,7 @@ from :mod:`controller.board.config`)::
     defender = "Defender"
     computer = ""             # "attacker" or "defender": the engine plays that side
     think = 1.0               # the computer's seconds a move
+    level = 5                 # the computer's level: 1 beginner .. 3 club .. 5 full strength
     ponder = true             # the engine thinks on the person's time (eval bar, line)
 
     [storage]
@@ -77,6 +78,7 @@ class Config:
     defender: str = "Defender"
     computer: str = ""  # "attacker" or "defender": the side the engine plays
     think: float = 1.0  # the computer's seconds a move
+    level: int = 5  # the computer's level, 1 (beginner) to 5 (full strength)
     ponder: bool = True  # the engine ponders on the person's time (the page's eval bar)
     data_dir: Path = field(default_factory=lambda: Path("data"))
     sensor_log_limit: int = 200_000
@@ -179,6 +181,7 @@ def _parse(doc: Mapping[str, object], source: str) -> Config:
         defender=players.get_str("defender", d.defender),
         computer=players.get_str("computer", d.computer),
         think=players.get_float("think", d.think),
+        level=players.get_int("level", d.level, 1, 5),
         ponder=players.get_bool("ponder", d.ponder),
         data_dir=Path(storage.get_str("data_dir", str(d.data_dir))),
         sensor_log_limit=storage.get_int("sensor_log_limit", d.sensor_log_limit),

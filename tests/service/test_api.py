@@ -586,7 +586,39 @@ def test_computer_opponent_is_lit_and_waited_for(make: Any) -> None:
     async def go(client: TestClient[Any, Any]) -> None:
         r = await client.post("/api/computer", json={"side": "nobody"})
         assert r.status == 400
+        for level in (9, 0, 2.5, True, "3"):  # refused in words, nothing changed
+            r = await client.post("/api/computer", json={"side": "defender", "level": level})
+            assert r.status == 400 and "level must be a whole number from 1" in \
+                (await r.json())["error"]
+        assert service.state()["level"] == 5
+        r = await client.post("/api/computer", json={"side": "defender", "level": 3})
+        state = await r.json()
+        assert state["level"] == 3 and state["players"]["defender"] == \
+            f"Computer (club, level 3, {service.think:g} s)"
+        kept = service.store.get(service.gid)  # kept with the game, for a resume
+        assert kept is not None and kept.settings["level"] == 3
         r = await client.post("/api/computer", json={"side": None})
         assert (await r.json())["computer"] is None
 
     run(go)
+
+
+def test_the_computer_plays_at_its_level(make: Any) -> None:
+    # Level 1 (depth 1, wide noise) is the engine's level 1 itself: the
+    # service's computer picks what best_move picks at that level.
+    from controller.engine import best_move
+
+    service, _, _ = make(variant="kharbga", ponder=False)
+    # Full strength plays g4xg3 here, level 1 (seed 0) d7xc7.
+    position = ("AD.A.A./DDAA..D/DAAAAAD/AAD.D.A/AA.D.D./DDDDAAD/D.D...A a m - 37 np=1 "
+                "off=6,0,0,7,0,0")
+    service.new_game("kharbga", position=position)
+    try:
+        service.set_computer("attacker", 0.2, 1)
+        assert service.computer_wanted
+        _, game, move = service.compute_computer()
+        want = best_move(Game.from_position("kharbga", position), 0.2, seed=0, level=1)
+        assert move == str(want.move) == "d7xc7"
+        assert service.state()["players"]["attacker"] == "Computer (beginner, level 1, 0.2 s)"
+    finally:
+        service.close()

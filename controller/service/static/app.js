@@ -475,8 +475,10 @@ function render() {
       (state.options || "").includes("hajeb=true");
     showHajebOption();
   }
-  const sel = document.querySelector("#computer select");
+  const sel = document.querySelector("#computer select[name=side]");
   if (sel && document.activeElement !== sel) sel.value = state.computer || "";
+  const level = document.querySelector("#computer select[name=level]");
+  if (level && document.activeElement !== level && state.level) level.value = String(state.level);
   const secs = document.querySelector("#computer input[name=seconds]");
   if (secs && document.activeElement !== secs && state.think) secs.value = state.think;
   renderMoves();
@@ -708,7 +710,8 @@ $("#ponder").addEventListener("change", (ev) => {
 $("#computer").addEventListener("change", (ev) => {
   const form = new FormData(ev.currentTarget);
   const side = form.get("side") || null;
-  send("/api/computer", {side, seconds: Number(form.get("seconds"))});
+  send("/api/computer", {side, seconds: Number(form.get("seconds")),
+                         level: Number(form.get("level"))});
 });
 
 const flip = $("#flip");
