@@ -219,10 +219,14 @@ def _cmd_hint(args: argparse.Namespace) -> int:
         raise ValueError(f"the game is over in that position ({game.outcome.reason})")
     if not game.raw_moves():
         raise ValueError(f"the {game.to_move} has no legal move in that position")
+    given = args.position.split()[1:2]  # the side the position names to move
     result = best_move(game, seconds, seed=args.seed, level=args.level)
     print(result.move)
     print(f"score {result.score}  depth {result.depth}  nodes {result.nodes}")
     print("pv " + " ".join(result.pv))
+    if given and given[0] in ("a", "d") and given[0] != game.to_move[0]:
+        blocked = "Attacker" if given[0] == "a" else "Defender"
+        print(f"the {blocked} is blocked: the {game.to_move.capitalize()} plays")
     return 0
 
 

@@ -280,3 +280,15 @@ def test_match_refuses_what_it_cannot_play(argv: list[str], words: str,
         status = done.code  # type: ignore[assignment]
     err = capsys.readouterr().err
     assert status == 2 and words in err and err.count("\n") == 1
+
+
+def test_a_hint_for_a_blocked_side_says_who_plays(capsys: pytest.CaptureFixture[str]) -> None:
+    # In kharbga a blocked side does not move: the other side plays again.
+    position = "......./......./......./......./......./D....../AD..... a m - 5"
+    assert main(["hint", "--variant", "kharbga", "--position", position, "--time", "0.1"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    from controller.rules import Game
+
+    game = Game.from_position("kharbga", position)
+    assert game.to_move == "defender" and lines[0] in {str(m) for m in game.legal_moves()}
+    assert lines[-1] == "the Attacker is blocked: the Defender plays"
