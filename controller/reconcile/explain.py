@@ -294,9 +294,11 @@ class Explainer:
                 yield Candidate(
                     actions, a, d, gone_a, gone_d, exchanged, proof, entered, weak or unseen
                 )
-                # Go on only within the turn: a chain, or the removals owed
-                # (not into a new turn when the opponent is blocked).
-                within_turn = g.chain_point >= 0 or (kind == REMOVE and bool(g.removals))
+                # Go on only within the turn: a chain, the removals owed, or
+                # the move after a huff, which is the same turn (not into a
+                # new turn when the opponent is blocked).
+                within_turn = g.chain_point >= 0 or (kind == REMOVE and (
+                    bool(g.removals) or not isinstance(g, Game)))
                 if (
                     within_turn
                     and g.outcome is None

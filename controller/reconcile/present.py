@@ -71,6 +71,9 @@ def status(g: AnyGame, v: View) -> str:
         name = g.geometry.point_names[v.lifted]
         a, _ = g.bitboards()
         owner = TITLE[0] if a >> v.lifted & 1 else TITLE[1]
+        if not v.targets and isinstance(g, LeapGame) and g.huff:
+            huffed = " or ".join(_names(g, g.huff))
+            return f"{owner}: {name} lifted; the huff comes first: take off {huffed}"
         if not v.targets:
             return f"{owner}: {name} lifted, but it has no move from here; put it back"
         return f"{owner}: {name} lifted; set it on a lit square{flag}"

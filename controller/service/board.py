@@ -18,7 +18,7 @@ from typing import Any
 
 from controller.board.sensorlog import BUTTONS, Button, Frame, format_event
 from controller.reconcile.reconciler import Reconciler, Settings, Update
-from controller.rules import AnyGame, Move, find_any_variant
+from controller.rules import AnyGame, Game, Move, find_any_variant
 from controller.rules.leap_factory import format_any_options, is_leap, make_game
 from controller.rules.record import group_turns
 
@@ -291,7 +291,8 @@ class BoardService:
 
     def _want_computer(self) -> None:
         g = self.reconciler.game
-        self.computer_wanted = (self.computer is not None and g.outcome is None and not g.removals
+        self.computer_wanted = (self.computer is not None and g.outcome is None
+                                and not (g.removals and isinstance(g, Game))  # a huff: it chooses
                                 and g.to_move == self.computer and self.reconciler.expected is None)
         self.reconciler.think(self.computer_wanted)  # nothing is taken for its move meanwhile
 

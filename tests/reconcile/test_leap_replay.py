@@ -70,6 +70,31 @@ def test_a_huff_is_lit_on_the_soldier_it_may_take_and_recognised() -> None:
     assert rec.game.removals == () and rec.game.to_move == "defender"
 
 
+@pytest.mark.parametrize("colour", [False, True], ids=["occupancy", "colour"])
+def test_a_huff_and_the_move_after_it_in_one_reading_are_one_turn(colour: bool) -> None:
+    # A camera settles only once the hand has gone: the soldier huffed and
+    # the move after it (the same turn) are seen in one reading.
+    g = new_game("sixteen-soldiers")
+    for m in ("c4-c5", "b6-b5"):
+        g.play(m)
+    rec = Reconciler(game=g.copy())
+    assert rec.tick(0.0).status == "Attacker: huff: remove the enemy soldier on c6"
+    after = g.copy()
+    after.play("xc6")
+    after.play("a4-a5")
+    a, d = after.bitboards()
+    rec.feed(Frame(1.0, a | d, a, d, 0, True) if colour else Frame(1.0, a | d))
+    update = rec.tick(3.0)
+    assert [str(m) for m in rec.game.moves][-2:] == ["xc6", "a4-a5"]
+    assert "error" not in update.leds.values()
+    # A soldier lifted before the huff is told that the huff comes first.
+    rec = Reconciler(game=g.copy())
+    a, d = g.bitboards()
+    a4 = g.geometry.point_names.index("a4")
+    rec.feed(Frame(1.0, (a | d) & ~(1 << a4)))
+    assert rec.tick(2.0).status == "Attacker: a4 lifted; the huff comes first: take off c6"
+
+
 def test_a_crowning_changes_no_sensor_and_the_game_keeps_the_king() -> None:
     start = "......../..A...../.......D/......../......../......../......../........ a m - 1"
     g = game_from_position("checkers", start)

@@ -132,6 +132,26 @@ def test_a_huff_is_played_by_taking_the_soldier_off(tmp_path: Path) -> None:
     service.close()
 
 
+def test_the_computer_chooses_its_huff(tmp_path: Path) -> None:
+    # The side owed a huff chooses the soldier: when it is the computer's,
+    # its choice is lit, not left to the person whose soldier goes.
+    clock = Clock()
+    service = _service(tmp_path, clock, "sixteen-soldiers")
+    game = new_game("sixteen-soldiers")
+    for token in ("d4-e5", "d6-c5"):
+        _play(service, clock, game, token)
+    service.set_computer("defender", 0.1)
+    _play(service, clock, game, "c4-d4")  # b4 could have captured: the Defender huffs
+    assert game.huff and service.computer_wanted
+    service.play_computer(*service.compute_computer())
+    expected = service.reconciler.expected
+    assert expected is not None and expected.kind == "remove"
+    assert service.state()["status"] == f"Defender (computer): make the lit move {expected}"
+    _play(service, clock, game, str(expected))
+    assert service.state()["moves"][-1] == str(expected)
+    service.close()
+
+
 def test_a_position_of_another_board_is_refused_in_one_line(tmp_path: Path) -> None:
     service = _service(tmp_path, Clock(), "sixteen-soldiers")
     with pytest.raises(RequestError) as refused:
