@@ -401,12 +401,33 @@ def _lift(g: AnyGame, r: Frame, turn: Turn) -> tuple[int, int] | None:
     if lifted.bit_count() != 1:
         return None
     frm = lifted.bit_length() - 1
-    # Pieces taken off early must be ones a step of this soldier takes.
+    # Pieces taken off early must be ones this soldier's capture takes, on
+    # any of its steps (a chain's later captures too).
     takes = targets = 0
     for m in g.legal_moves():
         if m.kind == STEP and m.frm == frm:
             targets |= 1 << m.to
             takes |= g.captures(m.frm, m.to)
     if missing & ~lifted & ~(enemy & takes):
-        return None
+        takes |= _chain_takes(g, frm, 8)
+        if missing & ~lifted & ~(enemy & takes):
+            return None
     return frm, targets
+
+
+def _chain_takes(g: AnyGame, frm: int, depth: int) -> int:
+    """The pieces a capture chain of the soldier on ``frm`` may take, on
+    any of its steps (``depth`` steps at most)."""
+    takes = 0
+    for m in g.legal_moves():
+        if m.kind != STEP or m.frm != frm or not m.capture:
+            continue
+        takes |= g.captures(m.frm, m.to)
+        if depth > 1:
+            g.play(m)
+            try:
+                if g.chain_point == m.to and g.outcome is None:
+                    takes |= _chain_takes(g, m.to, depth - 1)
+            finally:
+                g.pop()
+    return takes

@@ -95,6 +95,27 @@ def test_a_huff_and_the_move_after_it_in_one_reading_are_one_turn(colour: bool) 
     assert rec.tick(2.0).status == "Attacker: a4 lifted; the huff comes first: take off c6"
 
 
+def test_a_double_jump_s_pieces_taken_off_with_the_jumper_in_the_hand() -> None:
+    # c3xe5xg7: the jumper lifted, then both captured pieces taken off
+    # before it lands (rules allow it): no error, one turn recorded.
+    pos = "......../......../.....D../......../...D..../..A...../......../........ a m - 1"
+    g = game_from_position("checkers", pos)
+    rec = Reconciler(game=g.copy())
+    names = g.geometry.point_names
+    a, d = g.bitboards()
+    occ, t = a | d, 0.0
+    for square in ("c3", "d4", "f6"):
+        occ &= ~(1 << names.index(square))
+        t += 0.3
+        rec.feed(Frame(t, occ))
+    update = rec.tick(t + 1.5)
+    assert "error" not in update.leds.values()
+    assert update.status == "Attacker: c3 lifted; set it on a lit square"
+    rec.feed(Frame(t + 1.6, occ | 1 << names.index("g7")))
+    rec.tick(t + 3.0)
+    assert [str(m) for m in rec.game.moves] == ["c3xe5", "e5xg7"]
+
+
 def test_a_crowning_changes_no_sensor_and_the_game_keeps_the_king() -> None:
     start = "......../..A...../.......D/......../......../......../......../........ a m - 1"
     g = game_from_position("checkers", start)
