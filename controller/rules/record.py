@@ -215,9 +215,9 @@ def group_turns(game: AnyGame) -> Iterator[list[str]]:
         side, setting, chain, turn = snap.side, snap.setting, snap.chain, snap.turn
         if setting:
             k: tuple[object, ...] = ("s", snap.placed // 2)
-        elif move.kind == REMOVE:
+        elif move.kind == REMOVE and not getattr(snap, "huff", 0):
             removals += 1
-            k = ("r", removals)
+            k = ("r", removals)  # a blocked side's own removal: a turn of its own
         else:
             k = ("m", turn, side)
         text = str(move)

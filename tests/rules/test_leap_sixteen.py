@@ -160,3 +160,19 @@ def test_a_turn_with_a_huff_is_progress() -> None:
     g.play("xc3")
     g.play("e9-d8")
     assert g.no_progress == 0
+
+
+def test_a_huff_is_numbered_with_the_move_of_its_turn() -> None:
+    # The move list, the record and the position number turns alike: the
+    # huff and the move after it are one turn of the huffing side.
+    from controller.rules import new_game
+    from controller.rules.record import Record, group_turns, parse_record
+
+    g = new_game("sixteen-soldiers")
+    for m in ["c4-c5", "b6-b5", "xc6", "a4-a5"]:
+        g.play(m)
+    assert list(group_turns(g)) == [["c4-c5"], ["b6-b5"], ["xc6", "a4-a5"]]
+    assert g.position().split()[3] == "4"  # the Defender's turn 4 comes next
+    text = str(Record.from_game(g, {}))
+    assert "3. xc6 a4-a5" in text
+    assert [str(m) for m in parse_record(text).game().moves] == ["c4-c5", "b6-b5", "xc6", "a4-a5"]
