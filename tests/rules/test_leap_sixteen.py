@@ -172,7 +172,7 @@ def test_a_huff_is_numbered_with_the_move_of_its_turn() -> None:
     for m in ["c4-c5", "b6-b5", "xc6", "a4-a5"]:
         g.play(m)
     assert list(group_turns(g)) == [["c4-c5"], ["b6-b5"], ["xc6", "a4-a5"]]
-    assert g.position().split()[3] == "4"  # the Defender's turn 4 comes next
+    assert g.position().split()[4] == "4"  # the Defender's turn 4 comes next
     text = str(Record.from_game(g, {}))
     assert "3. xc6 a4-a5" in text
     assert [str(m) for m in parse_record(text).game().moves] == ["c4-c5", "b6-b5", "xc6", "a4-a5"]
