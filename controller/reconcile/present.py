@@ -8,7 +8,7 @@ those changed.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from controller.board.leds import LedMap, paint
 from controller.rules import AnyGame, Game, LeapGame, State
@@ -37,6 +37,7 @@ class View:
     seen: tuple[int, int] | None = None  # each side's pieces as a colour sensor saw them
     unseen: int = 0  # squares read unknown for long: the reading waits for them
     thinking: bool = False  # the computer searches its action: nothing is accepted
+    setup: bool = False  # a leap game's soldiers being set up (the board has not yet fit)
 
 
 def status(g: AnyGame, v: View) -> str:
@@ -47,7 +48,10 @@ def status(g: AnyGame, v: View) -> str:
         return (f"{', '.join(names[:3])}{more} not seen clearly (a hand, a reflection or "
                 "something on the board?): the board is read once they are")
     if _setting_up(g, v):
-        return f"Set up the soldiers: {bin(v.errors).count('1')} starting points still empty"
+        a, d = g.bitboards()
+        n, stray = (v.errors & (a | d)).bit_count(), v.errors & ~(a | d)
+        told = f"Set up the soldiers: {n} starting point{'s' if n != 1 else ''} still empty"
+        return f"{told}; {_errors(g, replace(v, errors=stray))}" if stray else told
     if v.errors:
         return _errors(g, v)
     o = g.outcome
@@ -118,12 +122,13 @@ def _names(g: AnyGame, bits: int) -> list[str]:
 
 
 def _setting_up(g: AnyGame, v: View) -> bool:
-    """A leap game not begun whose only differences are soldiers still
-    missing from their starting points (the board set up after a clear)."""
-    if not isinstance(g, LeapGame) or g.ply or g.outcome is not None or not v.errors:
+    """A leap game being set up (after a clear, before the board first
+    fits its start) with soldiers still missing from their starting points
+    (a soldier on a wrong point besides is an error of its own)."""
+    if not v.setup or not isinstance(g, LeapGame) or g.ply or g.outcome is not None:
         return False
     a, d = g.bitboards()
-    return not v.errors & ~(a | d)
+    return bool(v.errors & (a | d))
 
 
 def _errors(g: AnyGame, v: View) -> str:
@@ -256,7 +261,12 @@ def leds(g: AnyGame, v: View) -> LedMap:
               "exchange-request", names)
     paint(out, v.standing & v.exchanged, "exchange", names)
     paint(out, v.standing & ~v.exchanged, "capture", names)
-    paint(out, v.errors, "setup" if _setting_up(g, v) else "error", names)
+    if _setting_up(g, v):
+        a, d = g.bitboards()
+        paint(out, v.errors & (a | d), "setup", names)
+        paint(out, v.errors & ~(a | d), "error", names)
+    else:
+        paint(out, v.errors, "error", names)
     return out
 
 

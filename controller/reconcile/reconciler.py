@@ -59,6 +59,7 @@ class _Table:
     hajeb_presses: list[int] = field(default_factory=list)  # awaiting a settle
     draw_offer: int | None = None  # the side offering
     hint: int = 0  # squares lit until the board changes
+    setup: bool = False  # a leap game's soldiers being set up, until the board first fits
 
 
 class Reconciler:
@@ -96,7 +97,7 @@ class Reconciler:
             self._turn.pending = captured_last_turn(self._timeline, standing)
         self._readings = Readings()
         self._mismatch = Mismatch()
-        self._table = _Table()
+        self._table = _Table(setup=self.game.ply == 0 and not isinstance(self.game, Game))
         self._report = _Report()
         self._lift: tuple[int, int] | None = None  # soldier in the hand, its targets
         self._deferred: list[Candidate] = []  # unproven explanations of the last reading
@@ -242,7 +243,7 @@ class Reconciler:
         waited = since is not None and self._now - since >= self.settings.error_delay + UNSEEN
         return View(lifted, targets, m.errors, standing, t.pending.exchanged, self._table.hint,
                     flags, t.expected, m.undone & m.errors, seen, r.unknown if r and waited else 0,
-                    t.thinking)
+                    t.thinking, self._table.setup)
 
     def _finish_update(self, update: Update) -> Update:
         report, self._report = self._report, _Report()
@@ -381,7 +382,11 @@ class Reconciler:
         if r.occupied == 0 and (g.phase == "moving" or g.outcome is not None):
             # Not a takeback to the empty board: the game is put aside.
             self._new_game()
-            self._ok(r)
+            if self._explainer.nothing_new(self.game, r, self._turn.pending):
+                self._ok(r)
+            else:  # a leap game: its soldiers go on their lit starting points
+                self._mismatch.clear()
+                self._mismatch.since = now
             return
         if self._takeback(r) or self._correction(r) or self._resume(r):
             return
@@ -392,6 +397,7 @@ class Reconciler:
     def _ok(self, r: Frame) -> None:
         self._turn.pending.keep(r.occupied)
         self._mismatch.clear()
+        self._table.setup = False
 
     def _resolve(self, deferred: list[Candidate], r: Frame) -> bool:
         """Does an unproven explanation of the last reading, followed by
@@ -558,6 +564,7 @@ class Reconciler:
         self._turn.flags = [False, False]
         self._table.draw_offer = None
         self._table.hint = 0
+        self._table.setup = game.ply == 0 and not isinstance(game, Game)
 
 
 def captured_last_turn(tl: Timeline, within: int = -1) -> Pending:

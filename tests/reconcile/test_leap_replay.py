@@ -116,6 +116,18 @@ def test_a_double_jump_s_pieces_taken_off_with_the_jumper_in_the_hand() -> None:
     assert [str(m) for m in rec.game.moves] == ["c3xe5", "e5xg7"]
 
 
+def test_once_set_up_a_leap_game_s_first_move_is_not_setting_up() -> None:
+    g = new_game("checkers")
+    rec = Reconciler(game=g.copy())
+    start = _occ(g)
+    _settle(rec, 1.0, start)  # the board set up: it fits the start
+    b6 = g.geometry.point_names.index("b6")
+    rec.feed(Frame.from_occ(3.0, start[:b6] + "0" + start[b6 + 1:]))  # the opponent's b6
+    update = rec.tick(6.0)
+    assert update.leds == {"b6": "error"}
+    assert update.status == "b6: put the Defender's soldier back (it is the Attacker's turn)"
+
+
 def test_a_crowning_changes_no_sensor_and_the_game_keeps_the_king() -> None:
     start = "......../..A...../.......D/......../......../......../......../........ a m - 1"
     g = game_from_position("checkers", start)
@@ -134,6 +146,9 @@ def test_a_cleared_board_starts_a_leap_game_set_up_on_lit_points() -> None:
     empty = "0" * 64
     _settle(rec, 1.0, empty)
     assert rec.saved and rec.game.ply == 0  # the game put aside, a new one begun
+    update = rec.tick(2.5)  # the cleared board at once asks for the soldiers
+    assert update.status == "Set up the soldiers: 24 starting points still empty"
+    assert len(update.leds) == 24 and set(update.leds.values()) == {"setup"}
     start = _occ(new_game("checkers"))
     half = start[:32] + empty[32:]  # the Attacker's soldiers set up, not the Defender's
     rec.feed(Frame.from_occ(3.0, half))
@@ -142,9 +157,16 @@ def test_a_cleared_board_starts_a_leap_game_set_up_on_lit_points() -> None:
     assert sorted(update.leds) == sorted(n for n, c in zip(
         rec.game.geometry.point_names, start, strict=True) if c == "1" and n[1] in "678")
     assert set(update.leds.values()) == {"setup"}
-    rec.feed(Frame.from_occ(10.0, start[:56] + "1" + start[57:]))  # a8 is light: a mistake
+    rec.feed(Frame.from_occ(9.5, half[:56] + "1" + half[57:]))  # a8 is light: a mistake
+    update = rec.tick(12.0)
+    assert update.leds["a8"] == "error" and update.status == (
+        "Set up the soldiers: 12 starting points still empty; a8: no soldier belongs here; "
+        "take it off")  # the points still empty stay lit for setting up, a8 alone red
+    assert sum(role == "setup" for role in update.leds.values()) == 12
+    rec.feed(Frame.from_occ(13.0, start[:56] + "1" + start[57:]))  # all set up, a8 still on
     update = rec.tick(16.0)
-    assert update.leds["a8"] == "error" and "a8: no soldier belongs here" in update.status
+    assert update.leds == {"a8": "error"} and update.status == \
+        "a8: no soldier belongs here; take it off"
     _settle(rec, 17.0, start)
     update = rec.tick(20.0)
     assert update.status == "Attacker to move" and not update.leds
