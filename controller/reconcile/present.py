@@ -237,8 +237,9 @@ def leds(g: AnyGame, v: View) -> LedMap:
             paint(out, allowed, "setup", names)
     last = _last_move(g)
     if last is not None and g.outcome is None:
+        a, d = g.bitboards()
         paint(out, 1 << last[0], "last-from", names)
-        paint(out, 1 << last[1], "last-to", names)
+        paint(out, 1 << last[1] & (a | d), "last-to", names)  # not once huffed away
     paint(out, v.hint, "hint", names)
     if v.expected is not None and g.outcome is None:
         e = v.expected
@@ -254,7 +255,9 @@ def leds(g: AnyGame, v: View) -> LedMap:
         paint(out, v.targets, "destination", names)
         paint(out, 1 << v.lifted, "lifted", names)
     if isinstance(g, LeapGame) and g.outcome is None:  # a huff owed: the soldiers it may take
-        paint(out, g.huff, "capture", names)
+        comp = v.expected
+        suggested = v.hint | (1 << comp.to if comp is not None and comp.to >= 0 else 0)
+        paint(out, g.huff & ~suggested, "capture", names)  # the one suggested is lit so
     ex = g.exchange
     if ex is not None and g.outcome is None:  # the request shown on its soldiers
         paint(out, sum(1 << p for p in (ex.soldier, ex.first, ex.second) if p >= 0),

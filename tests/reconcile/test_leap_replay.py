@@ -170,3 +170,24 @@ def test_a_cleared_board_starts_a_leap_game_set_up_on_lit_points() -> None:
     _settle(rec, 17.0, start)
     update = rec.tick(20.0)
     assert update.status == "Attacker to move" and not update.leds
+
+
+def test_a_huff_suggested_is_lit_as_the_hint_and_a_huffed_mover_leaves_no_light() -> None:
+    from controller.reconcile.present import View, leds
+
+    g = new_game("sixteen-soldiers")
+    for m in ("c4-c5", "b6-b5"):
+        g.play(m)
+    names = g.geometry.point_names
+    # The hint (or the computer's huff) on c6 shows as the hint, not under
+    # the huff's capture light.
+    assert leds(g, View(hint=1 << names.index("c6")))["c6"] == "hint"
+    # c3 could capture c4 and steps to d4 instead: the Defender huffs it
+    # there, and no light is left on the point it emptied.
+    g = game_from_position("sixteen-soldiers",
+                           "..D/.../...../...../...../..D../A.A../.../... a m - 5")
+    g.play("c3-d4")
+    assert leds(g, View())["d4"] == "capture"
+    g.play("xd4")
+    lit = leds(g, View())
+    assert lit.get("c3") == "last-from" and "last-to" not in lit.values()
