@@ -191,3 +191,13 @@ def test_a_huff_suggested_is_lit_as_the_hint_and_a_huffed_mover_leaves_no_light(
     g.play("xd4")
     lit = leds(g, View())
     assert lit.get("c3") == "last-from" and "last-to" not in lit.values()
+
+
+def test_a_soldier_lifted_while_a_capture_is_compulsory_is_told_which_must_capture() -> None:
+    from controller.reconcile.present import View, status
+
+    pos = "......../......../.....D../......../...D..../..A...../......../A....... a m - 1"
+    g = game_from_position("english-draughts", pos)
+    a1 = g.geometry.point_names.index("a1")
+    assert status(g, View(lifted=a1)) == \
+        "Attacker: a1 lifted, but a capture must be made, by c3; put it back"
