@@ -78,8 +78,9 @@ def status(g: AnyGame, v: View) -> str:
         if not v.targets and isinstance(g, LeapGame) and g.huff:
             huffed = " or ".join(_names(g, g.huff))
             return f"{owner}: {name} lifted; the huff comes first: take off {huffed}"
-        capturers = {m.frm for m in g.legal_moves() if m.kind == STEP and m.capture}
-        if not v.targets and capturers and owner == side:  # a capture is compulsory
+        steps = [m for m in g.legal_moves() if m.kind == STEP]
+        capturers = {m.frm for m in steps if m.capture}
+        if not v.targets and capturers and owner == side and all(m.capture for m in steps):
             who = " or ".join(sorted(g.geometry.point_names[p] for p in capturers))
             return f"{owner}: {name} lifted, but a capture must be made, by {who}; put it back"
         if not v.targets:
