@@ -45,8 +45,9 @@ def status(g: AnyGame, v: View) -> str:
     if v.unseen:
         names = _names(g, v.unseen)
         more = f" and {len(names) - 3} more" if len(names) > 3 else ""
+        once = "it is" if len(names) == 1 else "they are"
         return (f"{', '.join(names[:3])}{more} not seen clearly (a hand, a reflection or "
-                "something on the board?): the board is read once they are")
+                f"something on the board?): the board is read once {once}")
     if _setting_up(g, v):
         a, d = g.bitboards()
         n, stray = (v.errors & (a | d)).bit_count(), v.errors & ~(a | d)

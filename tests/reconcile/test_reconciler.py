@@ -381,6 +381,11 @@ def test_colour_frames_wait_out_hands_and_catch_wrong_colours() -> None:
     assert h.moves == [] and h.last.status == (
         "c3, d3, c4 not seen clearly (a hand, a reflection or something on the board?): "
         "the board is read once they are")
+    h.unknown = h._bit("d3")  # one left: said of one
+    h.t += 0.01
+    h._feed()
+    assert h.hold(0.2).status.startswith("d3 not seen clearly") and \
+        h.last.status.endswith("the board is read once it is")
     h.unknown = 0
     h.t += 0.01
     h._feed()
