@@ -18,7 +18,6 @@ markers found and the board grid drawn over it:
 
 from __future__ import annotations
 
-import errno
 import json
 import threading
 from pathlib import Path
@@ -32,6 +31,7 @@ from calibration.frames import is_video_file, open_capture
 from calibration.homography import fit_from_centres
 from calibration.markers import detect_markers
 from calibration.preview import draw_overlay, jpeg
+from controller.board.config import listen_failure
 
 __all__ = ["DEFAULT_LAYOUT", "LiveCalibration", "FrameGrabber", "make_app", "serve"]
 
@@ -316,9 +316,7 @@ def serve(device: str, out_path: str | Path, layout: str = DEFAULT_LAYOUT,
     try:
         web.run_app(make_app(cal), host=host, port=port, print=listening, access_log=None)
     except OSError as exc:  # a name that does not resolve, a port in use
-        why = "in use" if exc.errno == errno.EADDRINUSE else (exc.strerror or str(exc))
-        raise OSError(f"the calibration page cannot listen on {host} port {port}: {why}: "
-                      "give another with --host or --port") from None
+        raise listen_failure("the calibration page", host, port, exc) from None
     finally:
         grabber.close()
     if cal.step == "done":

@@ -17,13 +17,14 @@ too.  Standard library only.
 from __future__ import annotations
 
 import argparse
+import errno
 import math
 import tomllib
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, NoReturn
 
-__all__ = ["ConfigError", "OneLineParser", "Table", "kind_of", "read_toml"]
+__all__ = ["ConfigError", "OneLineParser", "Table", "kind_of", "listen_failure", "read_toml"]
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -33,6 +34,16 @@ class OneLineParser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         self.exit(2, f"{self.prog}: {message} (see --help)\n")
+
+
+def listen_failure(page: str, host: str, port: int, exc: OSError,
+                   in_use: str = "in use") -> OSError:
+    """A web page that could not listen on ``host``:``port`` (a name that
+    does not resolve, a port in use: ``in_use``), as one line naming the
+    options to change."""
+    why = in_use if exc.errno == errno.EADDRINUSE else (exc.strerror or str(exc))
+    return OSError(f"{page} cannot listen on {host} port {port}: {why}: "
+                   "give another with --host or --port")
 
 
 class ConfigError(ValueError):

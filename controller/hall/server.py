@@ -18,7 +18,6 @@ over a WebSocket.  The page is read-only: nothing on it changes a board.
 from __future__ import annotations
 
 import asyncio
-import errno
 import json
 import logging
 import socket
@@ -28,6 +27,8 @@ from importlib import resources
 from typing import Any
 
 from aiohttp import WSMsgType, web
+
+from controller.board.config import listen_failure
 
 from .model import Hall, HallBoard
 from .protocol import BroadcastConfig
@@ -276,8 +277,5 @@ def serve_hall(config: BroadcastConfig, host: str, port: int) -> int:
         web.run_app(make_hall_app(server), host=host, port=port, print=listening,
                     handle_signals=True, access_log=None)
     except OSError as exc:  # the page's address: a name that does not resolve, a port in use
-        why = "in use (another hall?)" if exc.errno == errno.EADDRINUSE else \
-            (exc.strerror or str(exc))
-        raise OSError(f"the hall cannot listen on {host} port {port}: {why}: "
-                      "give another with --host or --port") from None
+        raise listen_failure("the hall", host, port, exc, "in use (another hall?)") from None
     return 0

@@ -76,17 +76,17 @@ def status(g: AnyGame, v: View) -> str:
         name = g.geometry.point_names[v.lifted]
         a, _ = g.bitboards()
         owner = TITLE[0] if a >> v.lifted & 1 else TITLE[1]
-        if not v.targets and isinstance(g, LeapGame) and g.huff:
+        if v.targets:
+            return f"{owner}: {name} lifted; set it on a lit square{flag}"
+        if isinstance(g, LeapGame) and g.huff:
             huffed = " or ".join(_names(g, g.huff))
             return f"{owner}: {name} lifted; the huff comes first: take off {huffed}"
         steps = [m for m in g.legal_moves() if m.kind == STEP]
         capturers = {m.frm for m in steps if m.capture}
-        if not v.targets and capturers and owner == side and all(m.capture for m in steps):
+        if capturers and owner == side and all(m.capture for m in steps):  # compulsory
             who = " or ".join(sorted(g.geometry.point_names[p] for p in capturers))
             return f"{owner}: {name} lifted, but a capture must be made, by {who}; put it back"
-        if not v.targets:
-            return f"{owner}: {name} lifted, but it has no move from here; put it back"
-        return f"{owner}: {name} lifted; set it on a lit square{flag}"
+        return f"{owner}: {name} lifted, but it has no move from here; put it back"
     if g.phase == "setting":
         placed = (g.count(0) + g.count(1)) % 2 + 1
         return f"{side}: place a soldier ({placed} of 2)"

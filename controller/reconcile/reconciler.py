@@ -97,7 +97,7 @@ class Reconciler:
             self._turn.pending = captured_last_turn(self._timeline, standing)
         self._readings = Readings()
         self._mismatch = Mismatch()
-        self._table = _Table(setup=self.game.ply == 0 and not isinstance(self.game, Game))
+        self._table = _Table(setup=_set_up_first(self.game))
         self._report = _Report()
         self._lift: tuple[int, int] | None = None  # soldier in the hand, its targets
         self._deferred: list[Candidate] = []  # unproven explanations of the last reading
@@ -564,7 +564,13 @@ class Reconciler:
         self._turn.flags = [False, False]
         self._table.draw_offer = None
         self._table.hint = 0
-        self._table.setup = game.ply == 0 and not isinstance(game, Game)
+        self._table.setup = _set_up_first(game)
+
+
+def _set_up_first(game: AnyGame) -> bool:
+    """A leap game not begun: its soldiers are set up on their starting
+    points before it is played (the Kharbga family places them in play)."""
+    return game.ply == 0 and not isinstance(game, Game)
 
 
 def captured_last_turn(tl: Timeline, within: int = -1) -> Pending:
