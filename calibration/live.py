@@ -18,7 +18,9 @@ markers found and the board grid drawn over it:
 
 from __future__ import annotations
 
+import hmac
 import json
+import secrets
 import threading
 from pathlib import Path
 from typing import Any, Protocol
@@ -31,9 +33,9 @@ from calibration.frames import is_video_file, open_capture
 from calibration.homography import fit_from_centres
 from calibration.markers import detect_markers
 from calibration.preview import draw_overlay, jpeg
-from controller.board.config import listen_failure
+from controller.board.config import listen_failure, local_caller, loopback_host, start_url
 
-__all__ = ["DEFAULT_LAYOUT", "LiveCalibration", "FrameGrabber", "make_app", "serve"]
+__all__ = ["DEFAULT_LAYOUT", "LiveCalibration", "FrameGrabber", "make_app", "refusal", "serve"]
 
 # Every class spread over the whole board (17 a, 16 d, 16 empty).
 DEFAULT_LAYOUT = ("ad." * 17)[:49]
@@ -237,11 +239,42 @@ class FrameGrabber:
         self.capture.release()
 
 
-def make_app(cal: LiveCalibration) -> Any:
-    """The aiohttp application of the calibration page."""
+def refusal(method: str, headers: Any, remote: str | None, own_origin: str,
+            token: str) -> tuple[int, str] | None:
+    """Why a request to the calibration page is refused (status, words), or
+    None.  Looking is open; a button (a POST) must come from this page, and
+    from this machine or with ``token`` (``Authorization: Bearer``)."""
+    if method in ("GET", "HEAD", "OPTIONS"):
+        return None
+    origin = headers.get("Origin")
+    if headers.get("Sec-Fetch-Site", "") in ("cross-site", "same-site") or (
+            origin is not None and origin != own_origin):
+        return 403, "refused: the request comes from another web site, not this page"
+    if local_caller(remote):
+        return None
+    if not token:
+        return 403, "refused: calibration is changed only from this machine"
+    given = headers.get("Authorization", "").removeprefix("Bearer ").strip()
+    if not hmac.compare_digest(given.encode(), token.encode()):
+        return 401, ("a valid token is required: open the address the calibration "
+                     "printed on start")
+    return None
+
+
+def make_app(cal: LiveCalibration, token: str = "") -> Any:
+    """The aiohttp application of the calibration page; ``token`` lets
+    another machine press its buttons (:func:`refusal`)."""
     import asyncio
 
     from aiohttp import web
+
+    @web.middleware
+    async def guard(request: web.Request, handler: Any) -> web.StreamResponse:
+        refused = refusal(request.method, request.headers, request.remote,
+                          f"{request.scheme}://{request.host}", token)
+        if refused is not None:
+            return web.json_response({"error": refused[1]}, status=refused[0])
+        return await handler(request)  # type: ignore[no-any-return]
 
     async def run(func: Any, *args: Any) -> Any:
         return await asyncio.get_running_loop().run_in_executor(None, func, *args)
@@ -288,7 +321,7 @@ def make_app(cal: LiveCalibration) -> Any:
         cal.restart()
         return web.json_response(await run(cal.status))
 
-    app = web.Application(client_max_size=4096)
+    app = web.Application(client_max_size=4096, middlewares=[guard])
     app.router.add_get("/", index)
     app.router.add_get("/preview.jpg", preview)
     app.router.add_get("/api/status", status)
@@ -308,13 +341,16 @@ def serve(device: str, out_path: str | Path, layout: str = DEFAULT_LAYOUT,
     cal = LiveCalibration(out_path, layout)
     grabber = FrameGrabber(cal, device)
     grabber.start()
+    # Open to other machines: the buttons need the token printed here.
+    token = "" if loopback_host(host) else secrets.token_urlsafe(12)
+    address = start_url(host, port, token)
 
     def listening(_: str) -> None:  # told once the port is bound, not before
-        print(f"kharbga-board: camera calibration at http://{host}:{port}/ (Ctrl-C to stop)",
-              flush=True)
+        print(f"kharbga-board: camera calibration at {address} (Ctrl-C to stop)", flush=True)
 
     try:
-        web.run_app(make_app(cal), host=host, port=port, print=listening, access_log=None)
+        web.run_app(make_app(cal, token), host=host, port=port, print=listening,
+                    access_log=None)
     except OSError as exc:  # a name that does not resolve, a port in use
         raise listen_failure("the calibration page", host, port, exc) from None
     finally:
@@ -357,6 +393,8 @@ code { color: #9fd; }
 <img id="preview" alt="camera preview" src="/preview.jpg">
 <script>
 const $ = (id) => document.getElementById(id);
+// Opened from another machine: the address printed on start carries ?token=.
+const token = new URLSearchParams(location.search).get("token") || "";
 let editing = false;
 $("cells").addEventListener("focus", () => { editing = true; });
 $("cells").addEventListener("blur", () => { editing = false; });
@@ -371,8 +409,9 @@ function show(s) {
   document.body.dataset.step = s.step;
 }
 async function call(path, body) {
-  const r = await fetch(path, {method: "POST", headers: {"Content-Type": "application/json"},
-                               body: JSON.stringify(body || {})});
+  const headers = {"Content-Type": "application/json"};
+  if (token) headers["Authorization"] = "Bearer " + token;
+  const r = await fetch(path, {method: "POST", headers, body: JSON.stringify(body || {})});
   const data = await r.json();
   $("error").textContent = r.ok ? "" : data.error;
   if (r.ok) show(data);

@@ -11,20 +11,25 @@ opened and parsed); :class:`Table` reads one table of it with typed
 getters.  A part that checks a table without knowing the file raises the
 error without one, and the loader adds it with :meth:`ConfigError.in_file`.
 :class:`OneLineParser` is the command line's: its refusals are one line
-too.  Standard library only.
+too.  The web pages' listening helpers are here as well: where a page
+listens, who calls it and the address to print (:func:`listen_failure`,
+:func:`local_caller`, :func:`start_url`).  Standard library only.
 """
 
 from __future__ import annotations
 
 import argparse
 import errno
+import ipaddress
 import math
+import socket
 import tomllib
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, NoReturn
 
-__all__ = ["ConfigError", "OneLineParser", "Table", "kind_of", "listen_failure", "read_toml"]
+__all__ = ["ConfigError", "OneLineParser", "Table", "kind_of", "listen_failure", "local_caller",
+           "loopback_host", "read_toml", "start_url"]
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -44,6 +49,47 @@ def listen_failure(page: str, host: str, port: int, exc: OSError,
     why = in_use if exc.errno == errno.EADDRINUSE else (exc.strerror or str(exc))
     return OSError(f"{page} cannot listen on {host} port {port}: {why}: "
                    "give another with --host or --port")
+
+
+def local_caller(remote: str | None) -> bool:
+    """Is a web page's caller (its address ``remote``, not the one the page
+    listens on) on this machine?"""
+    try:
+        return ipaddress.ip_address((remote or "").split("%")[0]).is_loopback
+    except ValueError:
+        return False
+
+
+def loopback_host(host: str) -> bool:
+    """Does a page listening on ``host`` stay on this machine?"""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def start_url(host: str, port: int, token: str = "") -> str:
+    """The address to open, printed on start: a real address of this
+    machine when listening on all of them, with the token when there is
+    one (the page keeps it and drops it from the address bar)."""
+    from urllib.parse import quote
+
+    address = host
+    if host in ("", "0.0.0.0", "::"):
+        family = socket.AF_INET6 if host == "::" else socket.AF_INET
+        probe = "2001:db8::1" if host == "::" else "192.0.2.1"
+        try:
+            with socket.socket(family, socket.SOCK_DGRAM) as s:
+                s.connect((probe, 9))  # no packet is sent: it picks the route
+                address = str(s.getsockname()[0])
+        except OSError:
+            address = socket.gethostname()
+    if ":" in address:
+        address = f"[{address}]"
+    url = f"http://{address}:{port}/"
+    return f"{url}?token={quote(token, safe='')}" if token else url
 
 
 class ConfigError(ValueError):

@@ -43,7 +43,6 @@ from __future__ import annotations
 
 import asyncio
 import hmac
-import ipaddress
 import json
 import logging
 from collections.abc import Awaitable, Callable
@@ -53,6 +52,7 @@ from typing import Any
 
 from aiohttp import WSCloseCode, WSMsgType, web
 
+from controller.board.config import local_caller
 from controller.board.leds import legend
 from controller.hall.protocol import Unreplayable
 
@@ -100,10 +100,7 @@ async def _body(request: web.Request) -> dict[str, Any]:
 
 def _local_caller(request: web.Request) -> bool:
     """Is the caller on this machine? (Its address, not the listening one.)"""
-    try:
-        return ipaddress.ip_address((request.remote or "").split("%")[0]).is_loopback
-    except ValueError:
-        return False
+    return local_caller(request.remote)
 
 
 def _refusal(request: web.Request) -> web.Response | None:
@@ -375,29 +372,6 @@ async def _stop(app: web.Application) -> None:
     if pool is not None:
         pool.shutdown(wait=True, cancel_futures=True)
     app[SERVICE].close()
-
-
-def start_url(host: str, port: int, token: str = "") -> str:
-    """The address to open, printed on start: a real address of this
-    machine when listening on all of them, with the token when there is
-    one (the page keeps it and drops it from the address bar)."""
-    import socket
-    from urllib.parse import quote
-
-    address = host
-    if host in ("", "0.0.0.0", "::"):
-        family = socket.AF_INET6 if host == "::" else socket.AF_INET
-        probe = "2001:db8::1" if host == "::" else "192.0.2.1"
-        try:
-            with socket.socket(family, socket.SOCK_DGRAM) as s:
-                s.connect((probe, 9))  # no packet is sent: it picks the route
-                address = str(s.getsockname()[0])
-        except OSError:
-            address = socket.gethostname()
-    if ":" in address:
-        address = f"[{address}]"
-    url = f"http://{address}:{port}/"
-    return f"{url}?token={quote(token, safe='')}" if token else url
 
 
 def make_app(service: BoardService) -> web.Application:

@@ -26,7 +26,9 @@ def serve(config: Config, config_path: str | None = None,
     with needs_extra("web", "the service"):
         from aiohttp import web
 
-    from .app import make_app, start_url
+    from controller.board.config import start_url
+
+    from .app import make_app
     from .board import BoardService
 
     logging.basicConfig(level=logging.INFO, stream=sys.stderr,

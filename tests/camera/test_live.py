@@ -217,6 +217,47 @@ def test_page_in_a_browser(live: tuple[LiveCalibration, Switchable, str]) -> Non
     assert load_profile(cal.out) is not None
 
 
+def test_buttons_from_another_machine_need_the_token(tmp_path: Path) -> None:
+    """Looking is open; a button pressed from another machine needs the
+    token printed on start, and one from another web site is refused."""
+    from aiohttp import web
+    from aiohttp.test_utils import TestClient, TestServer
+
+    cal = LiveCalibration(tmp_path / "profile.json")
+    cal.frame(_frame("." * 49, 21))
+    caller = ["192.0.2.7"]
+
+    @web.middleware
+    async def remote(request: web.Request, handler: Any) -> web.StreamResponse:
+        return await handler(request.clone(remote=caller[0]))  # type: ignore[no-any-return]
+
+    async def main(token: str) -> list[tuple[int, str]]:
+        app = make_app(cal, token)
+        app.middlewares.insert(0, remote)
+        client: TestClient[Any, Any] = TestClient(TestServer(app))
+        await client.start_server()
+        seen = []
+        try:
+            r = await client.get("/api/status")
+            assert r.status == 200
+            for headers in ({}, {"Authorization": "Bearer wrong"},
+                            {"Authorization": f"Bearer {token}"},
+                            {"Authorization": f"Bearer {token}", "Origin": "http://evil.example"}):
+                r = await client.post("/api/restart", json={}, headers=headers)
+                seen.append((r.status, (await r.json()).get("error", "")))
+        finally:
+            await client.close()
+        return seen
+
+    seen = asyncio.run(main("s3cret"))
+    assert [code for code, _ in seen] == [401, 401, 200, 403]
+    assert "token" in seen[0][1] and "another web site" in seen[3][1]
+    # Without a token (listening on this machine only), another machine is refused.
+    assert [code for code, _ in asyncio.run(main(""))][:1] == [403]
+    caller[0] = "127.0.0.1"
+    assert [code for code, _ in asyncio.run(main(""))] == [200, 200, 200, 403]
+
+
 # -- the command on a video file --------------------------------------------------
 
 def _get(url: str) -> Any:
@@ -278,6 +319,29 @@ def test_command_on_a_video_file(tmp_path: Path) -> None:
     assert proc.returncode == 1
     assert "no profile written" in out and "Traceback" not in err
     assert not (tmp_path / "p.json").exists()
+
+
+def test_command_open_to_the_network_prints_a_token(tmp_path: Path) -> None:
+    video = tmp_path / "empty.avi"
+    writer = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"MJPG"), 10, (1280, 720))
+    writer.write(_frame("." * 49, 40))
+    writer.release()
+    port = _free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "controller", "calibrate", "camera", "--live", str(video),
+         "--out", str(tmp_path / "p.json"), "--host", "0.0.0.0", "--port", str(port)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+        _wait_for(f"http://127.0.0.1:{port}/api/status", lambda s: s["frames"] > 0)
+        # This machine's own caller needs no token.
+        assert _post(f"http://127.0.0.1:{port}/api/restart", {})[0] == 200
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.communicate(timeout=20)
+    assert "camera calibration at http://" in line and "0.0.0.0" not in line
+    assert f":{port}/?token=" in line and len(line.split("?token=")[1].strip()) >= 16
 
 
 def test_command_refuses_bad_arguments(tmp_path: Path) -> None:
