@@ -15,7 +15,10 @@ events.Frame` (squares, log order) goes out whenever the reported board
 changes, the first one as soon as the first scans agree.  Chattering
 switches, and switches stuck against the board the caller expects
 (:meth:`MatrixScanner.expect`), are logged
-(:mod:`~controller.drivers.switch_watch`).
+(:mod:`~controller.drivers.switch_watch`).  A scan that fails (a pin
+that cannot be read) is logged once and tried again every second; until
+one succeeds, :meth:`MatrixScanner.problem` says so, as it says which
+switches are stuck or chattering.
 
 The scanner takes its clock as a parameter (:class:`Clock`): the service
 runs it on :class:`MonotonicClock` at ``scan_hz``; tests and
@@ -24,6 +27,7 @@ runs it on :class:`MonotonicClock` at ``scan_hz``; tests and
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from collections import deque
@@ -50,7 +54,10 @@ __all__ = [
     "Stop",
 ]
 
+log = logging.getLogger(__name__)
+
 WHERE = "gpio.matrix"
+RETRY = 1.0  # seconds between scans after one failed
 ROW_DRIVES = ("open-drain", "push-pull")
 ROW_PINS = (4, 17, 27, 22, 5, 6, 13)
 COLUMN_PINS = (19, 26, 18, 23, 24, 25, 12)
@@ -324,6 +331,7 @@ class MatrixScanner:
         self._debounce = Debouncer(config.debounce_scans)
         self.watch = SwitchWatch(self.switch_label, watch)
         self.scans = 0
+        self.failure: str | None = None  # why the last scan failed, in words
 
     def switch_label(self, index: int) -> str:
         """``"r2c3 (d3)"``: a switch and the square over it."""
@@ -395,11 +403,30 @@ class MatrixScanner:
                 return self.closed_switches
             t = clock.sleep_until(t + self.period)
 
+    def problem(self) -> str | None:
+        """What is wrong with reading the board now, in words: a scan
+        that fails, stuck or chattering switches; None when all is well."""
+        return self.failure or self.watch.problem()
+
     def frames(self, clock: Clock, stop: Stop) -> Iterator[Frame]:
-        """Scan on ``clock`` until ``stop`` is set, yielding each new frame."""
+        """Scan on ``clock`` until ``stop`` is set, yielding each new frame;
+        a scan that fails is tried again every :data:`RETRY` seconds."""
         t = clock.now()
         while not stop.is_set():
-            frame = self.scan(t)
+            try:
+                frame = self.scan(t)
+            except Exception as exc:  # a pin that cannot be read: the board stays up
+                if self._closed:
+                    return
+                if self.failure is None:
+                    log.exception("the switch matrix cannot be read")
+                self.failure = (f"the switch matrix cannot be read ({exc or type(exc).__name__}): "
+                                "check the wiring; trying again every second")
+                t = clock.sleep_until(t + RETRY)
+                continue
+            if self.failure is not None:
+                log.info("the switch matrix is read again")
+                self.failure = None
             if frame is not None:
                 yield frame
             t = clock.sleep_until(t + self.period, self.idle)

@@ -16,7 +16,12 @@ when it ends:
   board during a check) for ``stuck_after`` seconds: closed where no piece
   should stand (welded contacts) or open under a piece (a switch that no
   longer closes).  Without an expectation nothing is called stuck: a reed
-  welded shut reads exactly like a piece.
+  welded shut reads exactly like a piece; nor is a stuck switch called
+  mended (a piece in the hand leaves the board unknown), until the
+  expected board is known again and agrees.
+
+:meth:`SwitchWatch.problem` says the faults there are now in words, for
+the page.
 
 Switches are bits ``row * size + column`` and are named by ``label``
 (``"r2c3 (c3)"``).
@@ -70,6 +75,7 @@ class SwitchWatch:
         self._last_change: dict[int, float] = {}
         self._expected: int | None = None  # switches that should be closed
         self._wrong_since: dict[int, float] = {}
+        self._settled = 0  # the last debounced reading
 
     @property
     def expected(self) -> int | None:
@@ -89,8 +95,29 @@ class SwitchWatch:
         self._raw = raw
         if self.chattering:
             self._end_chatter(now)
-        if settled is not None and (self._expected is not None or self.stuck):
-            self._check_stuck(now, settled)
+        if settled is not None:
+            self._settled = settled
+            if self._expected is not None:
+                self._check_stuck(now, settled)
+
+    def problem(self, most: int = 3) -> str | None:
+        """The stuck and chattering switches now, in words (naming ``most``
+        of them); None when there are none."""
+        said = []
+        for switch in _bits(self.stuck):
+            if self._settled >> switch & 1:
+                said.append(f"switch {self.label(switch)} reads closed where no piece "
+                            "should stand: if the square is empty, the reed switch is stuck")
+            else:
+                said.append(f"switch {self.label(switch)} reads open under a piece: "
+                            "if a piece stands there, the switch no longer closes")
+        for switch in _bits(self.chattering & ~self.stuck):
+            said.append(f"switch {self.label(switch)} is chattering (a worn reed, or a "
+                        "magnet at the edge of its range)")
+        if not said:
+            return None
+        more = f"; and {len(said) - most} more" if len(said) > most else ""
+        return "; ".join(said[:most]) + more + " (kharbga-board doctor checks every switch)"
 
     def _count_changes(self, now: float, changed: int) -> None:
         s = self.settings
@@ -120,7 +147,8 @@ class SwitchWatch:
 
     def _check_stuck(self, now: float, settled: int) -> None:
         expected = self._expected
-        wrong = 0 if expected is None else settled ^ expected
+        assert expected is not None
+        wrong = settled ^ expected
         for switch in _bits(self.stuck & ~wrong):
             self.stuck &= ~(1 << switch)
             log.info("switch %s reads as expected again", self.label(switch))

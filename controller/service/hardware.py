@@ -277,7 +277,8 @@ class GpioBackend:
         return self.show
 
     def problem(self) -> str | None:
-        return None
+        scanner = self.scanner
+        return None if scanner is None else scanner.problem()
 
     def close(self) -> None:
         if self._stop is not None:

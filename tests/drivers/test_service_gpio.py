@@ -45,3 +45,54 @@ def test_gpio_board_feeds_the_service_and_lights_the_leds(
     finally:
         if backend is not None:
             backend.close()
+
+
+def test_a_matrix_that_cannot_be_read_is_said_on_the_page_and_read_again(
+    tmp_path: Path, factory: MockFactory, spi: FakeSPI
+) -> None:
+    """A column pin whose read fails (an I/O error from the pin library):
+    the scan thread lives on, the page says why nothing is read, and the
+    board is read again once the pin answers."""
+    from controller.drivers.gpio_config import GpioConfig
+
+    cfg = GpioConfig()
+    sim = MatrixSimulator(factory, cfg.matrix, cfg.mapping)
+    backend = GpioBackend(None, pin_factory=factory, spi=spi)
+    service = BoardService(Config(data_dir=tmp_path, settle=0.05, error_delay=0.3,
+                                  board="gpio"))
+    pin = sim.columns[0]
+    working = pin._get_state
+
+    def broken() -> bool:
+        raise OSError(5, "Input/output error")
+
+    def pump(until: object, seconds: float = 5) -> None:
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            drain(service, backend.events)
+            service.tick()
+            backend.show(service.state())
+            service.set_sensor(backend.problem())
+            if until():  # type: ignore[operator]
+                return
+            time.sleep(0.01)
+        raise AssertionError(f"not reached: {service.state()['sensor_problem']!r}")
+
+    try:
+        backend.start()
+        pin._get_state = broken
+        pump(lambda: service.state()["sensor_problem"])
+        words = service.state()["sensor_problem"]
+        assert words.startswith("the switch matrix cannot be read (")
+        assert "Input/output error" in words and "trying again every second" in words
+        sim.place(0)  # a piece on a1 while the pin is dead: not read yet
+        time.sleep(0.3)
+        drain(service, backend.events)
+        assert service.state()["moves"] == []
+        pin._get_state = working
+        pump(lambda: service.state()["moves"] == ["@a1"])
+        assert service.state()["sensor_problem"] is None
+        assert backend._thread is not None and backend._thread.is_alive()
+    finally:
+        service.close()
+        backend.close()

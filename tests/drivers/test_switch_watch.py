@@ -94,3 +94,49 @@ def test_bad_watch_settings_are_refused() -> None:
         WatchSettings(chatter_bursts=1)
     with pytest.raises(ValueError, match="positive"):
         WatchSettings(stuck_after=0)
+
+
+def test_a_welded_switch_stays_stuck_while_a_piece_is_in_the_hand(
+    factory: MockFactory, caplog: pytest.LogCaptureFixture
+) -> None:
+    """No expectation (a piece lifted) is no news: the welded switch is not
+    called mended each time, and the page keeps its words."""
+    sim, scanner = make(factory, WatchSettings(stuck_after=2.0))
+    caplog.set_level(logging.INFO, logger=LOGGER)
+    with scanner:
+        sim.stick(3, 3)  # d4 welded shut
+        t = 0
+        for _ in range(3):  # three moves: 3 s with the board known, 1 s lifted
+            scanner.expect(0)
+            for _ in range(300):
+                scanner.scan(t / 100)
+                t += 1
+            scanner.expect(None)
+            for _ in range(100):
+                scanner.scan(t / 100)
+                t += 1
+        assert [level for level, _ in said(caplog)] == [logging.WARNING]
+        words = scanner.problem()
+        assert words is not None and words.startswith(
+            "switch r3c3 (d4) reads closed where no piece should stand")
+        sim.stick(3, 3, False)  # mended: said once the board is known again
+        scanner.expect(0)
+        for _ in range(10):
+            scanner.scan(t / 100)
+            t += 1
+    assert said(caplog)[-1] == (logging.INFO, "switch r3c3 (d4) reads as expected again")
+    assert scanner.problem() is None
+
+
+def test_the_page_words_name_chattering_and_open_switches(factory: MockFactory) -> None:
+    sim, scanner = make(factory, WatchSettings(stuck_after=1.0))
+    with scanner:
+        scanner.expect(1 << 0)  # a piece should stand on a1; its switch never closes
+        for n in range(150):
+            sim.set_switch(4, 0, n // 4 % 2 == 1)  # a5 chatters meanwhile
+            scanner.scan(n / 100)
+        words = scanner.problem()
+    assert words is not None
+    assert "switch r0c0 (a1) reads open under a piece" in words
+    assert "switch r4c0 (a5) is chattering" in words
+    assert words.endswith("(kharbga-board doctor checks every switch)")
