@@ -327,9 +327,22 @@ def _cmd_doctor(args: argparse.Namespace) -> int:
             sys.stdout.flush()
 
         threading.Thread(target=wait_for_enter, daemon=True).start()
-        return live_from_config(args.config, write, stop)
-    report = doctor_from_config(args.config, TerminalConsole())
+        return live_from_config(args.config, write, stop, board=_board_of(args.config))
+    report = doctor_from_config(args.config, TerminalConsole(), board=_board_of(args.config))
     return 0 if report.ok else 1
+
+
+def _board_of(config: str) -> str | None:
+    """The board the game of configuration file ``config`` is played on
+    (its ``[board] variant``), as ``run`` plays it; None for no file."""
+    from pathlib import Path
+
+    from controller.rules import find_any_variant
+    from controller.service.config import load_config
+
+    if not Path(config).exists():
+        return None
+    return find_any_variant(load_config(config).variant).geometry.name
 
 
 def _cmd_calibrate(args: argparse.Namespace) -> int:
@@ -337,7 +350,8 @@ def _cmd_calibrate(args: argparse.Namespace) -> int:
     from controller.drivers.calibrate_matrix import run_calibration
     from controller.drivers.console import TerminalConsole
 
-    run_calibration(args.config, TerminalConsole(), use_leds=False if args.no_leds else None)
+    run_calibration(args.config, TerminalConsole(), use_leds=False if args.no_leds else None,
+                    board=_board_of(args.config))
     return 0
 
 

@@ -16,6 +16,7 @@ a simulated matrix in tests), the lights, the clock and the console.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -193,6 +194,18 @@ def _describe(m: BoardMapping) -> str:
     return f"Mapping found: {switches}; {leds}."
 
 
+def _check_writable(path: Path) -> None:
+    """Refuse, before the walk over the squares, a file that could not
+    take its result."""
+    folder = path.parent
+    if not folder.is_dir():
+        raise ConfigError(f"cannot write the mapping there: no folder {folder}", file=str(path))
+    if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        raise ConfigError("cannot write the mapping there: permission denied "
+                          "(run as a user who may write it, or give another --config)",
+                          file=str(path))
+
+
 def run_calibration(
     config_path: str | Path,
     console: Console,
@@ -201,12 +214,15 @@ def run_calibration(
     spi: Any = None,
     clock: Clock | None = None,
     use_leds: bool | None = None,
+    board: str | None = None,
 ) -> BoardMapping:
     """``kharbga-board calibrate matrix [--config FILE]``: load the
-    configuration, open the matrix (and the LEDs unless disabled),
-    calibrate, and save the mapping back into the file (created when
-    missing; its comments and other values are kept)."""
-    config = load_config(config_path, missing_ok=True)
+    configuration (for a game on ``board``: the file's variant's), open the
+    matrix (and the LEDs unless disabled), calibrate, and save the mapping
+    back into the file (created when missing; its comments and other values
+    are kept)."""
+    config = load_config(config_path, missing_ok=True, board=board)
+    _check_writable(Path(config_path))
     with MatrixScanner(config.matrix, config.mapping, pin_factory=pin_factory) as scanner:
         with_leds = config.leds.enabled if use_leds is None else use_leds
         leds = SquareLeds(config.leds, config.mapping, spi) if with_leds else None

@@ -21,6 +21,10 @@ draw them for the terminal.
   with the switches whose diode may be missing.  Ghosts need released rows
   to float (``row_drive = "open-drain"``, the default).
 - :func:`live_view` redraws every switch's raw state until stopped.
+
+Answering ``q`` to any question (or closing the input) stops the doctor:
+the report then has the findings of the checks done so far and says it
+stopped.
 """
 
 from __future__ import annotations
@@ -75,10 +79,11 @@ class DoctorReport:
     findings: list[Finding] = field(default_factory=list)
     leds_walked: int = 0
     checks: list[str] = field(default_factory=list)
+    stopped: bool = False  # the person stopped it before every check ran
 
     @property
     def ok(self) -> bool:
-        return not self.findings
+        return not self.findings and not self.stopped
 
     def switches(self, kind: str) -> set[int]:
         """The switches with a finding of this kind."""
@@ -185,6 +190,26 @@ def check_empty(scanner: MatrixScanner, clock: Clock, seconds: float = 1.0) -> l
     return out
 
 
+class Stopped(Exception):
+    """The person answered ``q`` (or closed the input); ``findings``: those
+    of the check under way, up to then."""
+
+    def __init__(self) -> None:
+        super().__init__("stopped")
+        self.findings: list[Finding] = []
+
+
+def _ask(console: Console, prompt: Prompt, found: list[Finding] | None = None) -> str:
+    """The person's answer to ``prompt``; :class:`Stopped` (carrying
+    ``found``) on ``q``."""
+    answer = console.ask(prompt).strip().lower()
+    if answer in ("q", "quit"):
+        stop = Stopped()
+        stop.findings = list(found or ())
+        raise stop
+    return answer
+
+
 def check_squares(
     scanner: MatrixScanner,
     console: Console,
@@ -202,12 +227,10 @@ def check_squares(
     for square in m.sensed if squares is None else squares:
         if leds is not None:
             leds.light({square: LIT})
-        answer = console.ask(
-            Prompt(
-                f"Move the piece to {name(square)}, then press Enter (s skips).", "place", (square,)
-            )
-        )
-        if answer.strip().lower() == "s":
+        answer = _ask(console, Prompt(
+            f"Move the piece to {name(square)}, then press Enter (s skips, q stops).", "place",
+            (square,)), out)
+        if answer == "s":
             continue
         settle = scanner.config.debounce_scans * scanner.period
         observe(scanner, clock, settle)  # let the piece come to rest
@@ -348,15 +371,10 @@ def check_ghosting(
         if leds is not None:
             leds.light({sq: LIT for sq in squares})
         names = " ".join(m.name(sq) for sq in sorted(squares))
-        answer = console.ask(
-            Prompt(
-                f"Ghost test {n}: put pieces on {names} (lit) and nowhere else, then press Enter "
-                "(s skips).",
-                "place",
-                squares,
-            )
-        )
-        if answer.strip().lower() == "s":
+        answer = _ask(console, Prompt(
+            f"Ghost test {n}: put pieces on {names} (lit) and nowhere else, then press Enter "
+            "(s skips, q stops).", "place", squares), out)
+        if answer == "s":
             continue
         closed = scanner.settle(clock)
         expected = sum(1 << i for i in pattern)
@@ -397,19 +415,27 @@ def run_doctor(
         console.say("LEDs: each lights in turn; watch that it is under the square named.")
         report.leds_walked = walk_leds(leds, m, clock, console.say, dwell)
         report.checks.append("leds")
-    console.ask(Prompt("Take every piece off the board, then press Enter.", "clear"))
-    report.findings += check_empty(scanner, clock)
-    report.checks.append("empty")
-    stuck = sum(1 << f.switch for f in report.findings if f.kind == "stuck")
-    if squares:
-        report.findings += check_squares(scanner, console, clock, leds, ignore=stuck)
-        report.checks.append("squares")
-    if ghosts:
-        if scanner.config.row_drive != "open-drain":
-            console.say('Ghost test skipped: it needs row_drive = "open-drain".')
-        else:
-            report.findings += check_ghosting(scanner, console, clock, leds, ignore=stuck)
-            report.checks.append("ghosting")
+    try:
+        _ask(console, Prompt("Take every piece off the board, then press Enter (q stops).",
+                             "clear"))
+        report.findings += check_empty(scanner, clock)
+        report.checks.append("empty")
+        stuck = sum(1 << f.switch for f in report.findings if f.kind == "stuck")
+        if squares:
+            found = check_squares(scanner, console, clock, leds, ignore=stuck)
+            report.findings += found
+            report.checks.append("squares")
+        if ghosts:
+            if scanner.config.row_drive != "open-drain":
+                console.say('Ghost test skipped: it needs row_drive = "open-drain".')
+            else:
+                report.findings += check_ghosting(scanner, console, clock, leds, ignore=stuck)
+                report.checks.append("ghosting")
+    except Stopped as stop:
+        report.findings += stop.findings
+        report.stopped = True
+        if leds is not None:
+            leds.light({})
     console.say(render_report(report, m))
     return report
 
@@ -461,6 +487,9 @@ def render_report(report: DoctorReport, mapping: BoardMapping) -> str:
     done = ", ".join(report.checks) or "none"
     if report.ok:
         head = f"Doctor: all well (checks: {done})."
+    elif report.stopped:
+        head = (f"Doctor: stopped before the end, {len(report.findings)} problem(s) found "
+                f"(checks done: {done}).")
     else:
         head = f"Doctor: {len(report.findings)} problem(s) (checks: {done})."
     lines = [head, render_switches(0, mapping, marks)]
@@ -509,16 +538,17 @@ def doctor_from_config(
     clock: Clock | None = None,
     squares: bool = True,
     ghosts: bool = True,
+    board: str | None = None,
 ) -> DoctorReport:
     """``kharbga-board doctor [--config FILE]``: open the matrix and the
-    LEDs (unless disabled) as configured and run every check.  A missing
-    or wrong file is a ``ConfigError`` naming it, before any pin is
-    opened."""
+    LEDs (unless disabled) as configured for a game on ``board`` (the
+    file's variant's) and run every check.  A missing or wrong file is a
+    ``ConfigError`` naming it, before any pin is opened."""
     from .gpio_config import load_config
     from .gpio_matrix import MonotonicClock
     from .ws2812 import SquareLeds
 
-    config = load_config(config_path)
+    config = load_config(config_path, board=board)
     with MatrixScanner(config.matrix, config.mapping, pin_factory=pin_factory) as scanner:
         leds = SquareLeds(config.leds, config.mapping, spi) if config.leds.enabled else None
         try:
@@ -537,12 +567,13 @@ def live_from_config(
     *,
     pin_factory: object = None,
     clock: Clock | None = None,
+    board: str | None = None,
 ) -> int:
     """``kharbga-board doctor --live``: every switch, redrawn until
     ``stop`` is set (the command sets it on Ctrl-C or Enter)."""
     from .gpio_config import load_config
     from .gpio_matrix import MonotonicClock
 
-    config = load_config(config_path)
+    config = load_config(config_path, board=board)
     with MatrixScanner(config.matrix, config.mapping, pin_factory=pin_factory) as scanner:
         return live_view(scanner, clock or MonotonicClock(), write, stop)

@@ -34,7 +34,7 @@ from .gpio_matrix import MatrixConfig
 from .mapping import BoardMapping
 from .ws2812 import LedConfig
 
-__all__ = ["GpioConfig", "ConfigError", "load_config", "save_config"]
+__all__ = ["GpioConfig", "ConfigError", "for_board", "load_config", "save_config"]
 
 SPI_PINS = {0: (10, 11), 1: (20, 21)}  # MOSI, SCLK per SPI port
 
@@ -100,14 +100,29 @@ def loads(text: str) -> GpioConfig:
     return GpioConfig.from_table(doc.get("gpio"))
 
 
-def load_config(path: str | Path, *, missing_ok: bool = False) -> GpioConfig:
+def for_board(table: Mapping[str, object] | None,
+              board: str | None) -> Mapping[str, object] | None:
+    """The ``[gpio]`` table ``table`` for a game on ``board`` ("5x5",
+    "37-point", ...; None: as it is): a ``[gpio.mapping]`` that names no
+    board (nor ``size``) becomes that board's stock mapping."""
+    if board is None or not isinstance(table, Mapping | None):
+        return table  # from_table says what is wrong with it
+    given = (table or {}).get("mapping", {})
+    if isinstance(given, Mapping) and not {"board", "size"} & set(given):
+        return {**(table or {}), "mapping": {**given, "board": board}}
+    return table
+
+
+def load_config(path: str | Path, *, missing_ok: bool = False,
+                board: str | None = None) -> GpioConfig:
     """The ``[gpio]`` table of a configuration file; errors name the file.
-    A missing file is an error, or the defaults with ``missing_ok``."""
+    A missing file is an error, or the defaults with ``missing_ok``.
+    ``board``: the board the file's game is played on (:func:`for_board`)."""
     if missing_ok and not Path(path).exists():
-        return GpioConfig()
+        return GpioConfig.from_table(for_board(None, board))
     doc = read_toml(path)
     try:
-        return GpioConfig.from_table(doc.get("gpio"))
+        return GpioConfig.from_table(for_board(doc.get("gpio"), board))
     except ConfigError as exc:
         raise exc.in_file(path) from None
 

@@ -113,14 +113,10 @@ class Config:
         is played on ("5x5", "37-point", ..): a ``[gpio.mapping]`` that
         names no board is that board's stock mapping, and one that names
         another board is refused."""
-        from controller.drivers.gpio_config import GpioConfig
+        from controller.drivers.gpio_config import GpioConfig, for_board
 
-        table = dict(self.gpio_table or {})
-        given = table.get("mapping", {})
-        if board is not None and isinstance(given, Mapping) and not {"board", "size"} & set(given):
-            table["mapping"] = {**given, "board": board}
         try:
-            config = GpioConfig.from_table(table)
+            config = GpioConfig.from_table(for_board(self.gpio_table, board))
         except ConfigError as exc:
             raise self._in_file(exc) from None
         if board is not None and config.mapping.board != board:

@@ -169,3 +169,36 @@ def test_calibration_keeps_the_comments_and_order_of_the_file(
     saved = load_config(path)
     same_places(saved.mapping, TRUTH)
     assert (saved.mapping.a1, saved.mapping.led_first, saved.leds.brightness) == ("r6c0", "g7", 0.2)
+
+
+def test_the_board_of_the_variant_is_calibrated_and_the_file_names_it(
+    factory: MockFactory, tmp_path: Path
+) -> None:
+    """``[board] variant = "sabouiyya"``: the 5x5 board (25 squares asked),
+    as ``run`` plays it; the mapping written names its board (it was
+    measured on that board: a 7x7 variant is then refused in one line)."""
+    path = tmp_path / "board.toml"
+    path.write_text('[board]\nkind = "gpio"\nvariant = "sabouiyya"\n', encoding="utf-8")
+    five = BoardMapping(board="5x5")
+    config = MatrixConfig.stock(five)
+    sim = MatrixSimulator(factory, config, five)
+    person = SimPerson(sim)
+    found = run_calibration(path, person, pin_factory=factory, clock=VirtualClock(),
+                            use_leds=False, board="5x5")
+    assert found.board == "5x5"
+    assert len([p for p in person.asked if p.action == "place"]) == 25
+    assert load_config(path).mapping == found
+    assert 'board = "5x5"' in path.read_text(encoding="utf-8")
+
+
+def test_a_file_that_cannot_be_written_is_refused_before_the_walk(
+    factory: MockFactory, tmp_path: Path
+) -> None:
+    from controller.board.config import ConfigError
+
+    sim = MatrixSimulator(factory, CONFIG, BoardMapping())
+    person = SimPerson(sim)
+    path = tmp_path / "no-such-folder" / "board.toml"
+    with pytest.raises(ConfigError, match="cannot write the mapping there: no folder"):
+        run_calibration(path, person, pin_factory=factory, clock=VirtualClock(), use_leds=False)
+    assert person.asked == []  # nobody walked the board for nothing

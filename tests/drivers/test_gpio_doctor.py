@@ -237,3 +237,52 @@ def test_a_missing_or_wrong_file_is_one_line_naming_it(
     with pytest.raises(ConfigError) as err:
         live_from_config(str(wrong), print, stop, pin_factory=factory)
     assert str(err.value).startswith(f"{wrong}: gpio.matrix.row_drive: 'sideways' is not one of")
+
+
+class Quitter(SimPerson):
+    """Does what it is asked, and answers ``q`` at the ``stop_at``th question."""
+
+    def __init__(self, sim: MatrixSimulator, stop_at: int) -> None:
+        super().__init__(sim)
+        self.stop_at = stop_at
+
+    def ask(self, prompt: Prompt) -> str:
+        if len(self.asked) + 1 == self.stop_at:
+            self.asked.append(prompt)
+            return "q"
+        return super().ask(prompt)
+
+
+def test_q_stops_the_doctor_with_what_it_found_so_far(factory: MockFactory) -> None:
+    truth = BoardMapping().with_switch_table([1, 0, *range(2, 49)])  # a1, b1 swapped
+    sim = MatrixSimulator(factory, CONFIG, truth)
+    person = Quitter(sim, stop_at=4)  # clear, a1, b1, then q at c1
+    with MatrixScanner(CONFIG, BoardMapping(), pin_factory=factory) as scanner:
+        report = run_doctor(scanner, person, VirtualClock())
+    assert report.stopped and not report.ok
+    assert [(f.kind, f.square) for f in report.findings] == [("misplaced", 0), ("misplaced", 1)]
+    assert report.checks == ["empty"]
+    assert person.said[-1].startswith(
+        "Doctor: stopped before the end, 2 problem(s) found (checks done: empty).")
+
+
+def test_the_command_checks_the_board_of_the_variant_and_stops_at_end_of_input(
+    tmp_path: Path
+) -> None:
+    """``doctor --config F`` with ``[board] variant = "sabouiyya"``: the
+    5x5 matrix, as ``run`` plays it; no input (a pipe closed) stops it
+    rather than calling every square broken."""
+    import os
+    import subprocess
+    import sys
+
+    path = tmp_path / "board.toml"
+    path.write_text('[board]\nkind = "gpio"\nvariant = "sabouiyya"\n[gpio.leds]\nenabled = false\n',
+                    encoding="utf-8")
+    r = subprocess.run([sys.executable, "-m", "controller", "doctor", "--config", str(path)],
+                       input="\n", capture_output=True, text=True, timeout=60,
+                       env={**os.environ, "GPIOZERO_PIN_FACTORY": "mock"})
+    assert r.returncode == 1, r.stderr
+    assert "Doctor: stopped before the end" in r.stdout and "Traceback" not in r.stderr
+    assert "  a b c d e\n" in r.stdout and "  a b c d e f g" not in r.stdout
+    assert "never-closes" not in r.stdout
