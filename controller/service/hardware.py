@@ -351,20 +351,27 @@ def serial_mapping(config: Config, board: str) -> tuple[Any, Any]:
     or the stock mapping of ``board`` when that table names no board; a
     mapping of another board is refused in one line."""
     from controller.drivers.mapping import BoardMapping
+    from controller.drivers.protocol import NO_LED
 
     mapping, leds = config.serial_leds()
-    if mapping.board == board:
-        return mapping, leds
-    given = (config.gpio_table or {}).get("mapping")
-    table = dict(given) if isinstance(given, Mapping) else {}
-    if "board" in table or "size" in table:
+    if mapping.board != board:
+        given = (config.gpio_table or {}).get("mapping")
+        table = dict(given) if isinstance(given, Mapping) else {}
+        if "board" in table or "size" in table:
+            raise ValueError(
+                f"the serial board: [gpio.mapping] is for the {mapping.board} board, but "
+                f"variant {config.variant} is played on the {board} board")
+        try:
+            mapping = BoardMapping.from_table({**table, "board": board})
+        except ValueError as exc:
+            raise ValueError(f"the serial board on the {board} board: {exc}") from None
+    if mapping.led_count > NO_LED:  # one byte an LED index in the handshake
+        where = f"{config.source}: " if config.source else ""
         raise ValueError(
-            f"the serial board: [gpio.mapping] is for the {mapping.board} board, but "
-            f"variant {config.variant} is played on the {board} board")
-    try:
-        return BoardMapping.from_table({**table, "board": board}), leds
-    except ValueError as exc:
-        raise ValueError(f"the serial board on the {board} board: {exc}") from None
+            f"{where}gpio.mapping.led_offset: the serial board drives at most {NO_LED} LEDs, "
+            f"and led_offset {mapping.led_offset} with the {mapping.squares} points of the "
+            f"{board} board makes {mapping.led_count}")
+    return mapping, leds
 
 
 def square_colours(leds: dict[str, str], now: float, config: Any,

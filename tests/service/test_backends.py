@@ -5,6 +5,7 @@ the pump, and a missing hardware library named as the extra to install."""
 from __future__ import annotations
 
 import queue
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -210,3 +211,22 @@ def test_a_missing_library_names_the_extra(
     out = capsys.readouterr().err
     assert status == 2 and out.count("\n") == 1
     assert out.startswith("kharbga-board: the ") and f"kharbga-board[{extra}]" in out
+
+
+def test_a_serial_board_with_more_leds_than_the_handshake_carries_is_refused(
+    tmp_path: Path
+) -> None:
+    """An LED index is one byte in the handshake: a ``led_offset`` that
+    pushes the last LED past 254 is refused in one line naming the key."""
+    path = tmp_path / "board.toml"
+    path.write_text("[gpio.mapping]\nled_offset = 210\n", encoding="utf-8")
+    r = subprocess.run([sys.executable, "-m", "controller", "run", "--board", "serial:loop://",
+                        "--config", str(path)], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    assert r.stderr.strip().splitlines() == [
+        f"kharbga-board: {path}: gpio.mapping.led_offset: the serial board drives at most "
+        "255 LEDs, and led_offset 210 with the 49 points of the 7x7 board makes 259"]
+    from controller.service.hardware import serial_mapping
+
+    mapping, _ = serial_mapping(Config(gpio_table={"mapping": {"led_offset": 206}}), "7x7")
+    assert mapping.led_count == 255  # the most there is room for
