@@ -37,6 +37,9 @@ from .ws2812 import LedConfig
 __all__ = ["GpioConfig", "ConfigError", "for_board", "load_config", "save_config"]
 
 SPI_PINS = {0: (10, 11), 1: (20, 21)}  # MOSI, SCLK per SPI port
+# The chip select the SPI driver holds once SPI0 is on (spidev0.0's CE0);
+# SPI1's moves with its overlay's cs0_pin, so it is not claimed here.
+SPI_SELECT = {0: 8}
 
 
 @dataclass(frozen=True)
@@ -63,6 +66,9 @@ class GpioConfig:
             mosi, sclk = SPI_PINS[self.leds.spi_port]
             claim(mosi, f"the LED data line (SPI{self.leds.spi_port} MOSI)")
             claim(sclk, f"SPI{self.leds.spi_port} SCLK (the LED port)")
+            select = SPI_SELECT.get(self.leds.spi_port)
+            if select is not None:
+                claim(select, f"SPI{self.leds.spi_port} CE0 (held by the SPI driver the LEDs use)")
         for name, side, pin in self.buttons.pins:
             claim(pin, f"the {name} button" + (f" ({side})" if side else ""))
 

@@ -19,6 +19,7 @@ one is :class:`MissingLibrary`, one line naming the extra to install.
 from __future__ import annotations
 
 import dataclasses
+import logging
 import math
 import queue
 import threading
@@ -35,6 +36,8 @@ from .config import Config, load_config
 
 if TYPE_CHECKING:
     from .board import BoardService
+
+log = logging.getLogger("kharbga.hardware")
 
 __all__ = [
     "Backend",
@@ -258,6 +261,9 @@ class GpioBackend:
                                              pin_factory=pin_factory)
                 self.buttons = ButtonPanel(self.config.buttons, self.events, clock,
                                            pin_factory=pin_factory)
+                log.info("buttons: %s", ", ".join(
+                    f"{name}{f' ({side})' if side else ''} on GPIO{pin}"
+                    for name, side, pin in self.config.buttons.pins) or "none")
                 if self.config.leds.enabled:
                     self.leds = SquareLeds(self.config.leds, self.config.mapping, spi)
             except BaseException:

@@ -111,6 +111,8 @@ def test_bad_mappings_give_one_line_errors(table: dict[str, object], message: st
         ),
         ("[gpio.buttons.pins]\nnap = 16", "gpio.buttons.pins.nap: unknown button"),
         ("[gpio.buttons.attacker]\nresign = 10", "GPIO10 is used for both the LED data line"),
+        ("[gpio.buttons.pins]\nhint = 8", "GPIO8 is used for both SPI0 CE0 (held by the SPI "
+         "driver the LEDs use) and the hint button"),
         ("[gpio.leds]\nbrightness = 1.5", "gpio.leds.brightness: must be above 0"),
         ('[gpio.leds]\npixel_order = "XYZ"', "gpio.leds.pixel_order: 'XYZ' is not one of"),
         ('[gpio.leds.roles]\ncapture = "red"', "gpio.leds.roles.capture.colour: 'red' is not"),
@@ -231,3 +233,8 @@ def test_partial_tables_keep_the_defaults() -> None:
     assert roles["hint"].colour == LedConfig().roles["hint"].colour and roles["hint"].blink == 0
     assert config.buttons.pins == (("resign", "attacker", 20), ("resign", "defender", 21))
     assert config.matrix == MatrixConfig()
+
+
+def test_gpio8_is_free_for_a_button_when_the_leds_are_off() -> None:
+    assert loads("[gpio.leds]\nenabled = false\n[gpio.buttons.pins]\nhint = 8").buttons.pin_of(
+        "hint") == 8

@@ -230,3 +230,27 @@ def test_a_serial_board_with_more_leds_than_the_handshake_carries_is_refused(
 
     mapping, _ = serial_mapping(Config(gpio_table={"mapping": {"led_offset": 206}}), "7x7")
     assert mapping.led_count == 255  # the most there is room for
+
+
+def test_the_gpio_board_names_its_buttons_on_start(caplog: pytest.LogCaptureFixture) -> None:
+    """A ``[gpio.buttons.pins]`` table lists every shared button wired: the
+    log says which, so a table of ``hajeb`` alone does not go unseen."""
+    pytest.importorskip("gpiozero")
+    import logging
+
+    from gpiozero.pins.mock import MockFactory
+
+    caplog.set_level(logging.INFO, logger="kharbga.hardware")
+    config = Config(board="gpio", variant="sabouiyya",
+                    gpio_table={"leds": {"enabled": False}, "buttons": {"pins": {"hajeb": 13}}})
+    factory = MockFactory()
+    backend = GpioBackend(config, pin_factory=factory)
+    backend.close()
+    factory.reset()
+    assert "buttons: hajeb on GPIO13" in caplog.messages
+    config = Config(board="gpio", gpio_table={"leds": {"enabled": False}})
+    factory = MockFactory()
+    GpioBackend(config, pin_factory=factory).close()
+    factory.reset()
+    assert caplog.messages[-1] == ("buttons: hint on GPIO16, exchange on GPIO20, undo on GPIO21, "
+                                   "new on GPIO2, resign on GPIO3, draw on GPIO14")
