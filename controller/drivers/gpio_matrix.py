@@ -30,12 +30,14 @@ from __future__ import annotations
 import logging
 import threading
 import time
+import warnings
 from collections import deque
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from gpiozero import GPIODevice, InputDevice  # type: ignore[import-untyped]
+from gpiozero.exc import BadPinFactory, PinFactoryFallback  # type: ignore[import-untyped]
 
 from controller.board.events import Button, Frame
 
@@ -294,6 +296,16 @@ class MatrixRow(GPIODevice):  # type: ignore[misc]
         return int(pin.function == "output" and not pin.state)
 
 
+def no_pin_library(tried: list[str]) -> str:
+    """Why no GPIO pin could be opened, in one line, from gpiozero's
+    fallback warnings (``Falling back from lgpio: No module named 'lgpio'``)."""
+    why = "; ".join(t.removeprefix("Falling back from ") for t in tried)
+    return ("no GPIO pin library could be loaded" + (f" ({why})" if why else "") +
+            ": on a Raspberry Pi install the pi extra (pip install 'kharbga-board[pi]', "
+            "which brings lgpio) and run as a user of the gpio group; elsewhere play on "
+            "--board sim or serial:PORT")
+
+
 class MatrixScanner:
     """Scans the matrix, debounces, and reports the board as frames."""
 
@@ -314,17 +326,17 @@ class MatrixScanner:
         self._rows: list[MatrixRow] = []
         self._columns: list[Any] = []
         self._closed = False
+        tried: list[str] = []
         try:
-            for pin in config.row_pins:
-                self._rows.append(
-                    MatrixRow(
-                        pin,
-                        open_drain=config.row_drive == "open-drain",
-                        pin_factory=pin_factory,
-                    )
-                )
-            for pin in config.column_pins:
-                self._columns.append(InputDevice(pin, pull_up=True, pin_factory=pin_factory))
+            with warnings.catch_warnings(record=True) as fallbacks:
+                warnings.simplefilter("always", PinFactoryFallback)
+                try:
+                    self._open(config, pin_factory)
+                finally:
+                    tried = [str(w.message) for w in fallbacks]
+        except BadPinFactory:
+            self.close()
+            raise OSError(no_pin_library(tried)) from None
         except BaseException:
             self.close()
             raise
@@ -332,6 +344,20 @@ class MatrixScanner:
         self.watch = SwitchWatch(self.switch_label, watch)
         self.scans = 0
         self.failure: str | None = None  # why the last scan failed, in words
+
+    def _open(self, config: MatrixConfig, pin_factory: Any) -> None:
+        """The row and column devices (gpiozero finds the pin library on the
+        first one, unless ``pin_factory`` is given)."""
+        for pin in config.row_pins:
+            self._rows.append(
+                MatrixRow(
+                    pin,
+                    open_drain=config.row_drive == "open-drain",
+                    pin_factory=pin_factory,
+                )
+            )
+        for pin in config.column_pins:
+            self._columns.append(InputDevice(pin, pull_up=True, pin_factory=pin_factory))
 
     def switch_label(self, index: int) -> str:
         """``"r2c3 (d3)"``: a switch and the square over it."""

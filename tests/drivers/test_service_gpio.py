@@ -96,3 +96,25 @@ def test_a_matrix_that_cannot_be_read_is_said_on_the_page_and_read_again(
     finally:
         service.close()
         backend.close()
+
+
+def test_without_a_pin_library_the_board_says_why_in_one_line(tmp_path: Path) -> None:
+    """``run --board gpio`` off a Pi (no lgpio, no Pi revision): one line
+    naming what gpiozero tried and what to do, not its warnings and error."""
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k != "GPIOZERO_PIN_FACTORY"}
+    r = subprocess.run([sys.executable, "-m", "controller", "run", "--board", "gpio",
+                        "--data-dir", str(tmp_path), "--port", "8797"],
+                       capture_output=True, text=True, timeout=60, env=env)
+    if r.returncode != 2 and Path("/proc/device-tree/model").exists():
+        import pytest
+
+        pytest.skip("a Raspberry Pi: the pin library loads")
+    assert r.returncode == 2
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Warning" not in r.stderr, r.stderr
+    assert lines[0].startswith("kharbga-board: no GPIO pin library could be loaded (")
+    assert "pip install 'kharbga-board[pi]'" in lines[0]
