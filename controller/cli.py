@@ -120,12 +120,7 @@ def _cmd_replay(args: argparse.Namespace) -> int:
     source: Callable[[Iterable[str]], Iterable[Event]] = log_events
     options: dict[str, Any] = {}
     if args.config and args.via != "direct":
-        from controller.drivers.gpio_config import load_config
-
-        cfg = load_config(args.config)
-        options = {"mapping": cfg.mapping}
-        if args.via == "gpio":
-            options["matrix"] = cfg.matrix
+        options = _replay_config(args.config, args.via)
     if args.via == "gpio":
         from controller.drivers.gpio_replay import gpio_events
 
@@ -155,6 +150,32 @@ def _cmd_replay(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(result.text())
     return 0
+
+
+def _replay_config(path: str, via: str) -> dict[str, Any]:
+    """``replay --via gpio|firmware --config FILE``: the file's matrix and
+    mapping for the log's board (a mapping that names no board follows
+    the log's, as ``run`` follows the variant's); errors name the file."""
+    from controller.board.config import ConfigError
+    from controller.drivers.gpio_config import GpioConfig, load_config
+    from controller.drivers.mapping import BoardMapping
+
+    found: dict[str, GpioConfig] = {}
+
+    def config(board: str) -> GpioConfig:
+        if board not in found:
+            cfg = load_config(path, board=board)
+            try:
+                BoardMapping.for_log(board, cfg.mapping)
+            except ConfigError as exc:
+                raise exc.in_file(path) from None
+            found[board] = cfg
+        return found[board]
+
+    options: dict[str, Any] = {"mapping": lambda board: config(board).mapping}
+    if via == "gpio":
+        options["matrix"] = lambda board: config(board).matrix
+    return options
 
 
 def _cmd_games(args: argparse.Namespace) -> int:

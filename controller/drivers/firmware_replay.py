@@ -15,7 +15,7 @@ reconciler.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import NamedTuple
 
 from controller.board.sensorlog import (
@@ -77,7 +77,7 @@ def firmware_events(
     *,
     micropython: str | None = None,
     timeout: float = 600.0,
-    mapping: BoardMapping | None = None,
+    mapping: BoardMapping | Callable[[str], BoardMapping] | None = None,
 ) -> Iterator[Event]:
     """The events the firmware and the serial link deliver for an occupancy
     log: its header first (before anything starts), then frames and presses.
@@ -87,10 +87,13 @@ def firmware_events(
     OSError) if MicroPython is missing, the firmware fails, or the whole
     replay takes more than ``timeout`` wall seconds.  ``mapping``: how the
     simulated board is wired (the log's board's stock mapping by default;
+    a function of the log's board, a configuration file's for it;
     ``ConfigError`` before the header if it is for another board).
     """
     header, events = read_occupancy_log(
         lines, "through the firmware, which reads occupancy switches only")
+    if callable(mapping):
+        mapping = mapping(header.board)
     mapping = BoardMapping.for_log(header.board, mapping)
     yield header
     yield from _run(events, mapping, micropython, timeout)

@@ -256,8 +256,9 @@ class FirmwareSim:
         self.switch_map = ""
         if mapping is not None:
             self.shape = f"{mapping.rows}x{mapping.columns}"
-            if not (mapping.size and mapping.rows == mapping.columns == mapping.size):
-                table = (mapping.switch_index_of_square(p) for p in range(mapping.squares))
+            table = [mapping.switch_index_of_square(p) for p in range(mapping.squares)]
+            square = mapping.size and mapping.rows == mapping.columns == mapping.size
+            if not (square and table == list(range(mapping.squares))):  # wired otherwise
                 self.switch_map = ",".join(str(s if s >= 0 else 255) for s in table)
         self.start_us = start_us
         self.micropython = find_micropython(micropython)

@@ -98,19 +98,24 @@ class _Outbox(deque[Frame | Button]):
 def gpio_events(
     lines: Iterable[str],
     *,
-    matrix: MatrixConfig | None = None,
-    mapping: BoardMapping | None = None,
+    matrix: MatrixConfig | Callable[[str], MatrixConfig] | None = None,
+    mapping: BoardMapping | Callable[[str], BoardMapping] | None = None,
 ) -> Iterator[Event]:
     """The events the scanner and the buttons report for an occupancy log:
     its header first, then frames and presses as the drivers deliver them.
 
     ``matrix`` and ``mapping`` default to the stock configuration for the
-    log's board size.  :class:`LogError` for an unusable log (a colour log
+    log's board size; either may be a function of the log's board (a
+    configuration file's, for that board).  :class:`LogError` for an unusable log (a colour log
     among them: a reed matrix senses occupancy only), ``ConfigError`` for a
     configuration that does not fit the log; both before the header.
     """
     header, events = read_occupancy_log(
         lines, "via gpio: the reed-switch matrix senses occupancy only")
+    if callable(mapping):
+        mapping = mapping(header.board)
+    if callable(matrix):
+        matrix = matrix(header.board)
     mapping = BoardMapping.for_log(header.board, mapping)
     matrix = matrix or MatrixConfig.stock(mapping)
     matrix.check_mapping(mapping)

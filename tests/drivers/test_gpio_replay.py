@@ -133,3 +133,34 @@ def test_board_sizes_must_agree() -> None:
         replay_via_gpio(small, "sabouiyya", mapping=BoardMapping())
     with pytest.raises(LogError, match="line 2"):
         replay_via_gpio([small[0], '{"t": 1, "occ": "01"}'], "sabouiyya")
+
+
+@pytest.mark.parametrize("via", ["gpio", "firmware"])
+def test_a_config_file_that_names_no_board_follows_the_log(
+    tmp_path: Any, via: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``replay --via V --config F``: a file whose mapping names no board
+    is read for the log's board (5x5 here), as ``run`` reads it for the
+    variant's; one that names another board is refused naming the file."""
+    from controller.cli import main
+    from controller.drivers.firmware_sim import find_micropython
+
+    if via == "firmware":
+        find_micropython()  # says how to install it when it is missing
+    game = random_game("sabouiyya", random.Random(3), 6)
+    log = tmp_path / "five.jsonl"
+    log.write_text(simulate_log(game, seed=3), encoding="utf-8")
+    plain = tmp_path / "plain.toml"
+    plain.write_text('[gpio.mapping]\na1 = "r4c0"\nfiles = "rows"\n', encoding="utf-8")
+    assert main(["replay", str(log), "--variant", "sabouiyya"]) == 0
+    direct = capsys.readouterr().out
+    assert main(["replay", str(log), "--variant", "sabouiyya", "--via", via,
+                 "--config", str(plain)]) == 0
+    assert capsys.readouterr().out == direct
+    named = tmp_path / "named.toml"
+    named.write_text('[gpio.mapping]\nboard = "7x7"\n', encoding="utf-8")
+    assert main(["replay", str(log), "--variant", "sabouiyya", "--via", via,
+                 "--config", str(named)]) == 2
+    assert capsys.readouterr().err == (
+        f"kharbga-board: {named}: gpio.mapping.board: the mapping is for the 7x7 board, "
+        "the log for 5x5\n")
