@@ -116,7 +116,7 @@ def kind_of(value: object) -> str:
     if isinstance(value, int):
         return "an integer"
     if isinstance(value, float):
-        return "a number"
+        return f"{value!r} (a decimal number)" if math.isfinite(value) else "a number"
     if isinstance(value, str):
         return "a string"
     if isinstance(value, list | tuple):

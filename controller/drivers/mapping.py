@@ -448,6 +448,10 @@ class BoardMapping:
             size = size or d.size
         elif not size:
             size = int(board.split("x")[0]) if "x" in board and board in BOARDS else 0
+        elif board in BOARDS and size != (int(board.split("x")[0]) if "x" in board else 0):
+            what = "is not square: leave size out" if "x" not in board else \
+                f"has size {board.split('x')[0]}"
+            raise t.error("size", f"the {board} board {what}, not {size}")
         mapping = cls(
             size=size,
             a1=t.get_str("a1", d.a1),

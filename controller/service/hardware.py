@@ -364,9 +364,10 @@ def serial_mapping(config: Config, board: str) -> tuple[Any, Any]:
         given = (config.gpio_table or {}).get("mapping")
         table = dict(given) if isinstance(given, Mapping) else {}
         if "board" in table or "size" in table:
+            where = f"{config.source}: " if config.source else ""
             raise ValueError(
-                f"the serial board: [gpio.mapping] is for the {mapping.board} board, but "
-                f"variant {config.variant} is played on the {board} board")
+                f"{where}gpio.mapping: it is for the {mapping.board} board, but "
+                f"variant {config.variant} is played on the {board} board (the serial board)")
         try:
             mapping = BoardMapping.from_table({**table, "board": board})
         except ValueError as exc:

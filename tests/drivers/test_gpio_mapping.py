@@ -113,6 +113,10 @@ def test_bad_mappings_give_one_line_errors(table: dict[str, object], message: st
         ("[gpio.buttons.attacker]\nresign = 10", "GPIO10 is used for both the LED data line"),
         ("[gpio.buttons.pins]\nhint = 8", "GPIO8 is used for both SPI0 CE0 (held by the SPI "
          "driver the LEDs use) and the hint button"),
+        ("[gpio.matrix]\nrow_pins = [4, 17, 27, 22, 5, 6, 13.0]",
+         "gpio.matrix.row_pins: item 7 must be a GPIO number, not 13.0 (a decimal number)"),
+        ('[gpio.mapping]\nboard = "5x5"\nsize = 7', "gpio.mapping.size: the 5x5 board has size 5, "
+         "not 7"),
         ("[gpio.leds]\nbrightness = 1.5", "gpio.leds.brightness: must be above 0"),
         ('[gpio.leds]\npixel_order = "XYZ"', "gpio.leds.pixel_order: 'XYZ' is not one of"),
         ('[gpio.leds.roles]\ncapture = "red"', "gpio.leds.roles.capture.colour: 'red' is not"),

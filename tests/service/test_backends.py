@@ -254,3 +254,17 @@ def test_the_gpio_board_names_its_buttons_on_start(caplog: pytest.LogCaptureFixt
     factory.reset()
     assert caplog.messages[-1] == ("buttons: hint on GPIO16, exchange on GPIO20, undo on GPIO21, "
                                    "new on GPIO2, resign on GPIO3, draw on GPIO14")
+
+
+def test_a_serial_board_mapping_of_another_board_is_refused_naming_the_file(
+    tmp_path: Path
+) -> None:
+    path = tmp_path / "board.toml"
+    path.write_text('[board]\nvariant = "sabouiyya"\n[gpio.mapping]\nboard = "7x7"\n',
+                    encoding="utf-8")
+    r = subprocess.run([sys.executable, "-m", "controller", "run", "--board", "serial:loop://",
+                        "--config", str(path)], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2
+    assert r.stderr.strip().splitlines() == [
+        f"kharbga-board: {path}: gpio.mapping: it is for the 7x7 board, but variant sabouiyya "
+        "is played on the 5x5 board (the serial board)"]
