@@ -291,6 +291,11 @@ class Reconciler:
         if name == "exchange":
             if not isinstance(g, Game) or not g.variant.exchange:
                 self._report.refused = f"the exchange is not a rule of {g.variant.name}"
+            elif g.outcome is not None:
+                self._report.refused = "the game is over: there is nothing to exchange"
+            elif g.setting:
+                self._report.refused = ("the exchange is asked with a step: there is none "
+                                        "in the setting phase")
             elif not self._readings.settled:
                 # The board is still settling from a move made before the
                 # press: the flag is for the next step, not that one.

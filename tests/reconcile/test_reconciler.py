@@ -526,6 +526,21 @@ def test_the_exchange_button_is_refused_where_there_is_no_exchange(variant: str)
     assert h.moves == ["b3-b4"]  # an ordinary step, no flag
 
 
+def test_the_exchange_button_is_refused_in_the_setting_phase() -> None:
+    """A press while soldiers are being set is refused in words, and not
+    kept: the Defender's first step later is an ordinary one."""
+    h = Hands("kharbga")
+    h.put("a1", "a")
+    h.put("b1", "a")
+    update = h.press("exchange", "defender")
+    assert update.refused == ("the exchange is asked with a step: there is none in the "
+                              "setting phase")
+    assert "exchange" not in h.hold().status
+    h.put("a7", "d")
+    assert h.moves == ["@a1", "@b1", "@a7"]
+    assert not any(h.r._turn.flags)
+
+
 def test_the_exchange_button_is_refused_in_a_leap_game() -> None:
     from controller.rules import new_game
 
