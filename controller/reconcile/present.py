@@ -83,10 +83,14 @@ def status(g: AnyGame, v: View) -> str:
             return f"{owner}: {name} lifted; the huff comes first: take off {huffed}"
         steps = [m for m in g.legal_moves() if m.kind == STEP]
         capturers = {m.frm for m in steps if m.capture}
-        if capturers and owner == side and all(m.capture for m in steps):  # compulsory
+        must = g.variant.compulsory_capture or g.chain_square is not None
+        if must and capturers and owner == side and all(m.capture for m in steps):
             who = " or ".join(sorted(g.geometry.point_names[p] for p in capturers))
             return f"{owner}: {name} lifted, but a capture must be made, by {who}; put it back"
-        return f"{owner}: {name} lifted, but it has no move from here; put it back"
+        movers = sorted({g.geometry.point_names[m.frm] for m in steps})
+        only = (f" (only {' or '.join(movers)} can move)"
+                if owner == side and 0 < len(movers) <= 3 else "")
+        return f"{owner}: {name} lifted, but it has no move from here{only}; put it back"
     if g.phase == "setting":
         placed = (g.count(0) + g.count(1)) % 2 + 1
         return f"{side}: place a soldier ({placed} of 2)"

@@ -201,6 +201,16 @@ def test_every_refusal_says_which_rule() -> None:
     a7 = g.geometry.parse_point("a7")
     assert status(g, View(lifted=a7)) == (
         "Attacker: a7 lifted, but it has no move from here; put it back")
+    # kharbga: captures are optional, so a capture that is the only move
+    # is not called compulsory; kharbga-refuge: it is.
+    position = "DDDDDDD/DDDDDDD/DDDDDDD/AAD.DAD/AAAAAAA/AAAAAAA/AAAAAAA a m - 1"
+    g = Game.from_position("kharbga", position)
+    assert all(m.capture for m in g.legal_moves())
+    assert status(g, View(lifted=g.geometry.parse_point("a1"))) == (
+        "Attacker: a1 lifted, but it has no move from here (only d3 can move); put it back")
+    g = Game.from_position("kharbga-refuge", position)
+    assert status(g, View(lifted=g.geometry.parse_point("a1"))) == (
+        "Attacker: a1 lifted, but a capture must be made, by d3; put it back")
 
 
 def test_the_last_move_of_a_chain_is_lit_from_where_its_soldier_began() -> None:
