@@ -141,10 +141,32 @@ def _setting_up(g: AnyGame, v: View) -> bool:
     return bool(v.errors & (a | d))
 
 
+def _too_many(g: AnyGame, v: View) -> str | None:
+    """In the setting phase, soldiers set where the rules allow but more
+    than the turn has placements left: said of them all at once."""
+    if not isinstance(g, Game) or g.phase != "setting" or g.outcome is not None or v.thinking:
+        return None
+    a, d = g.bitboards()
+    new = v.errors & ~(a | d)
+    if new != v.errors or new & ~_placeable(g):
+        return None
+    left = 2 - (g.count(0) + g.count(1)) % 2
+    n = new.bit_count()
+    if n <= left:
+        return None
+    names = ", ".join(_names(g, new))
+    return (f"{names}: {n} soldiers set at once, but the {TITLE[g.side]} has "
+            f"{'one placement' if left == 1 else 'two placements'} left in this turn; "
+            f"take {n - left} off")
+
+
 def _errors(g: AnyGame, v: View) -> str:
     """Each square lit ``error``, named, with what to do there."""
     a, d = g.bitboards()
     where = v.targets if v.lifted >= 0 else 0
+    many = _too_many(g, v)
+    if many is not None:
+        return many
     told = []
     for p, name in zip(range(len(g.geometry.point_names)), g.geometry.point_names,
                        strict=True):

@@ -526,6 +526,21 @@ def test_the_exchange_button_is_refused_where_there_is_no_exchange(variant: str)
     assert h.moves == ["b3-b4"]  # an ordinary step, no flag
 
 
+def test_three_soldiers_set_at_once_are_said_to_be_one_too_many() -> None:
+    """Legal squares, but a turn places two: the words say so, not that no
+    soldier belongs there; taking one off records the other two."""
+    h = Hands("kharbga")
+    h.show(h._bit("a1") | h._bit("b1") | h._bit("g1"), 0)
+    update = h.hold(DELAY + 0.1)
+    assert h.moves == []
+    assert update.status == ("a1, b1, g1: 3 soldiers set at once, but the Attacker has two "
+                             "placements left in this turn; take 1 off")
+    assert {h.leds[s] for s in ("a1", "b1", "g1")} == {"error"}
+    h.show(h._bit("a1") | h._bit("b1"), 0)
+    h.hold(DELAY)
+    assert sorted(h.moves) == ["@a1", "@b1"]
+
+
 def test_the_exchange_button_is_refused_in_the_setting_phase() -> None:
     """A press while soldiers are being set is refused in words, and not
     kept: the Defender's first step later is an ordinary one."""
