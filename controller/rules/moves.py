@@ -12,6 +12,8 @@ __all__ = [
     "Move",
     "Outcome",
     "Termination",
+    "REASONS",
+    "reason_words",
     "RulesError",
     "IllegalMoveError",
     "NotationError",
@@ -66,6 +68,28 @@ class Termination(StrEnum):
     TURN_LIMIT = "turn-limit"
     RESIGNATION = "resignation"
     AGREEMENT = "agreement"
+
+
+# Why a game ended, in words (the board page, its status line and archive,
+# the hall page).
+REASONS = {
+    "all-captured": "all soldiers captured",
+    "blocked": "the losing side could not move",
+    "blocked-first-turn": "blocked on the first move",
+    "no-progress": "no capture for too long",
+    "repetition": "the same position three times",
+    "barrier": "a barrier neither side can break",
+    "turn-limit": "the turn limit was reached",
+    "resignation": "resignation",
+    "agreement": "agreed by the players",
+}
+
+
+def reason_words(reason: str | None) -> str:
+    """A termination code (``all-captured``) as words a player reads."""
+    if not reason:
+        return ""
+    return REASONS.get(reason, reason.replace("-", " "))
 
 
 @dataclass(frozen=True)

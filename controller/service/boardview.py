@@ -22,7 +22,7 @@ from controller.rules import (
     find_any_variant,
 )
 from controller.rules.leap_factory import apply_any_options
-from controller.rules.moves import SIDE_NAMES
+from controller.rules.moves import SIDE_NAMES, reason_words
 
 __all__ = [
     "board_view",
@@ -40,27 +40,6 @@ __all__ = [
     "stored_settings",
     "with_options",
 ]
-
-# Why a game ended, in words (the page, the status line and the archive).
-REASONS = {
-    "all-captured": "all soldiers captured",
-    "blocked": "the losing side could not move",
-    "blocked-first-turn": "blocked on the first move",
-    "no-progress": "no capture for too long",
-    "repetition": "the same position three times",
-    "barrier": "a barrier neither side can break",
-    "turn-limit": "the turn limit was reached",
-    "resignation": "resignation",
-    "agreement": "agreed by the players",
-}
-
-
-def reason_words(reason: str | None) -> str:
-    """A termination code (``all-captured``) as words a player reads."""
-    if not reason:
-        return ""
-    return REASONS.get(reason, reason.replace("-", " "))
-
 
 LEVEL_NAMES = {1: "beginner", 2: "casual", 3: "club", 4: "strong", 5: "full strength"}
 
