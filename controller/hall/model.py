@@ -29,6 +29,7 @@ from controller.rules.leap_factory import format_any_options
 from controller.rules.record import RESULTS, Record, parse_record
 
 from .protocol import BOARD_ID, Unreplayable, action_tokens, apply_token, stored_start
+from .turns import Replay, Turns, turns_of
 
 __all__ = ["Hall", "HallGame", "HallBoard"]
 
@@ -55,10 +56,20 @@ class HallGame:
     record_moves: list[str] = field(default_factory=list)
     gap: bool = False  # moves were missed: the next record fills them
     epoch: int = 0  # grows when moves are taken back or replaced (not appended)
+    replay: Replay | None = field(default=None, repr=False, compare=False)
+
+    def turns(self) -> Turns:
+        """The moves numbered by turn as the board page and the KGN write
+        them, and how the game ended in words."""
+        key = (self.epoch, self.variant, self.options, self.start)
+        self.replay, shown = turns_of(self.replay, key, self.variant, self.options, self.start,
+                                      self.moves)
+        return shown
 
     def summary(self) -> dict[str, Any]:
-        return {"game_id": self.id, "variant": self.variant, "attacker": self.attacker,
-                "defender": self.defender, "ply": len(self.moves), "result": self.result,
+        return {"game_id": self.id, "variant": self.variant, "options": self.options,
+                "attacker": self.attacker, "defender": self.defender, "ply": len(self.moves),
+                "result": self.result, "ending": self.turns().ending,
                 "last_time": self.times[-1] if self.times else None,
                 "last_move": self.moves[-1] if self.moves else None,
                 "position": self.positions[-1] if self.positions else None}
@@ -74,6 +85,7 @@ class HallBoard:
     current: int | None = None
     pending: tuple[int, str] | None = None  # a record not read yet: game id, text
     heard: float = 0.0  # when a move or record last came (monotonic)
+    heard_at: float | None = None  # when the board last spoke itself (wall clock; not retained)
     store: str | None = None  # the board's store its messages come from
     old_stores: set[str] = field(default_factory=set)
     earlier: list[HallGame] = field(default_factory=list)  # games of its earlier stores
@@ -84,7 +96,7 @@ class HallBoard:
     def summary(self) -> dict[str, Any]:
         g = self.game()
         s = self.state or {}
-        out: dict[str, Any] = {"board": self.id, "online": self.online,
+        out: dict[str, Any] = {"board": self.id, "online": self.online, "heard": self.heard_at,
                                "status": s.get("status"), "to_move": s.get("to_move"),
                                "size": s.get("size"),
                                # the board to draw, as the service sent it (any variant's)
@@ -92,6 +104,7 @@ class HallBoard:
                                else None}
         if g is not None:
             out.update(g.summary())
+            out["heard"] = self.heard_at or out["last_time"]  # else: its last move's time
             if out["position"] is None and s.get("game_id") == g.id:
                 out["position"] = s.get("position")
         if out.get("position") and not _is_int(out.get("size")):
@@ -104,6 +117,7 @@ class HallBoard:
         out["moves"] = list(g.moves) if g else []
         out["positions"] = list(g.positions) if g else []
         out["times"] = list(g.times) if g else []
+        out["turns"] = g.turns().turns if g else []
         return out
 
 
@@ -119,8 +133,9 @@ class Hall:
     def ignore(self, why: str) -> None:
         self.ignored[why] = self.ignored.get(why, 0) + 1
 
-    def handle(self, topic: str, payload: bytes) -> str | None:
-        """One message; the board it changed, or None (ignored and counted)."""
+    def handle(self, topic: str, payload: bytes, retained: bool = False) -> str | None:
+        """One message; the board it changed, or None (ignored and counted).
+        ``retained``: the broker's stored copy, not the board speaking now."""
         self.received += 1
         parts = topic.split("/")
         if len(parts) != 3 or parts[0] != "kharbga" or not BOARD_ID.fullmatch(parts[1]):
@@ -131,23 +146,28 @@ class Hall:
             self.ignore("too large")
             return None
         try:
-            text = payload.decode("utf-8")
-            if kind == "moves":
-                return name if self._move(name, _json(text)) else None
-            if kind == "state":
-                return name if self._state(name, _json(text)) else None
-            if kind == "game":
-                return name if self._record(name, text) else None
-            if kind == "online":
-                if text not in ("0", "1"):
-                    raise ValueError(text)
-                self.board(name).online = text == "1"
-                return name
+            changed = self._take(name, kind, payload.decode("utf-8"))
         except (ValueError, TypeError, KeyError, AttributeError, RecursionError):
             self.ignore(f"malformed {kind}")
             return None
+        if changed and not retained and payload != b"0":  # "0": the broker's last will
+            self.boards[name].heard_at = time.time()
+        return name if changed else None
+
+    def _take(self, name: str, kind: str, text: str) -> bool:
+        if kind == "moves":
+            return self._move(name, _json(text))
+        if kind == "state":
+            return self._state(name, _json(text))
+        if kind == "game":
+            return self._record(name, text)
+        if kind == "online":
+            if text not in ("0", "1"):
+                raise ValueError(text)
+            self.board(name).online = text == "1"
+            return True
         self.ignore("foreign topic")
-        return None
+        return False
 
     def board(self, name: str) -> HallBoard:
         b = self.boards.get(name)

@@ -11,8 +11,11 @@ over a WebSocket.  The page is read-only: nothing on it changes a board.
 - ``GET /api/games.kgn``: every game of the evening, one KGN file.
 - ``GET /ws``: first every board in full, then what changed:
   ``{"boards": [summary, ...], "moves": {id: {"game_id", "from", "moves",
-  "positions", "times"}}, "stats", "link"}``; a page keeps its moves up to
-  ``from`` and appends the rest.
+  "positions", "times", "turns_from", "turns"}}, "stats", "link"}``; a
+  page keeps its moves up to ``from`` and appends the rest, likewise its
+  turns (``[n, [token, ...]]``, numbered as the board page and the KGN
+  number them) up to ``turns_from``.  A summary says how the game ended
+  in words (``ending``) and when the board was last heard (``heard``).
 """
 
 from __future__ import annotations
@@ -53,7 +56,8 @@ class HallServer:
         self.sockets: set[web.WebSocketResponse] = set()
         self.link: dict[str, Any] = {"url": config.url, "connected": False, "error": ""}
         self._dirty: set[str] = set()
-        self._flushed: dict[str, tuple[int, int, int]] = {}  # board -> game, epoch, length
+        # board -> game, epoch, moves sent; what the turns were numbered from, turns sent
+        self._flushed: dict[str, tuple[int, int, int, tuple[object, ...], int]] = {}
         self._scheduled = False
         self._loop: asyncio.AbstractEventLoop | None = None
         self._client: Any = None
@@ -130,13 +134,14 @@ class HallServer:
 
     def _on_message(self, c: Any, userdata: Any, msg: Any) -> None:
         assert self._loop is not None
-        self._loop.call_soon_threadsafe(self._take, msg.topic, bytes(msg.payload))
+        self._loop.call_soon_threadsafe(self._take, msg.topic, bytes(msg.payload),
+                                        bool(msg.retain))
 
     # -- on the event loop --------------------------------------------------
 
-    def _take(self, topic: str, payload: bytes) -> None:
+    def _take(self, topic: str, payload: bytes, retained: bool = False) -> None:
         try:
-            name = self.hall.handle(topic, payload)
+            name = self.hall.handle(topic, payload, retained)
         except Exception:  # a message must never stop the hall
             log.exception("hall: message on %s", topic)
             self.hall.ignore("failed")
@@ -171,15 +176,23 @@ class HallServer:
     def _moves(self, board: HallBoard, incremental: bool) -> dict[str, Any]:
         g = board.game()
         if g is None:
-            return {"game_id": None, "from": 0, "moves": [], "positions": [], "times": []}
-        start = 0
+            return {"game_id": None, "from": 0, "moves": [], "positions": [], "times": [],
+                    "turns_from": 0, "turns": []}
+        turns = g.turns().turns
+        start = first_turn = 0
         last = self._flushed.get(board.id)
         if incremental and last is not None and last[:2] == (g.id, g.epoch):
             start = min(last[2], len(g.moves))
+            # moves appended change the last turn sent at most (a setting
+            # turn's second placement, a chain's next step)
+            if last[3] == (g.variant, g.options, g.start):
+                first_turn = max(0, min(last[4] - 1, len(turns)))
         if incremental:
-            self._flushed[board.id] = (g.id, g.epoch, len(g.moves))
+            self._flushed[board.id] = (g.id, g.epoch, len(g.moves),
+                                       (g.variant, g.options, g.start), len(turns))
         return {"game_id": g.id, "from": start, "moves": g.moves[start:],
-                "positions": g.positions[start:], "times": g.times[start:]}
+                "positions": g.positions[start:], "times": g.times[start:],
+                "turns_from": first_turn, "turns": turns[first_turn:]}
 
 
 SERVER: web.AppKey[HallServer] = web.AppKey("hall", HallServer)

@@ -1,0 +1,129 @@
+"""The hall numbers moves by turn as the board page and the KGN do (a
+setting turn's two placements together, a chain as one token), says a
+game's end in words, sends the page only the turns that changed, and
+knows when a board last spoke itself."""
+
+from __future__ import annotations
+
+import json
+import time
+
+from bchelp import random_game
+
+from controller.hall.model import Hall
+from controller.hall.protocol import BroadcastConfig
+from controller.hall.server import HallServer
+from controller.rules import Game
+from controller.rules.record import Record, group_turns
+
+
+def _send(hall: Hall, actions: list[str], board: str = "b1", retained: bool = False) -> None:
+    """The moves messages of a sabouiyya game, as a board sends them."""
+    g = Game.new("sabouiyya")
+    for i, a in enumerate(actions):
+        if a.startswith("resign:"):
+            g.resign(a.split(":")[1])
+        elif a == "agreement":
+            g.agree_draw()
+        else:
+            g.play(a)
+        hall.handle(f"kharbga/{board}/moves", json.dumps({
+            "seq": i + 1, "board": board, "game_id": 1, "ply": i + 1, "move": a,
+            "position": g.position(), "time": 1000.0 + i, "variant": "sabouiyya",
+            "result": None if g.outcome is None else g.outcome.result}).encode(), retained)
+
+
+def _chain_game() -> list[str]:
+    """A random game holding a chain of captures (one turn, one token)."""
+    for seed in range(200):
+        actions = random_game(seed, limit=80)
+        g = Game.new("sabouiyya")
+        for a in actions:
+            g.play(a)
+        if any(tok.count("x") > 1 for turn in group_turns(g) for tok in turn):
+            return actions
+    raise AssertionError("no random game with a chain")
+
+
+def test_turns_are_the_records() -> None:
+    actions = _chain_game()
+    hall = Hall()
+    _send(hall, actions)
+    g = Game.new("sabouiyya")
+    for a in actions:
+        g.play(a)
+    expected = [[n, turn] for n, turn in enumerate(group_turns(g), 1)]
+    d = hall.boards["b1"].detail()
+    assert d["moves"] == actions  # the single actions still, for the replay
+    assert d["turns"] == expected
+    assert len(expected) < len(actions)  # numbered by turn, not by action
+    # A setting turn is its two placements; the record writes the same turns.
+    assert d["turns"][0] == [1, actions[:2]] and actions[0].startswith("@")
+    movetext = str(Record.from_game(g, {})).split("\n\n", 1)[1]
+    last_n, last = expected[-1]
+    assert f"{last_n}. {' '.join(last)}" in " ".join(movetext.split())
+
+
+def test_the_end_in_words() -> None:
+    actions = random_game(3)[:14]
+    hall = Hall()
+    _send(hall, [*actions, "resign:defender"])
+    s = hall.boards["b1"].summary()
+    assert s["ending"] == "Defender resigned: Attacker wins" and s["result"] == "1-0"
+    # The resignation is no turn of the list.
+    assert all("resign" not in tok for _, turn in s_turns(hall) for tok in turn)
+    other = Hall()
+    _send(other, [*actions, "agreement"])
+    assert other.boards["b1"].summary()["ending"] == "Draw agreed"
+    going = Hall()
+    _send(going, actions)
+    assert going.boards["b1"].summary()["ending"] is None
+
+
+def s_turns(hall: Hall, board: str = "b1") -> list[list[object]]:
+    return list(hall.boards[board].detail()["turns"])
+
+
+def test_page_gets_the_turns_that_changed() -> None:
+    """Flushed after every action, the parts sent rebuild the whole list
+    (a setting turn's second placement replaces the turn sent with one)."""
+    server = HallServer(BroadcastConfig("mqtt://127.0.0.1:1", "hall"), "test")
+    actions = _chain_game()
+    page: list[list[object]] = []
+    sizes = []
+    for i in range(1, len(actions) + 1):
+        _send_one(server.hall, actions, i)
+        m = server.snapshot({"b1"}, incremental=True)["moves"]["b1"]
+        assert m["turns_from"] <= len(page)
+        page = page[:m["turns_from"]] + m["turns"]
+        sizes.append(len(m["turns"]))
+        assert page == s_turns(server.hall)
+    assert max(sizes) <= 2  # the last turn and a new one, never the whole list again
+    # A new page (not incremental) gets every turn.
+    assert server.snapshot(None)["moves"]["b1"]["turns"] == page
+
+
+def _send_one(hall: Hall, actions: list[str], i: int) -> None:
+    """The moves message of action ``i`` (from 1) of ``actions``."""
+    g = Game.new("sabouiyya")
+    for a in actions[:i]:
+        g.play(a)
+    hall.handle("kharbga/b1/moves", json.dumps({
+        "seq": i, "board": "b1", "game_id": 1, "ply": i, "move": actions[i - 1],
+        "position": g.position(), "time": 1000.0 + i, "variant": "sabouiyya",
+        "result": None}).encode())
+
+
+def test_when_a_board_was_last_heard() -> None:
+    hall = Hall()
+    hall.handle("kharbga/b1/online", b"1", retained=True)
+    _send(hall, random_game(5)[:6], retained=True)  # the broker's copies, at start
+    s = hall.boards["b1"].summary()
+    assert s["heard"] == 1005.0  # not the hall's start: the last move's time
+    before = time.time()
+    hall.handle("kharbga/b1/online", b"1")
+    assert hall.boards["b1"].summary()["heard"] >= before
+    heard = hall.boards["b1"].summary()["heard"]
+    hall.handle("kharbga/b1/online", b"0")  # the last will: the broker speaks, not the board
+    s = hall.boards["b1"].summary()
+    assert s["online"] is False and s["heard"] == heard
