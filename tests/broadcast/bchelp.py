@@ -283,6 +283,18 @@ class Player:
         return list(self.proc.get(f"/api/games/{state['game_id']}")["actions"])
 
 
+def turn_texts(variant: str, actions: list[str]) -> list[str]:
+    """The game's turns as the board page and the KGN write them
+    (``@c5 @e5``, ``a4xb4xc4``), without their numbers."""
+    from controller.rules import new_game
+    from controller.rules.record import group_turns
+
+    game = new_game(variant)
+    for a in actions:
+        game.play(a)
+    return [" ".join(turn) for turn in group_turns(game)]
+
+
 def hall_has(hall_proc: Proc, name: str, actions: list[str]) -> bool:
     d = hall_proc.get(f"/api/boards/{name}")
     return bool(d["moves"] == actions)

@@ -10,7 +10,7 @@ import shutil
 import threading
 from pathlib import Path
 
-from bchelp import Broker, hall, wait_until
+from bchelp import Broker, hall, turn_texts, wait_until
 from chromium import launch, require_chromium
 from playwright.sync_api import expect, sync_playwright
 
@@ -58,11 +58,12 @@ def test_twenty_boards_on_the_hall_page(tmp_path: Path) -> None:
                 card = page.locator(f'.card[data-board="{r.board_id}"]')
                 expect(card).to_have_attribute("data-ply", str(len(r.actions)))
             page.screenshot(path=str(tmp_path / "hall.png"))
-            # One board large, with its moves.
+            # One board large, with its moves by turn.
             one = results[3]
             page.click(f'.card[data-board="{one.board_id}"]')
             expect(page.locator("#large")).to_be_visible()
-            assert page.locator("#large-moves li").all_inner_texts() == one.actions
+            assert page.locator("#large-moves li").all_inner_texts() == \
+                turn_texts("sabouiyya", one.actions)
             expect(page.locator("#large-board .sq")).to_have_count(25)
             page.screenshot(path=str(tmp_path / "hall-large.png"))
             page.click("#close")

@@ -3,7 +3,8 @@
 "use strict";
 
 const boards = {};  // board id -> summary (names, position, result, ...)
-const games = {};   // board id -> {game_id, moves, positions, times}
+const games = {};   // board id -> {game_id, moves, positions, times, turns}
+const NO_GAME = {moves: [], positions: [], times: [], turns: []};
 let link = null, stats = null;
 let openId = null;
 const dirty = new Set();
@@ -108,11 +109,34 @@ function drawBoard(el, position, move, geo) {
 }
 
 function clock(t) {
+  // "10:42:03 (5 s ago)"
   if (!t) return "";
   const d = new Date(t * 1000);
   const ago = Math.max(0, Math.round(Date.now() / 1000 - t));
   const hms = d.toLocaleTimeString([], {hour: "2-digit", minute: "2-digit", second: "2-digit", hourCycle: "h23"});
   return `${hms} (${ago < 60 ? ago + " s" : Math.round(ago / 60) + " min"} ago)`;
+}
+
+function turnText(turn) {
+  // a turn as the board page and the record write it: "4. @c5 @e5"
+  return turn ? `${turn[0]}. ${turn[1].join(" ")}` : "";
+}
+
+function lastTurn(g) {
+  // the squares to light: the last turn's (both placements of a setting
+  // turn, a whole chain), still lit after a resignation
+  const last = g.turns[g.turns.length - 1];
+  return last ? last[1].join(" ") : g.moves[g.moves.length - 1];
+}
+
+function silence(s) {
+  // a board that went quiet (its last will, or restarting), in words
+  if (s.online !== false) return "";
+  return s.heard ? `Not heard from since ${clock(s.heard)}` : "Not heard from";
+}
+
+function variantText(s) {
+  return (s.variant || "") + (s.options ? ` (${s.options})` : "");
 }
 
 function card(id) {
@@ -122,7 +146,8 @@ function card(id) {
     el.className = "card";
     el.dataset.board = id;
     el.innerHTML = '<h3><span class="name"></span><span class="result"></span></h3>' +
-      '<div class="board"></div><div class="names"></div><div class="when"></div>';
+      '<div class="board"></div><div class="names"></div><div class="variant"></div>' +
+      '<div class="when"></div><div class="silent"></div>';
     el.querySelector(".name").textContent = id;
     el.addEventListener("click", () => openBoard(id));
     const grid = $("#grid");
@@ -134,17 +159,20 @@ function card(id) {
 
 function renderCard(id) {
   const s = boards[id];
-  const g = games[id] || {moves: [], positions: [], times: []};
+  const g = games[id] || NO_GAME;
   const el = card(id);
   el.classList.toggle("offline", s.online === false);
   const n = g.moves.length;
   const position = n ? g.positions[n - 1] : s.position;
   el.dataset.ply = n;
   el.querySelector(".result").textContent = s.result || "";
-  drawBoard(el.querySelector(".board"), position, g.moves[n - 1], s.geometry);
+  const last = g.turns[g.turns.length - 1];
+  drawBoard(el.querySelector(".board"), position, lastTurn(g), s.geometry);
   el.querySelector(".names").textContent = `${s.attacker || "Attacker"} – ${s.defender || "Defender"}`;
-  el.querySelector(".when").textContent = n
-    ? `${n}. ${g.moves[n - 1]} at ${clock(g.times[n - 1])}` : "no move yet";
+  el.querySelector(".variant").textContent = variantText(s);
+  el.querySelector(".when").textContent = s.ending || (last
+    ? `${turnText(last)} · ${clock(g.times[n - 1])}` : "no move yet");
+  el.querySelector(".silent").textContent = silence(s);
 }
 
 function renderLarge() {
@@ -152,21 +180,39 @@ function renderLarge() {
   box.hidden = openId === null;
   if (openId === null) return;
   const s = boards[openId];
-  const g = games[openId] || {moves: [], positions: [], times: []};
+  const g = games[openId] || NO_GAME;
   const n = g.moves.length;
   $("#large-title").textContent = `${openId}, game ${s.game_id ?? ""}`;
+  $("#large-variant").textContent = variantText(s);
   $("#large-players").textContent = `${s.attacker || "Attacker"} (attacker) – ${s.defender || "Defender"} (defender)` +
     (s.result ? `  ${s.result}` : "");
-  drawBoard($("#large-board"), n ? g.positions[n - 1] : s.position, g.moves[n - 1], s.geometry);
-  $("#large-status").textContent = s.status || "";
+  drawBoard($("#large-board"), n ? g.positions[n - 1] : s.position, lastTurn(g), s.geometry);
+  // A quiet board's last status ("Defender to move") may be stale: say so instead.
+  const quiet = silence(s);
+  const status = $("#large-status");
+  status.textContent = quiet ? `${quiet}: the board is off or restarting; ` +
+    "this is how it was when last heard." : (s.ending || s.status || "");
+  status.classList.toggle("silent", !!quiet);
+  renderMoves(g, s.ending);
+}
+
+function renderMoves(g, ending) {
+  // One column of turns, kept scrolled to the newest unless the reader
+  // scrolled up to read an earlier one.
   const list = $("#large-moves");
-  while (list.children.length > n) list.lastChild.remove();
-  [...list.children].forEach((li, i) => { if (li.textContent !== g.moves[i]) li.textContent = g.moves[i]; });
-  for (let i = list.children.length; i < n; i++) {
-    const li = document.createElement("li");
-    li.textContent = g.moves[i];
-    list.appendChild(li);
-  }
+  const atEnd = list.dataset.board !== openId ||
+    list.scrollTop + list.clientHeight >= list.scrollHeight - 8;
+  list.dataset.board = openId;
+  const rows = g.turns.map((t) => [t[0], t[1].join(" "), ""]);
+  if (ending) rows.push([null, ending, "end"]);
+  while (list.children.length > rows.length) list.lastChild.remove();
+  rows.forEach(([num, text, cls], i) => {
+    const li = list.children[i] || list.appendChild(document.createElement("li"));
+    if (num !== null) li.value = num;
+    if (li.textContent !== text) li.textContent = text;
+    li.className = cls;
+  });
+  if (atEnd) list.scrollTop = list.scrollHeight;
 }
 
 function renderHeader() {
@@ -208,7 +254,8 @@ async function refetch(id) {
   const r = await fetch(`/api/boards/${encodeURIComponent(id)}`);
   if (!r.ok) return;
   const d = await r.json();
-  games[id] = {game_id: d.game_id, moves: d.moves, positions: d.positions, times: d.times};
+  games[id] = {game_id: d.game_id, moves: d.moves, positions: d.positions, times: d.times,
+               turns: d.turns};
   boards[id] = Object.assign(boards[id] || {}, d);
   later(id);
 }
@@ -218,13 +265,14 @@ function apply(update) {
   for (const [id, m] of Object.entries(update.moves || {})) {
     let g = games[id];
     if (!g || g.game_id !== m.game_id) {
-      if (m.from !== 0) { refetch(id); continue; }
-      g = games[id] = {game_id: m.game_id, moves: [], positions: [], times: []};
+      if (m.from !== 0 || m.turns_from !== 0) { refetch(id); continue; }
+      g = games[id] = {game_id: m.game_id, moves: [], positions: [], times: [], turns: []};
     }
-    if (m.from > g.moves.length) { refetch(id); continue; }
+    if (m.from > g.moves.length || m.turns_from > g.turns.length) { refetch(id); continue; }
     g.moves = g.moves.slice(0, m.from).concat(m.moves);
     g.positions = g.positions.slice(0, m.from).concat(m.positions);
     g.times = g.times.slice(0, m.from).concat(m.times);
+    g.turns = g.turns.slice(0, m.turns_from).concat(m.turns);
   }
   if (update.link) link = update.link;
   if (update.stats) stats = update.stats;
@@ -240,6 +288,7 @@ function openBoard(id) {
 
 // For tests and scripts: the moves the page shows for a board.
 window.hallMoves = (id) => (games[id] ? games[id].moves.slice() : []);
+window.hallTurns = (id) => (games[id] ? games[id].turns.map(turnText) : []);
 
 function connect() {
   const ws = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/ws");

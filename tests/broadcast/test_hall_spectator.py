@@ -1,0 +1,118 @@
+"""The hall page as a spectator reads it (Debian's chromium against a real
+Mosquitto and a real board service): moves numbered by turn as the board
+page and the KGN number them, the newest always in sight, a resignation
+in words, the variant named, and a
+board that went quiet said to be so."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+from typing import Any
+
+from bchelp import Broker, Player, board, hall, random_game, wait_until
+from chromium import launch, require_chromium
+from playwright.sync_api import Page, expect, sync_playwright
+
+from controller.rules import Game
+from controller.rules.record import group_turns
+
+ACTIONS = 52  # the setting's twelve turns and some forty moves: a long list
+
+# Does an element show all its text (nothing cut off sideways)?
+FITS = "(el) => el.scrollWidth <= el.clientWidth"
+# Is an item (the list's last) inside the list's visible box?
+LAST_SHOWN = """(li) => {
+  const list = li.parentElement;
+  const box = list.getBoundingClientRect();
+  const last = li.getBoundingClientRect();
+  return last.top >= box.top - 1 && last.bottom <= box.bottom + 1 &&
+         last.left >= box.left - 1 && last.right <= box.right + 1 &&
+         list.scrollWidth <= list.clientWidth;
+}"""
+
+
+def _turns(actions: list[str]) -> list[str]:
+    g = Game.new("sabouiyya")
+    for a in actions:
+        g.play(a)
+    return [f"{n}. {' '.join(turn)}" for n, turn in enumerate(group_turns(g), 1)]
+
+
+def test_a_spectator_reads_the_hall(tmp_path: Path) -> None:
+    require_chromium()
+    broker = Broker(tmp_path / "broker").start()
+    h = hall(tmp_path, broker.url).start("/api/boards")
+    b = board(tmp_path, "sp1", broker.url).start()
+    actions = random_game(11, limit=ACTIONS)
+    assert len(actions) == ACTIONS
+    turns = _turns(actions)
+    try:
+        Player(b, actions).play(ACTIONS, pause=0.02)
+        with sync_playwright() as p:
+            browser = launch(p)
+            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            page.goto(h.url + "/")
+            wait_until(lambda: page.evaluate("(id) => hallMoves(id)", "sp1") == actions, 30,
+                       "every move on the page")
+            _check_card(page, turns)
+            page.screenshot(path=str(tmp_path / "hall-spectator-card.png"))
+            _check_opened(page, turns)
+            page.screenshot(path=str(tmp_path / "hall-spectator-large.png"))
+
+            b.post("/api/button", {"button": "resign", "side": "defender"})
+            words = "Defender resigned: Attacker wins"
+            expect(page.locator("#large-moves li").last).to_have_text(words)
+            expect(page.locator("#large-status")).to_have_text(words)
+            assert page.locator("#large-moves li").last.evaluate(LAST_SHOWN)
+            assert "resign:" not in page.locator("#large").inner_text()
+            page.screenshot(path=str(tmp_path / "hall-spectator-resigned.png"))
+            page.click("#close")
+            expect(page.locator('.card[data-board="sp1"] .when')).to_have_text(words)
+
+            b.stop()  # the board goes away: its last word is "offline"
+            silent = page.locator('.card[data-board="sp1"] .silent')
+            expect(silent).to_contain_text("Not heard from since", timeout=15_000)
+            page.click('.card[data-board="sp1"]')
+            status = page.locator("#large-status")
+            expect(status).to_contain_text("Not heard from since")
+            expect(status).not_to_contain_text("to move")
+            page.screenshot(path=str(tmp_path / "hall-spectator-silent.png"))
+            browser.close()
+    finally:
+        b.stop()
+        h.stop()
+        broker.stop()
+        shots = os.environ.get("KHARBGA_SCREENSHOTS")  # a folder to keep them in
+        for png in tmp_path.glob("hall*.png"):
+            if shots:
+                shutil.copy(png, Path(shots) / png.name)
+
+
+def _check_card(page: Page, turns: list[str]) -> None:
+    """The card: the last turn numbered as the record numbers it, whole
+    (wrapped, not cut off); the variant named; nobody said to be quiet."""
+    card = page.locator('.card[data-board="sp1"]')
+    when = card.locator(".when")
+    expect(when).to_contain_text(turns[-1] + " · ")
+    assert when.evaluate(FITS), when.inner_text()
+    assert int(turns[-1].split(".")[0]) < ACTIONS  # by turn, not by action
+    expect(card.locator(".variant")).to_have_text("sabouiyya")
+    expect(card.locator(".silent")).to_be_hidden()
+
+
+def _check_opened(page: Page, turns: list[str]) -> None:
+    """Opened: every turn in one list, a setting turn's two placements
+    together, the newest in sight (the list scrolled to it, nothing beyond
+    the list's box)."""
+    page.click('.card[data-board="sp1"]')
+    items = page.locator("#large-moves li")
+    expect(items).to_have_count(len(turns))
+    assert items.all_inner_texts() == [t.split(". ", 1)[1] for t in turns]
+    numbers: Any = items.evaluate_all("(lis) => lis.map((li) => li.value)")
+    assert numbers == list(range(1, len(turns) + 1))
+    assert turns[0].count("@") == 2  # "1. @c2 @a1"
+    assert items.last.evaluate(LAST_SHOWN)
+    expect(page.locator("#large-variant")).to_have_text("sabouiyya")
+    assert page.evaluate("(id) => hallTurns(id)", "sp1") == turns
