@@ -1,7 +1,7 @@
 """The hall page as a spectator reads it (Debian's chromium against a real
 Mosquitto and a real board service): moves numbered by turn as the board
 page and the KGN number them, the newest always in sight, a resignation
-in words, the variant named, and a
+in words, the board page's colours with a key, the variant named, and a
 board that went quiet said to be so."""
 
 from __future__ import annotations
@@ -40,6 +40,12 @@ def _turns(actions: list[str]) -> list[str]:
     return [f"{n}. {' '.join(turn)}" for n, turn in enumerate(group_turns(g), 1)]
 
 
+def _colours(page: Page, *names: str) -> list[str]:
+    return [str(page.evaluate(
+        f"() => getComputedStyle(document.documentElement).getPropertyValue('{n}').trim()"))
+        for n in names]
+
+
 def test_a_spectator_reads_the_hall(tmp_path: Path) -> None:
     require_chromium()
     broker = Broker(tmp_path / "broker").start()
@@ -53,10 +59,19 @@ def test_a_spectator_reads_the_hall(tmp_path: Path) -> None:
         with sync_playwright() as p:
             browser = launch(p)
             page = browser.new_page(viewport={"width": 1280, "height": 900})
+            page.goto(b.url + "/")  # the board's own page: its colours
+            board_colours = _colours(page, "--att", "--def")
             page.goto(h.url + "/")
             wait_until(lambda: page.evaluate("(id) => hallMoves(id)", "sp1") == actions, 30,
                        "every move on the page")
             _check_card(page, turns)
+            assert _colours(page, "--att", "--def") == board_colours
+            key = page.locator("header .key")
+            expect(key).to_have_text("Attacker Defender")
+            assert key.locator(".dot.A").evaluate(
+                "(e) => getComputedStyle(e).backgroundColor") == "rgb(31, 95, 191)"  # #1f5fbf
+            assert page.locator(".card .p.A").first.evaluate(
+                "(e) => getComputedStyle(e).backgroundImage").endswith("rgb(31, 95, 191))")
             page.screenshot(path=str(tmp_path / "hall-spectator-card.png"))
             _check_opened(page, turns)
             page.screenshot(path=str(tmp_path / "hall-spectator-large.png"))
