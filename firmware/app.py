@@ -23,9 +23,6 @@ try:
 except ImportError:  # pragma: no cover
     machine = None
 
-NOTICE_ERROR = 1
-NOTICE_CONFIG = 2
-
 
 class Clock:
     """Device time: microseconds mod 2**32 from the wrapping ``ticks_us``."""
@@ -94,7 +91,7 @@ class Firmware:
                     self.step()
                 except Exception as exc:  # keep scanning whatever happens
                     self.errors += 1
-                    self.link.send(P.NOTICE, P.pack_notice(NOTICE_ERROR, repr(exc)))
+                    self.link.send(P.NOTICE, P.pack_notice(P.NOTICE_ERROR, repr(exc)))
                 spent = time.ticks_diff(time.ticks_us(), t0)
                 if spent > self.loop_max_us:
                     self.loop_max_us = spent
@@ -215,7 +212,7 @@ class Firmware:
             self._handle(kind, seq, payload, now)
         except ValueError as exc:  # ProtocolError: a message we cannot use
             self.link.rx_bad += 1
-            self.link.send(P.NOTICE, P.pack_notice(NOTICE_CONFIG, str(exc)))
+            self.link.send(P.NOTICE, P.pack_notice(P.NOTICE_CONFIG, str(exc)))
 
     def _handle(self, kind, seq, payload, now):
         link = self.link

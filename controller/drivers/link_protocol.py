@@ -37,6 +37,7 @@ Event = Frame | Button
 Clock = Callable[[], float]
 Timebase = Callable[[int], float]
 LOG_EVERY = 10.0  # seconds between two log lines about the same kind of bad input
+ASK_LATER = 5.0  # seconds before asking again a device that refused the handshake or CONFIG
 
 
 @dataclass
@@ -152,6 +153,7 @@ class LinkProtocol(Protocol):
         self.last_rx = 0.0
         self.last_tx = 0.0
         self.hello_sent = 0.0
+        self.refused = ""  # why the device refuses the board's CONFIG (a fault, logged once)
         self.dead = False
         self.stats_reply: DeviceStats | None = None
         self.stats_event = threading.Event()
@@ -272,7 +274,9 @@ class LinkProtocol(Protocol):
                 acked |= self._message(kind, seq, payload)
             except P.ProtocolError as exc:
                 self.c.bad_messages += 1
-                self._error(f"bad {P.NAMES.get(kind, hex(kind))}: {exc}", "message")
+                name = P.NAMES.get(kind, hex(kind))
+                why = str(exc).removeprefix(name + ": ")
+                self._error(f"bad {name} from the device: {why}", "message")
         if self._bad_frames() != bad_before:
             d = self.deframer
             self._error(
@@ -333,6 +337,10 @@ class LinkProtocol(Protocol):
                 self._deliver(Button(self._time(stamp), name, P.SIDE_NAMES[side]))
             return True
         if kind == P.HEARTBEAT:
+            if len(payload) != 8 + P.square_bytes(self.squares) and self.state != READY:
+                self.c.bad_messages += 1  # a bitmap of the device's own board: the same
+                self._refuse(P.CONFIG_WRONG_LENGTH)  # fault as its refusing our CONFIG
+                return False
             stamp, next_seq, state, session, bits = P.parse_heartbeat(payload, self.squares)
             if state & P.STATE_NO_SESSION or session != self.nonce & 0xFFFF:
                 # The device restarted, or forgot us: start a new session.
@@ -354,6 +362,9 @@ class LinkProtocol(Protocol):
             if req is not None and req.seq == seq:
                 del self.requests[acked_kind]
                 if acked_kind == P.CONFIG and self.state == CONFIGURING:
+                    if self.refused:
+                        self.refused = ""
+                        log.info("serial link: the device took the board's settings")
                     self.state = SYNCING
                     self._request(P.SYNC, b"")
             return False
@@ -368,7 +379,10 @@ class LinkProtocol(Protocol):
         if kind == P.NOTICE:
             code, text = P.parse_notice(payload)
             self.c.notices.append(f"{code}: {text}")
-            log.warning("serial link: the device says %d: %s", code, text)
+            if code == P.NOTICE_CONFIG and text.startswith("CONFIG") and self.state == CONFIGURING:
+                self._refuse(text)
+            else:
+                log.warning("serial link: the device says %d: %s", code, text)
             return False
         self.c.bad_messages += 1
         return False
@@ -385,7 +399,7 @@ class LinkProtocol(Protocol):
                 "handshake",
                 logging.ERROR,
             )
-            self.hello_sent = self.clock() + 5.0  # ask again later, not in a loop
+            self.hello_sent = self.clock() + ASK_LATER  # ask again later, not in a loop
             return
         want_rows, want_cols = self.settings.matrix
         if rows != want_rows or cols != want_cols:
@@ -394,7 +408,7 @@ class LinkProtocol(Protocol):
                 "handshake",
                 logging.ERROR,
             )
-            self.hello_sent = self.clock() + 5.0
+            self.hello_sent = self.clock() + ASK_LATER
             return
         info = DeviceInfo(version, boot, rows, cols, sides, leds, name, fw_version)
         if self.device is not None and self.device.boot != boot:
@@ -408,6 +422,22 @@ class LinkProtocol(Protocol):
         self._observe(now)
         self.state = CONFIGURING
         self._request(P.CONFIG, self.config)
+
+    def _refuse(self, text: str) -> None:
+        """The device refused the board's CONFIG (``text``, its NOTICE): say
+        why once for as long as it lasts, and ask again later, not in a loop."""
+        if text == P.CONFIG_WRONG_LENGTH:
+            why = (f"the device's board has another number of points than this host's "
+                   f"{self.squares}: set SWITCH_MAP in the firmware's board.py")
+        else:
+            why = f"the device refused the board's settings: {text}"
+        self.c.last_error = why
+        if why != self.refused:
+            log.warning("serial link: %s", why)
+        self.refused = why
+        req = self.requests.get(P.CONFIG)
+        if req is not None:
+            req.sent = max(req.sent, self.clock() + ASK_LATER - self.settings.request_retry)
 
     def _lost_session(self) -> None:
         was_ready = self.state == READY

@@ -62,6 +62,11 @@ STATE_NO_SESSION = 0x04  # no host has said HELLO since the device booted
 # CONFIG flags
 CONFIG_LED_MAP = 0x01
 CONFIG_SWITCH_MAP = 0x02
+# NOTICE codes
+NOTICE_ERROR = 1  # an error inside the firmware's loop
+NOTICE_CONFIG = 2  # a host message the device could not use
+# The CONFIG refusal that means the device's board has another point count
+CONFIG_WRONG_LENGTH = "CONFIG: maps of the wrong length"
 
 # Buttons: the order of controller.board.sensorlog.BUTTONS (new ones are
 # appended, so a button's index keeps its meaning); sides 0..2.
@@ -374,7 +379,7 @@ def parse_config(
     rest = payload[9:]
     want = squares * ((flags & CONFIG_LED_MAP) != 0) + squares * ((flags & CONFIG_SWITCH_MAP) != 0)
     if len(rest) != want:
-        raise ProtocolError("CONFIG: maps of the wrong length")
+        raise ProtocolError(CONFIG_WRONG_LENGTH)
     led_map = None
     switch_map = None
     if flags & CONFIG_LED_MAP:

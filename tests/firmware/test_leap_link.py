@@ -7,6 +7,7 @@ host that expects another matrix is refused at the handshake."""
 from __future__ import annotations
 
 import dataclasses
+import logging
 import time
 from collections.abc import Iterator
 
@@ -88,3 +89,35 @@ def test_a_host_expecting_another_board_is_refused(sim37: FirmwareSim) -> None:
         link.close()
 
 
+
+
+def test_a_firmware_without_the_switch_map_is_named_once_and_in_words(
+    micropython: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    # The builder forgot SWITCH_MAP in board.py: the firmware reads the 9x5
+    # matrix as 45 points and refuses the host's CONFIG of 37 points.
+    sim = FirmwareSim(size=0, micropython=micropython, mapping=MAPPING)
+    fixed, sim.switch_map = sim.switch_map, ""
+    caplog.set_level(logging.INFO, logger="controller.drivers")
+    why = ("the device's board has another number of points than this host's 37: "
+           "set SWITCH_MAP in the firmware's board.py")
+    with sim:
+        link = connect(sim, SETTINGS)
+        try:
+            assert not link.wait_connected(2.5)  # the host asks again meanwhile
+            problem = link.problem()
+            notices = link.stats().notices
+            sim.stop_following()
+            sim.switch_map = fixed  # board.py mended, the Pico restarted
+            sim.restart()
+            sim.follow_real_time()
+            assert link.wait_connected(10), link.stats()
+        finally:
+            link.close()
+    assert notices and set(notices) == {f"2: {P.CONFIG_WRONG_LENGTH}"}
+    assert problem == f"the board on {sim.cable.path} is not connected ({why}); trying again"
+    said = [(r.levelno, r.getMessage()) for r in caplog.records]
+    config = [(lv, m) for lv, m in said if "CONFIG" in m or "points" in m or "settings" in m]
+    assert config == [(logging.WARNING, f"serial link: {why}"),
+                      (logging.INFO, "serial link: the device took the board's settings")]
+    assert not [m for _lv, m in said if "HEARTBEAT" in m]  # its 45-point heartbeats: the same fault

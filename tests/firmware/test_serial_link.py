@@ -370,3 +370,4 @@ def test_a_port_failing_under_an_answer_is_the_link_lost_not_bad_input() -> None
     dev.port.broken = False
     dev.send(P.OCC, 99, b"\x01")  # bad input still never raises
     assert proto.snapshot().bad_messages == 1
+    assert proto.snapshot().last_error == "bad OCC from the device: payload of the wrong length"
