@@ -150,7 +150,10 @@ class LinkProtocol(Protocol):
         self.expected = 0
         self.requests: dict[int, _Request] = {}
         self.leds: bytes | None = None
-        self.last_rx = 0.0
+        self.last_rx = 0.0  # the last valid frame (or the connection)
+        self.last_bytes = 0.0  # the last bytes of any kind
+        self.noise_since: float | None = None  # bytes, but no valid frame, since then
+        self.silence_said = ""  # the kind of timeout logged since the last connection
         self.last_tx = 0.0
         self.hello_sent = 0.0
         self.refused = ""  # why the device refuses the board's CONFIG (a fault, logged once)
@@ -203,9 +206,7 @@ class LinkProtocol(Protocol):
         now = self.clock()
         s = self.settings
         if now - self.last_rx >= s.device_timeout:
-            self.dead = True
-            self.c.timeouts += 1
-            self._error(f"device silent for {s.device_timeout:g} s; reconnecting")
+            self._timed_out(now)
             return
         if self.state == HANDSHAKE:
             if now - self.hello_sent >= s.request_retry:
@@ -268,8 +269,12 @@ class LinkProtocol(Protocol):
     def _data(self, data: bytes) -> None:
         bad_before = self._bad_frames()
         acked = False
+        now = self.last_bytes = self.clock()
+        if self.noise_since is None:
+            self.noise_since = now  # until a valid frame says otherwise
         for kind, seq, payload in self.deframer.feed(data):
             self.last_rx = self.clock()
+            self.noise_since = None
             try:
                 acked |= self._message(kind, seq, payload)
             except P.ProtocolError as exc:
@@ -280,12 +285,39 @@ class LinkProtocol(Protocol):
         if self._bad_frames() != bad_before:
             d = self.deframer
             self._error(
-                f"bad frames on the line: {d.crc_errors} failed the CRC check, "
+                self._noise(now)
+                or f"bad frames on the line: {d.crc_errors} failed the CRC check, "
                 f"{d.cobs_errors + d.oversize + d.short} were malformed (so far)",
                 "frames",
             )
         if acked:
             self._send(P.HOST_ACK, self.expected)
+
+    def _timed_out(self, now: float) -> None:
+        """No valid frame for the device's timeout: drop the connection,
+        saying whether bytes came or none did (once for the outage; the
+        retries log at DEBUG)."""
+        self.dead = True
+        self.c.timeouts += 1
+        if self.last_bytes <= self.last_rx:  # nothing at all since the connection
+            self.noise_since = None
+        why = self._noise(now, True)
+        kind = "noise" if why else "silent"
+        why = why or f"device silent for {self.settings.device_timeout:g} s"
+        self.c.last_error = why
+        level = logging.DEBUG if kind == self.silence_said else logging.WARNING
+        self.silence_said = kind
+        log.log(level, "serial link: reconnecting: %s", why)
+
+    def _noise(self, now: float, timed_out: bool = False) -> str:
+        """Bytes but no valid frame for the device's timeout (or since the
+        connection that just ``timed_out``): words for it."""
+        timeout = self.settings.device_timeout
+        if self.noise_since is None or now - self.noise_since < timeout and not timed_out:
+            return ""
+        lasted = max(timeout, round(now - self.noise_since))
+        return (f"bytes arrive but no valid message for {lasted:g} s: "
+                "is it the board's firmware, at the right baud rate?")
 
     def _bad_frames(self) -> int:
         d = self.deframer
@@ -449,6 +481,7 @@ class LinkProtocol(Protocol):
 
     def _ready(self) -> None:
         self.state = READY
+        self.silence_said = ""
         self.c.connects += 1
         device = self.device
         name = f"{device.firmware} {'.'.join(map(str, device.firmware_version))}" if device else ""
