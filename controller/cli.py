@@ -294,28 +294,26 @@ def _cmd_camera_read(args: argparse.Namespace) -> int:
     return 0
 
 
-def _doctor_serial(port: str, seconds: float) -> int:
-    """Link and firmware statistics of a Pico board on ``port``."""
-    import dataclasses
-    import time
+def _doctor_serial(port: str, config_path: str | None, seconds: float) -> int:
+    """A Pico board on ``port``, of the board ``config_path`` plays on (as
+    ``run --board serial:PORT`` reads it): the report in words, 1 when it
+    found a problem.  The link's own log lines would repeat the report."""
+    import logging
 
-    from controller.drivers.serial_link import SerialLink
+    from controller.drivers.serial_doctor import doctor_link
+    from controller.service.config import load_config
+    from controller.service.hardware import SerialBackend
 
-    with SerialLink(port) as link:
-        if not link.wait_connected(5):
-            print(f"no handshake from a board on {port} within 5 s")
-            return 1
-        print(f"board: {link.device}")
-        time.sleep(seconds)
-        device = link.device_stats(2.0)
-        stats = dataclasses.asdict(link.stats())
-        print("link: " + ", ".join(f"{k} {v}" for k, v in stats.items()))
-        if device is not None:
-            print("firmware: " + ", ".join(f"{k} {v}" for k, v in device.counters.items()))
-            noisy = [f"square {i} {n}" for i, n in enumerate(device.chatter) if n]
-            print("chattering switches: " + (", ".join(noisy) or "none"))
-        bad = stats.get("checksum_failures", 0) or stats.get("framing_errors", 0)
-        return 0 if not bad else 1
+    backend = SerialBackend(port, load_config(config_path))
+    quiet = logging.NullHandler()
+    logger = logging.getLogger("controller.drivers")
+    logger.addHandler(quiet)
+    try:
+        backend.start()
+        return doctor_link(backend.link, backend.mapping, seconds, print)
+    finally:
+        backend.close()
+        logger.removeHandler(quiet)
 
 
 def _cmd_doctor(args: argparse.Namespace) -> int:
@@ -326,7 +324,7 @@ def _cmd_doctor(args: argparse.Namespace) -> int:
         if getattr(args, option) is not None and not getattr(args, option).strip():
             raise ValueError(f"--{option} needs a port or device, not an empty name")
     if args.serial:
-        return _doctor_serial(args.serial, args.seconds)
+        return _doctor_serial(args.serial, args.config, args.seconds)
     if args.camera:
         from calibration.doctor import doctor_camera
 
@@ -334,6 +332,7 @@ def _cmd_doctor(args: argparse.Namespace) -> int:
     from controller.drivers.console import TerminalConsole
     from controller.drivers.doctor import doctor_from_config, live_from_config
 
+    config = args.config or "config.toml"
     if args.live:
         import threading
 
@@ -348,8 +347,8 @@ def _cmd_doctor(args: argparse.Namespace) -> int:
             sys.stdout.flush()
 
         threading.Thread(target=wait_for_enter, daemon=True).start()
-        return live_from_config(args.config, write, stop, board=_board_of(args.config))
-    report = doctor_from_config(args.config, TerminalConsole(), board=_board_of(args.config))
+        return live_from_config(config, write, stop, board=_board_of(config))
+    report = doctor_from_config(config, TerminalConsole(), board=_board_of(config))
     return 0 if report.ok else 1
 
 
@@ -497,8 +496,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     _add_replay_parser(sub)
 
-    dp = sub.add_parser("doctor", help="self-test of the GPIO board: LEDs, switches, ghosting")
-    dp.add_argument("--config", default="config.toml", help="TOML configuration file")
+    dp = sub.add_parser("doctor", help="self-test of the GPIO board (LEDs, switches, "
+                        "ghosting), a Pico board (--serial) or a camera (--camera)")
+    dp.add_argument("--config", help="TOML configuration file (default: config.toml; with "
+                    "--serial, the defaults: the 7x7 board)")
     dp.add_argument("--live", action="store_true", help="show every switch live until Enter")
     dp.add_argument("--serial", metavar="PORT", help="check a Pico board on this serial port")
     dp.add_argument("--camera", metavar="DEVICE", help="check a camera (device number, "

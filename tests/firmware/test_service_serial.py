@@ -4,6 +4,7 @@ over the link; ``doctor --serial`` reads the link statistics."""
 
 from __future__ import annotations
 
+import re
 import time
 from pathlib import Path
 
@@ -42,10 +43,50 @@ def test_service_on_the_pico_board(sim: FirmwareSim, tmp_path: Path) -> None:
         service.close()
 
 
-def test_doctor_reads_the_link(sim: FirmwareSim, capsys: pytest.CaptureFixture[str]) -> None:
+def test_doctor_reports_a_sound_board_in_words(
+    sim: FirmwareSim, capsys: pytest.CaptureFixture[str]
+) -> None:
     sim.follow_real_time()
-    time.sleep(0.1)
     status = main(["doctor", "--serial", sim.cable.path, "--seconds", "0.5"])
-    out = capsys.readouterr().out
+    out, err = capsys.readouterr()
     assert status == 0, out
-    assert "kharbga-pico" in out and "checksum_failures 0" in out
+    lines = out.splitlines()
+    assert lines[0] == (f"board on {sim.cable.path}: kharbga-pico 0.2.0 (protocol 1), a 7x7 "
+                        "switch matrix, 49 LEDs, buttons: shared, attacker, defender")
+    assert lines[-1] == "all well" and err == ""
+    assert not re.search(r"DeviceInfo|\w=|[{}]|\(\)", out)  # no Python reprs
+
+
+def test_doctor_names_the_squares_at_fault_and_fails(
+    sim: FirmwareSim, capsys: pytest.CaptureFixture[str]
+) -> None:
+    sim.follow_real_time()
+    sim.set_occupancy(1 << 2)  # c1 closed on the empty board
+    sim.set_chatter(10, 3000)  # d2 bouncing every 3 ms
+    time.sleep(0.3)  # the firmware has read c1 before the doctor starts
+    status = main(["doctor", "--serial", sim.cable.path, "--seconds", "1"])
+    out = capsys.readouterr().out
+    assert status == 1, out
+    problems = out.splitlines()[4:]
+    assert problems[0] == "c1: closed throughout (a stuck switch, or a piece left on it)"
+    assert re.fullmatch(r"d2: chattering \(\d+ changes\)", problems[1]), out
+    assert problems[2:] == ["2 problem(s) found"]
+
+
+def test_doctor_follows_the_board_of_the_configuration(
+    micropython: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    five = tmp_path / "five.toml"
+    five.write_text('[board]\nvariant = "sabouiyya"\n')
+    with FirmwareSim(size=5, micropython=micropython) as sim:
+        sim.follow_real_time()
+        argv = ["doctor", "--serial", sim.cable.path, "--seconds", "0.3"]
+        refused = main(argv)
+        said = capsys.readouterr()
+        status = main([*argv, "--config", str(five)])
+        out = capsys.readouterr().out
+    assert refused == 1 and said.err == ""
+    assert said.out == (f"no handshake from a board on {sim.cable.path} within 5 s: firmware "
+                        "reads a 5x5 board, the host expects 7x7\n")
+    assert status == 0, out
+    assert "a 5x5 switch matrix, 25 LEDs" in out and out.endswith("all well\n")
