@@ -242,8 +242,8 @@ def test_an_empty_data_dir_is_refused(command: list[str],
     (["doctor", "--serial", "/dev/null", "--seconds", "-1"], "--seconds must be more than 0"),
     (["doctor", "--serial", "/dev/null", "--config", "{tmp}/none.toml"], "none.toml: "),
     (["doctor", "--serial", "/dev/null", "--config", "{tmp}/m37.toml"],
-     "the serial board: [gpio.mapping] is for the 37-point board, but variant kharbga is "
-     "played on the 7x7 board"),
+     "{tmp}/m37.toml: gpio.mapping: it is for the 37-point board, but variant kharbga is "
+     "played on the 7x7 board (the serial board)"),
     (["hall", "--config", "{tmp}/hall.toml"],
      "hall.toml: broadcast.ca_file: {tmp}/hall.toml holds no usable certificate"),
 ])
