@@ -8,6 +8,7 @@ import errno
 import logging
 import sys
 
+from . import datadir
 from .broadcast import BroadcastConfig
 from .config import Config
 from .hardware import Backend
@@ -21,18 +22,29 @@ def serve(config: Config, config_path: str | None = None,
           broadcast: BroadcastConfig | None = None) -> int:
     """Run until interrupted; returns the exit status.  (``config``
     carries every table of its file; ``config_path`` is not read again.)"""
-    from .hardware import needs_extra, open_backend
+    from .hardware import needs_extra
 
     with needs_extra("web", "the service"):
-        from aiohttp import web
+        import aiohttp  # noqa: F401 (the web extra, said before anything starts)
+
+    logging.basicConfig(level=logging.INFO, stream=sys.stderr,
+                        format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    held = datadir.hold(config.data_dir)  # one service a data directory
+    try:
+        return _serve(config, broadcast)
+    finally:
+        held.close()
+
+
+def _serve(config: Config, broadcast: BroadcastConfig | None) -> int:
+    from aiohttp import web
 
     from controller.board.config import start_url
 
     from .app import make_app
     from .board import BoardService
+    from .hardware import open_backend
 
-    logging.basicConfig(level=logging.INFO, stream=sys.stderr,
-                        format="%(asctime)s %(name)s %(levelname)s %(message)s")
     service = BoardService(config)
     try:
         backend = open_backend(config, service.now)

@@ -100,3 +100,35 @@ def test_sigkill_during_a_sixteen_soldiers_game_with_a_huff(tmp_path: Path) -> N
         assert [str(m) for m in record.game().moves] == [str(m) for m in game.moves]
     finally:
         server.stop()
+
+
+def test_a_second_service_on_the_same_games_refuses_to_start(tmp_path: Path) -> None:
+    """Two services on one data directory would each keep their own idea
+    of the game and write over the other's moves: the second refuses in
+    one line, and once the first is gone (even by SIGKILL) it may start."""
+    import subprocess
+    import sys
+
+    from server import free_port
+
+    first = Server(tmp_path / "data", "kharbga")
+    first.start()
+    pid = first.proc.pid if first.proc else 0
+    try:
+        second = subprocess.run(
+            [sys.executable, "-m", "controller", "run", "--config", str(first.config),
+             "--data-dir", str(first.data_dir), "--port", str(free_port())],
+            capture_output=True, text=True, timeout=60)
+    finally:
+        first.kill()
+    assert second.returncode == 2
+    assert second.stderr.strip().splitlines() == [
+        f"kharbga-board: the data directory {first.data_dir} is in use by another "
+        f"kharbga-board (process {pid}): stop it, or give "
+        "this one another --data-dir"]
+    again = Server(tmp_path / "data", "kharbga")
+    again.start()  # the lock went with the killed process
+    try:
+        assert again.get("/api/state")["variant"] == "kharbga"
+    finally:
+        again.stop()

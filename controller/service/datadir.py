@@ -1,0 +1,38 @@
+"""One service a data directory: :func:`hold` takes the directory's lock
+(``service.lock``, an ``flock`` the system drops when the process ends,
+however it ends), so a second ``kharbga-board run`` on the same games
+refuses to start rather than write over the first one's moves."""
+
+from __future__ import annotations
+
+import fcntl
+import os
+from pathlib import Path
+from typing import IO
+
+__all__ = ["LOCK_NAME", "hold"]
+
+LOCK_NAME = "service.lock"
+
+
+def hold(folder: str | Path) -> IO[str]:
+    """Lock ``folder`` for this process (created if missing) until the
+    returned file is closed; ``OSError`` in one line when another process
+    holds it."""
+    where = Path(folder)
+    where.mkdir(parents=True, exist_ok=True)
+    fh = open(where / LOCK_NAME, "a+", encoding="utf-8")  # noqa: SIM115 (held open)
+    try:
+        fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        fh.seek(0)
+        pid = fh.read().strip()
+        fh.close()
+        who = f" (process {pid})" if pid.isascii() and pid.isdigit() else ""
+        raise OSError(f"the data directory {where} is in use by another kharbga-board{who}: "
+                      "stop it, or give this one another --data-dir") from None
+    fh.seek(0)
+    fh.truncate()
+    fh.write(f"{os.getpid()}\n")
+    fh.flush()
+    return fh
