@@ -62,7 +62,8 @@ def _serve(config: Config, broadcast: BroadcastConfig | None) -> int:
     log.log(*compiled_note())
 
     def listening(_: str) -> None:  # told once the port is bound, not before
-        print(f"kharbga-board: {config.variant} on {backend.description} at {where}", flush=True)
+        variant = service.reconciler.game.variant.name  # a resumed game: its own
+        print(f"kharbga-board: {variant} on {backend.description} at {where}", flush=True)
 
     try:
         web.run_app(app, host=config.host, port=config.port, print=listening,

@@ -132,3 +132,26 @@ def test_a_second_service_on_the_same_games_refuses_to_start(tmp_path: Path) -> 
         assert again.get("/api/state")["variant"] == "kharbga"
     finally:
         again.stop()
+
+
+def test_the_start_line_names_the_resumed_game_s_variant(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    from server import free_port
+
+    first = Server(tmp_path / "data", "kharbga")
+    first.start()
+    first.post("/api/new", {"variant": "kharbga-refuge"})
+    first.stop()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "controller", "run", "--config", str(first.config),
+         "--data-dir", str(first.data_dir), "--port", str(free_port())],
+        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+    finally:
+        proc.kill()
+        proc.wait()
+    assert line.startswith("kharbga-board: kharbga-refuge on the simulated board at http://")

@@ -324,3 +324,31 @@ def test_the_page_takes_the_token_from_its_address(browser: Browser, tmp_path: P
         expect(_sq(pg, "c2").locator(".piece")).to_have_count(0)
     finally:
         server.stop()
+
+
+def test_a_new_game_on_the_simulated_board_offers_to_clear_it(
+        browser: Browser, tmp_path: Path) -> None:
+    """Another kharbga-family variant on the same board waits for it to be
+    cleared: the simulated board offers one button for what would be a
+    click a soldier."""
+    server = Server(tmp_path / "data", "kharbga")
+    server.start()
+    try:
+        game = Game.new("kharbga")
+        for token in ("@a1", "@b1", "@a7", "@b7"):
+            game.play(token)
+            _set(server, game)
+        pg = _page(browser, server.url)
+        expect(pg.locator("#sim-clear")).to_be_hidden()  # mid-game: no such offer
+        server.post("/api/new", {"variant": "kharbga-refuge"})
+        expect(pg.locator("#status")).to_contain_text("clear the board first")
+        expect(pg.locator("#sim-clear")).to_be_visible()
+        pg.screenshot(path=str(tmp_path / "clear-offered.png"))
+        pg.click("#sim-clear")
+        expect(pg.locator("#status")).to_have_text("Attacker: place a soldier (1 of 2)")
+        expect(pg.locator("#sim-clear")).to_be_hidden()
+        state = server.get("/api/state")
+        assert state["variant"] == "kharbga-refuge" and state["moves"] == []
+        assert set(state["sim_occ"]) == {"0"}
+    finally:
+        server.stop()

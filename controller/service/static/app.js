@@ -443,6 +443,10 @@ function render() {
   renderThinking();
   renderHajeb();
   $("#sim-help").hidden = state.sim_occ === null;
+  // Clearing by hand is a click a soldier: offered where the game asks for
+  // a cleared board (a new game waiting, a game over).
+  $("#sim-clear").hidden = state.sim_occ === null || !state.sim_occ.includes("1")
+    || !(state.waiting_clear || state.outcome);
   renderBoardHelp();
   // The exchange belongs to kharbga's rules only.
   $('[data-button="exchange"]').hidden = !state.exchange;
@@ -678,6 +682,9 @@ for (const b of document.querySelectorAll("[data-button]")) {
   });
 }
 $("#confirm-no").addEventListener("click", () => { $("#confirm").hidden = true; });
+$("#sim-clear").addEventListener("click", () => {
+  if (state && state.sim_occ) send("/api/sim/occupancy", {occ: "0".repeat(state.sim_occ.length)});
+});
 $("#draw-accept").addEventListener("click", () => send("/api/draw", {answer: "accept"}));
 $("#draw-decline").addEventListener("click", () => send("/api/draw", {answer: "decline"}));
 
