@@ -8,7 +8,7 @@ BIN = $(VENV)/bin
 STAMP_INSTALL = $(VENV)/.installed
 STAMP_TEST = $(VENV)/.installed-test
 
-.PHONY: install install-test browser broker run test bench arm-check clean
+.PHONY: install install-test install-pi install-camera browser broker run test bench arm-check clean
 
 install: $(STAMP_INSTALL)
 

@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from controller import __version__
-from controller.board.config import OneLineParser
+from controller.board.config import OneLineParser, install_hint
 
 PROG = "kharbga-board"
 
@@ -382,12 +382,15 @@ def _data_dir(text: str) -> str:
     return text
 
 
+def _variant_help() -> str:
+    from controller.rules import LEAP_VARIANTS, VARIANTS
+
+    names = ", ".join([v.name for v in VARIANTS] + [v.name for v in LEAP_VARIANTS])
+    return f"rules variant: {names} (default: {DEFAULT_VARIANT})"
+
+
 def _add_demo_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--variant",
-        default=DEFAULT_VARIANT,
-        help=f"rules variant (default: {DEFAULT_VARIANT})",
-    )
+    parser.add_argument("--variant", default=DEFAULT_VARIANT, help=_variant_help())
     parser.add_argument("--seed", type=int, default=None, help="random seed (default: none)")
     parser.add_argument(
         "--max-moves",
@@ -404,7 +407,7 @@ def _add_replay_parser(sub: Any) -> None:
     )
     rp.add_argument("log", metavar="LOG", help="sensor log (JSON Lines); - for standard input")
     rp.add_argument(
-        "--variant", default=DEFAULT_VARIANT, help=f"rules variant (default: {DEFAULT_VARIANT})"
+        "--variant", default=DEFAULT_VARIANT, help=_variant_help()
     )
     rp.add_argument(
         "--trace",
@@ -449,7 +452,7 @@ def _add_broadcast(run: argparse.ArgumentParser, sub: Any) -> None:
 def _add_run_and_hint(sub: Any) -> None:
     run = sub.add_parser("run", help="run the board service and its web page")
     run.add_argument("--board", help="sim, gpio, serial:PORT or camera:DEVICE (default: sim)")
-    run.add_argument("--variant", help=f"rules variant (default: {DEFAULT_VARIANT})")
+    run.add_argument("--variant", help=_variant_help())
     run.add_argument("--host", help="address of the web page (default: 127.0.0.1)")
     run.add_argument("--port", type=int, help="port of the web page (default: 8080)")
     run.add_argument("--data-dir", type=_data_dir, help="where games are stored (default: data)")
@@ -460,8 +463,8 @@ def _add_run_and_hint(sub: Any) -> None:
     _add_broadcast(run, sub)
 
     hp = sub.add_parser("hint", help="the engine's best move for a position")
-    hp.add_argument("--variant", default=DEFAULT_VARIANT, help="rules variant")
-    hp.add_argument("--position", required=True, help="position string (RULES.md)")
+    hp.add_argument("--variant", default=DEFAULT_VARIANT, help=_variant_help())
+    hp.add_argument("--position", required=True, help="position string (docs/rules.md)")
     hp.add_argument("--time", type=float, help="seconds to think, more than 0 and at most "
                     "600 (default: 0.9)")
     hp.add_argument("--level", type=int, help="playing level 1 (beginner) to 5 (full "
@@ -575,7 +578,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if root not in EXTRAS:
             raise
         print(f"{PROG}: this needs the Python module {root!r}, which is not installed: "
-              f"pip install 'kharbga-board[{EXTRAS[root]}]'", file=sys.stderr)
+              f"{install_hint(EXTRAS[root])}", file=sys.stderr)
         return 2
     except (ValueError, OSError) as exc:
         message = " ".join(str(exc).split()) or type(exc).__name__

@@ -217,8 +217,11 @@ def test_a_missing_library_is_named_with_its_extra(argv: list[str], module: str,
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           check=False)
     assert proc.returncode == 2
+    from controller.board.config import install_hint
+
     assert proc.stderr == (f"kharbga-board: this needs the Python module {module!r}, which is "
-                           f"not installed: pip install 'kharbga-board[{extra}]'\n")
+                           f"not installed: {install_hint(extra)}\n")
+    assert f".venv/bin/pip install -e '.[{extra}]'" in proc.stderr  # works in a checkout
 
 
 @pytest.mark.parametrize("command", [["games", "list"], ["run"]])

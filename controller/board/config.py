@@ -28,8 +28,20 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, NoReturn
 
-__all__ = ["ConfigError", "OneLineParser", "Table", "kind_of", "listen_failure", "local_caller",
-           "loopback_host", "read_toml", "start_url"]
+__all__ = ["ConfigError", "OneLineParser", "Table", "install_hint", "kind_of", "listen_failure",
+           "local_caller", "loopback_host", "read_toml", "start_url"]
+
+# The make targets that install an extra of pyproject.toml into .venv.
+MAKE_TARGETS = {"pi": "install-pi", "serial": "install-pi", "camera": "install-camera"}
+
+
+def install_hint(extra: str) -> str:
+    """How to install the optional libraries of ``extra`` (pyproject.toml)
+    into the checkout's ``.venv``, in words: ``make install-pi (or
+    .venv/bin/pip install -e '.[pi]')``."""
+    pip = f".venv/bin/pip install -e '.[{extra}]' in the checkout"
+    target = MAKE_TARGETS.get(extra)
+    return f"make {target} (or {pip})" if target else pip
 
 
 class OneLineParser(argparse.ArgumentParser):

@@ -39,6 +39,7 @@ from typing import Any, Protocol
 from gpiozero import GPIODevice, InputDevice  # type: ignore[import-untyped]
 from gpiozero.exc import BadPinFactory, PinFactoryFallback  # type: ignore[import-untyped]
 
+from controller.board.config import install_hint
 from controller.board.events import Button, Frame
 
 from .config_table import ConfigError, Table, check_pins
@@ -301,7 +302,7 @@ def no_pin_library(tried: list[str]) -> str:
     fallback warnings (``Falling back from lgpio: No module named 'lgpio'``)."""
     why = "; ".join(t.removeprefix("Falling back from ") for t in tried)
     return ("no GPIO pin library could be loaded" + (f" ({why})" if why else "") +
-            ": on a Raspberry Pi install the pi extra (pip install 'kharbga-board[pi]', "
+            f": on a Raspberry Pi install the pi libraries ({install_hint('pi')}, "
             "which brings lgpio) and run as a user of the gpio group; elsewhere play on "
             "--board sim or serial:PORT")
 

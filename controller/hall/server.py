@@ -31,7 +31,7 @@ from typing import Any
 
 from aiohttp import WSMsgType, web
 
-from controller.board.config import listen_failure
+from controller.board.config import install_hint, listen_failure
 
 from .model import Hall, HallBoard
 from .protocol import BroadcastConfig
@@ -279,7 +279,7 @@ def serve_hall(config: BroadcastConfig, host: str, port: int) -> int:
     try:
         import paho.mqtt.client  # noqa: F401
     except ImportError:
-        raise ValueError("the hall needs paho-mqtt: pip install 'kharbga-board[mqtt]'") from None
+        raise ValueError(f"the hall needs paho-mqtt: {install_hint('mqtt')}") from None
     logging.basicConfig(level=logging.INFO, stream=sys.stderr,
                         format="%(asctime)s %(name)s %(levelname)s %(message)s")
     server = HallServer(config, f"kharbga-hall-{socket.gethostname()}-{port}"[:64])

@@ -29,6 +29,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from controller.board.config import install_hint
 from controller.board.events import Button, Frame
 from controller.rules import find_any_variant
 
@@ -63,14 +64,14 @@ class MissingLibrary(ValueError):
 @contextmanager
 def needs_extra(extra: str, what: str) -> Iterator[None]:
     """Turn a missing module inside the block into :class:`MissingLibrary`:
-    ``the serial board needs pyserial (module 'serial'): pip install
-    'kharbga-board[serial]'``."""
+    ``the serial board needs the Python module 'serial': make install-pi
+    (or ...)`` (:func:`~controller.board.config.install_hint`)."""
     try:
         yield
     except ModuleNotFoundError as exc:
         module = exc.name or "a module"
         raise MissingLibrary(
-            f"{what} needs the Python module {module!r}: pip install 'kharbga-board[{extra}]'"
+            f"{what} needs the Python module {module!r}: {install_hint(extra)}"
         ) from None
 
 

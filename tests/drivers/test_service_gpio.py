@@ -117,4 +117,4 @@ def test_without_a_pin_library_the_board_says_why_in_one_line(tmp_path: Path) ->
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1 and "Warning" not in r.stderr, r.stderr
     assert lines[0].startswith("kharbga-board: no GPIO pin library could be loaded (")
-    assert "pip install 'kharbga-board[pi]'" in lines[0]
+    assert "make install-pi (or .venv/bin/pip install -e '.[pi]'" in lines[0]

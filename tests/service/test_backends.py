@@ -206,11 +206,11 @@ def test_a_missing_library_names_the_extra(
     _hide(monkeypatch, library, *ours)
     with pytest.raises(MissingLibrary) as err:
         open_backend(Config(board=board, camera_profile="p.json"), time.monotonic)
-    assert f"pip install 'kharbga-board[{extra}]'" in str(err.value)
+    assert f".venv/bin/pip install -e '.[{extra}]'" in str(err.value)
     status = main(["run", "--config", str(config), "--data-dir", str(tmp_path / "data")])
     out = capsys.readouterr().err
     assert status == 2 and out.count("\n") == 1
-    assert out.startswith("kharbga-board: the ") and f"kharbga-board[{extra}]" in out
+    assert out.startswith("kharbga-board: the ") and f"'.[{extra}]'" in out
 
 
 def test_a_serial_board_with_more_leds_than_the_handshake_carries_is_refused(
