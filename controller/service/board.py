@@ -38,6 +38,7 @@ from .boardview import (
     with_options,
 )
 from .config import Config
+from .keeper import Keeper
 from .simboard import RequestError, SimBoard
 from .store import Store, resumable
 
@@ -60,6 +61,7 @@ class BoardService:
         self.clock = clock
         self._t0 = clock()
         self.store = Store(config.data_dir, config.sensor_log_limit)
+        self.keeper = Keeper(self.store, str(config.data_dir), self.now)
         self.settings = Settings(settle=config.settle, error_delay=config.error_delay)
         # Every start of the service has its own identity: a page that saw
         # another one takes the state as new whatever its version.
@@ -253,18 +255,14 @@ class BoardService:
             else:
                 self.gid = self.store.new_game(rec.game, *self.players, self.game_settings())
             self._sensor_lines.append(self._board_line())
-        if update.played or update.undone or update.new_game:
-            self.store.sync(self.gid, rec.game)
-        if rec.game.outcome is not None:
-            stored = self.store.get(self.gid)
-            if stored is not None and stored.finished is None:
-                self.store.finish(self.gid, rec.game)
+        flush = bool(self._sensor_lines) and bool(update.played or update.undone or self._log_now
+                                                  or len(self._sensor_lines) >= 200)
+        if (update.played or update.undone or update.new_game or flush
+                or rec.game.outcome is not None or self.keeper.due()):
+            self.keeper.keep(self.gid, rec.game, self._sensor_lines, flush)
         if update.hint_requested and rec.game.outcome is None:
             self.hint_wanted = True
         self._want_computer()
-        if self._sensor_lines and (update.played or update.undone or self._log_now
-                                   or len(self._sensor_lines) >= 200):
-            self._flush_log()
         self._log_now = False
         answer = computer_draw_answer(rec.game, self.computer, self.draw_offer)
         if answer is not None:  # the computer answers an offer at once
@@ -561,6 +559,7 @@ class BoardService:
             else str(self.reconciler.expected),
             "broker": self.broker,
             "sensor_problem": self.sensor_problem,
+            "record_problem": self.keeper.problem,
             "options": format_any_options(g.variant),
             "hajeb": hajeb,
             "ponder": self.ponder,

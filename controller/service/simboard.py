@@ -9,6 +9,7 @@ instead of putting the earlier board back over the new game.
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Sequence
 
 from controller.rules import AnyGame
@@ -83,7 +84,10 @@ class SimBoard:
 
     def _keep(self, occ: str) -> str:
         self.occ = occ
-        self.store.set_value("sim_occ", occ)  # the simulated board keeps its pieces
+        try:
+            self.store.set_value("sim_occ", occ)  # the simulated board keeps its pieces
+        except (sqlite3.Error, OSError):
+            pass  # the pieces stand all the same; the game's own write says the failure
         return occ
 
     def set_up(self, game: AnyGame) -> None:

@@ -405,6 +405,10 @@ function renderSensor() {
   el.hidden = !state.sensor_problem;
   el.textContent = state.sensor_problem ? `The board is not being read: ${state.sensor_problem}. ` +
     "Moves made meanwhile are read when it is back." : "";
+  // The archive cannot be written (a full disk, a read-only card).
+  const rec = $("#record-problem");
+  rec.hidden = !state.record_problem;
+  rec.textContent = state.record_problem ? `Not saved: ${state.record_problem}.` : "";
 }
 
 // The MQTT broadcast link (kharbga-board run --broker), when there is one.

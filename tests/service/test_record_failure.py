@@ -1,0 +1,79 @@
+"""A board whose archive cannot be written (the disk full, here SQLite's
+own page limit on the real file): the board goes on, the page says the
+moves are not saved and why, and every move is written once it can be."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from controller.board.events import Frame
+from controller.rules import Game
+from controller.service.board import BoardService
+from controller.service.config import Config
+from controller.service.store import Store
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.t = 100.0
+
+    def __call__(self) -> float:
+        return self.t
+
+
+def _bits(game: Game) -> int:
+    a, d = game.bitboards()
+    return a | d
+
+
+def test_a_full_disk_is_said_and_the_moves_are_written_when_it_frees(tmp_path: Path) -> None:
+    clock = Clock()
+    service = BoardService(Config(data_dir=tmp_path, board="gpio", settle=0.05,
+                                  error_delay=0.3), clock)
+    game = Game.new("kharbga")
+
+    def place(*tokens: str) -> None:
+        for token in tokens:
+            game.play(token)
+            clock.t += 0.5
+            service.feed(Frame(service.now(), _bits(game)))
+            clock.t += 0.5
+            service.tick()
+
+    place("@a1", "@b1")
+    db = service.store.db
+    pages = db.execute("PRAGMA page_count").fetchone()[0]
+    db.execute(f"PRAGMA max_page_count = {pages + 8}")  # a few pages more, then "disk full"
+    n = 0
+    for sql in ("INSERT INTO actions (game_id, ply, token, t) VALUES (?, 0, ?, 0)",
+                "INSERT INTO kv VALUES (?, ?)"):
+        for size in (200, 20, 1):  # every free byte of the tables the game writes taken
+            with pytest.raises(sqlite3.OperationalError, match="full"):
+                while True:
+                    n += 1
+                    with db:
+                        db.execute(sql, (-n if "actions" in sql else f"filler{n}", "x" * size))
+    place("@a7", "@b7", "@c1", "@d1", "@c7", "@d7", "@e1", "@f1")
+    state = service.state()
+    assert state["moves"] == [str(m) for m in game.moves]  # the board goes on
+    words = state["record_problem"]
+    assert words is not None and words.startswith("the game is not being saved (")
+    assert "full" in words and str(tmp_path) in words
+    stored = Store(tmp_path)
+    kept = stored.get(service.gid)
+    assert kept is not None and len(kept.actions) < len(game.moves)  # not on disk yet
+    stored.close()
+    with db:  # space again
+        db.execute("DELETE FROM actions WHERE game_id < 0")
+        db.execute("DELETE FROM kv WHERE key LIKE 'filler%'")
+    db.execute("PRAGMA max_page_count = 1073741823")
+    clock.t += 1.5
+    service.tick()
+    assert service.state()["record_problem"] is None
+    service.close()
+    again = BoardService(Config(data_dir=tmp_path, board="gpio"), clock)
+    assert again.state()["moves"] == [str(m) for m in game.moves]  # nothing lost
+    again.close()
