@@ -182,39 +182,11 @@ def _cmd_games(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from controller.service.config import load_config
-    from controller.service.store import Store
+    from controller.service.games_command import games_command
 
     config = load_config(args.config)
     data_dir = Path(args.data_dir) if args.data_dir else config.data_dir
-    if not (data_dir / "games.sqlite3").exists():
-        raise ValueError(f"no games stored in {data_dir}")
-    store = Store(data_dir)
-    try:
-        if args.action == "list":
-            for g in store.list_games():
-                state = g["result"] if g["finished"] else "playing"
-                print(f"{g['id']:5d}  {g['created']}  {g['variant']:15s} "
-                      f"{g['attacker']} - {g['defender']}  {state}  ({g['actions']} actions)")
-            return 0
-        if args.id is None or not args.id.isdigit():
-            raise ValueError(f"games {args.action} needs a game id (see: games list)")
-        gid = int(args.id)
-        if store.get(gid) is None:
-            raise ValueError(f"no game {gid} in {data_dir}")
-        if args.action == "log":  # replayable: header first, times never going back
-            for line in store.replayable_log(gid):
-                print(line)
-        elif args.action == "show":
-            stored = store.get(gid)
-            assert stored is not None
-            game = stored.game()
-            print(store.record_text(gid), end="")
-            print(f"position: {game.position()}")
-        else:
-            sys.stdout.write(store.record_text(gid))
-        return 0
-    finally:
-        store.close()
+    return games_command(args.action, args.id, data_dir)
 
 
 def _cmd_hint(args: argparse.Namespace) -> int:

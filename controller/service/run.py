@@ -42,10 +42,14 @@ def _serve(config: Config, broadcast: BroadcastConfig | None) -> int:
     from controller.board.config import start_url
 
     from .app import make_app
+    from .archive import archive_errors
     from .board import BoardService
     from .hardware import open_backend
 
-    service = BoardService(config)
+    # Damage the opening did not meet (in the pages of the games the
+    # board resumes) is told as the opening tells it: the file, the fix.
+    with archive_errors(config.data_dir / "games.sqlite3"):
+        service = BoardService(config)
     try:
         backend = open_backend(config, service.now)
     except BaseException:

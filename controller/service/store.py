@@ -23,6 +23,7 @@ from controller.rules import AnyGame, AnyVariant, find_any_variant
 from controller.rules.leap_factory import apply_any_options, format_any_options
 from controller.rules.record import Record
 
+from .archive import WRITABLE, ArchiveError, columns, open_read_only, open_writable, ro_uri
 from .boardview import board_view
 
 log = logging.getLogger("kharbga.store")
@@ -110,29 +111,40 @@ def resumable(stored: StoredGame) -> AnyGame | None:
 class Store:
     """The game archive in ``data_dir/games.sqlite3``."""
 
-    def __init__(self, data_dir: Path, sensor_log_limit: int = 200_000) -> None:
-        data_dir.mkdir(parents=True, exist_ok=True)
+    def __init__(self, data_dir: Path, sensor_log_limit: int = 200_000, *,
+                 read_only: bool = False) -> None:
+        """Open (or start) the archive to write; ``read_only``: open an
+        existing archive only to read it, never changing the file (on a
+        read-only medium too: then :attr:`note` may say what it hides)."""
         self.path = data_dir / "games.sqlite3"
         self.sensor_log_limit = sensor_log_limit
-        self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
-        self.db.execute("PRAGMA journal_mode=WAL")
-        self.db.execute("PRAGMA synchronous=FULL")
-        self.db.executescript(SCHEMA)
-        columns = {r[1] for r in self.db.execute("PRAGMA table_info(games)")}
-        if "settings" not in columns:  # archives from before settings were kept
-            self.db.execute("ALTER TABLE games ADD COLUMN settings TEXT")
-        # The raw sensor log on a connection of its own that does not sync
-        # every write (WAL, synchronous=NORMAL): frames come 100 times a
-        # second, and a lost tail of raw log costs no recorded move.
-        self.log_db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
-        self.log_db.execute("PRAGMA synchronous=NORMAL")
+        self.note: str | None = None
+        if read_only:
+            self.db, self.note = open_read_only(self.path)
+            self.log_db = self.db
+        else:
+            try:
+                data_dir.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise ArchiveError(f"cannot make the data directory {data_dir} "
+                                   f"({(exc.strerror or str(exc)).lower()}): {WRITABLE}") from None
+            self.db = open_writable(self.path, SCHEMA)
+            # The raw sensor log on a connection of its own that does not
+            # sync every write (WAL, synchronous=NORMAL): frames come 100
+            # times a second, and a lost tail of raw log costs no recorded move.
+            self.log_db = sqlite3.connect(self.path, isolation_level=None,
+                                          check_same_thread=False)
+            self.log_db.execute("PRAGMA synchronous=NORMAL")
+        # Archives from before settings were kept, read without adding it.
+        self._settings = "settings" if "settings" in columns(self.db, "games") else "NULL"
         self._local = threading.local()
         self._views: dict[int, bytes] = {}  # finished games for the viewer (final)
         self._stored: dict[int, list[str]] = {}
         self._sensor_seq: dict[int, int] = {}
 
     def close(self) -> None:
-        self.log_db.close()
+        if self.log_db is not self.db:
+            self.log_db.close()
         self.db.close()
 
     # -- games ---------------------------------------------------------
@@ -215,7 +227,7 @@ class Store:
         db = self.db if db is None else db
         row = db.execute(
             "SELECT id, variant, options, start, attacker, defender, created, finished, result, "
-            "termination, settings FROM games WHERE id=?", (gid,)).fetchone()
+            f"termination, {self._settings} FROM games WHERE id=?", (gid,)).fetchone()
         if row is None:
             return None
         acts = db.execute(
@@ -238,8 +250,7 @@ class Store:
         the writer, and the writer's connection stays on its thread)."""
         db: sqlite3.Connection | None = getattr(self._local, "db", None)
         if db is None:
-            db = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True,
-                                 check_same_thread=False)
+            db = sqlite3.connect(ro_uri(self.path), uri=True, check_same_thread=False)
             self._local.db = db
         return db
 

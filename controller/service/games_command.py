@@ -1,0 +1,52 @@
+"""``kharbga-board games``: list, show, export and log the archive's games.
+
+The archive is only read (:class:`Store` ``read_only``): on a backup stick
+too, and a file that is not an archive of ours is refused, never changed.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from .archive import archive_errors
+from .store import Store
+
+__all__ = ["games_command"]
+
+
+def games_command(action: str, gid_text: str | None, data_dir: Path) -> int:
+    """Run ``games ACTION [ID]`` on the archive of ``data_dir``."""
+    store = Store(data_dir, read_only=True)
+    if store.note:
+        print(f"kharbga-board: {store.note}", file=sys.stderr)
+    try:
+        with archive_errors(store.path):
+            _games(store, action, gid_text, data_dir)
+        return 0
+    finally:
+        store.close()
+
+
+def _games(store: Store, action: str, gid_text: str | None, data_dir: Path) -> None:
+    if action == "list":
+        for g in store.list_games():
+            state = g["result"] if g["finished"] else "playing"
+            print(f"{g['id']:5d}  {g['created']}  {g['variant']:15s} "
+                  f"{g['attacker']} - {g['defender']}  {state}  ({g['actions']} actions)")
+        return
+    if gid_text is None or not gid_text.isdigit():
+        raise ValueError(f"games {action} needs a game id (see: games list)")
+    gid = int(gid_text)
+    stored = store.get(gid)
+    if stored is None:
+        raise ValueError(f"no game {gid} in {data_dir}")
+    if action == "log":  # replayable: header first, times never going back
+        for line in store.replayable_log(gid):
+            print(line)
+    elif action == "show":
+        game = stored.game()
+        print(store.record_text(gid), end="")
+        print(f"position: {game.position()}")
+    else:
+        sys.stdout.write(store.record_text(gid))

@@ -1,0 +1,233 @@
+"""The archive file, ``DATA_DIR/games.sqlite3``: the ``games`` commands only
+read it (never change it, read it on a read-only medium, refuse another
+program's SQLite file), and a file the board cannot use (damaged, not a
+database, a directory, on a read-only medium) is told in one line naming
+it and what to do, and left where it is."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from server import free_port
+
+from controller.cli import main
+from controller.rules import Game
+from controller.service.store import Store
+
+READ_COMMANDS = [["list"], ["show", "1"], ["export", "1"], ["log", "1"]]
+RECOVER = "move it aside to start a new archive; its games may be recovered with sqlite3's .recover"
+
+
+def _archive(data: Path, *names: str) -> None:
+    """An archive with a game of a placement for each name, all of it in
+    the main file (no WAL left)."""
+    store = Store(data)
+    for name in names:
+        game = Game.new("kharbga")
+        gid = store.new_game(game, name, "Youssef")
+        game.play("@e4")
+        store.sync(gid, game)
+        store.append_sensor(gid, ['{"t": 0.0, "occ": "' + "0" * 49 + '"}'] * 200)
+    store.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    store.close()
+
+
+def _files(folder: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir()) if p.is_file()}
+
+
+def _games(data: Path, *argv: str, capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    status = main(["games", *argv, "--data-dir", str(data)])
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+@pytest.mark.parametrize("tables", [
+    ["CREATE TABLE photos (id INTEGER PRIMARY KEY, path TEXT)"],
+    ["CREATE TABLE games (id INTEGER PRIMARY KEY, name TEXT, score INT)",
+     "INSERT INTO games VALUES (1, 'chess', 3)"],
+], ids=["another-program", "a-games-table-not-ours"])
+def test_reading_commands_refuse_another_programs_file_and_never_change_it(
+        tables: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "games.sqlite3"
+    db = sqlite3.connect(path)
+    for sql in tables:
+        db.execute(sql)
+    db.commit()
+    db.close()
+    before = _files(tmp_path)
+    for argv in READ_COMMANDS:
+        assert _games(tmp_path, *argv, capsys=capsys) == (
+            2, "", f"kharbga-board: {path} is not a kharbga-board archive (no games table of "
+                   "ours)\n"), argv
+    assert _files(tmp_path) == before  # no tables added, not switched to WAL, no -wal left
+    db = sqlite3.connect(path)
+    assert db.execute("PRAGMA journal_mode").fetchone() == ("delete",)
+    db.close()
+
+
+def test_a_missing_or_empty_archive_has_no_games_recorded(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    none = tmp_path / "none"
+    assert _games(none, "list", capsys=capsys) == (
+        2, "", f"kharbga-board: no games recorded in {none} (no games.sqlite3 there)\n")
+    assert not none.exists()  # reading makes no folder
+    (tmp_path / "games.sqlite3").touch()
+    assert _games(tmp_path, "show", "1", capsys=capsys) == (
+        2, "", f"kharbga-board: no games recorded in {tmp_path} ({tmp_path}/games.sqlite3 is "
+               "empty)\n")
+    assert _files(tmp_path) == {"games.sqlite3": b""}
+
+
+def test_an_archive_from_before_game_settings_is_read_as_it_is(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _archive(tmp_path, "Amel")
+    db = sqlite3.connect(tmp_path / "games.sqlite3")
+    db.execute("ALTER TABLE games DROP COLUMN settings")
+    db.close()
+    before = (tmp_path / "games.sqlite3").read_bytes()
+    status, out, err = _games(tmp_path, "show", "1", capsys=capsys)
+    assert (status, err) == (0, "") and '[Attacker "Amel"]' in out
+    # Not added by reading.  (SQLite may leave its empty WAL and shared
+    # memory beside a WAL archive it read: they are not the archive.)
+    assert (tmp_path / "games.sqlite3").read_bytes() == before
+
+
+@pytest.fixture
+def read_only() -> Iterator[Callable[[Path], Path]]:
+    """The folder given, seen where nothing can be written: a read-only
+    bind mount for root (whom file modes do not stop), or the folder and
+    its files made read-only for anyone else."""
+    mounts: list[Path] = []
+    modes: list[Path] = []
+
+    def seal(folder: Path) -> Path:
+        if os.geteuid() == 0:
+            view = folder.with_name(folder.name + "-ro")
+            view.mkdir()
+            for cmd in (["mount", "--bind", str(folder), str(view)],
+                        ["mount", "-o", "remount,bind,ro", str(view)]):
+                if subprocess.run(cmd, capture_output=True, check=False).returncode:
+                    if cmd[1] != "--bind":
+                        subprocess.run(["umount", str(view)], check=False)
+                    pytest.skip("no read-only bind mount here (root, without the right to mount)")
+                if cmd[1] == "--bind":
+                    mounts.append(view)
+        else:
+            view = folder
+            for p in folder.iterdir():
+                p.chmod(0o444)
+            folder.chmod(0o555)
+            modes.append(folder)
+        with pytest.raises(OSError):
+            (view / "probe").touch()
+        return view
+
+    yield seal
+    for view in mounts:
+        subprocess.run(["umount", str(view)], check=True)
+    for folder in modes:
+        folder.chmod(0o755)
+
+
+@pytest.mark.parametrize("wal", ["none", "with-shm", "without-shm"])
+def test_an_archive_on_a_read_only_medium_is_read(
+        wal: str, read_only: Callable[[Path], Path], tmp_path: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """A backup stick: a clean archive; a copy taken while the board ran
+    (its WAL and shared memory beside it: the WAL's game is read); a copy
+    without the shared memory (SQLite cannot read that WAL without writing:
+    the main file is read, and a note says what is left out)."""
+    stick = tmp_path / "stick"
+    _archive(stick, "Amel")
+    if wal != "none":
+        running = Store(stick)  # a second game, left in the WAL
+        running.new_game(Game.new("kharbga"), "Later", "Youssef")
+        copy = _files(stick)
+        running.close()
+        for name, data in copy.items():
+            if not (wal == "without-shm" and name.endswith("-shm")):
+                (stick / name).write_bytes(data)
+    view = read_only(stick)
+    before = _files(view)
+    status, out, err = _games(view, "list", capsys=capsys)
+    assert status == 0 and "Amel - Youssef  playing  (1 actions)" in out
+    assert ("Later - Youssef" in out) == (wal == "with-shm")
+    if wal == "without-shm":
+        assert err == (f"kharbga-board: {view}/games.sqlite3-wal holds the archive's last "
+                       "changes, which cannot be read where nothing can be written: they are "
+                       f"left out (copy {view} to a writable place to see them)\n")
+    else:
+        assert err == ""
+    status, out, _ = _games(view, "export", "1", capsys=capsys)
+    assert status == 0 and '[Attacker "Amel"]' in out
+    assert _files(view) == before
+
+
+def _run(data: Path) -> subprocess.CompletedProcess[str]:
+    """``run`` on ``data`` (one that is refused returns at once)."""
+    return subprocess.run(
+        [sys.executable, "-m", "controller", "run", "--board", "sim", "--port",
+         str(free_port()), "--data-dir", str(data)],
+        capture_output=True, text=True, timeout=60, check=False)
+
+
+def _damage(data: Path, kind: str) -> str:
+    """``data``'s archive damaged as ``kind``; the line that tells it."""
+    path = data / "games.sqlite3"
+    if kind == "directory":
+        path.mkdir(parents=True)
+        return f"{path} is a directory, not the archive: move it aside to start a new archive"
+    _archive(data, "Amel", "Nadia")
+    whole = path.read_bytes()
+    if kind == "truncated":
+        path.write_bytes(whole[:12000])
+        return f"{path} is damaged (database disk image is malformed): {RECOVER}"
+    if kind == "garbage":
+        path.write_bytes(bytes((i * 7919 + 13) % 251 for i in range(50_000)))
+        return (f"{path} is damaged or not a SQLite file (file is not a database): move it "
+                "aside to start a new archive")
+    # The games table's page overwritten: the file opens, the damage is
+    # met when the board reads the game to resume.
+    db = sqlite3.connect(path)
+    (root,) = db.execute("SELECT rootpage FROM sqlite_master WHERE name='games'").fetchone()
+    (size,) = db.execute("PRAGMA page_size").fetchone()
+    db.close()
+    path.write_bytes(whole[:(root - 1) * size] + b"\xff" * size + whole[root * size:])
+    return f"{path} is damaged (database disk image is malformed): {RECOVER}"
+
+
+@pytest.mark.parametrize("kind", ["truncated", "garbage", "directory", "games-page"])
+def test_a_damaged_archive_is_told_with_its_file_and_what_to_do(
+        kind: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    said = _damage(tmp_path, kind)
+    before = _files(tmp_path)
+    r = _run(tmp_path)
+    assert (r.returncode, r.stdout, r.stderr) == (2, "", f"kharbga-board: {said}\n")
+    assert _files(tmp_path) == before  # left where it is, as it is
+    if kind != "directory":  # (read, a directory is refused in its own words)
+        assert _games(tmp_path, "show", "1", capsys=capsys) == (2, "", f"kharbga-board: {said}\n")
+
+
+def test_an_archive_that_cannot_be_written_stops_the_board_in_words(
+        read_only: Callable[[Path], Path], tmp_path: Path) -> None:
+    stick = tmp_path / "stick"
+    _archive(stick, "Amel")
+    (stick / "empty").mkdir()
+    view = read_only(stick)
+    why = (f"{view} is on a read-only file system" if os.geteuid() == 0
+           else f"no permission to write in {view}")
+    fix = "the board records every move there; give a writable data directory (--data-dir)"
+    r = _run(view)
+    assert (r.returncode, r.stdout, r.stderr) == (
+        2, "", f"kharbga-board: {view}/games.sqlite3 cannot be written ({why}): {fix}\n")
+    r = _run(view / "empty")
+    assert (r.returncode, r.stdout) == (2, "")
+    assert r.stderr == (f"kharbga-board: {view}/empty/games.sqlite3 cannot be written "
+                        f"({why.replace(str(view), f'{view}/empty')}): {fix}\n")
