@@ -178,6 +178,45 @@ def test_games_archive_commands(tmp_path: Path, capsys: pytest.CaptureFixture[st
     assert capsys.readouterr().err == f"kharbga-board: no game {huge} in {tmp_path}\n"
 
 
+@pytest.mark.parametrize("gid", ["\u00b2", "\u0663", "1\u00b9", "-1", "1.0"])
+def test_a_game_id_is_ascii_digits(gid: str, tmp_path: Path,
+                                   capsys: pytest.CaptureFixture[str]) -> None:
+    from controller.service.store import Store
+
+    store = Store(tmp_path)
+    for _ in range(3):  # "\u0663" (Arabic-Indic three) is not game 3
+        store.new_game(Game.new("kharbga"), "A", "D")
+    store.close()
+    assert main(["games", "show", gid, "--data-dir", str(tmp_path)]) == 2
+    assert capsys.readouterr() == ("", "kharbga-board: games show needs a game id (see: games "
+                                       "list)\n")
+
+
+def test_a_date_out_of_range_is_shown_unknown(tmp_path: Path,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    """One game's date edited out of range: the listing still lists them
+    all, that date as "?", and its record has an unknown Date."""
+    import sqlite3
+
+    from controller.service.store import Store
+
+    store = Store(tmp_path)
+    for name in ("Amel", "Nadia"):
+        store.new_game(Game.new("kharbga"), name, "D")
+    store.close()
+    db = sqlite3.connect(tmp_path / "games.sqlite3")
+    with db:
+        db.execute("UPDATE games SET created=1e300 WHERE id=1")
+    db.close()
+    assert main(["games", "list", "--data-dir", str(tmp_path)]) == 0
+    out, err = capsys.readouterr()
+    lines = out.splitlines()
+    assert err == "" and len(lines) == 2 and "Nadia - D" in lines[0]
+    assert lines[1].startswith("    1  ?  kharbga ") and "Amel - D" in lines[1]
+    assert main(["games", "export", "1", "--data-dir", str(tmp_path)]) == 0
+    assert '[Date "????.??.??"]' in capsys.readouterr().out
+
+
 def test_replay_via_firmware_follows_the_configured_mapping(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """``--config`` gives the firmware its board's wiring (the dark squares

@@ -35,7 +35,8 @@ def _games(store: Store, action: str, gid_text: str | None, data_dir: Path) -> N
             print(f"{g['id']:5d}  {g['created']}  {g['variant']:15s} "
                   f"{g['attacker']} - {g['defender']}  {state}  ({g['actions']} actions)")
         return
-    if gid_text is None or not gid_text.isdigit():
+    # ASCII digits only: int() would also read "٣" as 3, and isdigit() takes "²".
+    if gid_text is None or not (gid_text.isascii() and gid_text.isdigit()):
         raise ValueError(f"games {action} needs a game id (see: games list)")
     gid = int(gid_text)
     stored = store.get(gid)

@@ -316,7 +316,7 @@ class Store:
                 return str(row[0])
         g = game if game is not None else stored.game()
         tags = {"Attacker": stored.attacker, "Defender": stored.defender,
-                "Date": time.strftime("%Y.%m.%d", time.localtime(stored.created)),
+                "Date": _date(stored.created, "%Y.%m.%d", "????.??.??"),
                 "Board": "sensor", "GameId": str(gid)}
         clocks = _turn_clocks(g, stored.times)
         return str(Record.from_game(g, tags, clocks))
@@ -434,5 +434,10 @@ def _actions_in(token: str) -> int:
     return token.count("-") + token.count("x")
 
 
-def _date(t: float) -> str:
-    return time.strftime("%Y-%m-%d %H:%M", time.localtime(t))
+def _date(t: float, form: str = "%Y-%m-%d %H:%M", unknown: str = "?") -> str:
+    """The local time ``t`` as ``form``; ``unknown`` for a time that is
+    none (out of range, not a number: an archive edited by hand)."""
+    try:
+        return time.strftime(form, time.localtime(t))
+    except (OverflowError, OSError, ValueError, TypeError):
+        return unknown
