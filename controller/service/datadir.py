@@ -15,13 +15,17 @@ __all__ = ["LOCK_NAME", "hold"]
 LOCK_NAME = "service.lock"
 
 
-def hold(folder: str | Path) -> IO[str]:
+def hold(folder: str | Path) -> IO[str] | None:
     """Lock ``folder`` for this process (created if missing) until the
     returned file is closed; ``OSError`` in one line when another process
-    holds it."""
+    holds it.  None when the folder cannot be written at all: the archive's
+    opening then refuses it in its own words (archive.py)."""
     where = Path(folder)
-    where.mkdir(parents=True, exist_ok=True)
-    fh = open(where / LOCK_NAME, "a+", encoding="utf-8")  # noqa: SIM115 (held open)
+    try:
+        where.mkdir(parents=True, exist_ok=True)
+        fh = open(where / LOCK_NAME, "a+", encoding="utf-8")  # noqa: SIM115 (held open)
+    except OSError:
+        return None
     try:
         fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError:

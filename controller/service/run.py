@@ -33,7 +33,8 @@ def serve(config: Config, config_path: str | None = None,
     try:
         return _serve(config, broadcast)
     finally:
-        held.close()
+        if held is not None:
+            held.close()
 
 
 def _serve(config: Config, broadcast: BroadcastConfig | None) -> int:
