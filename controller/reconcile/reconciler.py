@@ -214,6 +214,15 @@ class Reconciler:
             self._lift = self._explainer.lift(g, r, self._turn)
         return action
 
+    @property
+    def pending(self) -> tuple[bool, bool, int | None]:
+        """What the game's actions do not hold: exchange flags raised, a draw offered."""
+        return self._turn.flags[0], self._turn.flags[1], self._table.draw_offer
+
+    def restore(self, pending: tuple[bool, bool, int | None]) -> None:
+        """:attr:`pending` as it was when the service stopped (a resumed game)."""
+        self._turn.flags[:], self._table.draw_offer = [pending[0], pending[1]], pending[2]
+
     def decline_draw(self) -> None:
         """The draw offered is declined: a press by the other side is a
         new offer, not an agreement."""

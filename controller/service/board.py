@@ -95,6 +95,8 @@ class BoardService:
                 self._ids[id(g)] = other.id
         self.reconciler = Reconciler(game=game, settings=self.settings, saved=saved,
                                      keep_finished=False)
+        # A resumed game: an exchange flag raised, a draw offered, as they were.
+        self.reconciler.restore(self.keeper.resumed_pending(self.gid))
         # A resumed game: the first frame may show its last captures still
         # standing (the players had not taken them off when it stopped).
         self._resume_check = bool(game.moves)
@@ -108,7 +110,8 @@ class BoardService:
         self.hint_move: str | None = None
         self.hint_squares: list[str] = []
         self.computer_wanted = False
-        self.draw_offer: str | None = None
+        offer = self.reconciler.pending[2]  # a draw offered before a restart
+        self.draw_offer: str | None = None if offer is None else SIDES[offer]
         self.draw_note: str | None = None  # a draw declined, in words, until the next move
         # A new game started with pieces on the board waits for it to be
         # cleared (or set up as the game's start) before it reads moves.
@@ -193,6 +196,7 @@ class BoardService:
             self.reconciler = Reconciler(game=rec.game, settings=self.settings,
                                          saved=rec.saved, keep_finished=False,
                                          standing=standing)
+            self.reconciler.restore(rec.pending)
 
     def _feed_waiting(self, event: Frame | Button) -> Update:
         """A new game waits for the cleared board (or its start position):
@@ -257,9 +261,9 @@ class BoardService:
             self._sensor_lines.append(self._board_line())
         flush = bool(self._sensor_lines) and bool(update.played or update.undone or self._log_now
                                                   or len(self._sensor_lines) >= 200)
-        if (update.played or update.undone or update.new_game or flush
-                or rec.game.outcome is not None or self.keeper.due()):
-            self.keeper.keep(self.gid, rec.game, self._sensor_lines, flush)
+        if (update.played or update.undone or update.new_game or flush or self.keeper.due()
+                or rec.game.outcome is not None or self.keeper.pending != (self.gid, rec.pending)):
+            self.keeper.keep(self.gid, rec.game, self._sensor_lines, flush, rec.pending)
         if update.hint_requested and rec.game.outcome is None:
             self.hint_wanted = True
         self._want_computer()

@@ -7,7 +7,9 @@ program) does not stop the board: the moves stay in memory, the failure is
 said in words for the page (:attr:`Keeper.problem`: the moves shown are
 not saved yet, and why) and logged once, and the same write is tried again
 every :data:`RETRY` seconds until it goes through, when everything held
-back is written and the words go."""
+back is written and the words go.  What a game's actions do not hold (an
+exchange flag raised, a draw offered) is kept beside them, so a game
+resumed after a crash has them too."""
 
 from __future__ import annotations
 
@@ -19,11 +21,13 @@ from controller.rules import AnyGame
 
 from .store import Store
 
-__all__ = ["RETRY", "Keeper"]
+__all__ = ["PENDING", "RETRY", "Keeper", "Pending"]
 
 log = logging.getLogger("kharbga.store")
 
 RETRY = 1.0  # seconds between attempts after a failed write
+PENDING = "pending"  # the store's key for what a game's actions do not hold
+Pending = tuple[bool, bool, int | None]  # exchange flags per side, the side offering a draw
 
 
 class Keeper:
@@ -35,16 +39,40 @@ class Keeper:
         self.now = now
         self.problem: str | None = None
         self._retry_at = 0.0
+        self.pending: tuple[int, Pending] = (0, (False, False, None))  # as last stored
+
+    def resumed_pending(self, gid: int) -> Pending:
+        """What game ``gid`` had pending when the service stopped (nothing
+        for another game, or a value not of this program's making)."""
+        value = self.store.get_value(PENDING)
+        if not isinstance(value, dict) or value.get("game") != gid:
+            return False, False, None
+        flags, draw = value.get("flags"), value.get("draw")
+        if not (isinstance(flags, list) and len(flags) == 2
+                and all(isinstance(f, bool) for f in flags)):
+            flags = [False, False]
+        if draw not in (0, 1) or isinstance(draw, bool):
+            draw = None
+        pending: Pending = (flags[0], flags[1], draw)
+        self.pending = (gid, pending)
+        return pending
 
     def due(self) -> bool:
         """Is a failed write to be tried again now?"""
         return self.problem is not None and self.now() >= self._retry_at
 
-    def keep(self, gid: int, game: AnyGame, lines: list[str], flush: bool) -> None:
-        """Store ``game`` as game ``gid`` (finished when it is over) and,
-        with ``flush``, the sensor ``lines`` (emptied once written)."""
+    def keep(self, gid: int, game: AnyGame, lines: list[str], flush: bool,
+             pending: Pending = (False, False, None)) -> None:
+        """Store ``game`` as game ``gid`` (finished when it is over), what
+        its actions do not hold (``pending``: the exchange flags raised, the
+        side offering a draw; :func:`resumed_pending`) and, with ``flush``,
+        the sensor ``lines`` (emptied once written)."""
         try:
             self.store.sync(gid, game)
+            if (gid, pending) != self.pending:
+                self.store.set_value(PENDING, {"game": gid, "flags": list(pending[:2]),
+                                               "draw": pending[2]})
+                self.pending = (gid, pending)
             if game.outcome is not None:
                 stored = self.store.get(gid)
                 if stored is not None and stored.finished is None:

@@ -77,3 +77,58 @@ def test_a_full_disk_is_said_and_the_moves_are_written_when_it_frees(tmp_path: P
     again = BoardService(Config(data_dir=tmp_path, board="gpio"), clock)
     assert again.state()["moves"] == [str(m) for m in game.moves]  # nothing lost
     again.close()
+
+
+KHARBGA_MOVING = "......./......./..D..../.A.A.../....D../......./A...... d m - 7"
+
+
+def test_an_exchange_flag_and_a_draw_offer_outlive_a_crash(tmp_path: Path) -> None:
+    """The service stopped without a word (nothing written at its end):
+    the resumed game still has the Defender's exchange flag raised and the
+    draw offered, so the next step is the flagged one and the other side's
+    press of Draw agrees."""
+    clock = Clock()
+    game = Game.from_position("kharbga", KHARBGA_MOVING)
+
+    def start() -> BoardService:
+        service = BoardService(Config(data_dir=tmp_path, board="gpio", settle=0.05,
+                                      error_delay=0.3), clock)
+        clock.t += 0.5
+        service.feed(Frame(service.now(), _bits(game)))
+        clock.t += 0.5
+        service.tick()
+        return service
+
+    first = start()
+    first.new_game("kharbga", position=KHARBGA_MOVING)
+    clock.t += 0.5
+    first.feed(Frame(first.now(), _bits(game)))
+    clock.t += 0.5
+    first.tick()
+    first.press("exchange", "defender")
+    first.press("draw", "attacker")
+    first.tick()
+    assert "exchange flag raised" in first.state()["status"]
+    assert first.state()["draw_offer"] == "attacker"
+    # No close(): as after a power cut.
+    second = start()
+    state = second.state()
+    assert "exchange flag raised" in state["status"], state["status"]
+    assert state["draw_offer"] == "attacker"
+    game.play("c5-c4=")
+    clock.t += 0.5
+    second.feed(Frame(second.now(), _bits(game)))
+    clock.t += 0.5
+    second.tick()
+    assert second.state()["moves"][-1] == "c5-c4="
+    assert second.state()["draw_offer"] is None  # a move lets an offer lapse
+    second.press("draw", "defender")  # the Defender offers now; power cut again
+    second.tick()
+    third = start()
+    assert third.state()["draw_offer"] == "defender"
+    third.press("draw", "attacker")
+    third.tick()
+    outcome = third.state()["outcome"]
+    assert outcome is not None and outcome["winner"] is None  # agreed
+    for service in (third, second, first):
+        service.close()
