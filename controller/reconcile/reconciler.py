@@ -60,6 +60,7 @@ class _Table:
     draw_offer: int | None = None  # the side offering
     hint: int = 0  # squares lit until the board changes
     setup: bool = False  # a leap game's soldiers being set up, until the board first fits
+    resumed: bool = False  # a game resumed, until the board first shows it: no takeback
 
 
 class Reconciler:
@@ -83,6 +84,7 @@ class Reconciler:
         saved: Iterable[AnyGame] = (),
         keep_finished: bool = True,
         standing: int = 0,
+        resumed: bool = False,
     ) -> None:
         self.variant = find_any_variant(variant) if game is None else game.variant
         self.settings = settings or Settings()
@@ -97,7 +99,7 @@ class Reconciler:
             self._turn.pending = captured_last_turn(self._timeline, standing)
         self._readings = Readings()
         self._mismatch = Mismatch()
-        self._table = _Table(setup=_set_up_first(self.game))
+        self._table = _Table(setup=_set_up_first(self.game), resumed=resumed)
         self._report = _Report()
         self._lift: tuple[int, int] | None = None  # soldier in the hand, its targets
         self._deferred: list[Candidate] = []  # unproven explanations of the last reading
@@ -224,8 +226,7 @@ class Reconciler:
         self._turn.flags[:], self._table.draw_offer = [pending[0], pending[1]], pending[2]
 
     def decline_draw(self) -> None:
-        """The draw offered is declined: a press by the other side is a
-        new offer, not an agreement."""
+        """The draw offered is declined: the other side's press is a new offer."""
         self._table.draw_offer = None
 
     def set_hint(self, squares: list[str]) -> None:
@@ -411,7 +412,7 @@ class Reconciler:
     def _ok(self, r: Frame) -> None:
         self._turn.pending.keep(r.occupied)
         self._mismatch.clear()
-        self._table.setup = False
+        self._table.setup = self._table.resumed = False
 
     def _resolve(self, deferred: list[Candidate], r: Frame) -> bool:
         """Does an unproven explanation of the last reading, followed by
@@ -473,7 +474,7 @@ class Reconciler:
     def _takeback(self, r: Frame) -> bool:
         """The board is back at an earlier position of this game: undo to it."""
         k = self._timeline.takeback_point(r)
-        if k is None:
+        if k is None or self._table.resumed:  # after a restart: a board not set up yet
             return False
         while len(self._timeline.boards) > k + 1:
             self._pop()

@@ -93,8 +93,10 @@ class BoardService:
                     continue
                 saved.append(g)
                 self._ids[id(g)] = other.id
+        # A resumed game is taken back by no reading until the board has
+        # shown it (a board packed away reads empty, not the start).
         self.reconciler = Reconciler(game=game, settings=self.settings, saved=saved,
-                                     keep_finished=False)
+                                     keep_finished=False, resumed=bool(game.moves))
         # A resumed game: an exchange flag raised, a draw offered, as they were.
         self.reconciler.restore(self.keeper.resumed_pending(self.gid))
         # A resumed game: the first frame may show its last captures still
@@ -195,7 +197,7 @@ class BoardService:
         if standing and occupied == a | d | standing:
             self.reconciler = Reconciler(game=rec.game, settings=self.settings,
                                          saved=rec.saved, keep_finished=False,
-                                         standing=standing)
+                                         standing=standing, resumed=True)
             self.reconciler.restore(rec.pending)
 
     def _feed_waiting(self, event: Frame | Button) -> Update:

@@ -132,3 +132,35 @@ def test_an_exchange_flag_and_a_draw_offer_outlive_a_crash(tmp_path: Path) -> No
     assert outcome is not None and outcome["winner"] is None  # agreed
     for service in (third, second, first):
         service.close()
+
+
+def test_a_board_packed_away_during_a_restart_takes_no_placement_back(tmp_path: Path) -> None:
+    """In the setting phase a cleared board is a takeback to the start, but
+    not before a resumed game's board has shown it once: after a restart
+    an empty reading is a board still to set up, and the placements stay."""
+    clock = Clock()
+    config = Config(data_dir=tmp_path, board="gpio", settle=0.05, error_delay=0.3)
+    game = Game.new("kharbga")
+
+    def show(service: BoardService, occupied: int) -> None:
+        clock.t += 0.5
+        service.feed(Frame(service.now(), occupied))
+        clock.t += 0.5
+        service.tick()
+
+    first = BoardService(config, clock)
+    for token in ("@a1", "@b1", "@a7", "@b7"):
+        game.play(token)
+        show(first, _bits(game))
+    assert first.state()["moves"] == ["@a1", "@b1", "@a7", "@b7"]
+    second = BoardService(config, clock)  # a restart; the board was put away
+    show(second, 0)
+    state = second.state()
+    assert state["moves"] == ["@a1", "@b1", "@a7", "@b7"]
+    assert {state["leds"].get(s) for s in ("a1", "b1", "a7", "b7")} == {"error"}
+    show(second, _bits(game))  # set up again: the game goes on
+    assert second.state()["moves"] == ["@a1", "@b1", "@a7", "@b7"]
+    show(second, 0)  # and now clearing it is the takeback it always was
+    assert second.state()["moves"] == []
+    for service in (second, first):
+        service.close()
