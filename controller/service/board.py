@@ -93,11 +93,10 @@ class BoardService:
                     continue
                 saved.append(g)
                 self._ids[id(g)] = other.id
-        # A resumed game is taken back by no reading until the board has
-        # shown it (a board packed away reads empty, not the start).
+        # A resumed game: no takeback before the board shows it (one packed
+        # away reads empty); an exchange flag raised, a draw offered, as they were.
         self.reconciler = Reconciler(game=game, settings=self.settings, saved=saved,
                                      keep_finished=False, resumed=bool(game.moves))
-        # A resumed game: an exchange flag raised, a draw offered, as they were.
         self.reconciler.restore(self.keeper.resumed_pending(self.gid))
         # A resumed game: the first frame may show its last captures still
         # standing (the players had not taken them off when it stopped).
