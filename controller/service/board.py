@@ -63,8 +63,7 @@ class BoardService:
         self.store = Store(config.data_dir, config.sensor_log_limit)
         self.keeper = Keeper(self.store, str(config.data_dir), self.now)
         self.settings = Settings(settle=config.settle, error_delay=config.error_delay)
-        # Every start of the service has its own identity: a page that saw
-        # another one takes the state as new whatever its version.
+        # Each start has its own identity: a page takes its state as new.
         self.server_id = secrets.token_hex(8)
         # The game's settings (stored with it): the players' own names, the
         # side the computer plays and its seconds a move.
