@@ -40,6 +40,7 @@ class Keeper:
         self.problem: str | None = None
         self._retry_at = 0.0
         self.pending: tuple[int, Pending] = (0, (False, False, None))  # as last stored
+        self._finished = 0  # the game last seen finished in the store
 
     def resumed_pending(self, gid: int) -> Pending:
         """What game ``gid`` had pending when the service stopped (nothing
@@ -62,7 +63,7 @@ class Keeper:
         return self.problem is not None and self.now() >= self._retry_at
 
     def keep(self, gid: int, game: AnyGame, lines: list[str], flush: bool,
-             pending: Pending = (False, False, None)) -> None:
+             pending: Pending) -> None:
         """Store ``game`` as game ``gid`` (finished when it is over), what
         its actions do not hold (``pending``: the exchange flags raised, the
         side offering a draw; :func:`resumed_pending`) and, with ``flush``,
@@ -73,10 +74,11 @@ class Keeper:
                 self.store.set_value(PENDING, {"game": gid, "flags": list(pending[:2]),
                                                "draw": pending[2]})
                 self.pending = (gid, pending)
-            if game.outcome is not None:
-                stored = self.store.get(gid)
+            if game.outcome is not None and gid != self._finished:
+                stored = self.store.get(gid)  # once, not at every tick after the end
                 if stored is not None and stored.finished is None:
                     self.store.finish(gid, game)
+                self._finished = gid
             if flush and lines:
                 self.store.append_sensor(gid, lines)
                 lines.clear()

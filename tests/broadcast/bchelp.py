@@ -161,6 +161,15 @@ class Proxy:
         self.restore()
 
 
+def keep_screenshots(folder: Path) -> None:
+    """Copy the hall's screenshots in ``folder`` to ``$KHARBGA_SCREENSHOTS``
+    (a folder to keep them in), when it is set."""
+    shots = os.environ.get("KHARBGA_SCREENSHOTS")
+    if shots:
+        for png in folder.glob("hall*.png"):
+            shutil.copy(png, Path(shots) / png.name)
+
+
 def http_get(url: str) -> Any:
     with urllib.request.urlopen(url, timeout=5) as r:
         body = r.read()

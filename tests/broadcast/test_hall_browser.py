@@ -5,12 +5,10 @@ opened large, all games downloaded as one KGN file."""
 
 from __future__ import annotations
 
-import os
-import shutil
 import threading
 from pathlib import Path
 
-from bchelp import Broker, hall, turn_texts, wait_until
+from bchelp import Broker, hall, keep_screenshots, turn_texts, wait_until
 from chromium import launch, require_chromium
 from playwright.sync_api import expect, sync_playwright
 
@@ -82,10 +80,7 @@ def test_twenty_boards_on_the_hall_page(tmp_path: Path) -> None:
     finally:
         h.stop()
         broker.stop()
-        shots = os.environ.get("KHARBGA_SCREENSHOTS")  # a folder to keep them in
-        for png in tmp_path.glob("hall*.png"):
-            if shots:
-                shutil.copy(png, Path(shots) / png.name)
+        keep_screenshots(tmp_path)
 
 
 def test_board_page_shows_the_broker_link(tmp_path: Path) -> None:

@@ -6,11 +6,9 @@ them."""
 
 from __future__ import annotations
 
-import os
-import shutil
 from pathlib import Path
 
-from bchelp import Broker, hall, turn_texts, wait_until
+from bchelp import Broker, hall, keep_screenshots, turn_texts, wait_until
 from chromium import launch, require_chromium
 from playwright.sync_api import expect, sync_playwright
 
@@ -64,7 +62,4 @@ def test_leap_boards_on_the_hall_page(tmp_path: Path) -> None:
     finally:
         h.stop()
         broker.stop()
-        shots = os.environ.get("KHARBGA_SCREENSHOTS")
-        for png in tmp_path.glob("hall*.png"):
-            if shots:
-                shutil.copy(png, Path(shots) / png.name)
+        keep_screenshots(tmp_path)

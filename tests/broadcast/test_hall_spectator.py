@@ -6,12 +6,10 @@ board that went quiet said to be so."""
 
 from __future__ import annotations
 
-import os
-import shutil
 from pathlib import Path
 from typing import Any
 
-from bchelp import Broker, Player, board, hall, random_game, wait_until
+from bchelp import Broker, Player, board, hall, keep_screenshots, random_game, wait_until
 from chromium import launch, require_chromium
 from playwright.sync_api import Page, expect, sync_playwright
 
@@ -102,10 +100,7 @@ def test_a_spectator_reads_the_hall(tmp_path: Path) -> None:
         b.stop()
         h.stop()
         broker.stop()
-        shots = os.environ.get("KHARBGA_SCREENSHOTS")  # a folder to keep them in
-        for png in tmp_path.glob("hall*.png"):
-            if shots:
-                shutil.copy(png, Path(shots) / png.name)
+        keep_screenshots(tmp_path)
 
 
 def _check_card(page: Page, turns: list[str]) -> None:
