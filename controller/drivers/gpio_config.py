@@ -31,7 +31,7 @@ from controller.board.config import read_toml
 from .buttons import ButtonConfig
 from .config_table import ConfigError, Table, write_changes
 from .gpio_matrix import MatrixConfig
-from .mapping import BoardMapping
+from .mapping import BoardMapping, for_board
 from .ws2812 import LedConfig
 
 __all__ = ["GpioConfig", "ConfigError", "for_board", "load_config", "save_config"]
@@ -104,19 +104,6 @@ def loads(text: str) -> GpioConfig:
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"not valid TOML ({exc})") from None
     return GpioConfig.from_table(doc.get("gpio"))
-
-
-def for_board(table: Mapping[str, object] | None,
-              board: str | None) -> Mapping[str, object] | None:
-    """The ``[gpio]`` table ``table`` for a game on ``board`` ("5x5",
-    "37-point", ...; None: as it is): a ``[gpio.mapping]`` that names no
-    board (nor ``size``) becomes that board's stock mapping."""
-    if board is None or not isinstance(table, Mapping | None):
-        return table  # from_table says what is wrong with it
-    given = (table or {}).get("mapping", {})
-    if isinstance(given, Mapping) and not {"board", "size"} & set(given):
-        return {**(table or {}), "mapping": {**given, "board": board}}
-    return table
 
 
 def load_config(path: str | Path, *, missing_ok: bool = False,

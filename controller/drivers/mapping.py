@@ -47,6 +47,7 @@ __all__ = [
     "BoardMapping",
     "ConfigError",
     "FILES",
+    "for_board",
     "parse_square",
     "points",
     "square_name",
@@ -491,3 +492,17 @@ class BoardMapping:
         if self.leds:
             out["leds"] = list(self.leds)
         return out
+
+
+def for_board(table: Mapping[str, object] | None,
+              board: str | None) -> Mapping[str, object] | None:
+    """The ``[gpio]`` table ``table`` for a game on ``board`` ("5x5",
+    "37-point", ...; None: as it is): a ``[gpio.mapping]`` that names no
+    board (nor ``size``) becomes that board's stock mapping.  One that
+    names a board is left as it is: its reader refuses another board."""
+    if board is None or not isinstance(table, Mapping | None):
+        return table  # the table's reader says what is wrong with it
+    given = (table or {}).get("mapping", {})
+    if isinstance(given, Mapping) and not {"board", "size"} & set(given):
+        return {**(table or {}), "mapping": {**given, "board": board}}
+    return table

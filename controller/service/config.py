@@ -43,10 +43,10 @@ board uses it, with the same error type and the file's name.
 from __future__ import annotations
 
 import ipaddress
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from controller.board.config import ConfigError, Table, read_toml
 from controller.reconcile.settings import timing_problem
@@ -58,6 +58,8 @@ if TYPE_CHECKING:
     from controller.drivers.ws2812 import LedConfig
 
 __all__ = ["Config", "ConfigError", "load_config"]
+
+_T = TypeVar("_T")
 
 SECTIONS = ("board", "web", "players", "storage", "camera", "gpio", "broadcast")
 # The command-line option that sets each field.
@@ -113,30 +115,41 @@ class Config:
         is played on ("5x5", "37-point", ..): a ``[gpio.mapping]`` that
         names no board is that board's stock mapping, and one that names
         another board is refused."""
-        from controller.drivers.gpio_config import GpioConfig, for_board
+        from controller.drivers.gpio_config import GpioConfig
 
-        try:
-            config = GpioConfig.from_table(for_board(self.gpio_table, board))
-        except ConfigError as exc:
-            raise self._in_file(exc) from None
-        if board is not None and config.mapping.board != board:
-            raise self._in_file(ConfigError(
-                f"it is for the {config.mapping.board} board, but variant {self.variant} "
-                f"is played on the {board} board", "gpio.mapping"))
+        config = self._read(GpioConfig.from_table, board)
+        self._same_board(config.mapping, board, "")
         return config
 
-    def serial_leds(self) -> tuple[BoardMapping, LedConfig]:
+    def serial_leds(self, board: str | None = None) -> tuple[BoardMapping, LedConfig]:
         """The square-to-LED map and the LED colours of ``[gpio]``, for a
-        board on the serial link (no GPIO library needed)."""
+        board on the serial link (no GPIO library needed); ``board`` as
+        in :meth:`gpio`."""
         from controller.drivers.mapping import BoardMapping
         from controller.drivers.ws2812 import LedConfig
 
-        try:
-            t = Table(self.gpio_table, "gpio")
+        def read(table: Mapping[str, object] | None) -> tuple[BoardMapping, LedConfig]:
+            t = Table(table, "gpio")
             return (BoardMapping.from_table(t.sub("mapping").data),
                     LedConfig.from_table(t.sub("leds").data))
+
+        mapping, leds = self._read(read, board)
+        self._same_board(mapping, board, " (the serial board)")
+        return mapping, leds
+
+    def _read(self, read: Callable[[Mapping[str, object] | None], _T], board: str | None) -> _T:
+        from controller.drivers.mapping import for_board
+
+        try:
+            return read(for_board(self.gpio_table, board))
         except ConfigError as exc:
             raise self._in_file(exc) from None
+
+    def _same_board(self, mapping: BoardMapping, board: str | None, which: str) -> None:
+        if board is not None and mapping.board != board:
+            raise self._in_file(ConfigError(
+                f"it is for the {mapping.board} board, but variant {self.variant} "
+                f"is played on the {board} board{which}", "gpio.mapping"))
 
     def _in_file(self, exc: ConfigError) -> ConfigError:
         return exc.in_file(self.source) if self.source else exc

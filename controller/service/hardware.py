@@ -24,7 +24,7 @@ import math
 import queue
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -357,22 +357,9 @@ def serial_mapping(config: Config, board: str) -> tuple[Any, Any]:
     (a board name of a sensor log: "7x7", "37-point", ..): ``[gpio.mapping]``,
     or the stock mapping of ``board`` when that table names no board; a
     mapping of another board is refused in one line."""
-    from controller.drivers.mapping import BoardMapping
     from controller.drivers.protocol import NO_LED
 
-    mapping, leds = config.serial_leds()
-    if mapping.board != board:
-        given = (config.gpio_table or {}).get("mapping")
-        table = dict(given) if isinstance(given, Mapping) else {}
-        if "board" in table or "size" in table:
-            where = f"{config.source}: " if config.source else ""
-            raise ValueError(
-                f"{where}gpio.mapping: it is for the {mapping.board} board, but "
-                f"variant {config.variant} is played on the {board} board (the serial board)")
-        try:
-            mapping = BoardMapping.from_table({**table, "board": board})
-        except ValueError as exc:
-            raise ValueError(f"the serial board on the {board} board: {exc}") from None
+    mapping, leds = config.serial_leds(board)
     if mapping.led_count > NO_LED:  # one byte an LED index in the handshake
         where = f"{config.source}: " if config.source else ""
         raise ValueError(

@@ -127,3 +127,15 @@ def test_pondering_is_on_unless_the_file_says_off(tmp_path: Path) -> None:
     assert load_config(path).ponder is True
     path.write_text("[players]\nponder = false\n", encoding="utf-8")
     assert load_config(path).ponder is False
+
+
+def test_the_serial_and_gpio_boards_read_a_mapping_for_the_game_alike() -> None:
+    """A ``[gpio.mapping]`` naming no board is the game's board's stock
+    mapping on both paths; one naming another board is refused on both."""
+    c = Config(variant="sabouiyya", gpio_table={"mapping": {"a1": "r4c0"}})
+    mapping, _ = c.serial_leds("5x5")
+    assert (mapping.board, mapping.a1, mapping.squares) == ("5x5", "r4c0", 25)
+    other = Config(variant="sabouiyya", gpio_table={"mapping": {"board": "7x7"}})
+    with pytest.raises(ConfigError, match=r"^gpio\.mapping: it is for the 7x7 board, but "
+                       r"variant sabouiyya is played on the 5x5 board \(the serial board\)$"):
+        other.serial_leds("5x5")
