@@ -14,6 +14,7 @@ import secrets
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from functools import partial
 from typing import Any
 
 from controller.board.sensorlog import BUTTONS, Button, Frame, format_event
@@ -79,7 +80,7 @@ class BoardService:
             self._load_settings(active.settings, (active.attacker, active.defender))
         else:
             game = make_game(config.variant)
-            self.gid = self.store.new_game(game, *self.players, self.game_settings())
+            self.gid = self.keeper.new_game(game, *self.players, self.game_settings())
         # The engine's children: hints, the computer's moves, pondering.
         self.advice = Advice(self.ponder)
         # Games put aside unfinished (board cleared): resumed when set up again.
@@ -154,6 +155,10 @@ class BoardService:
         return {"names": list(self.names), "computer": self.computer, "think": self.think,
                 "level": self.level, "ponder": self.ponder}
 
+    def _rename(self) -> None:
+        self.keeper.later(partial(self.store.rename, self.gid, *self.players,
+                                  self.game_settings()))
+
     def _load_settings(self, stored: dict[str, object], shown: tuple[str, str]) -> None:
         """The settings a stored game was played with (games stored before
         settings were kept: their recorded names, no computer)."""
@@ -203,7 +208,7 @@ class BoardService:
         frames until then are not moves."""
         if isinstance(event, Frame) and event.occupied == self._start_occupied():
             self.waiting_clear = False
-            self.store.set_value("waiting_clear", None)
+            self.keeper.later(partial(self.store.set_value, "waiting_clear", None))
             self._sensor_lines.append(format_event(event, self.squares))
             update = self.reconciler.feed(event)
             self._after(update)
@@ -227,7 +232,7 @@ class BoardService:
 
     def _flush_log(self) -> None:
         if self._sensor_lines:
-            self.store.append_sensor(self.gid, self._sensor_lines)
+            self.keeper.later(partial(self.store.append_sensor, self.gid, self._sensor_lines))
             self._sensor_lines = []
 
     def tick(self) -> Update:
@@ -244,11 +249,10 @@ class BoardService:
             # the next game's log starts with the board as it is now.
             self._flush_log()
             for old in update.finished:
-                gid = self._ids.pop(id(old), self.gid)
-                self.store.sync(gid, old)
-                self.store.finish(gid, old)
+                self.keeper.later(partial(self.store.finish, self._ids.pop(id(old), self.gid),
+                                          old))
             for old in update.saved:  # put aside unfinished: kept as it is
-                self.store.sync(self.gid, old)
+                self.keeper.later(partial(self.store.sync, self.gid, old))
                 self._ids[id(old)] = self.gid
             if update.resumed is not None:
                 self.gid = self._ids.pop(id(update.resumed))
@@ -257,7 +261,7 @@ class BoardService:
                     self._load_settings(stored.settings, (stored.attacker, stored.defender))
                     self.advice.set_ponder(self.ponder)
             else:
-                self.gid = self.store.new_game(rec.game, *self.players, self.game_settings())
+                self.gid = self.keeper.new_game(rec.game, *self.players, self.game_settings())
             self._sensor_lines.append(self._board_line())
         flush = bool(self._sensor_lines) and bool(update.played or update.undone or self._log_now
                                                   or len(self._sensor_lines) >= 200)
@@ -310,7 +314,7 @@ class BoardService:
         self.think = self.think if seconds is None else float(seconds)
         self.computer = None if side is None else str(side)
         self.reconciler.expect(None)
-        self.store.rename(self.gid, *self.players, self.game_settings())
+        self._rename()
         self._want_computer()
         self._publish(self.reconciler.tick(self.now()))
 
@@ -358,7 +362,7 @@ class BoardService:
             raise RequestError('"on" must be true or false')
         self.ponder = on
         self.advice.set_ponder(on)
-        self.store.rename(self.gid, *self.players, self.game_settings())
+        self._rename()
         self._publish(self.reconciler.tick(self.now()))
 
     def show_hint(self, marker: int, game: AnyGame, squares: list[str], move: str = "") -> None:
@@ -431,9 +435,7 @@ class BoardService:
                                       ("defender", defender, self.names[1])):
             names.append(default if value is None else check_name(label, value) or default)
         old = self.reconciler.game
-        if old.moves and old.outcome is None:
-            self.store.sync(self.gid, old)
-        self.store.finish(self.gid, old)
+        self.keeper.later(partial(self.store.finish, self.gid, old))
         if self.simulated and (game.geometry.name != old.geometry.name
                                or game.phase == "moving"):
             # The simulated board: another board starts empty; a game that
@@ -441,7 +443,7 @@ class BoardService:
             self.sim.set_up(game)
         self._flush_log()
         self.names = (names[0], names[1])
-        self.gid = self.store.new_game(game, *self.players, self.game_settings())
+        self.gid = self.keeper.new_game(game, *self.players, self.game_settings())
         self.squares = game.geometry.size
         # Games put aside earlier stay resumable (the board set up as one).
         saved = [g for g in self.reconciler.saved if g.variant == v]
@@ -453,7 +455,8 @@ class BoardService:
         a, d = game.bitboards()
         # Pieces left on the board are not the new game's first moves.
         self.waiting_clear = self._occupied != a | d
-        self.store.set_value("waiting_clear", self.gid if self.waiting_clear else None)
+        self.keeper.later(partial(self.store.set_value, "waiting_clear",
+                                  self.gid if self.waiting_clear else None))
         if self.simulated:
             self.feed(Frame.from_occ(self.now(), self.sim.occ))
         else:

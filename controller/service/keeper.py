@@ -7,7 +7,12 @@ program) does not stop the board: the moves stay in memory, the failure is
 said in words for the page (:attr:`Keeper.problem`: the moves shown are
 not saved yet, and why) and logged once, and the same write is tried again
 every :data:`RETRY` seconds until it goes through, when everything held
-back is written and the words go.  What a game's actions do not hold (an
+back is written and the words go.  The other writes of a change of game
+(the old game finished or put aside, the new one created under an id
+known at once: :meth:`Store.reserve_id`) and of the players' names are
+held back alike (:meth:`Keeper.later`), in order, before the game's own,
+so a failure in the middle of a change never writes a game under
+another's id.  What a game's actions do not hold (an
 exchange flag raised, a draw offered) is kept beside them, so a game
 resumed after a crash has them too."""
 
@@ -16,6 +21,7 @@ from __future__ import annotations
 import logging
 import sqlite3
 from collections.abc import Callable
+from functools import partial
 
 from controller.rules import AnyGame
 
@@ -41,6 +47,7 @@ class Keeper:
         self._retry_at = 0.0
         self.pending: tuple[int, Pending] = (0, (False, False, None))  # as last stored
         self._finished = 0  # the game last seen finished in the store
+        self._backlog: list[Callable[[], object]] = []  # writes held back, in order
 
     def resumed_pending(self, gid: int) -> Pending:
         """What game ``gid`` had pending when the service stopped (nothing
@@ -62,12 +69,37 @@ class Keeper:
         """Is a failed write to be tried again now?"""
         return self.problem is not None and self.now() >= self._retry_at
 
+    def later(self, *steps: Callable[[], object]) -> None:
+        """Writes to the store, done in order: now, or once the archive
+        can be written again (after those held back before them)."""
+        self._backlog.extend(steps)
+        self._drain()
+
+    def new_game(self, game: AnyGame, attacker: str, defender: str,
+                 settings: dict[str, object]) -> int:
+        """A new game's id, its row written now or once it can be."""
+        gid = self.store.reserve_id()
+        self.later(partial(self.store.new_game, game, attacker, defender, settings, gid))
+        return gid
+
+    def _drain(self) -> bool:
+        while self._backlog:
+            try:
+                self._backlog[0]()
+            except (sqlite3.Error, OSError) as exc:
+                self._failed("the archive", exc)
+                return False
+            del self._backlog[0]
+        return True
+
     def keep(self, gid: int, game: AnyGame, lines: list[str], flush: bool,
              pending: Pending) -> None:
         """Store ``game`` as game ``gid`` (finished when it is over), what
         its actions do not hold (``pending``: the exchange flags raised, the
         side offering a draw; :func:`resumed_pending`) and, with ``flush``,
         the sensor ``lines`` (emptied once written)."""
+        if not self._drain():  # the game's row may be among them
+            return
         try:
             self.store.sync(gid, game)
             if (gid, pending) != self.pending:
@@ -83,14 +115,17 @@ class Keeper:
                 self.store.append_sensor(gid, lines)
                 lines.clear()
         except (sqlite3.Error, OSError) as exc:
-            why = " ".join(str(exc).split()) or type(exc).__name__
-            if self.problem is None:
-                log.error("game %s cannot be written to %s: %s", gid, self.where, why)
-            self.problem = (f"the game is not being saved ({why}): the moves shown since are "
-                            f"kept in memory and written once {self.where} can be written "
-                            "again (a full disk? a read-only card?)")
-            self._retry_at = self.now() + RETRY
+            self._failed(f"game {gid}", exc)
             return
         if self.problem is not None:
             log.info("game %s is written to %s again", gid, self.where)
             self.problem = None
+
+    def _failed(self, what: str, exc: Exception) -> None:
+        why = " ".join(str(exc).split()) or type(exc).__name__
+        if self.problem is None:
+            log.error("%s cannot be written to %s: %s", what, self.where, why)
+        self.problem = (f"the game is not being saved ({why}): the moves shown since are "
+                        f"kept in memory and written once {self.where} can be written "
+                        "again (a full disk? a read-only card?)")
+        self._retry_at = self.now() + RETRY

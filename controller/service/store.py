@@ -141,6 +141,7 @@ class Store:
         self._views: dict[int, bytes] = {}  # finished games for the viewer (final)
         self._stored: dict[int, list[str]] = {}
         self._sensor_seq: dict[int, int] = {}
+        self._next_id = 1
 
     def close(self) -> None:
         if self.log_db is not self.db:
@@ -149,13 +150,23 @@ class Store:
 
     # -- games ---------------------------------------------------------
 
+    def reserve_id(self) -> int:
+        """The id the next new game is written under, known before it is
+        written (one writer to an archive: the service's lock)."""
+        row = self.db.execute("SELECT max(id) FROM games").fetchone()
+        self._next_id = max(self._next_id, int(row[0] or 0) + 1)
+        self._next_id += 1
+        return self._next_id - 1
+
     def new_game(self, game: AnyGame, attacker: str, defender: str,
-                 settings: dict[str, object] | None = None) -> int:
+                 settings: dict[str, object] | None = None, gid: int | None = None) -> int:
+        """Write a new game (as ``gid``, from :meth:`reserve_id`; by default
+        the next id) and return its id."""
         cur = self.db.execute(
-            "INSERT INTO games (variant, options, start, attacker, defender, created, settings) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (game.variant.name, format_any_options(game.variant), game.start_position, attacker,
-             defender, time.time(), json.dumps(settings or {})),
+            "INSERT INTO games (id, variant, options, start, attacker, defender, created, "
+            "settings) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (gid, game.variant.name, format_any_options(game.variant), game.start_position,
+             attacker, defender, time.time(), json.dumps(settings or {})),
         )
         gid = int(cur.lastrowid or 0)
         self._stored[gid] = []

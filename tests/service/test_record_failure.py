@@ -164,3 +164,64 @@ def test_a_board_packed_away_during_a_restart_takes_no_placement_back(tmp_path: 
     assert second.state()["moves"] == []
     for service in (second, first):
         service.close()
+
+
+def test_a_new_game_while_the_archive_cannot_be_written_mixes_no_games(tmp_path: Path) -> None:
+    """New game pressed while the card is read-only: the new game starts at
+    once, the old one is finished and the new one written under an id of
+    its own once the archive can be written again; the computer's side
+    chosen meanwhile is kept too. Before, the change failed half-way and
+    the new game's moves were later written over the old game's."""
+    clock = Clock()
+    service = BoardService(Config(data_dir=tmp_path, board="gpio", settle=0.05,
+                                  error_delay=0.3), clock)
+    first_id = service.gid
+    game = Game.new("kharbga")
+
+    def place(*tokens: str) -> None:
+        for token in tokens:
+            game.play(token)
+            clock.t += 0.5
+            service.feed(Frame(service.now(), _bits(game)))
+            clock.t += 0.5
+            service.tick()
+
+    place("@a1", "@b1")
+    for db in (service.store.db, service.store.log_db):
+        db.execute("PRAGMA query_only = 1")  # SQLite's own refusal to write
+    place("@a7", "@b7")
+    first = [str(m) for m in game.moves]
+    service.new_game("kharbga")  # no exception: the board goes on
+    assert service.state()["moves"] == [] and service.gid != first_id
+    game = Game.new("kharbga")
+    clock.t += 0.5
+    service.feed(Frame(service.now(), 0))  # the board cleared for the new game
+    place("@c1", "@d1")
+    service.set_computer("defender", 1)
+    second_id = service.gid
+    service.press("new")  # the board's own New game button, as the archive still fails
+    clock.t += 0.5
+    service.tick()
+    assert service.gid not in (first_id, second_id)
+    game = Game.new("kharbga")
+    service.feed(Frame(service.now(), 0))  # cleared again
+    clock.t += 0.5
+    service.tick()
+    place("@e1", "@f1")
+    assert service.state()["record_problem"] is not None
+    for db in (service.store.db, service.store.log_db):
+        db.execute("PRAGMA query_only = 0")
+    clock.t += 1.5
+    service.tick()
+    assert service.state()["record_problem"] is None
+    third_id = service.gid
+    service.close()
+    stored = Store(tmp_path)
+    old, new, third = stored.get(first_id), stored.get(second_id), stored.get(third_id)
+    assert old is not None and new is not None and third is not None
+    assert list(third.actions) == ["@e1", "@f1"]
+    assert list(old.actions) == first and old.finished is not None
+    assert list(new.actions) == ["@c1", "@d1"]
+    assert new.settings["computer"] == "defender"
+    assert any("@" not in line for line in stored.sensor_log(first_id))
+    stored.close()
