@@ -338,6 +338,8 @@ class LinkProtocol(Protocol):
         now = self.clock()
         if now - self._logged.get(kind, float("-inf")) < LOG_EVERY:
             return
+        if len(self._logged) >= 64:  # kinds with words of the device's: forget the old
+            self._logged = {k: t for k, t in self._logged.items() if now - t < LOG_EVERY}
         self._logged[kind] = now
         log.log(level, "serial link: %s", text)
 
@@ -413,8 +415,8 @@ class LinkProtocol(Protocol):
             self.c.notices.append(f"{code}: {text}")
             if code == P.NOTICE_CONFIG and text.startswith("CONFIG") and self.state == CONFIGURING:
                 self._refuse(text)
-            else:
-                log.warning("serial link: the device says %d: %s", code, text)
+            else:  # a fault in the firmware's loop repeats at every pass: once in a while
+                self._log_once(f"notice {code} {text}", f"the device says {code}: {text}")
             return False
         self.c.bad_messages += 1
         return False

@@ -348,7 +348,8 @@ def test_device_notices_and_overflows_are_logged(caplog: pytest.LogCaptureFixtur
     proto, dev, _events = make()
     dev.handshake()
     caplog.set_level(logging.WARNING, logger="controller.drivers.link_protocol")
-    dev.send(P.NOTICE, 0, P.pack_notice(1, "ValueError('boom')"))
+    for seq in range(50):  # a fault at every pass of the firmware's loop: said once
+        dev.send(P.NOTICE, seq, P.pack_notice(1, "ValueError('boom')"))
     for _ in range(3):  # three overflowing heartbeats within ten seconds: one line
         dev.clock.t += 1.0
         dev.heartbeat(5000, 0, state=P.STATE_OVERFLOW)
@@ -358,6 +359,11 @@ def test_device_notices_and_overflows_are_logged(caplog: pytest.LogCaptureFixtur
     overflow = "serial link: the device dropped readings the host did not take"
     assert said == ["serial link: the device says 1: ValueError('boom')", overflow, overflow]
     assert proto.snapshot().device_overflows == 4
+    dev.send(P.NOTICE, 50, P.pack_notice(1, "ValueError('boom')"))  # 13 s on: said again
+    dev.send(P.NOTICE, 51, P.pack_notice(1, "OSError(5)"))  # another fault: said at once
+    assert [r.getMessage() for r in caplog.records][3:] == [
+        "serial link: the device says 1: ValueError('boom')",
+        "serial link: the device says 1: OSError(5)"]
 
 
 def test_a_port_failing_under_an_answer_is_the_link_lost_not_bad_input() -> None:
