@@ -190,14 +190,17 @@ class BoardService:
 
     def _take_standing(self, occupied: int) -> None:
         """If the board shows the resumed game exactly, plus soldiers its
-        last turn captured, those are asked to be taken off (not errors)."""
+        last turn captured, those are asked to be taken off (not errors);
+        so too when a chain's soldier is in the hand (mid-chain, the power
+        went): the chain goes on."""
         from controller.reconcile.reconciler import captured_last_turn
         from controller.reconcile.timeline import Timeline
 
         rec = self.reconciler
         a, d = rec.game.bitboards()
         standing = occupied & captured_last_turn(Timeline(rec.game)).bits
-        if standing and occupied == a | d | standing:
+        jumper = 1 << rec.game.chain_point if rec.game.chain_point >= 0 else 0
+        if standing and occupied | jumper == a | d | standing:
             self.reconciler = Reconciler(game=rec.game, settings=self.settings,
                                          saved=rec.saved, keep_finished=False,
                                          standing=standing, resumed=True)

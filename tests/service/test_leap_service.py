@@ -110,6 +110,47 @@ def test_a_crowning_is_kept_lit_and_survives_a_crash(tmp_path: Path) -> None:
     service.close()
 
 
+# Sixteen Soldiers: the Attacker's e5 leaps e6 to e7, then must go on
+# over d6 to c5 (and over d5 or b5 after that).
+CHAIN = "DDD/DDD/DDDD./D..DD/.D.DA/....A/AAAAA/AAA/AAA a m - 11 np=0"
+
+
+def _set(service: BoardService, clock: Clock, occ: list[str], point: str, on: bool) -> None:
+    occ[new_game("sixteen-soldiers").geometry.point_names.index(point)] = "1" if on else "0"
+    service.set_sim_occupancy("".join(occ))
+    for _ in range(3):
+        clock.t += 0.1
+        service.tick()
+
+
+def test_a_crash_with_the_jumper_in_the_hand_mid_chain_resumes_the_chain(
+    tmp_path: Path
+) -> None:
+    clock = Clock()
+    service = _service(tmp_path, clock, "sixteen-soldiers")
+    service.new_game("sixteen-soldiers", position=CHAIN)
+    occ = list(occ_of(game_from_position("sixteen-soldiers", CHAIN)))
+    _set(service, clock, occ, "e5", False)
+    _set(service, clock, occ, "e7", True)  # e5xe7; e6 still stands
+    _set(service, clock, occ, "e7", False)  # the jumper in the hand: the power goes
+    again = _service(tmp_path, clock, "sixteen-soldiers")
+    for _ in range(10):  # well past the error delay
+        clock.t += 0.1
+        again.tick()
+    state = again.state()
+    assert state["leds"]["e6"] == "capture" and state["leds"]["e7"] == "lifted"
+    assert "error" not in state["leds"].values()
+    _set(again, clock, occ, "c5", True)  # the chain goes on: e7xc5, not a new e5xc5
+    game = game_from_position("sixteen-soldiers", CHAIN)
+    for token in ("e5xe7", "e7xc5"):
+        game.play(token)
+    state = again.state()
+    assert state["position"] == game.position() and state["moves"] == ["e5xe7xc5"]
+    assert state["status"] == "Remove the captured soldiers on d6, e6"
+    again.close()
+    service.close()
+
+
 def test_a_huff_is_played_by_taking_the_soldier_off(tmp_path: Path) -> None:
     clock = Clock()
     service = _service(tmp_path, clock, "sixteen-soldiers")
