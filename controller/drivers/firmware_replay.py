@@ -109,6 +109,12 @@ def _run(
     end_us = BOOT_US + (round(events[-1].t * 1e6) if events else 0) + TAIL_US
     end_us = max(end_us, world[-1].t + TAIL_US if world else 0)
     with FirmwareSim(size=mapping.size, micropython=micropython, mapping=mapping) as sim:
+        # The board stands as the log's first frame shows it from the start,
+        # not empty until that frame's time (an empty reading the log never
+        # showed would be a cleared board: a new game).
+        first = next((e for e in events if isinstance(e, Frame)), None)
+        if first is not None:
+            sim.set_occupancy(first.occupied)
         driver = _Driver(sim, mapping, time.monotonic() + timeout, timeout)
         with driver.link:
             driver.handshake()

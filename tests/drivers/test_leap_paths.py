@@ -22,7 +22,7 @@ from controller.drivers.mapping import BoardMapping, ConfigError
 from controller.reconcile.bench import random_game
 from controller.reconcile.replay import log_events, replay, replay_events
 from controller.reconcile.simulator import board_of, simulate_log
-from controller.rules import AnyGame
+from controller.rules import AnyGame, game_from_position
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -100,3 +100,23 @@ def test_a_mapping_for_another_board_is_refused_in_one_line(via: str) -> None:
               else firmware_events(lines, mapping=wrong))
     with pytest.raises(ConfigError, match="the mapping is for the 37-point board, the log for 8x8"):
         next(iter(source))
+
+
+def test_through_the_firmware_the_board_stands_as_the_first_frame_shows_it() -> None:
+    # A checkers position set up before the log's first frame (at 1 s): the
+    # firmware reads those soldiers from the start, not an empty board (a
+    # cleared board would start a new game from the variant's start).
+    start = ".......D/..D.D.../.A....../......../......../......../......../........ a m - 1"
+    names = game_from_position("checkers", start).geometry.point_names
+    occ = {"c7", "e7", "b6", "h8"}
+    lines = ['{"t": 0.0, "board": "8x8", "sensor": "occupancy"}']
+    for t, change in ((1.0, ""), (1.5, "-b6"), (2.0, "+d8"), (2.5, "-c7"), (3.5, "")):
+        if change:
+            (occ.add if change[0] == "+" else occ.discard)(change[1:])
+        bits = "".join("1" if n in occ else "0" for n in names)
+        lines.append(f'{{"t": {t}, "occ": "{bits}"}}')
+    for source in (log_events(lines), firmware_events(lines, micropython=find_micropython())):
+        result = replay_events(source, "checkers", trace=True, start=start)
+        assert result.reconciler is not None
+        assert [str(m) for m in result.reconciler.game.moves] == ["b6xd8"]
+        assert not any("Set up" in line for line in result.trace)
