@@ -132,6 +132,11 @@ class _Session:
                 except ValueError as exc:
                     self.console.say(str(exc))
                     continue
+                if square not in m.sensed:  # a light square of a board wired dark_only
+                    self.console.say(f"{name(square)} has no switch and no LED on this "
+                                     "board: type the name of the lit square")
+                    square = expected
+                    continue
             if self._take(square, k):
                 return
         raise CalibrationAborted(

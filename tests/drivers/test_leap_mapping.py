@@ -187,3 +187,22 @@ def test_calibration_finds_a_rotated_37_point_wiring_and_its_chain(
     assert (found.led_first, found.led_runs, found.leds) == ("e9", "files", ())
     assert len([p for p in person.asked if p.action == "place"]) == 37
     assert "9x5 switch matrix of the 37-point board: 37 squares" in person.said[0]
+
+
+def test_calibration_refuses_a_light_square_named_on_a_dark_only_board(
+    factory: MockFactory, spi: FakeSPI
+) -> None:
+    # The person types b1 (a light square: no switch, no LED) for the lit
+    # a1: told at once and asked again, not accepted and found wanting
+    # after all 32 squares.
+    truth = BoardMapping.for_board("8x8", dark_only=True)
+    config = MatrixConfig.stock(truth)
+    sim = MatrixSimulator(factory, config, truth)
+    person = SimPerson(sim, spi, truth, script=["", "b1"])
+    leds = SquareLeds(LedConfig(), truth, spi)
+    with MatrixScanner(config, truth, pin_factory=factory) as scanner:
+        found = calibrate_matrix(scanner, person, VirtualClock(), leds)
+    assert person.said[1] == \
+        "b1 has no switch and no LED on this board: type the name of the lit square"
+    assert person.said[2] == "a1: switch r0c0"
+    assert (found.a1, found.files, found.switches, found.leds) == ("r0c0", "columns", (), ())
