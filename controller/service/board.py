@@ -40,7 +40,7 @@ from .boardview import (
 )
 from .config import Config
 from .keeper import Keeper
-from .simboard import RequestError, SimBoard
+from .simboard import RequestError, SimBoard, check_board
 from .store import Store, resumable
 
 __all__ = ["BoardService", "RequestError", "reason_words"]
@@ -102,6 +102,7 @@ class BoardService:
         # standing (the players had not taken them off when it stopped).
         self._resume_check = bool(game.moves)
         self.simulated = config.board == "sim"
+        self.board = find_any_variant(config.variant).geometry.name  # a real board's
         self.squares = game.geometry.size  # the board's points (sensors)
         self.sim = SimBoard(self.store, game)  # read on the simulated board only
         self.hint_wanted = False
@@ -114,9 +115,6 @@ class BoardService:
         offer = self.reconciler.pending[2]  # a draw offered before a restart
         self.draw_offer: str | None = None if offer is None else SIDES[offer]
         self.draw_note: str | None = None  # a draw declined, in words, until the next move
-        # A new game started with pieces on the board waits for it to be
-        # cleared (or set up as the game's start) before it reads moves.
-        self.waiting_clear = False
         self._occupied = 0
         self._published = _Published()
         self._last_update: Update | None = None
@@ -131,6 +129,8 @@ class BoardService:
         # The MQTT broadcast link (broadcast.py), shown on the page; None: no broker.
         self.broker: dict[str, Any] | None = None
         self.sensor_problem: str | None = None  # why the board is not read (set_sensor)
+        # A new game started with pieces on the board waits for it to be
+        # cleared (or set up as the game's start) before it reads moves.
         self.waiting_clear = self.store.get_value("waiting_clear") == self.gid and \
             not game.moves
         if self.simulated:
@@ -433,6 +433,7 @@ class BoardService:
             game = make_game(v, position or None)
         except ValueError as exc:
             raise RequestError(str(exc)) from None
+        check_board(None if self.simulated else self.board, game)
         names = []
         for label, value, default in (("attacker", attacker, self.names[0]),
                                       ("defender", defender, self.names[1])):

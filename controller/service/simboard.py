@@ -29,6 +29,16 @@ class StaleRequest(RequestError):
     status = 409
 
 
+def check_board(board: str | None, game: AnyGame) -> None:
+    """Refuse a new game of another board than a real ``board`` (its
+    switches and LEDs are wired for one board; None: the simulated board,
+    which plays every board)."""
+    if board is not None and game.geometry.name != board:
+        raise RequestError(
+            f"this board is the {board} board; {game.variant.name} is played on the "
+            f"{game.geometry.name} board")
+
+
 def occupancy(game: AnyGame) -> str:
     """``game``'s pieces as sensor readings, one 0 or 1 a point."""
     a, d = game.bitboards()

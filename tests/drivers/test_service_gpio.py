@@ -118,3 +118,39 @@ def test_without_a_pin_library_the_board_says_why_in_one_line(tmp_path: Path) ->
     assert len(lines) == 1 and "Warning" not in r.stderr, r.stderr
     assert lines[0].startswith("kharbga-board: no GPIO pin library could be loaded (")
     assert "make install-pi (or .venv/bin/pip install -e '.[pi]'" in lines[0]
+
+
+def test_a_new_game_of_another_board_is_refused_on_the_gpio_board(
+    tmp_path: Path, factory: MockFactory, spi: FakeSPI
+) -> None:
+    # The matrix is wired for the 7x7 board: a 37-point, 8x8 or 5x5 game on
+    # it would read its switches as other points (or refuse every frame).
+    import pytest
+
+    from controller.drivers.gpio_config import GpioConfig
+    from controller.service.board import RequestError
+
+    cfg = GpioConfig()
+    sim = MatrixSimulator(factory, cfg.matrix, cfg.mapping)
+    backend = GpioBackend(None, pin_factory=factory, spi=spi)
+    service = BoardService(Config(data_dir=tmp_path, settle=0.05, error_delay=0.3,
+                                  board="gpio"))
+    try:
+        for variant, board in (("sixteen-soldiers", "37-point"), ("checkers", "8x8"),
+                               ("sabouiyya", "5x5")):
+            with pytest.raises(RequestError, match=f"^this board is the 7x7 board; {variant} "
+                                                   f"is played on the {board} board$"):
+                service.new_game(variant)
+        assert service.state()["variant"] == "kharbga"
+        service.new_game("kharbga-refuge")  # the same board: a new game
+        backend.start()
+        sim.place(0)
+        deadline = time.monotonic() + 5
+        while not service.state()["moves"] and time.monotonic() < deadline:
+            drain(service, backend.events)
+            service.tick()
+            time.sleep(0.01)
+        assert service.state()["moves"] == ["@a1"]
+    finally:
+        backend.close()
+        service.close()
