@@ -84,19 +84,13 @@ class BoardService:
         # The engine's children: hints, the computer's moves, pondering.
         self.advice = Advice(self.ponder)
         # Games put aside unfinished (board cleared): resumed when set up again.
-        self._ids: dict[int, int] = {}
-        saved: list[AnyGame] = []
-        for other in self.store.unfinished():
-            if other.id not in (self.gid, active and active.id):
-                g = resumable(other)
-                if g is None:
-                    continue
-                saved.append(g)
-                self._ids[id(g)] = other.id
+        aside = self.store.put_aside((self.gid, active.id if active else 0))
+        self._ids: dict[int, int] = {id(g): gid for gid, g in aside}
         # A resumed game: no takeback before the board shows it (one packed
         # away reads empty); an exchange flag raised, a draw offered, as they were.
-        self.reconciler = Reconciler(game=game, settings=self.settings, saved=saved,
-                                     keep_finished=False, resumed=bool(game.moves))
+        self.reconciler = Reconciler(game=game, settings=self.settings,
+                                     saved=[g for _, g in aside], keep_finished=False,
+                                     resumed=bool(game.moves))
         self.reconciler.restore(self.keeper.resumed_pending(self.gid))
         # A resumed game: the first frame may show its last captures still
         # standing (the players had not taken them off when it stopped).

@@ -232,6 +232,16 @@ class Store:
         out = [self.get(int(r[0])) for r in rows.fetchall()]
         return [g for g in out if g is not None]
 
+    def put_aside(self, skip: Sequence[int]) -> list[tuple[int, AnyGame]]:
+        """The unfinished games but those of ``skip`` that can be resumed
+        (a board set up as one), with their ids, oldest first."""
+        out = []
+        for stored in self.unfinished():
+            game = resumable(stored) if stored.id not in skip else None
+            if game is not None:
+                out.append((stored.id, game))
+        return out
+
     def get(self, gid: int, db: sqlite3.Connection | None = None) -> StoredGame | None:
         if not 0 < gid < 2**63:  # no such row (SQLite's ids are 64-bit)
             return None
