@@ -35,12 +35,13 @@ from .boardview import (
     kings,
     lights_of,
     reason_words,
+    status_words,
     stored_settings,
     with_options,
 )
 from .config import Config
 from .keeper import Keeper
-from .simboard import RequestError, SimBoard, check_board
+from .simboard import RequestError, SimBoard, check_board, fits
 from .store import Store, resumable
 
 __all__ = ["BoardService", "RequestError", "reason_words"]
@@ -72,9 +73,13 @@ class BoardService:
         self.computer: str | None = config.computer or None
         self.think, self.level = config.think, config.level
         self.ponder = config.ponder
+        # A real board's switches are wired for one board: games of another
+        # (started on the simulated board, say) stay in the archive, unfinished.
+        self.board = find_any_variant(config.variant).geometry.name
+        board = None if config.board == "sim" else self.board
         active = self.store.active()
         resumed = resumable(active) if active is not None else None
-        if active is not None and resumed is not None:
+        if active is not None and resumed is not None and fits(board, active.id, resumed):
             game = resumed
             self.gid = active.id
             self._load_settings(active.settings, (active.attacker, active.defender))
@@ -84,7 +89,8 @@ class BoardService:
         # The engine's children: hints, the computer's moves, pondering.
         self.advice = Advice(self.ponder)
         # Games put aside unfinished (board cleared): resumed when set up again.
-        aside = self.store.put_aside((self.gid, active.id if active else 0))
+        aside = [(i, g) for i, g in self.store.put_aside((self.gid, active.id if active else 0))
+                 if fits(board, i, g)]
         self._ids: dict[int, int] = {id(g): gid for gid, g in aside}
         # A resumed game: no takeback before the board shows it (one packed
         # away reads empty); an exchange flag raised, a draw offered, as they were.
@@ -96,7 +102,6 @@ class BoardService:
         # standing (the players had not taken them off when it stopped).
         self._resume_check = bool(game.moves)
         self.simulated = config.board == "sim"
-        self.board = find_any_variant(config.variant).geometry.name  # a real board's
         self.squares = game.geometry.size  # the board's points (sensors)
         self.sim = SimBoard(self.store, game)  # read on the simulated board only
         self.hint_wanted = False
@@ -479,25 +484,9 @@ class BoardService:
         own while a new game waits for the cleared board."""
         if self.waiting_clear:
             return self._waiting_view()
-        status = update.status
-        g = self.reconciler.game
-        leds = update.leds
-        if g.outcome is not None:  # a hint no longer means anything
-            leds = {sq: role for sq, role in leds.items() if role != "hint"}
-        if g.outcome is not None and g.outcome.reason in status:
-            status = status.replace(f"({g.outcome.reason})", f"({reason_words(g.outcome.reason)})")
-        elif self.hint_move and "hint" in leds.values() and self.reconciler.expected is None:
-            status = f"{status}. Hint for {g.to_move.capitalize()}: {self.hint_move}"
-        elif "H'ajeb declared" in status:  # what it allows, in short
-            status = status.replace("H'ajeb declared", "H'ajeb in force (long moves, "
-                                    "captures by any soldier)")
-        elif self.draw_note and g.outcome is None and not self.draw_offer:
-            status = f"{status}. {self.draw_note}"
-        elif self.draw_offer and g.outcome is None and "offers a draw" not in status:
-            other = "defender" if self.draw_offer == "attacker" else "attacker"
-            status = (f"{status}. {self.draw_offer.capitalize()} offers a draw: "
-                      f"{other.capitalize()} accepts with Draw")
-        return status, leds
+        hint = self.hint_move if self.reconciler.expected is None else None
+        return status_words(update.status, update.leds, self.reconciler.game, hint,
+                            self.draw_note, self.draw_offer)
 
     def _hint_squares(self, leds: dict[str, str]) -> dict[str, str] | None:
         """The lit hint's squares, from and to (the page draws them apart)."""
@@ -593,4 +582,3 @@ class BoardService:
 
     def state_json(self) -> str:
         return json.dumps(self.state())
-

@@ -37,6 +37,7 @@ __all__ = [
     "outcome_words",
     "check_level",
     "computer_name",
+    "status_words",
     "stored_settings",
     "with_options",
 ]
@@ -265,3 +266,26 @@ def hajeb_view(g: AnyGame, leds: dict[str, str]) -> dict[str, Any] | None:
     return {"state": state, "action": action, "refusal": refusal,
             "allows": HAJEB_ALLOWS if state == "on" else "",
             "removals": removable, "reason": reason}
+
+
+def status_words(status: str, leds: dict[str, str], g: AnyGame, hint: str | None,
+                 draw_note: str | None, draw_offer: str | None) -> tuple[str, dict[str, str]]:
+    """The reconciler's status line and lights as the page shows them:
+    the end in words, the lit ``hint`` named, H'ajeb's meaning, a draw
+    declined (``draw_note``) or offered (``draw_offer``: its side)."""
+    if g.outcome is not None:  # a hint no longer means anything
+        leds = {sq: role for sq, role in leds.items() if role != "hint"}
+    if g.outcome is not None and g.outcome.reason in status:
+        status = status.replace(f"({g.outcome.reason})", f"({reason_words(g.outcome.reason)})")
+    elif hint and "hint" in leds.values():
+        status = f"{status}. Hint for {g.to_move.capitalize()}: {hint}"
+    elif "H'ajeb declared" in status:  # what it allows, in short
+        status = status.replace("H'ajeb declared", "H'ajeb in force (long moves, "
+                                "captures by any soldier)")
+    elif draw_note and g.outcome is None and not draw_offer:
+        status = f"{status}. {draw_note}"
+    elif draw_offer and g.outcome is None and "offers a draw" not in status:
+        other = "defender" if draw_offer == "attacker" else "attacker"
+        status = (f"{status}. {draw_offer.capitalize()} offers a draw: "
+                  f"{other.capitalize()} accepts with Draw")
+    return status, leds

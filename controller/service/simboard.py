@@ -9,12 +9,15 @@ instead of putting the earlier board back over the new game.
 
 from __future__ import annotations
 
+import logging
 import sqlite3
 from collections.abc import Sequence
 
 from controller.rules import AnyGame
 
 from .store import Store
+
+log = logging.getLogger("kharbga.service")
 
 
 class RequestError(ValueError):
@@ -37,6 +40,16 @@ def check_board(board: str | None, game: AnyGame) -> None:
         raise RequestError(
             f"this board is the {board} board; {game.variant.name} is played on the "
             f"{game.geometry.name} board")
+
+
+def fits(board: str | None, gid: int, game: AnyGame) -> bool:
+    """Can game ``gid`` be resumed on a real ``board`` (None: the simulated
+    board, which plays every board)?  A game that cannot is logged."""
+    if board is None or game.geometry.name == board:
+        return True
+    log.info("game %d (%s, on the %s board) is kept unfinished: this board is the %s board",
+             gid, game.variant.name, game.geometry.name, board)
+    return False
 
 
 def occupancy(game: AnyGame) -> str:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+import pytest
 from gpio_fakes import FakeSPI, decode
 from gpiozero.pins.mock import MockFactory  # type: ignore[import-untyped]
 
@@ -125,7 +126,6 @@ def test_a_new_game_of_another_board_is_refused_on_the_gpio_board(
 ) -> None:
     # The matrix is wired for the 7x7 board: a 37-point, 8x8 or 5x5 game on
     # it would read its switches as other points (or refuse every frame).
-    import pytest
 
     from controller.drivers.gpio_config import GpioConfig
     from controller.service.board import RequestError
@@ -154,3 +154,44 @@ def test_a_new_game_of_another_board_is_refused_on_the_gpio_board(
     finally:
         backend.close()
         service.close()
+
+
+def test_games_of_another_board_are_not_resumed_on_the_gpio_board(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Games left unfinished on the simulated board (a 37-point game, a 5x5
+    game put aside) are not resumed when the service starts on the 7x7
+    matrix: they stay in the archive, unfinished, and the log says why; on
+    the simulated board again they can be resumed."""
+    import logging
+
+    from controller.rules import new_game
+    from controller.service.store import Store
+
+    caplog.set_level(logging.INFO, logger="kharbga.service")
+    store = Store(tmp_path)  # as the simulated board leaves it: two games unfinished
+    game = new_game("sabouiyya")
+    game.play("@c2")
+    five = store.new_game(game, "A", "D")  # the older: put aside
+    sixteen = store.new_game(new_game("sixteen-soldiers"), "A", "D")  # the newest: active
+    store.close()
+    real = BoardService(Config(data_dir=tmp_path, board="gpio", variant="kharbga"))
+    try:
+        assert real.gid not in (five, sixteen)
+        assert real.state()["variant"] == "kharbga"
+        assert not real.reconciler.saved  # no 5x5 game to match on the 7x7 board
+        said = [r.getMessage() for r in caplog.records]
+        assert (f"game {sixteen} (sixteen-soldiers, on the 37-point board) is kept unfinished: "
+                "this board is the 7x7 board") in said
+        assert (f"game {five} (sabouiyya, on the 5x5 board) is kept unfinished: "
+                "this board is the 7x7 board") in said
+        unfinished = {g.id for g in real.store.unfinished()}
+        assert {five, sixteen, real.gid} <= unfinished
+    finally:
+        real.close()
+    again = BoardService(Config(data_dir=tmp_path, board="sim", variant="kharbga"))
+    try:
+        assert sorted(g.variant.name for g in again.reconciler.saved) == [
+            "sabouiyya", "sixteen-soldiers"]  # resumed when set up as they stand
+    finally:
+        again.close()

@@ -221,7 +221,8 @@ def test_a_serial_board_with_more_leds_than_the_handshake_carries_is_refused(
     path = tmp_path / "board.toml"
     path.write_text("[gpio.mapping]\nled_offset = 210\n", encoding="utf-8")
     r = subprocess.run([sys.executable, "-m", "controller", "run", "--board", "serial:loop://",
-                        "--config", str(path)], capture_output=True, text=True, timeout=60)
+                        "--config", str(path), "--data-dir", str(tmp_path / "data")],
+                       capture_output=True, text=True, timeout=60)
     assert r.returncode == 2 and "Traceback" not in r.stderr
     assert r.stderr.strip().splitlines() == [
         f"kharbga-board: {path}: gpio.mapping.led_offset: the serial board drives at most "
@@ -263,7 +264,8 @@ def test_a_serial_board_mapping_of_another_board_is_refused_naming_the_file(
     path.write_text('[board]\nvariant = "sabouiyya"\n[gpio.mapping]\nboard = "7x7"\n',
                     encoding="utf-8")
     r = subprocess.run([sys.executable, "-m", "controller", "run", "--board", "serial:loop://",
-                        "--config", str(path)], capture_output=True, text=True, timeout=60)
+                        "--config", str(path), "--data-dir", str(tmp_path / "data")],
+                       capture_output=True, text=True, timeout=60)
     assert r.returncode == 2
     assert r.stderr.strip().splitlines() == [
         f"kharbga-board: {path}: gpio.mapping: it is for the 7x7 board, but variant sabouiyya "
