@@ -15,7 +15,7 @@ from controller.rules import AnyGame, Game, LeapGame, State
 from controller.rules.leap import LeapState
 from controller.rules.moves import STEP, Move
 
-__all__ = ["Display", "View", "leds", "status"]
+__all__ = ["Display", "View", "exchange_refusal", "leds", "status"]
 
 TITLE = ("Attacker", "Defender")
 THINKING = " (the computer is thinking: its move will be lit)"
@@ -320,3 +320,14 @@ class Display:
             self._key = key
             self._shown = (status(g, v), leds(g, v))
         return self._shown[0], dict(self._shown[1])
+
+
+def exchange_refusal(g: AnyGame) -> str | None:
+    """Why the exchange button means nothing in ``g`` now (None: it does)."""
+    if not isinstance(g, Game) or not g.variant.exchange:
+        return f"the exchange is not a rule of {g.variant.name}"
+    if g.outcome is not None:
+        return "the game is over: there is nothing to exchange"
+    if g.setting:
+        return "the exchange is asked with a step: there is none in the setting phase"
+    return None

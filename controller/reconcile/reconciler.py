@@ -35,11 +35,11 @@ from controller.board.leds import LedMap
 from controller.rules import AnyGame, AnyVariant, Game, find_any_variant, new_game
 from controller.rules.moves import HAJEB, PASS, RESCIND, STEP, Move
 
-from .explain import Candidate, Explainer, Pending, Turn, fits
-from .present import Display, View, leds, status
+from .explain import Candidate, Explainer, Turn, fits
+from .present import Display, View, exchange_refusal, leds, status
 from .readings import Mismatch, Readings
 from .settings import Settings
-from .timeline import Timeline
+from .timeline import Timeline, captured_last_turn
 from .update import Report as _Report
 from .update import Update
 
@@ -299,13 +299,8 @@ class Reconciler:
         name = event.button
         table = self._table
         if name == "exchange":
-            if not isinstance(g, Game) or not g.variant.exchange:
-                self._report.refused = f"the exchange is not a rule of {g.variant.name}"
-            elif g.outcome is not None:
-                self._report.refused = "the game is over: there is nothing to exchange"
-            elif g.setting:
-                self._report.refused = ("the exchange is asked with a step: there is none "
-                                        "in the setting phase")
+            if (refused := exchange_refusal(g)) is not None:
+                self._report.refused = refused
             elif not self._readings.settled:
                 # The board is still settling from a move made before the
                 # press: the flag is for the next step, not that one.
@@ -586,15 +581,3 @@ def _set_up_first(game: AnyGame) -> bool:
     """A leap game not begun: its soldiers are set up on their starting
     points before it is played (the Kharbga family places them in play)."""
     return game.ply == 0 and not isinstance(game, Game)
-
-
-def captured_last_turn(tl: Timeline, within: int = -1) -> Pending:
-    """The pieces the last turn of ``tl`` captured (on ``within`` only)."""
-    n = tl.last_turn_length()
-    g = tl.game
-    if n == 0 or g.outcome is not None:
-        return Pending()
-    before, after = tl.boards[-1 - n], tl.boards[-1]
-    other = 1 - g.history[-1][0].side
-    gone = before[other] & ~(after[0] | after[1]) & within
-    return Pending(gone if other == 0 else 0, gone if other == 1 else 0)

@@ -10,9 +10,9 @@ from controller.rules import AnyGame, State, game_from_position, new_game
 from controller.rules.leap import LeapState
 from controller.rules.moves import HAJEB, PASS, PLACE, REMOVE, RESCIND, STEP, Move
 
-from .explain import fits
+from .explain import Pending, fits
 
-__all__ = ["Timeline"]
+__all__ = ["Timeline", "captured_last_turn"]
 
 # Actions of the game's flow (not resign, draw): the H'ajeb button's too.
 _PLAYED = (PLACE, STEP, PASS, REMOVE, HAJEB, RESCIND)
@@ -95,3 +95,15 @@ def _boards_of(game: AnyGame) -> list[tuple[int, int]]:
             replay.push(m.kind, m.frm, m.to, m.flag)
         boards.append(replay.bitboards())
     return boards
+
+
+def captured_last_turn(tl: Timeline, within: int = -1) -> Pending:
+    """The pieces the last turn of ``tl`` captured (on ``within`` only)."""
+    n = tl.last_turn_length()
+    g = tl.game
+    if n == 0 or g.outcome is not None:
+        return Pending()
+    before, after = tl.boards[-1 - n], tl.boards[-1]
+    other = 1 - g.history[-1][0].side
+    gone = before[other] & ~(after[0] | after[1]) & within
+    return Pending(gone if other == 0 else 0, gone if other == 1 else 0)

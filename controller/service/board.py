@@ -192,8 +192,7 @@ class BoardService:
         last turn captured, those are asked to be taken off (not errors);
         so too when a chain's soldier is in the hand (mid-chain, the power
         went): the chain goes on."""
-        from controller.reconcile.reconciler import captured_last_turn
-        from controller.reconcile.timeline import Timeline
+        from controller.reconcile.timeline import Timeline, captured_last_turn
 
         rec = self.reconciler
         a, d = rec.game.bitboards()
