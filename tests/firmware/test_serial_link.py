@@ -10,6 +10,7 @@ import random
 import time
 
 import pytest
+from fake_clock import FakeClock
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -21,14 +22,6 @@ from controller.drivers.serial_link import (
     LinkSettings,
     SerialLink,
 )
-
-
-class FakeClock:
-    def __init__(self) -> None:
-        self.t = 100.0
-
-    def __call__(self) -> float:
-        return self.t
 
 
 class FakePort:

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 from aiohttp.test_utils import TestClient, TestServer
+from fake_clock import FakeClock
 
 from controller.rules import Game
 from controller.service.app import make_app
@@ -21,14 +22,6 @@ from controller.service.simboard import SimBoard
 from controller.service.store import Store
 
 Run = Callable[[Callable[[TestClient[Any, Any]], Awaitable[None]]], None]
-
-
-class FakeClock:
-    def __init__(self) -> None:
-        self.t = 1000.0
-
-    def __call__(self) -> float:
-        return self.t
 
 
 def occ_of(game: Game) -> str:
@@ -53,7 +46,7 @@ def serve(service: BoardService,
 @pytest.fixture
 def make(tmp_path: Path) -> Callable[..., tuple[BoardService, FakeClock, Run]]:
     def build(**options: Any) -> tuple[BoardService, FakeClock, Run]:
-        clock = FakeClock()
+        clock = FakeClock(1000.0)
         config = Config(data_dir=tmp_path, settle=0.05, error_delay=0.2, **options)
         service = BoardService(config, clock=clock)
 
@@ -234,7 +227,7 @@ def test_no_token_means_this_machine_only(make: Any) -> None:
 def _three_placements_then_stopped(tmp_path: Path) -> tuple[Config, FakeClock, Game, int]:
     """A kharbga game of three placements on the simulated board, the
     service then stopped: its config, clock, game and id."""
-    clock = FakeClock()
+    clock = FakeClock(1000.0)
     config = Config(data_dir=tmp_path, settle=0.05, error_delay=0.2, variant="kharbga")
     service = BoardService(config, clock=clock)
     game = Game.new("kharbga")
@@ -407,7 +400,7 @@ def _sabouiyya_in_the_moving_phase(
     sabouiyya game, placed by placed, into its moving phase (26 actions)."""
     import random
 
-    clock = FakeClock()
+    clock = FakeClock(1000.0)
     config = Config(data_dir=tmp_path, settle=0.05, error_delay=0.2, variant="sabouiyya")
     service = BoardService(config, clock=clock)
     rng = random.Random(seed)

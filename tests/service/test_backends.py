@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
+from fake_clock import FakeClock
 
 from controller.board.events import Button, Frame
 from controller.cli import main
@@ -27,14 +28,6 @@ from controller.service.hardware import (
 )
 
 A1 = 1  # the bitboard of a piece on a1
-
-
-class FakeClock:
-    def __init__(self, t: float = 0.0) -> None:
-        self.t = t
-
-    def __call__(self) -> float:
-        return self.t
 
 
 class RecordingService:

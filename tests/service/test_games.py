@@ -6,6 +6,8 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
+from fake_clock import FakeClock as Clock
+
 from controller.reconcile.reconciler import Settings
 from controller.reconcile.replay import replay
 from controller.rules import Game
@@ -13,14 +15,6 @@ from controller.rules.random_games import lasting_moves
 from controller.rules.record import parse_record
 from controller.service.board import BoardService
 from controller.service.config import Config
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.t = 500.0
-
-    def __call__(self) -> float:
-        return self.t
 
 
 def occ_of(game: Game) -> str:
@@ -40,7 +34,7 @@ def _put(service: BoardService, clock: Clock, game: Game) -> None:
 
 
 def test_computer_side_and_names_come_back_with_the_game(tmp_path: Path) -> None:
-    clock = Clock()
+    clock = Clock(500.0)
     service = BoardService(_config(tmp_path, attacker="Amina", defender="Driss"), clock=clock)
     service.set_computer("defender", 0.3)
     assert service.state()["players"] == {"attacker": "Amina", "defender": "Computer (0.3 s)"}
@@ -67,7 +61,7 @@ def test_computer_side_and_names_come_back_with_the_game(tmp_path: Path) -> None
 
 
 def test_a_new_game_waits_for_the_cleared_board(tmp_path: Path) -> None:
-    clock = Clock()
+    clock = Clock(500.0)
     service = BoardService(_config(tmp_path), clock=clock)
     game = Game.new("sabouiyya")
     for token in ["@c2", "@a1", "@b3"]:
@@ -123,7 +117,7 @@ def _replays_to_its_record(service: BoardService, gid: int) -> None:
 
 
 def test_every_games_log_replays_to_its_record(tmp_path: Path) -> None:
-    clock = Clock()
+    clock = Clock(500.0)
     rng = random.Random(5)
     service = BoardService(_config(tmp_path), clock=clock)
     game = Game.new("sabouiyya")
@@ -171,7 +165,7 @@ def test_an_exchange_request_is_lit_on_its_soldiers_and_told() -> None:
 
 
 def test_after_a_restart_a_captured_soldier_still_standing_is_asked_off(tmp_path: Path) -> None:
-    clock = Clock()
+    clock = Clock(500.0)
     rng = random.Random(0)
     service = BoardService(_config(tmp_path), clock=clock)
     game = Game.new("sabouiyya")
@@ -216,7 +210,7 @@ def test_after_a_restart_a_captured_soldier_still_standing_is_asked_off(tmp_path
 def test_a_camera_board_names_the_wrong_sides_soldier(tmp_path: Path) -> None:
     from controller.board.events import Frame
 
-    clock = Clock()
+    clock = Clock(500.0)
     service = BoardService(_config(tmp_path, board="camera:0"), clock=clock)
     game = Game.new("sabouiyya")
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from fake_clock import FakeClock as Clock
 
 from controller.service.board import BoardService, RequestError
 from controller.service.config import Config
@@ -18,14 +19,6 @@ WALL = "D.DAD/.DA../DA.../AA.../....A d m - 10"
 FORTRESS = "..D../.DDA./DDA../.A.../A...A d m - 5"
 # e3 can be sandwiched: no blockade.
 EXPOSED = "D.DAD/.DA../DA..D/AA.../....A d m - 10"
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.t = 100.0
-
-    def __call__(self) -> float:
-        return self.t
 
 
 @pytest.fixture

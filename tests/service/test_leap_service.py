@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from fake_clock import FakeClock as Clock
 
 from controller.reconcile.reconciler import Settings
 from controller.reconcile.replay import replay
@@ -18,14 +19,6 @@ from controller.service.config import Config, ConfigError, load_config
 
 # A checkers position: the Attacker's man on b6 leaps c7 and is crowned on d8.
 CROWNING = ".......D/..D...../.A....../......../......../......../......../........ a m - 1 np=0"
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.t = 500.0
-
-    def __call__(self) -> float:
-        return self.t
 
 
 def occ_of(game: AnyGame) -> str:
@@ -55,7 +48,7 @@ def _play(service: BoardService, clock: Clock, game: AnyGame, token: str) -> Non
 ])
 def test_every_leap_variant_starts_with_its_board(tmp_path: Path, variant: str, board: str,
                                                   points: int, lines: int, dark: int) -> None:
-    service = _service(tmp_path, Clock(), variant)
+    service = _service(tmp_path, Clock(500.0), variant)
     state = service.state()
     view = state["geometry"]
     assert (state["variant"], view["name"]) == (variant, board)
@@ -71,7 +64,7 @@ def test_every_leap_variant_starts_with_its_board(tmp_path: Path, variant: str, 
 
 
 def test_the_37_point_board_is_drawn_along_its_lines(tmp_path: Path) -> None:
-    service = _service(tmp_path, Clock(), "sixteen-soldiers")
+    service = _service(tmp_path, Clock(500.0), "sixteen-soldiers")
     view = service.state()["geometry"]
     place = {p[0]: (p[1], p[2]) for p in view["points"]}
     segments = {frozenset(s) for s in view["lines"]}
@@ -84,7 +77,7 @@ def test_the_37_point_board_is_drawn_along_its_lines(tmp_path: Path) -> None:
 
 
 def test_a_crowning_is_kept_lit_and_survives_a_crash(tmp_path: Path) -> None:
-    clock = Clock()
+    clock = Clock(500.0)
     service = _service(tmp_path, clock, "kharbga")
     service.new_game("checkers", "Amina", "Driss", position=CROWNING)
     game = game_from_position("checkers", CROWNING)
@@ -126,7 +119,7 @@ def _set(service: BoardService, clock: Clock, occ: list[str], point: str, on: bo
 def test_a_crash_with_the_jumper_in_the_hand_mid_chain_resumes_the_chain(
     tmp_path: Path
 ) -> None:
-    clock = Clock()
+    clock = Clock(500.0)
     service = _service(tmp_path, clock, "sixteen-soldiers")
     service.new_game("sixteen-soldiers", position=CHAIN)
     occ = list(occ_of(game_from_position("sixteen-soldiers", CHAIN)))
@@ -152,7 +145,7 @@ def test_a_crash_with_the_jumper_in_the_hand_mid_chain_resumes_the_chain(
 
 
 def test_a_huff_is_played_by_taking_the_soldier_off(tmp_path: Path) -> None:
-    clock = Clock()
+    clock = Clock(500.0)
     service = _service(tmp_path, clock, "sixteen-soldiers")
     game = new_game("sixteen-soldiers")
     for token in ("d4-e5", "d6-c5", "c4-d4"):
@@ -176,7 +169,7 @@ def test_a_huff_is_played_by_taking_the_soldier_off(tmp_path: Path) -> None:
 def test_the_computer_chooses_its_huff(tmp_path: Path) -> None:
     # The side owed a huff chooses the soldier: when it is the computer's,
     # its choice is lit, not left to the person whose soldier goes.
-    clock = Clock()
+    clock = Clock(500.0)
     service = _service(tmp_path, clock, "sixteen-soldiers")
     game = new_game("sixteen-soldiers")
     for token in ("d4-e5", "d6-c5"):
@@ -194,7 +187,7 @@ def test_the_computer_chooses_its_huff(tmp_path: Path) -> None:
 
 
 def test_a_position_of_another_board_is_refused_in_one_line(tmp_path: Path) -> None:
-    service = _service(tmp_path, Clock(), "sixteen-soldiers")
+    service = _service(tmp_path, Clock(500.0), "sixteen-soldiers")
     with pytest.raises(RequestError) as refused:
         service.new_game("sixteen-soldiers", position=new_game("checkers").position())
     message = str(refused.value)
@@ -218,7 +211,7 @@ def test_the_configuration_names_a_leap_variant(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("variant", ["checkers", "sixteen-soldiers"])
 def test_hints_and_the_computer_play_leap_games(tmp_path: Path, variant: str) -> None:
-    service = _service(tmp_path, Clock(), variant)
+    service = _service(tmp_path, Clock(500.0), variant)
     service.hint_seconds = 0.1
     service.press("hint")
     assert service.hint_wanted

@@ -8,20 +8,13 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from fake_clock import FakeClock as Clock
 
 from controller.board.events import Frame
 from controller.rules import Game
 from controller.service.board import BoardService
 from controller.service.config import Config
 from controller.service.store import Store
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.t = 100.0
-
-    def __call__(self) -> float:
-        return self.t
 
 
 def _bits(game: Game) -> int:
