@@ -443,6 +443,7 @@ class BoardService:
             # The simulated board: another board starts empty; a game that
             # starts with its soldiers standing has them set up at once.
             self.sim.set_up(game)
+            self.keeper.later(self.sim.save)
         self._flush_log()
         self.names = (names[0], names[1])
         self.gid = self.keeper.new_game(game, *self.players, self.game_settings())

@@ -114,8 +114,13 @@ class SimBoard:
         return occ
 
     def set_up(self, game: AnyGame) -> None:
-        """The service stands ``game``'s pieces on the board (a new game)."""
+        """The service stands ``game``'s pieces on the board (a new game);
+        :meth:`save` keeps them."""
         self.occ = occupancy(game)
         self.setup += 1
+
+    def save(self) -> None:
+        """Write the readings and the set-up count to the store (raises
+        as the store does: the service's writes retry it in order)."""
         self.store.set_value("sim_occ", self.occ)
         self.store.set_value("sim_setup", self.setup)

@@ -218,3 +218,38 @@ def test_a_new_game_while_the_archive_cannot_be_written_mixes_no_games(tmp_path:
     assert new.settings["computer"] == "defender"
     assert any("@" not in line for line in stored.sensor_log(first_id))
     stored.close()
+
+
+def test_a_new_game_on_the_simulated_board_while_the_archive_fails(tmp_path: Path) -> None:
+    """On the simulated board a checkers game (another board, its soldiers
+    set up at once) asked for while the archive cannot be written starts
+    at once, like any new game; once the archive is back, a restart finds
+    it with its soldiers standing. Before, setting up the simulated board
+    raised half-way: an internal error, the old game queued as finished
+    and yet played on under its id."""
+    clock = Clock()
+    config = Config(data_dir=tmp_path, board="sim", settle=0.05, error_delay=0.3)
+    service = BoardService(config, clock)
+    first_id = service.gid
+    service.set_sim_occupancy(None, point="a1", occupied=True)
+    for db in (service.store.db, service.store.log_db):
+        db.execute("PRAGMA query_only = 1")  # SQLite's own refusal to write
+    service.new_game("checkers")
+    state = service.state()
+    assert state["variant"] == "checkers" and service.gid != first_id
+    assert state["sim_occ"].count("1") == 24 and state["record_problem"] is not None
+    for db in (service.store.db, service.store.log_db):
+        db.execute("PRAGMA query_only = 0")
+    clock.t += 1.5
+    service.tick()
+    assert service.state()["record_problem"] is None
+    setup = service.state()["sim_setup"]
+    service.close()
+    again = BoardService(config, clock)
+    state = again.state()
+    assert (state["variant"], again.gid) == ("checkers", service.gid)
+    assert state["sim_occ"].count("1") == 24 and state["sim_setup"] == setup
+    assert "error" not in state["leds"].values()
+    old = again.store.get(first_id)
+    assert old is not None and old.finished is not None
+    again.close()
