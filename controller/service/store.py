@@ -352,7 +352,8 @@ class Store:
             row = self.log_db.execute("SELECT MAX(seq) FROM sensor WHERE game_id=?",
                                       (gid,)).fetchone()
             seq = int(row[0]) + 1 if row and row[0] is not None else 0
-        with self.log_db:
+        with self.log_db:  # all the lines or none: a retry neither repeats nor collides
+            self.log_db.execute("BEGIN IMMEDIATE")
             self.log_db.executemany("INSERT INTO sensor (game_id, seq, line) VALUES (?, ?, ?)",
                                     [(gid, seq + i, line) for i, line in enumerate(lines)])
             seq += len(lines)

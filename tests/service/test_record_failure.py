@@ -253,3 +253,46 @@ def test_a_new_game_on_the_simulated_board_while_the_archive_fails(tmp_path: Pat
     old = again.store.get(first_id)
     assert old is not None and old.finished is not None
     again.close()
+
+
+def test_a_sensor_log_cut_short_by_a_full_disk_is_written_once_it_frees(tmp_path: Path) -> None:
+    """The disk fills in the middle of writing a batch of raw sensor lines:
+    once it frees, the batch is written, each line once, and the page's
+    red words go. Before, the lines that fitted stayed written, and every
+    retry of the batch collided with them: the game was said not to be
+    saved until the service restarted (a new game's writes waited behind
+    the batch)."""
+    clock = Clock()
+    service = BoardService(Config(data_dir=tmp_path, board="gpio", settle=0.05,
+                                  error_delay=0.3), clock)
+    game = Game.new("kharbga")
+
+    def show(occupied: int, wait: float = 0.5) -> None:
+        clock.t += wait
+        service.feed(Frame(service.now(), occupied))
+        clock.t += 0.5
+        service.tick()
+
+    show(0)
+    game.play("@a1")
+    show(_bits(game))  # a move: the log so far written
+    log = service.store.log_db
+    pages = log.execute("PRAGMA page_count").fetchone()[0]
+    log.execute(f"PRAGMA max_page_count = {pages}")  # what is free in its pages, no more
+    for _ in range(150):  # heartbeats: lines kept for the next move's flush
+        clock.t += 0.1
+        service.feed(Frame(service.now(), _bits(game)))
+    game.play("@b1")
+    show(_bits(game))
+    assert service.state()["record_problem"] is not None
+    log.execute("PRAGMA max_page_count = 1073741823")  # space again
+    game.play("@a7")
+    show(_bits(game), wait=1.5)
+    assert service.state()["record_problem"] is None
+    gid = service.gid
+    service.close()
+    stored = Store(tmp_path)
+    lines = stored.sensor_log(gid)
+    assert len(lines) == len(set(lines)) > 150
+    assert list(stored.get(gid).actions) == ["@a1", "@b1", "@a7"]  # type: ignore[union-attr]
+    stored.close()
