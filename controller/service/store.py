@@ -161,16 +161,22 @@ class Store:
     def new_game(self, game: AnyGame, attacker: str, defender: str,
                  settings: dict[str, object] | None = None, gid: int | None = None) -> int:
         """Write a new game (as ``gid``, from :meth:`reserve_id`; by default
-        the next id) and return its id."""
-        cur = self.db.execute(
-            "INSERT INTO games (id, variant, options, start, attacker, defender, created, "
-            "settings) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            (gid, game.variant.name, format_any_options(game.variant), game.start_position,
-             attacker, defender, time.time(), json.dumps(settings or {})),
-        )
-        gid = int(cur.lastrowid or 0)
-        self._stored[gid] = []
-        self.sync(gid, game)
+        the next id) with its actions so far, all or nothing (a write
+        retried after a failure), and return its id."""
+        tokens = action_tokens(game)
+        now = time.time()
+        with self.db:
+            self.db.execute("BEGIN IMMEDIATE")
+            cur = self.db.execute(
+                "INSERT INTO games (id, variant, options, start, attacker, defender, created, "
+                "settings) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (gid, game.variant.name, format_any_options(game.variant), game.start_position,
+                 attacker, defender, now, json.dumps(settings or {})),
+            )
+            gid = int(cur.lastrowid or 0)
+            self.db.executemany("INSERT INTO actions (game_id, ply, token, t) VALUES (?, ?, ?, ?)",
+                                [(gid, i, token, now) for i, token in enumerate(tokens)])
+        self._stored[gid] = tokens
         return gid
 
     def sync(self, gid: int, game: AnyGame, times: Sequence[float] = ()) -> None:

@@ -296,3 +296,56 @@ def test_a_sensor_log_cut_short_by_a_full_disk_is_written_once_it_frees(tmp_path
     assert len(lines) == len(set(lines)) > 150
     assert list(stored.get(gid).actions) == ["@a1", "@b1", "@a7"]  # type: ignore[union-attr]
     stored.close()
+
+
+def test_a_new_games_row_written_before_its_moves_fail_is_not_written_twice(
+    tmp_path: Path
+) -> None:
+    """New game pressed while the card is read-only, two placements made;
+    then the card has room for the new game's row but not yet for its
+    moves (full). Once it has space again the game is written with its
+    moves. Before, the row stayed written without them and each retry
+    wrote it again under the same id: "UNIQUE constraint failed", and
+    nothing more was ever saved until a restart."""
+    clock = Clock()
+    service = BoardService(Config(data_dir=tmp_path, board="gpio", settle=0.05,
+                                  error_delay=0.3), clock)
+    game = Game.new("kharbga")
+
+    def show(occupied: int, wait: float = 0.5) -> None:
+        clock.t += wait
+        service.feed(Frame(service.now(), occupied))
+        clock.t += 0.5
+        service.tick()
+
+    db = service.store.db
+    db.execute("PRAGMA query_only = 1")
+    service.new_game("kharbga")
+    show(0)
+    for token in ("@c1", "@d1"):
+        game.play(token)
+        show(_bits(game))
+    assert service.state()["record_problem"] is not None
+    db.execute("PRAGMA query_only = 0")
+    pages = db.execute("PRAGMA page_count").fetchone()[0]
+    db.execute(f"PRAGMA max_page_count = {pages}")
+    n = 0
+    for size in (200, 20, 1):  # every free byte of the moves' table taken
+        with pytest.raises(sqlite3.OperationalError, match="full"):
+            while True:
+                n += 1
+                with db:
+                    db.execute("INSERT INTO actions (game_id, ply, token, t) VALUES (?, 0, ?, 0)",
+                               (-n, "x" * size))
+    clock.t += 1.5
+    service.tick()  # room for the new game's row, not for its moves
+    assert service.state()["record_problem"] is not None
+    with db:
+        db.execute("DELETE FROM actions WHERE game_id < 0")
+    db.execute("PRAGMA max_page_count = 1073741823")
+    clock.t += 1.5
+    service.tick()
+    assert service.state()["record_problem"] is None
+    stored = service.store.get(service.gid)
+    assert stored is not None and list(stored.actions) == ["@c1", "@d1"]
+    service.close()
