@@ -167,29 +167,41 @@ def _errors(g: AnyGame, v: View) -> str:
     many = _too_many(g, v)
     if many is not None:
         return many
-    told = []
+    told: dict[str, list[str]] = {}  # what to do there -> the squares, in order
     for p, name in zip(range(len(g.geometry.point_names)), g.geometry.point_names,
                        strict=True):
         if not v.errors >> p & 1:
             continue
         owner = TITLE[0] if a >> p & 1 else TITLE[1]
         if v.seen is not None and (a | d) >> p & 1 and v.seen[a >> p & 1] >> p & 1:
-            told.append(f"{name}: wrong side's soldier (the {owner}'s belongs here)")
+            what = f"wrong side's soldier (the {owner}'s belongs here)"
         elif v.undone >> p & 1:
-            what = f"put the {owner}'s soldier back" if (a | d) >> p & 1 else "take it off"
-            told.append(f"{name}: taken back by undo; {what}")
+            back = f"put the {owner}'s soldier back" if (a | d) >> p & 1 else "take it off"
+            what = f"taken back by undo; {back}"
         elif (a | d) >> p & 1:
             why = THINKING if v.thinking else _why_not_lifted(g, p)
-            told.append(f"{name}: put the {owner}'s soldier back{why}")
+            what = f"put the {owner}'s soldier back{why}"
         elif where:
-            told.append(f"{name}: not a legal square; the lifted soldier can go to "
-                        f"{', '.join(_names(g, where))}")
+            what = ("not a legal square; the lifted soldier can go to "
+                    f"{', '.join(_names(g, where))}")
         else:
             why = THINKING if v.thinking else _why_not_placed(g, p)
-            told.append(f"{name}: no soldier belongs here{why}; take it off")
-    if len(told) > 3:
-        told = [*told[:3], f"and {len(told) - 3} more lit"]
-    return "; ".join(told)
+            what = f"no soldier belongs here{why}; take it off"
+        told.setdefault(what, []).append(name)
+    # Squares with the same words are named together, the words said once
+    # ("a1, b1: no soldier belongs here (...); take them off").
+    said = [f"{', '.join(names)}: {_plural(what) if len(names) > 1 else what}"
+            for what, names in told.items()]
+    if len(said) > 3:
+        said = [*said[:3], f"and {len(said) - 3} more lit"]
+    return "; ".join(said)
+
+
+def _plural(what: str) -> str:
+    """The words of one square said of several."""
+    return (what.replace("take it off", "take them off")
+            .replace("'s soldier back", "'s soldiers back")
+            .replace("wrong side's soldier (the", "wrong side's soldiers (the"))
 
 
 def _why_not_lifted(g: AnyGame, p: int) -> str:

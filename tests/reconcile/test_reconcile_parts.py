@@ -133,11 +133,13 @@ def test_status_and_leds_from_the_view() -> None:
     g = _game()
     assert status(g, View()) == "Attacker to move"
     assert status(g, View(flags=(True, False))) == "Attacker to move (exchange flag raised)"
-    a1, b1 = ("put the Attacker's soldier back" if g.bitboards()[0] >> p & 1 else
-              "put the Defender's soldier back" if g.bitboards()[1] >> p & 1 else
-              "no soldier belongs here; take it off"
-              for p in (g.geometry.parse_point("a1"), g.geometry.parse_point("b1")))
-    assert status(g, View(errors=_bits(g, "a1", "b1"))) == f"a1: {a1}; b1: {b1}"
+    a, d = g.bitboards()
+    a2, c2, d2 = (g.geometry.parse_point(n) for n in ("a2", "c2", "d2"))
+    assert a >> a2 & 1 and a >> d2 & 1 and d >> c2 & 1
+    # Squares with the same words are named together, the words said once.
+    assert status(g, View(errors=_bits(g, "a1", "a2", "c2", "d2"))) == (
+        "a1: no soldier belongs here; take it off; a2, d2: put the Attacker's soldiers back; "
+        "c2: put the Defender's soldier back (it is the Attacker's turn)")
     both = _bits(g, "c2", "c3")
     assert status(g, View(standing=both)) == "Remove the captured soldiers on c2, c3"
     assert status(g, View(standing=both, exchanged=both)) == \
@@ -174,6 +176,9 @@ def test_every_refusal_says_which_rule() -> None:
     assert status(g, View(errors=_bits(g, "a1"))) == (
         "a1: no soldier belongs here (the Attacker's soldier must go next to the malha: "
         "c2, b3, d3, c4); take it off")
+    assert status(g, View(errors=_bits(g, "a1", "b1"))) == (
+        "a1, b1: no soldier belongs here (the Attacker's soldier must go next to the malha: "
+        "c2, b3, d3, c4); take them off")
     g.play("@c2")
     assert status(g, View(errors=_bits(g, "c2"))) == (
         "c2: put the Attacker's soldier back (nothing moves in the setting phase)")

@@ -324,7 +324,7 @@ def test_undo_tells_the_squares_it_changed_as_taken_back() -> None:
     h.press("undo")
     status = h.hold(DELAY + 0.1).status
     assert h.moves == []
-    assert status == "d3: taken back by undo; take it off; c4: taken back by undo; take it off"
+    assert status == "d3, c4: taken back by undo; take them off"
     h.lift("c4")
     h.lift("d3")
     assert "error" not in h.leds.values() and "undo" not in h.last.status
