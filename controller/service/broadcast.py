@@ -311,7 +311,8 @@ class Publisher:
             payloads.append(dict(base, ply=i + 1, move=tokens[i], position=game.position(),
                                  time=times[i], result=None if o is None else o.result))
         topic = self.config.topic("moves")
-        with self.db:
+        with self.db:  # the messages and what was queued, all or nothing
+            self.db.execute("BEGIN IMMEDIATE")
             self.db.executemany("INSERT INTO broadcast_outbox (topic, payload) VALUES (?, ?)",
                                 [(topic, json.dumps(p)) for p in payloads])
             self.db.execute("INSERT OR REPLACE INTO broadcast_sent VALUES (?, ?)",

@@ -200,3 +200,35 @@ def test_a_game_set_up_from_a_position_reaches_the_hall_whole(
         old.handle("kharbga/ob/moves", json.dumps(dict(bare, seq=i + 1)).encode())
     assert parse_record(old.kgn()).tags["Note"].startswith(
         "the moves received do not replay from action 1 ")
+
+
+def test_a_queue_write_cut_short_queues_each_move_once(tmp_path: Path) -> None:
+    """The write of a game's messages fails part-way (here the list of
+    what was queued, refused as a full disk would): nothing of it stays,
+    and the next turn queues each move once. Before, the messages stayed
+    queued without the list, and the next turn queued them all again: the
+    hall was sent every move twice."""
+    data = tmp_path / "data"
+    actions = random_game(43)[:6]
+    game = Game.new("sabouiyya")
+    store = Store(data)
+    for a in actions:
+        game.play(a)
+    store.new_game(game, "Ali", "Badr")
+    store.db.executescript(
+        "CREATE TABLE broadcast_sent (game_id INTEGER PRIMARY KEY, tokens TEXT NOT NULL);"
+        "CREATE TRIGGER full BEFORE INSERT ON broadcast_sent "
+        "BEGIN SELECT RAISE(FAIL, 'database or disk is full'); END;")
+    config = BroadcastConfig(url=f"mqtt://127.0.0.1:{free_port()}", board_id="ob")
+    publisher = Publisher(config, data)
+    publisher.start()
+    try:
+        time.sleep(1.0)  # the first turn's queueing refused
+        store.db.execute("DROP TRIGGER full")
+        publisher.listener({})  # a change of state: the sender looks again
+        wait_until(lambda: len(_outbox(data)) >= len(actions), 10, "the moves queued")
+        time.sleep(0.5)
+        assert [m["move"] for m in _outbox(data)] == actions
+    finally:
+        publisher.close()
+        store.close()
