@@ -130,8 +130,12 @@ class BoardService:
         self.sensor_problem: str | None = None  # why the board is not read (set_sensor)
         # A new game started with pieces on the board waits for it to be
         # cleared (or set up as the game's start) before it reads moves.
-        self.waiting_clear = self.store.get_value("waiting_clear") == self.gid and \
-            not game.moves
+        # Unreadable, the mark is taken as waiting: soldiers left standing
+        # are never read as a new game's moves.
+        waiting = self.store.get_value(
+            "waiting_clear", self.gid, "taken as set: a game with no move yet waits for the "
+            "board cleared or set up as its start")
+        self.waiting_clear = waiting == self.gid and not game.moves
         if self.simulated:
             self.feed(Frame.from_occ(self.now(), self.sim.occ))
         else:

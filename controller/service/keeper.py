@@ -52,7 +52,8 @@ class Keeper:
     def resumed_pending(self, gid: int) -> Pending:
         """What game ``gid`` had pending when the service stopped (nothing
         for another game, or a value not of this program's making)."""
-        value = self.store.get_value(PENDING)
+        value = self.store.get_value(PENDING, instead="ignored (no exchange flag raised, "
+                                     "no draw offered)")
         if not isinstance(value, dict) or value.get("game") != gid:
             return False, False, None
         flags, draw = value.get("flags"), value.get("draw")

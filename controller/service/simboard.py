@@ -63,11 +63,12 @@ class SimBoard:
 
     def __init__(self, store: Store, game: AnyGame) -> None:
         self.store = store
-        stored = store.get_value("sim_occ")
+        stored = store.get_value("sim_occ", instead="ignored (the simulated board shows "
+                                 "the game)")
         size = game.geometry.size
         valid = isinstance(stored, str) and len(stored) == size and not stored.strip("01")
         self.occ: str = stored if valid and isinstance(stored, str) else occupancy(game)
-        setup = store.get_value("sim_setup")
+        setup = store.get_value("sim_setup", instead="ignored (counted from 0)")
         self.setup: int = setup if type(setup) is int else 0
         if stored is not None and not valid:  # the board set up anew (another board)
             self.setup += 1

@@ -402,9 +402,22 @@ class Store:
 
     # -- small settings ------------------------------------------------------
 
-    def get_value(self, key: str) -> object:
+    def get_value(self, key: str, unreadable: object = None, instead: str = "ignored") -> object:
+        """The value kept under ``key``, None if none is.  These values are
+        conveniences the board does without (what stood on the simulated
+        board, a flag raised, a new game waiting for the cleared board):
+        one that is not JSON (the archive edited by hand) is said in one
+        line of the log, with what is done ``instead``, and ``unreadable``
+        is returned in its place."""
         row = self.db.execute("SELECT value FROM kv WHERE key=?", (key,)).fetchone()
-        return json.loads(row[0]) if row else None
+        if row is None:
+            return None
+        try:
+            return json.loads(row[0])
+        except (ValueError, TypeError) as exc:
+            log.warning("%s: the kept value %r is not JSON (%s): %s", self.path, key,
+                        " ".join(str(exc).split()) or type(exc).__name__, instead)
+            return unreadable
 
     def set_value(self, key: str, value: object) -> None:
         with self.db:

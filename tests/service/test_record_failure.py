@@ -4,6 +4,7 @@ moves are not saved and why, and every move is written once it can be."""
 
 from __future__ import annotations
 
+import logging
 import sqlite3
 from pathlib import Path
 
@@ -349,3 +350,83 @@ def test_a_new_games_row_written_before_its_moves_fail_is_not_written_twice(
     stored = service.store.get(service.gid)
     assert stored is not None and list(stored.actions) == ["@c1", "@d1"]
     service.close()
+
+
+def test_small_values_not_json_are_logged_and_done_without(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The values kept beside the games (what stood on the simulated board,
+    an exchange flag or a draw offer, a new game waiting for the cleared
+    board) edited by hand into text that is not JSON: the board starts,
+    each is named in one line of the log and done without, and the game's
+    moves are as they were. Before, the service stopped at start with a
+    traceback."""
+    clock = Clock()
+    config = Config(data_dir=tmp_path, board="sim", settle=0.05, error_delay=0.3)
+    first = BoardService(config, clock)
+    for point in ("a1", "b1"):
+        first.set_sim_occupancy(None, point=point, occupied=True)
+        clock.t += 1.0
+        first.tick()
+    first.press("draw", "defender")
+    first.tick()
+    gid = first.gid
+    first.close()
+    db = sqlite3.connect(tmp_path / "games.sqlite3")
+    with db:
+        db.execute("INSERT OR REPLACE INTO kv VALUES ('waiting_clear', '3,')")
+        db.execute("UPDATE kv SET value='{\"game\": ' WHERE key IN ('pending', 'sim_occ')")
+        db.execute("INSERT OR REPLACE INTO kv VALUES ('sim_setup', x'ff')")
+    keys = [r[0] for r in db.execute("SELECT key FROM kv ORDER BY key")]
+    db.close()
+    assert keys == ["pending", "sim_occ", "sim_setup", "waiting_clear"]
+    with caplog.at_level(logging.WARNING, logger="kharbga.store"):
+        again = BoardService(config, clock)
+    said = [r.getMessage() for r in caplog.records if r.name == "kharbga.store"]
+    for key in keys:
+        lines = [line for line in said if f"'{key}'" in line]
+        assert len(lines) == 1 and "\n" not in lines[0], said
+        assert str(tmp_path / "games.sqlite3") in lines[0] and "not JSON" in lines[0]
+    state = again.state()
+    assert again.gid == gid and state["moves"] == ["@a1", "@b1"]
+    assert state["draw_offer"] is None  # done without
+    assert not state["waiting_clear"]  # a game with moves is not waiting
+    clock.t += 1.0
+    again.tick()
+    again.close()
+
+
+def test_a_waiting_mark_not_json_keeps_the_new_game_waiting(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A new game started with soldiers still on the board waits for it to
+    be cleared; that mark edited by hand into text that is not JSON is
+    taken as waiting (said in one line), so the soldiers left standing are
+    not read as the new game's moves."""
+    clock = Clock()
+    config = Config(data_dir=tmp_path, board="gpio", settle=0.05, error_delay=0.3)
+    game = Game.new("kharbga")
+    first = BoardService(config, clock)
+    for token in ("@a1", "@b1"):
+        game.play(token)
+        clock.t += 0.5
+        first.feed(Frame(first.now(), _bits(game)))
+        clock.t += 0.5
+        first.tick()
+    first.new_game("kharbga")
+    assert first.state()["waiting_clear"]
+    first.close()
+    db = sqlite3.connect(tmp_path / "games.sqlite3")
+    with db:
+        db.execute("UPDATE kv SET value='[' WHERE key='waiting_clear'")
+    db.close()
+    with caplog.at_level(logging.WARNING, logger="kharbga.store"):
+        again = BoardService(config, clock)
+    said = [r.getMessage() for r in caplog.records if "'waiting_clear'" in r.getMessage()]
+    assert len(said) == 1 and "waits" in said[0].split("not JSON")[1], said
+    clock.t += 0.5
+    again.feed(Frame(again.now(), _bits(game)))  # the old game's soldiers
+    clock.t += 0.5
+    again.tick()
+    assert again.state()["waiting_clear"] and again.state()["moves"] == []
+    again.close()
