@@ -23,7 +23,15 @@ from controller.rules import AnyGame, AnyVariant, find_any_variant
 from controller.rules.leap_factory import apply_any_options, format_any_options
 from controller.rules.record import Record
 
-from .archive import WRITABLE, ArchiveError, columns, open_read_only, open_writable, ro_uri
+from .archive import (
+    WRITABLE,
+    ArchiveError,
+    archive_errors,
+    columns,
+    open_read_only,
+    open_writable,
+    ro_uri,
+)
 from .boardview import board_view
 
 log = logging.getLogger("kharbga.store")
@@ -141,7 +149,11 @@ class Store:
         self._views: dict[int, bytes] = {}  # finished games for the viewer (final)
         self._stored: dict[int, list[str]] = {}
         self._sensor_seq: dict[int, int] = {}
-        self._next_id = 1
+        self._next_id = 1  # the lowest id a new game may take (reserve_id)
+        if not read_only:
+            with archive_errors(self.path):
+                row = self.db.execute("SELECT max(id) FROM games").fetchone()
+            self._next_id = int(row[0] or 0) + 1
 
     def close(self) -> None:
         if self.log_db is not self.db:
@@ -152,9 +164,17 @@ class Store:
 
     def reserve_id(self) -> int:
         """The id the next new game is written under, known before it is
-        written (one writer to an archive: the service's lock)."""
-        row = self.db.execute("SELECT max(id) FROM games").fetchone()
-        self._next_id = max(self._next_id, int(row[0] or 0) + 1)
+        written (one writer to an archive: the service's lock): above every
+        game of the archive and every id reserved or written since it was
+        opened, so that it is known even when the archive cannot be read
+        (a disk I/O error, the archive locked: the game's own write then
+        says so, :meth:`Keeper.later`)."""
+        try:
+            row = self.db.execute("SELECT max(id) FROM games").fetchone()
+        except sqlite3.Error:
+            pass
+        else:
+            self._next_id = max(self._next_id, int(row[0] or 0) + 1)
         self._next_id += 1
         return self._next_id - 1
 
@@ -177,6 +197,7 @@ class Store:
             self.db.executemany("INSERT INTO actions (game_id, ply, token, t) VALUES (?, ?, ?, ?)",
                                 [(gid, i, token, now) for i, token in enumerate(tokens)])
         self._stored[gid] = tokens
+        self._next_id = max(self._next_id, gid + 1)
         return gid
 
     def sync(self, gid: int, game: AnyGame, times: Sequence[float] = ()) -> None:

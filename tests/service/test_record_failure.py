@@ -430,3 +430,50 @@ def test_a_waiting_mark_not_json_keeps_the_new_game_waiting(
     again.tick()
     assert again.state()["waiting_clear"] and again.state()["moves"] == []
     again.close()
+
+
+def test_a_new_game_while_the_archive_cannot_even_be_read(tmp_path: Path) -> None:
+    """New game pressed while every statement on the archive fails, reads
+    too (a disk I/O error, the archive locked: here SQLite interrupts each
+    one): the new game starts at once under an id of its own, the page says
+    the game is not being saved, and both games are written once the
+    archive answers again. Before, finding the new game's id raised: the
+    web request failed with an internal error."""
+    clock = Clock()
+    config = Config(data_dir=tmp_path, board="gpio", settle=0.05, error_delay=0.3)
+    service = BoardService(config, clock)
+    first_id = service.gid
+    game = Game.new("kharbga")
+
+    def show(occupied: int) -> None:
+        clock.t += 0.5
+        service.feed(Frame(service.now(), occupied))
+        clock.t += 0.5
+        service.tick()
+
+    for token in ("@a1", "@b1"):
+        game.play(token)
+        show(_bits(game))
+    for db in (service.store.db, service.store.log_db):
+        db.set_progress_handler(lambda: 1, 1)  # every statement refused
+    service.new_game("kharbga")  # no exception: the board goes on
+    assert service.gid != first_id and service.state()["moves"] == []
+    assert service.state()["record_problem"] is not None
+    show(0)  # cleared for the new game
+    game = Game.new("kharbga")
+    for token in ("@c1", "@d1"):
+        game.play(token)
+        show(_bits(game))
+    assert service.state()["moves"] == ["@c1", "@d1"]
+    for db in (service.store.db, service.store.log_db):
+        db.set_progress_handler(None, 1)
+    clock.t += 1.5
+    service.tick()
+    assert service.state()["record_problem"] is None
+    second_id = service.gid
+    service.close()
+    stored = Store(tmp_path)
+    old, new = stored.get(first_id), stored.get(second_id)
+    assert old is not None and list(old.actions) == ["@a1", "@b1"] and old.finished is not None
+    assert new is not None and list(new.actions) == ["@c1", "@d1"] and new.finished is None
+    stored.close()
