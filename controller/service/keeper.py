@@ -12,9 +12,11 @@ back is written and the words go.  The other writes of a change of game
 known at once: :meth:`Store.reserve_id`) and of the players' names are
 held back alike (:meth:`Keeper.later`), in order, before the game's own,
 so a failure in the middle of a change never writes a game under
-another's id.  What a game's actions do not hold (an
-exchange flag raised, a draw offered) is kept beside them, so a game
-resumed after a crash has them too."""
+another's id (one that fails for a fault of the service's own, not of
+the archive, is named in the log and dropped: it holds up no other).
+What a game's actions do not hold (an exchange flag raised, a draw
+offered) is kept beside them, so a game resumed after a crash has them
+too."""
 
 from __future__ import annotations
 
@@ -84,12 +86,23 @@ class Keeper:
         return gid
 
     def _drain(self) -> bool:
+        """Do the writes held back, in order, until one fails on the
+        archive (kept, to be tried again).  One that fails for another
+        reason, a fault of the service's own, would fail alike at every
+        try and hold up every write after it: it is dropped, named in one
+        line of the log (its traceback at debug level), and the rest go on."""
         while self._backlog:
+            step = self._backlog[0]
             try:
-                self._backlog[0]()
+                step()
             except (sqlite3.Error, OSError) as exc:
                 self._failed("the archive", exc)
                 return False
+            except Exception as exc:
+                log.error("%s: not written to %s: %s (a fault of the service, not of the "
+                          "archive: dropped, the writes after it go on)", _what(step),
+                          self.where, _words(exc))
+                log.debug("the write dropped", exc_info=exc)
             del self._backlog[0]
         return True
 
@@ -130,3 +143,26 @@ class Keeper:
                         f"kept in memory and written once {self.where} can be written "
                         "again (a full disk? a read-only card?)")
         self._retry_at = self.now() + RETRY
+
+
+# What the service's held-back writes write, in words (Keeper._drain's log).
+_WRITES = {"finish": "the end", "sync": "the moves", "new_game": "the row and first moves",
+           "rename": "the players' names and settings", "set_value": "the kept value",
+           "append_sensor": "the sensor log lines", "save": "the simulated board's pieces"}
+
+
+def _what(step: Callable[[], object]) -> str:
+    """A held-back write in words: ``game 3: the end (finish)``."""
+    func = step.func if isinstance(step, partial) else step
+    name = str(getattr(func, "__name__", type(func).__name__))
+    args = step.args if isinstance(step, partial) else ()
+    words = _WRITES.get(name, "a write")
+    gids = [a for a in args if type(a) is int]
+    if name == "set_value" and args:
+        words, gids = f"the kept value {args[0]!r}", []
+    return (f"game {gids[0]}: " if gids else "") + f"{words} ({name})"
+
+
+def _words(exc: BaseException) -> str:
+    said = " ".join(str(exc).split())
+    return f"{type(exc).__name__}: {said}" if said else type(exc).__name__

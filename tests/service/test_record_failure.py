@@ -477,3 +477,58 @@ def test_a_new_game_while_the_archive_cannot_even_be_read(tmp_path: Path) -> Non
     assert old is not None and list(old.actions) == ["@a1", "@b1"] and old.finished is not None
     assert new is not None and list(new.actions) == ["@c1", "@d1"] and new.finished is None
     stored.close()
+
+
+def test_a_held_back_write_that_fails_for_another_reason_holds_up_nothing(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A write held back while the archive could not be written fails, once
+    the archive can be, for a reason of the service's own (a fault: here the
+    players' names): it is named in one line of the log as not written, and
+    every write after it goes through, the moves too. Before, it stayed
+    first in the queue: every later write (the game's moves) raised it
+    again, at each tick, and nothing more was saved."""
+    clock = Clock()
+    config = Config(data_dir=tmp_path, board="gpio", settle=0.05, error_delay=0.3)
+    service = BoardService(config, clock)
+    first_id = service.gid
+    game = Game.new("kharbga")
+
+    def show(occupied: int) -> None:
+        clock.t += 0.5
+        service.feed(Frame(service.now(), occupied))
+        clock.t += 0.5
+        service.tick()
+
+    def broken(*args: object) -> None:
+        raise TypeError("a fault of the service")
+
+    game.play("@a1")
+    show(_bits(game))
+    service.store.db.execute("PRAGMA query_only = 1")
+    service.new_game("kharbga")
+    monkeypatch.setattr(service.store, "rename", broken)
+    service.set_computer("defender", 1)  # the players' names held back, to fail
+    show(0)
+    game = Game.new("kharbga")
+    for token in ("@c1", "@d1"):
+        game.play(token)
+        show(_bits(game))
+    service.store.db.execute("PRAGMA query_only = 0")
+    caplog.clear()
+    with caplog.at_level(logging.INFO, logger="kharbga.store"):
+        for _ in range(3):
+            clock.t += 1.5
+            service.tick()
+    assert service.state()["record_problem"] is None
+    said = [r.getMessage() for r in caplog.records
+            if r.name == "kharbga.store" and r.levelno >= logging.ERROR]
+    assert len(said) == 1 and "\n" not in said[0], said
+    assert "a fault of the service" in said[0] and f"game {service.gid}" in said[0]
+    second_id = service.gid
+    service.close()
+    stored = Store(tmp_path)
+    old, new = stored.get(first_id), stored.get(second_id)
+    assert old is not None and list(old.actions) == ["@a1"] and old.finished is not None
+    assert new is not None and list(new.actions) == ["@c1", "@d1"]
+    stored.close()
