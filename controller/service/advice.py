@@ -64,7 +64,9 @@ class Advice:
         self._key: tuple[object, ...] | None = None
         self._base: tuple[int, tuple[str, ...]] | None = None  # the game pondered, its actions
         self._priors: list[tuple[Thought, int, tuple[str, ...]]] = []
-        self._searched: Thought | None = None  # the computer's last search
+        # The computer's last search at full strength (a weaker level's
+        # scores carry its noise and depth cap: never shown as the view).
+        self._searched: Thought | None = None
         self.from_ponder = 0  # computer moves taken from the ponder's line
 
     @property
@@ -100,7 +102,8 @@ class Advice:
 
     def thought(self, game: Any) -> dict[str, object] | None:
         """The latest thought about ``game``'s position for the page (the
-        ponder's, or the computer's search waiting to be played), or None."""
+        ponder's, or the computer's search at full strength waiting to be
+        played), or None."""
         if not self.on:
             return None
         t = self.thinker.thought(game)
@@ -155,10 +158,11 @@ class Advice:
             if ready is not None:
                 self.from_ponder += 1
                 return marker, game, ready
-            found = self.thinker.search(snapshot, seconds, level=None if level >= 5 else level)
+            full = level >= 5
+            found = self.thinker.search(snapshot, seconds, level=None if full else level)
+            self._searched = found if full else None
             if found is None:
                 return marker, game, None
-            self._searched = found
             return marker, game, found.move
 
         return run

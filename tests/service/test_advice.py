@@ -126,3 +126,22 @@ def test_the_evaluation_in_words():
     assert view(-230)["words"] == "Defender better" and view(-230)["pieces"] == -2.3
     assert view(10)["words"] == "even"
     assert view(-95_000)["words"] == "Defender wins by force"
+
+
+def test_a_weakened_computers_search_is_not_shown_as_the_evaluation(advice):
+    # Below full strength the computer's scores carry its level's noise and
+    # its depth cap: the page's bar must not show them as the engine's view.
+    g = _midgame()
+    computer = g.to_move
+    advice.follow(g, computer)  # the computer to move: nothing pondered
+    legal = {str(m) for m in g.legal_moves()}
+    _, _, move = advice.computer_job(g, 0.2, level=1)()
+    assert move in legal
+    assert advice.thought(g) is None
+    # At full strength its search is the engine's view, shown until played.
+    _, _, move = advice.computer_job(g, 0.2, level=5)()
+    view = advice.thought(g)
+    assert view is not None and view["move"] == move and view["depth"] >= 1
+    # A weak search after it leaves no stale full-strength view behind either.
+    advice.computer_job(g, 0.2, level=2)()
+    assert advice.thought(g) is None
