@@ -196,7 +196,7 @@ def _cmd_hint(args: argparse.Namespace) -> int:
     seconds = DEFAULT_HINT_SECONDS if args.time is None else args.time
     if not 0 < seconds <= MAX_SECONDS:
         raise ValueError(f"--time must be more than 0 and at most {MAX_SECONDS:g} seconds, "
-                         f"not {seconds:g}")
+                         f"not {seconds:.15g}")
     if args.level is not None and args.level not in LEVELS:
         raise ValueError(f"--level must be one of {', '.join(map(str, LEVELS))}, "
                          f"not {args.level}")

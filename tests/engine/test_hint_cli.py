@@ -56,3 +56,19 @@ def test_bad_input_is_one_line_and_status_2(
     lines = captured.err.strip().splitlines()
     assert len(lines) == 1 and "Traceback" not in captured.err
     assert words in lines[0]
+
+
+
+def _one_line_error(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
+    assert main(["hint", *argv]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1
+    return err
+
+
+def test_a_time_above_the_limit_is_named_as_given(capsys: pytest.CaptureFixture[str]) -> None:
+    # Just above the limit: the number as given, not rounded to the limit
+    # ("at most 600 seconds, not 600").
+    err = _one_line_error(["--position", EMPTY7, "--time", "600.0001"], capsys)
+    assert err.endswith("not 600.0001")
+
