@@ -192,6 +192,7 @@ def _cmd_games(args: argparse.Namespace) -> int:
 def _cmd_hint(args: argparse.Namespace) -> int:
     from controller.engine.api import DEFAULT_HINT_SECONDS, LEVELS, MAX_SECONDS, best_move
     from controller.rules import Variant, find_any_variant, game_from_position
+    from controller.rules.moves import reason_words
 
     seconds = DEFAULT_HINT_SECONDS if args.time is None else args.time
     if not 0 < seconds <= MAX_SECONDS:
@@ -209,7 +210,10 @@ def _cmd_hint(args: argparse.Namespace) -> int:
                              f"give the position's variant with --variant")
     game = game_from_position(variant, args.position)
     if game.outcome is not None:
-        raise ValueError(f"the game is over in that position ({game.outcome.reason})")
+        won = {"attacker": "Attacker wins", "defender": "Defender wins"}
+        raise ValueError(f"the game is over in that position: "
+                         f"{won.get(game.outcome.winner or '', 'a draw')} "
+                         f"({reason_words(game.outcome.reason)})")
     if not game.raw_moves():
         raise ValueError(f"the {game.to_move} has no legal move in that position")
     given = args.position.split()[1:2]  # the side the position names to move

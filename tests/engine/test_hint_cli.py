@@ -72,3 +72,22 @@ def test_a_time_above_the_limit_is_named_as_given(capsys: pytest.CaptureFixture[
     err = _one_line_error(["--position", EMPTY7, "--time", "600.0001"], capsys)
     assert err.endswith("not 600.0001")
 
+
+@pytest.mark.parametrize(
+    ("position", "variant", "words", "code"),
+    [
+        ("...../...../...../D..../AD... a m - 5", "sabouiyya",
+         "over in that position: Defender wins (the losing side could not move)", "(blocked)"),
+        ("......./......./......./......./......./A....../DA..... d m - 2", "kharbga",
+         "over in that position: Defender wins (blocked on the first move)",
+         "blocked-first-turn"),
+        ("......../......../......../......../......../......../......../........ a m - 1",
+         "checkers", "Defender wins (all soldiers captured)", "all-captured"),
+    ],
+)
+def test_a_game_over_says_who_won_and_why(
+    position: str, variant: str, words: str, code: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    err = _one_line_error(["--variant", variant, "--position", position], capsys)
+    assert words in err and code not in err
+
