@@ -204,10 +204,15 @@ def _cmd_hint(args: argparse.Namespace) -> int:
     variant = find_any_variant(args.variant)
     if isinstance(variant, Variant):
         ranks = len(args.position.split()[0].split("/")) if args.position.split() else 0
-        if ranks != variant.size:
-            raise ValueError(f"the position has {ranks} rank{'s' if ranks != 1 else ''} but "
-                             f"{variant.name} is played on {variant.size}x{variant.size}: "
-                             f"give the position's variant with --variant")
+        fits = _variants_with_ranks(ranks)
+        if ranks != variant.size and fits:
+            which = fits[0] if len(fits) == 1 else f"{', '.join(fits[:-1])} or {fits[-1]}"
+            give = f"--variant {fits[0]}" if len(fits) == 1 else "--variant"
+            raise ValueError(f"the position has {ranks} ranks but {variant.name} is played on "
+                             f"{variant.size}x{variant.size}: a position of {which}? "
+                             f"give its variant with {give}")
+    # Otherwise (no variant's board has that many ranks) the rules say
+    # what is wrong with the position.
     game = game_from_position(variant, args.position)
     if game.outcome is not None:
         won = {"attacker": "Attacker wins", "defender": "Defender wins"}
@@ -225,6 +230,15 @@ def _cmd_hint(args: argparse.Namespace) -> int:
         blocked = "Attacker" if given[0] == "a" else "Defender"
         print(f"the {blocked} is blocked: the {game.to_move.capitalize()} plays")
     return 0
+
+
+def _variants_with_ranks(ranks: int) -> list[str]:
+    """The variants (both families) whose position strings have ``ranks``
+    ranks: what a position of another board was probably meant for."""
+    from controller.rules import LEAP_VARIANTS, VARIANTS, new_game
+
+    names = [v.name for v in VARIANTS] + [v.name for v in LEAP_VARIANTS]
+    return [n for n in names if new_game(n).position().split()[0].count("/") + 1 == ranks]
 
 
 def _cmd_match(args: argparse.Namespace) -> int:

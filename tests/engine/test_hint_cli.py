@@ -91,3 +91,22 @@ def test_a_game_over_says_who_won_and_why(
     err = _one_line_error(["--variant", variant, "--position", position], capsys)
     assert words in err and code not in err
 
+
+@pytest.mark.parametrize(
+    ("position", "words", "not_words"),
+    [
+        # A 5x5 or 8x8 position: the variants whose board it fits are named.
+        ("...../...../...../...../..... a s - 0", "--variant sabouiyya", None),
+        (new_game("checkers").position(), "english-draughts or checkers", None),
+        # Not a position of any variant: the rules' own reason, no advice
+        # to change the variant.
+        ("garbage", "needs 5 fields", "--variant"),
+        ("/".join(["......."] * 6) + " a s - 0", "7 ranks, this one 6", "--variant"),
+    ],
+)
+def test_another_boards_position_names_the_variants_it_fits(
+    position: str, words: str, not_words: str | None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    err = _one_line_error(["--position", position], capsys)
+    assert words in err
+    assert not_words is None or not_words not in err

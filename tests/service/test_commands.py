@@ -38,7 +38,8 @@ def test_bad_hint_options_are_one_line() -> None:
     r = _cli("hint", "--variant", "sabouiyya", "--position", POSITION_7X7)
     assert r.returncode == 2
     assert r.stderr == ("kharbga-board: the position has 7 ranks but sabouiyya is played "
-                        "on 5x5: give the position's variant with --variant\n")
+                        "on 5x5: a position of kharbga, kharbga-refuge or khamousiyya? give "
+                        "its variant with --variant\n")
 
 
 def test_match_help_is_plain_text() -> None:
