@@ -128,7 +128,7 @@ def kind_of(value: object) -> str:
     if isinstance(value, int):
         return "an integer"
     if isinstance(value, float):
-        return f"{value!r} (a decimal number)" if math.isfinite(value) else "a number"
+        return f"{value!r} (a decimal number)" if math.isfinite(value) else repr(value)
     if isinstance(value, str):
         return "a string"
     if isinstance(value, list | tuple):

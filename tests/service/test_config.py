@@ -26,6 +26,11 @@ from controller.service.config import Config, ConfigError, load_config
         ("[board]\nsetle = 1\n", "board.setle", "unknown key (known here: error_delay"),
         ("[players]\ncomputer = 'both'\n", "players.computer", "must be \"attacker\""),
         ("[players]\nponder = 'yes'\n", "players.ponder", "must be true or false"),
+        ("[players]\nlevel = 6\n", "players.level", "must be at most 5, not 6"),
+        ("[players]\nlevel = '3'\n", "players.level", "must be an integer, not a string"),
+        # A non-finite number is named as written, not as "a number".
+        ("[players]\nlevel = inf\n", "players.level", "must be an integer, not inf"),
+        ("[players]\nlevel = nan\n", "players.level", "must be an integer, not nan"),
         ("web = 3\n", "web", "must be a table, not an integer"),
         ("[board]\nkind = 'camera:0'\n", "camera.profile", "a camera board needs"),
     ],
