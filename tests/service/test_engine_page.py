@@ -57,11 +57,15 @@ def test_the_evaluation_bar_and_line_switch_off_and_on(tmp_path: Path) -> None:
             num = bar.locator(".num").inner_text()
             words = pg.locator("#eval-words").inner_text()
             first = pg.locator("#eval-line b").inner_text()
+            depth = pg.locator("#eval-depth").inner_text()
             won = abs(t["score"]) >= 90_000
+            # A search still deepening says so in words that cannot be read
+            # as the switch's state ("thinking on").
+            going = depth.endswith(", still thinking") and "thinking on" not in depth
             if num == ("won" if won else _signed(t["pieces"])) and first == t["line"][0] \
-                    and words.startswith(t["words"]):
+                    and words.startswith(t["words"]) and going != t["done"]:
                 break
-            assert time.monotonic() < deadline, (t, num, words, first)
+            assert time.monotonic() < deadline, (t, num, words, first, depth)
             time.sleep(0.05)
         assert t["words"] in ("Attacker better", "Defender better", "even",
                               "Attacker wins by force", "Defender wins by force")

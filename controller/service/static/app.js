@@ -325,7 +325,7 @@ function renderThinking() {
   bar.title = `${t.words}${won ? "" : ` (${signed(t.pieces)} pieces for the Attacker)`}`;
   bar.setAttribute("aria-valuenow", String(t.pieces));
   $("#eval-words").textContent = won ? t.words : `${t.words} (${signed(t.pieces)})`;
-  $("#eval-depth").textContent = `depth ${t.depth}, ${t.seconds} s${t.done ? "" : ", thinking on"}`;
+  $("#eval-depth").textContent = `depth ${t.depth}, ${t.seconds} s${t.done ? "" : ", still thinking"}`;
   const moves = t.line.slice(0, 10);
   line.append("Best line: ");
   moves.forEach((m, i) => {
