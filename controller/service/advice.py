@@ -145,12 +145,13 @@ class Advice:
 
         return run
 
-    def computer_job(self, game: Any, seconds: float,
-                     level: int = 5) -> Callable[[], tuple[int, Any, str | None]]:
+    def computer_job(self, game: Any, seconds: float, level: int = 5,
+                     seed: int = 0) -> Callable[[], tuple[int, Any, str | None]]:
         """The computer's action for ``game`` at ``level``: at full strength
         the ponder's line when it expected the person's move, else a search
-        (below full strength always a search at that level: the ponder
-        searches at full strength)."""
+        (below full strength always a search at that level, its choice
+        among near-best moves drawn under ``seed``: the ponder searches at
+        full strength)."""
         marker, snapshot = len(game.moves), game.copy()
         ready = self.ponder_reply(game, seconds) if level >= 5 else None
 
@@ -159,7 +160,8 @@ class Advice:
                 self.from_ponder += 1
                 return marker, game, ready
             full = level >= 5
-            found = self.thinker.search(snapshot, seconds, level=None if full else level)
+            found = self.thinker.search(snapshot, seconds, level=None if full else level,
+                                        seed=seed)
             self._searched = found if full else None
             if found is None:
                 return marker, game, None

@@ -332,7 +332,11 @@ class BoardService:
         """The computer's next action, as a job for a worker thread (made
         on the loop); its result goes to :meth:`play_computer`."""
         self.computer_wanted = False
-        return self.advice.computer_job(self.reconciler.game, self.think, self.level)
+        # Below full strength the level's choice among near-best moves is
+        # drawn under the game's own seed (its id): another game, other
+        # replies to the same moves; the same game, the same ones.
+        return self.advice.computer_job(self.reconciler.game, self.think, self.level,
+                                        seed=self.gid)
 
     def compute_computer(self) -> tuple[int, AnyGame, str | None]:
         """The computer's next action (slow: call it off the event loop)."""

@@ -145,3 +145,30 @@ def test_a_weakened_computers_search_is_not_shown_as_the_evaluation(advice):
     # A weak search after it leaves no stale full-strength view behind either.
     advice.computer_job(g, 0.2, level=2)()
     assert advice.thought(g) is None
+
+
+def test_a_computer_below_full_strength_plays_each_game_under_its_own_seed(tmp_path):
+    # Levels 1-4 choose among near-best moves under a seed; with one seed
+    # for every game, a person repeating their moves met the same replies
+    # in every game. Each game has its own (its id), kept for its moves.
+    from controller.service.board import BoardService
+    from controller.service.config import Config
+
+    service = BoardService(Config(data_dir=tmp_path, computer="attacker", level=1,
+                                  think=0.05, ponder=False))
+    seeds: list[tuple[int, int | None]] = []
+
+    def search(game, seconds, *, level=None, seed=0, timeout=None):
+        seeds.append((seed, level))
+        return None
+
+    try:
+        service.advice.thinker.search = search
+        service.compute_computer()
+        service.compute_computer()  # the same game: the same seed
+        service.new_game("kharbga")
+        service.compute_computer()
+    finally:
+        service.close()
+    assert [level for _, level in seeds] == [1, 1, 1]
+    assert seeds[0][0] == seeds[1][0] != seeds[2][0]

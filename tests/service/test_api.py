@@ -598,11 +598,13 @@ def test_computer_opponent_is_lit_and_waited_for(make: Any) -> None:
 
 def test_the_computer_plays_at_its_level(make: Any) -> None:
     # Level 1 (depth 1, wide noise) is the engine's level 1 itself: the
-    # service's computer picks what best_move picks at that level.
+    # service's computer picks what best_move picks at that level, under
+    # the game's own seed (its id).
     from controller.engine import best_move
 
     service, _, _ = make(variant="kharbga", ponder=False)
-    # Full strength plays g4xg3 here, level 1 (seed 0) d7xc7.
+    # Full strength plays g4xg3 here, level 1 other moves (d7xc7 under
+    # seed 0, f7-f6 under seed 2).
     position = ("AD.A.A./DDAA..D/DAAAAAD/AAD.D.A/AA.D.D./DDDDAAD/D.D...A a m - 37 np=1 "
                 "off=6,0,0,7,0,0")
     service.new_game("kharbga", position=position)
@@ -610,8 +612,9 @@ def test_the_computer_plays_at_its_level(make: Any) -> None:
         service.set_computer("attacker", 0.2, 1)
         assert service.computer_wanted
         _, game, move = service.compute_computer()
-        want = best_move(Game.from_position("kharbga", position), 0.2, seed=0, level=1)
-        assert move == str(want.move) == "d7xc7"
+        want = best_move(Game.from_position("kharbga", position), 0.2, seed=service.gid,
+                         level=1)
+        assert move == str(want.move) != "g4xg3"
         assert service.state()["players"]["attacker"] == "Computer (beginner, level 1, 0.2 s)"
     finally:
         service.close()
