@@ -314,8 +314,12 @@ def test_a_bad_option_is_refused_in_one_line(argv: list[str], words: str,
 
 @pytest.mark.parametrize(("argv", "words"), [
     (["--games", "abc"], "kharbga-board match: argument --games: invalid int value: 'abc'"),
-    (["--games", "1000000000000", "--jobs", "2"], "--games and --cap must be 1 to 100,000"),
-    (["--cap", "0"], "--games and --cap must be 1 to 100,000"),
+    (["--games", "1000000000000", "--jobs", "2"],
+     "--games must be 1 to 100,000, not 1,000,000,000,000"),
+    (["--cap", "0"], "--cap must be 1 to 100,000, not 0"),
+    # The option at fault is named alone, with what was given.
+    (["--jobs", "0"], "kharbga-board: --jobs must be 1 to 64, not 0"),
+    (["--quiet", "-1"], "kharbga-board: --quiet must be at least 0, not -1"),
     (["--opening", "100"], "--opening: kharbga opens with at most 48 placements, not 100"),
     (["--games", "3", "--opening", "8"], "--games must be even with --opening"),
 ])

@@ -421,10 +421,12 @@ def main(argv: list[str] | None = None) -> int:
         what = "random actions" if args.variant in LEAP_NAMES else "placements"
         raise ValueError(f"--opening: {args.variant} opens with at most {placements} {what}, "
                          f"not {args.opening}")
-    if not (1 <= args.games <= MAX_GAMES and 1 <= args.jobs <= 64 and args.quiet >= 0
-            and 1 <= args.cap <= MAX_GAMES):
-        raise ValueError(f"--games and --cap must be 1 to {MAX_GAMES:,}, --jobs 1 to 64, "
-                         "--quiet at least 0")
+    for name, value, top in (("games", args.games, MAX_GAMES), ("cap", args.cap, MAX_GAMES),
+                             ("jobs", args.jobs, 64)):
+        if not 1 <= value <= top:
+            raise ValueError(f"--{name} must be 1 to {top:,}, not {value:,}")
+    if args.quiet < 0:
+        raise ValueError(f"--quiet must be at least 0, not {args.quiet:,}")
     if args.opening and args.games % 2:
         raise ValueError(f"--games must be even with --opening (the games come in pairs), "
                          f"not {args.games}")
