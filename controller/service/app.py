@@ -20,7 +20,8 @@ API (all JSON):
   too (``"checkers"``); ``position`` (optional) starts from that position
   string; ``options`` (sabouiyya only) switches H'ajeb on.
 - ``POST /api/computer`` ``{"side": "defender", "seconds": 1.0, "level": 3}``: the engine
-  plays that side (``null``: nobody); its actions are lit with ``hint``.
+  plays that side (``null``: nobody; a field left out keeps its value); its
+  actions are lit with ``hint``.
 - ``POST /api/ponder`` ``{"on": true}``: the engine thinks on the person's
   time (``thought`` in the state: evaluation, depth, best line) or not.
 - ``GET /api/games``: the archive; ``GET /api/games/{id}``: one game's
@@ -185,7 +186,9 @@ post_button = _change(lambda s, d: s.press(d.get("button"), d.get("side")))
 post_draw = _change(lambda s, d: s.answer_draw(d.get("answer")))
 post_new = _change(lambda s, d: s.new_game(d.get("variant"), d.get("attacker"), d.get("defender"),
                                            d.get("position"), d.get("options")))
-post_computer = _change(lambda s, d: s.set_computer(d.get("side"), d.get("seconds"),
+# A field left out keeps its value: {"level": 2} changes the level of the
+# computer playing; only "side": null switches it off.
+post_computer = _change(lambda s, d: s.set_computer(d.get("side", s.computer), d.get("seconds"),
                                                     d.get("level")))
 post_ponder = _change(lambda s, d: s.set_ponder(d.get("on")))
 

@@ -618,3 +618,27 @@ def test_the_computer_plays_at_its_level(make: Any) -> None:
         assert service.state()["players"]["attacker"] == "Computer (beginner, level 1, 0.2 s)"
     finally:
         service.close()
+
+
+def test_the_computers_level_or_time_alone_keeps_its_side(make: Any) -> None:
+    # {"level": 2} changes the level of the computer playing: it does not
+    # switch the computer off (only "side": null does).
+    service, _, run = make(variant="kharbga", ponder=False)
+
+    async def go(client: TestClient[Any, Any]) -> None:
+        r = await client.post("/api/computer", json={"side": "defender", "seconds": 2.0})
+        assert (await r.json())["computer"] == "defender"
+        r = await client.post("/api/computer", json={"level": 2})
+        state = await r.json()
+        assert (state["computer"], state["level"], state["think"]) == ("defender", 2, 2.0)
+        r = await client.post("/api/computer", json={"seconds": 0.5})
+        state = await r.json()
+        assert (state["computer"], state["level"], state["think"]) == ("defender", 2, 0.5)
+        assert state["players"]["defender"] == "Computer (casual, level 2, 0.5 s)"
+        r = await client.post("/api/computer", json={"side": None})
+        assert (await r.json())["computer"] is None
+
+    try:
+        run(go)
+    finally:
+        service.close()
