@@ -327,6 +327,8 @@ function renderThinking() {
   $("#eval-words").textContent = won ? t.words : `${t.words} (${signed(t.pieces)})`;
   $("#eval-depth").textContent = `depth ${t.depth}, ${t.seconds} s${t.done ? "" : ", still thinking"}`;
   const moves = t.line.slice(0, 10);
+  // The first move is the side to move's: in its colour.
+  line.classList.toggle("defender", state.to_move === "defender");
   line.append("Best line: ");
   moves.forEach((m, i) => {
     const el = document.createElement(i === 0 ? "b" : "span");
