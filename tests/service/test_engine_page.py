@@ -138,3 +138,26 @@ def test_hajeb_declared_and_rescinded_by_clicks(tmp_path: Path) -> None:
         expect(pg.locator("#hajeb-info")).to_contain_text("the Attacker could not capture")
         expect(button).to_be_disabled()
         shot(pg, tmp_path, "hajeb-end")
+
+
+def test_the_computers_lit_move_is_called_its_move_not_a_suggestion(tmp_path: Path) -> None:
+    # The lights under the board name the computer's move as its own: the
+    # person makes it on the board; nothing was suggested to them.
+    with served_page(tmp_path, 460, 860) as (pg, server):
+        server.post("/api/computer", {"side": "defender", "seconds": 0.1, "level": 3})
+        _new(pg, server, WALL)
+        deadline = time.monotonic() + 15
+        while not server.get("/api/state")["expected"]:
+            assert time.monotonic() < deadline, "the computer never lit its move"
+            time.sleep(0.05)
+        lit = pg.locator("#lit")
+        expect(lit.locator('li[data-role="hint"]')).to_contain_text(
+            ": the computer's move starts here")
+        expect(lit.locator('li[data-role="hint-to"]')).to_contain_text(
+            ": the computer's move ends here")
+        expect(lit).not_to_contain_text("suggested")
+        # A hint the person asks for is still a suggestion.
+        server.post("/api/computer", {"side": None})
+        server.post("/api/button", {"button": "hint", "side": "defender"})
+        expect(lit.locator('li[data-role="hint"]')).to_contain_text(
+            ": the suggested move starts here", timeout=15000)

@@ -257,6 +257,10 @@ function renderLit(leds, hint, hajeb) {
   }
   const list = $("#lit");
   list.innerHTML = "";
+  // The computer's move, lit for the person to make, is its own, not a suggestion.
+  const computers = !!(state.expected && state.computer && state.computer === state.to_move);
+  const words = (r) => (computers && r === "hint" ? "the computer's move starts here"
+    : computers && r === "hint-to" ? "the computer's move ends here" : meaning(r));
   for (const r of Object.keys(legendRoles)) {
     if (!byRole[r]) continue;
     const li = document.createElement("li");
@@ -265,7 +269,7 @@ function renderLit(leds, hint, hajeb) {
     swatch.className = "swatch";
     swatch.style.setProperty("--led", legendRoles[r].colour);
     const text = document.createElement("span");
-    text.textContent = `${byRole[r].sort().join(", ")}: ${meaning(r)}`;
+    text.textContent = `${byRole[r].sort().join(", ")}: ${words(r)}`;
     li.append(swatch, text);
     list.appendChild(li);
   }
