@@ -108,7 +108,18 @@ def status(g: AnyGame, v: View) -> str:
     if g.removals:
         return f"{side}: remove one of your own pieces (blocked side rule)"
     declared = "; H'ajeb declared" if hajeb == "on" else ""
-    return f"{side} to move{flag}{_exchange(g)}{declared}"
+    return f"{side} to move{_again(g)}{flag}{_exchange(g)}{declared}"
+
+
+def _again(g: AnyGame) -> str:
+    """" again (the Defender is blocked)" when the side that just stepped
+    is to move again because the other has no step (kharbga's rule)."""
+    if not isinstance(g, Game) or not g.history:
+        return ""
+    before, last = g.history[-1]
+    if before.side != g.side or last.kind != STEP or before.removals:
+        return ""
+    return f" again (the {TITLE[1 - g.side]} is blocked)"
 
 
 def _exchange(g: AnyGame) -> str:

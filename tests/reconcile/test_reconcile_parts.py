@@ -232,3 +232,21 @@ def test_the_last_move_of_a_chain_is_lit_from_where_its_soldier_began() -> None:
     lit = leds(g, View())
     assert lit[names[last.frm]] == "last-from" and lit[names[last.to]] == "last-to"
     assert "a2" not in lit
+
+
+def test_a_side_that_moves_again_is_told_the_other_is_blocked() -> None:
+    # kharbga: when the side to move has no step the other moves again; the
+    # status says why it is the same side's turn again (a player pressing
+    # Hint there gets the mover's move, not their own).
+    empty = "......./......./......./......./......./"
+    g = Game.from_position("kharbga", empty + "A....../DA..... a m - 5")
+    g.play("b1-c1")  # the Defender's a1 can step to b1: its turn
+    assert status(g, View()) == "Defender to move"
+    g = Game.from_position("kharbga", empty + "A....../DAA.... a m - 5")
+    g.play("c1-d1")  # a1 is walled in by a2 and b1: the Attacker again
+    assert g.to_move == "attacker"
+    assert status(g, View()) == "Attacker to move again (the Defender is blocked)"
+    # Not at the start of a game given that way, nor after a chain's step.
+    fresh = Game.from_position("kharbga", empty + "A....../DA..... d m - 5")
+    assert status(fresh, View()) == "Attacker to move"
+    assert status(_game(), View()) == "Attacker to move"
