@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from controller.board.leds import LedMap, paint
 from controller.rules import AnyGame, Game, LeapGame, State
 from controller.rules.leap import LeapState
-from controller.rules.moves import STEP, Move
+from controller.rules.moves import STEP, Move, reason_words
 
 __all__ = ["Display", "View", "exchange_refusal", "leds", "status"]
 
@@ -58,7 +58,7 @@ def status(g: AnyGame, v: View) -> str:
     o = g.outcome
     if o is not None:
         who = "Draw" if o.winner is None else f"{o.winner.capitalize()} wins"
-        return f"Game over: {who} ({o.reason}). Clear the board for a new game"
+        return f"Game over: {who} ({reason_words(o.reason)}). Clear the board for a new game"
     side = TITLE[g.side]
     pend = v.standing
     if pend:

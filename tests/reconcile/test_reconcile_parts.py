@@ -250,3 +250,11 @@ def test_a_side_that_moves_again_is_told_the_other_is_blocked() -> None:
     fresh = Game.from_position("kharbga", empty + "A....../DA..... d m - 5")
     assert status(fresh, View()) == "Attacker to move"
     assert status(_game(), View()) == "Attacker to move"
+
+
+def test_the_end_is_told_in_words_in_the_status_itself() -> None:
+    # The status line (replay --trace prints it as it is) says why the game
+    # ended as the page does, not in the rules' code.
+    g = Game.from_position("kharbga", "/".join(["......."] * 5) + "/A....../DA..... d m - 2")
+    assert status(g, View()) == ("Game over: Defender wins (blocked on the first move). "
+                                 "Clear the board for a new game")
