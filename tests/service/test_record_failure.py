@@ -23,21 +23,28 @@ def _bits(game: Game) -> int:
     return a | d
 
 
+def _place(service: BoardService, clock: Clock, game: Game, *tokens: str) -> None:
+    """Play ``tokens`` in ``game`` and show each on the board, settled."""
+    for token in tokens:
+        game.play(token)
+        _show(service, clock, _bits(game))
+
+
+def _show(service: BoardService, clock: Clock, occupied: int, wait: float = 0.5) -> None:
+    """``wait`` s on, the board reads ``occupied``, and it settles."""
+    clock.t += wait
+    service.feed(Frame(service.now(), occupied))
+    clock.t += 0.5
+    service.tick()
+
+
 def test_a_full_disk_is_said_and_the_moves_are_written_when_it_frees(tmp_path: Path) -> None:
     clock = Clock()
     service = BoardService(Config(data_dir=tmp_path, board="gpio", settle=0.05,
                                   error_delay=0.3), clock)
     game = Game.new("kharbga")
 
-    def place(*tokens: str) -> None:
-        for token in tokens:
-            game.play(token)
-            clock.t += 0.5
-            service.feed(Frame(service.now(), _bits(game)))
-            clock.t += 0.5
-            service.tick()
-
-    place("@a1", "@b1")
+    _place(service, clock, game, "@a1", "@b1")
     db = service.store.db
     pages = db.execute("PRAGMA page_count").fetchone()[0]
     db.execute(f"PRAGMA max_page_count = {pages + 8}")  # a few pages more, then "disk full"
@@ -50,7 +57,7 @@ def test_a_full_disk_is_said_and_the_moves_are_written_when_it_frees(tmp_path: P
                     n += 1
                     with db:
                         db.execute(sql, (-n if "actions" in sql else f"filler{n}", "x" * size))
-    place("@a7", "@b7", "@c1", "@d1", "@c7", "@d7", "@e1", "@f1")
+    _place(service, clock, game, "@a7", "@b7", "@c1", "@d1", "@c7", "@d7", "@e1", "@f1")
     state = service.state()
     assert state["moves"] == [str(m) for m in game.moves]  # the board goes on
     words = state["record_problem"]
@@ -172,25 +179,17 @@ def test_a_new_game_while_the_archive_cannot_be_written_mixes_no_games(tmp_path:
     first_id = service.gid
     game = Game.new("kharbga")
 
-    def place(*tokens: str) -> None:
-        for token in tokens:
-            game.play(token)
-            clock.t += 0.5
-            service.feed(Frame(service.now(), _bits(game)))
-            clock.t += 0.5
-            service.tick()
-
-    place("@a1", "@b1")
+    _place(service, clock, game, "@a1", "@b1")
     for db in (service.store.db, service.store.log_db):
         db.execute("PRAGMA query_only = 1")  # SQLite's own refusal to write
-    place("@a7", "@b7")
+    _place(service, clock, game, "@a7", "@b7")
     first = [str(m) for m in game.moves]
     service.new_game("kharbga")  # no exception: the board goes on
     assert service.state()["moves"] == [] and service.gid != first_id
     game = Game.new("kharbga")
     clock.t += 0.5
     service.feed(Frame(service.now(), 0))  # the board cleared for the new game
-    place("@c1", "@d1")
+    _place(service, clock, game, "@c1", "@d1")
     service.set_computer("defender", 1)
     second_id = service.gid
     service.press("new")  # the board's own New game button, as the archive still fails
@@ -201,7 +200,7 @@ def test_a_new_game_while_the_archive_cannot_be_written_mixes_no_games(tmp_path:
     service.feed(Frame(service.now(), 0))  # cleared again
     clock.t += 0.5
     service.tick()
-    place("@e1", "@f1")
+    _place(service, clock, game, "@e1", "@f1")
     assert service.state()["record_problem"] is not None
     for db in (service.store.db, service.store.log_db):
         db.execute("PRAGMA query_only = 0")
@@ -268,15 +267,9 @@ def test_a_sensor_log_cut_short_by_a_full_disk_is_written_once_it_frees(tmp_path
                                   error_delay=0.3), clock)
     game = Game.new("kharbga")
 
-    def show(occupied: int, wait: float = 0.5) -> None:
-        clock.t += wait
-        service.feed(Frame(service.now(), occupied))
-        clock.t += 0.5
-        service.tick()
-
-    show(0)
+    _show(service, clock, 0)
     game.play("@a1")
-    show(_bits(game))  # a move: the log so far written
+    _show(service, clock, _bits(game))  # a move: the log so far written
     log = service.store.log_db
     pages = log.execute("PRAGMA page_count").fetchone()[0]
     log.execute(f"PRAGMA max_page_count = {pages}")  # what is free in its pages, no more
@@ -284,11 +277,11 @@ def test_a_sensor_log_cut_short_by_a_full_disk_is_written_once_it_frees(tmp_path
         clock.t += 0.1
         service.feed(Frame(service.now(), _bits(game)))
     game.play("@b1")
-    show(_bits(game))
+    _show(service, clock, _bits(game))
     assert service.state()["record_problem"] is not None
     log.execute("PRAGMA max_page_count = 1073741823")  # space again
     game.play("@a7")
-    show(_bits(game), wait=1.5)
+    _show(service, clock, _bits(game), wait=1.5)
     assert service.state()["record_problem"] is None
     gid = service.gid
     service.close()
@@ -313,19 +306,11 @@ def test_a_new_games_row_written_before_its_moves_fail_is_not_written_twice(
                                   error_delay=0.3), clock)
     game = Game.new("kharbga")
 
-    def show(occupied: int, wait: float = 0.5) -> None:
-        clock.t += wait
-        service.feed(Frame(service.now(), occupied))
-        clock.t += 0.5
-        service.tick()
-
     db = service.store.db
     db.execute("PRAGMA query_only = 1")
     service.new_game("kharbga")
-    show(0)
-    for token in ("@c1", "@d1"):
-        game.play(token)
-        show(_bits(game))
+    _show(service, clock, 0)
+    _place(service, clock, game, "@c1", "@d1")
     assert service.state()["record_problem"] is not None
     db.execute("PRAGMA query_only = 0")
     pages = db.execute("PRAGMA page_count").fetchone()[0]
@@ -445,25 +430,15 @@ def test_a_new_game_while_the_archive_cannot_even_be_read(tmp_path: Path) -> Non
     first_id = service.gid
     game = Game.new("kharbga")
 
-    def show(occupied: int) -> None:
-        clock.t += 0.5
-        service.feed(Frame(service.now(), occupied))
-        clock.t += 0.5
-        service.tick()
-
-    for token in ("@a1", "@b1"):
-        game.play(token)
-        show(_bits(game))
+    _place(service, clock, game, "@a1", "@b1")
     for db in (service.store.db, service.store.log_db):
         db.set_progress_handler(lambda: 1, 1)  # every statement refused
     service.new_game("kharbga")  # no exception: the board goes on
     assert service.gid != first_id and service.state()["moves"] == []
     assert service.state()["record_problem"] is not None
-    show(0)  # cleared for the new game
+    _show(service, clock, 0)  # cleared for the new game
     game = Game.new("kharbga")
-    for token in ("@c1", "@d1"):
-        game.play(token)
-        show(_bits(game))
+    _place(service, clock, game, "@c1", "@d1")
     assert service.state()["moves"] == ["@c1", "@d1"]
     for db in (service.store.db, service.store.log_db):
         db.set_progress_handler(None, 1)
@@ -494,26 +469,18 @@ def test_a_held_back_write_that_fails_for_another_reason_holds_up_nothing(
     first_id = service.gid
     game = Game.new("kharbga")
 
-    def show(occupied: int) -> None:
-        clock.t += 0.5
-        service.feed(Frame(service.now(), occupied))
-        clock.t += 0.5
-        service.tick()
-
     def broken(*args: object) -> None:
         raise TypeError("a fault of the service")
 
     game.play("@a1")
-    show(_bits(game))
+    _show(service, clock, _bits(game))
     service.store.db.execute("PRAGMA query_only = 1")
     service.new_game("kharbga")
     monkeypatch.setattr(service.store, "rename", broken)
     service.set_computer("defender", 1)  # the players' names held back, to fail
-    show(0)
+    _show(service, clock, 0)
     game = Game.new("kharbga")
-    for token in ("@c1", "@d1"):
-        game.play(token)
-        show(_bits(game))
+    _place(service, clock, game, "@c1", "@d1")
     service.store.db.execute("PRAGMA query_only = 0")
     caplog.clear()
     with caplog.at_level(logging.INFO, logger="kharbga.store"):
