@@ -190,7 +190,9 @@ def _cmd_games(args: argparse.Namespace) -> int:
 
 
 def _cmd_hint(args: argparse.Namespace) -> int:
+    from controller.engine import WIN
     from controller.engine.api import DEFAULT_HINT_SECONDS, LEVELS, MAX_SECONDS, best_move
+    from controller.engine.search import WON
     from controller.rules import Variant, find_any_variant, game_from_position
     from controller.rules.moves import reason_words
 
@@ -226,6 +228,12 @@ def _cmd_hint(args: argparse.Namespace) -> int:
     print(result.move)
     print(f"score {result.score}  depth {result.depth}  nodes {result.nodes}")
     print("pv " + " ".join(result.pv))
+    if abs(result.score) >= WON:  # a forced result: said in words
+        k = WIN - abs(result.score)
+        mover = game.to_move.capitalize()
+        winner = mover if result.score > 0 else ("Defender" if mover == "Attacker"
+                                                 else "Attacker")
+        print(f"the {winner} wins by force in {k} action{'s' if k != 1 else ''}")
     if given and given[0] in ("a", "d") and given[0] != game.to_move[0]:
         blocked = "Attacker" if given[0] == "a" else "Defender"
         print(f"the {blocked} is blocked: the {game.to_move.capitalize()} plays")

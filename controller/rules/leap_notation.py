@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 from controller.board.geometry import Geometry, points
 
 from .moves import PASS, REMOVE, STEP, NotationError, PositionError, position_count
+from .notation import quoted
 
 if TYPE_CHECKING:
     from .leap import LeapGame
@@ -48,13 +49,13 @@ def parse_action(geometry: Geometry, text: str) -> tuple[str, int, int]:
         return PASS, -1, -1
     m = re.fullmatch(rf"x({_POINT})|({_POINT})[-x]({_POINT})", t)
     if not m:
-        raise NotationError(f"cannot read move {text!r}")
+        raise NotationError(f"cannot read move {quoted(text)}")
     try:
         if m[1]:
             return REMOVE, -1, geometry.parse_point(m[1])
         return STEP, geometry.parse_point(m[2]), geometry.parse_point(m[3])
     except ValueError as exc:
-        raise NotationError(f"move {text!r}: {exc}") from None
+        raise NotationError(f"move {quoted(text)}: {exc}") from None
 
 
 def split_token(geometry: Geometry, token: str) -> list[str]:
@@ -63,7 +64,7 @@ def split_token(geometry: Geometry, token: str) -> list[str]:
         parse_action(geometry, token)
         return [token]
     if not _CHAIN_RE.fullmatch(token):
-        raise NotationError(f"cannot read move {token!r}")
+        raise NotationError(f"cannot read move {quoted(token)}")
     squares = re.findall(_POINT, token)
     seps = re.findall(r"[-x]", token)
     out = [f"{squares[i]}{seps[i]}{squares[i + 1]}" for i in range(len(seps))]
@@ -119,7 +120,7 @@ def _parse_board(game: LeapGame, board: str) -> tuple[int, int, int]:
     v = game.variant
     if [len(t) for t in texts] != [len(r) for r in rows]:
         raise PositionError(
-            f"board {board!r} does not fit variant {v.name}: its {g.name} board has "
+            f"board {quoted(board)} does not fit variant {v.name}: its {g.name} board has "
             f"{_shape(rows)} (rows from the top, separated by '/')"
         )
     a = d = kings = 0
@@ -162,15 +163,15 @@ def parse_position(game: LeapGame, text: str) -> None:
     if len(fields) < 5:
         raise PositionError(
             f"position needs 5 fields (board, side, phase, chain, turn), got {len(fields)}: "
-            f"{text!r}"
+            f"{quoted(text)}"
         )
     board, side_t, phase_t, chain_t, turn_t = fields[:5]
     a, d, kings = _parse_board(game, board)
     _check_board(game, a, d, kings)
     if side_t not in ("a", "d"):
-        raise PositionError(f"side to move {side_t!r} is not 'a' or 'd'")
+        raise PositionError(f"side to move {quoted(side_t)} is not 'a' or 'd'")
     if phase_t != "m":
-        raise PositionError(f"phase {phase_t!r}: these games have only the moving phase 'm'")
+        raise PositionError(f"phase {quoted(phase_t)}: these games have only the moving phase 'm'")
     turn = position_count(turn_t, "turn number", 1)
     side = "ad".index(side_t)
     game._bb = [a, d]
@@ -181,7 +182,7 @@ def parse_position(game: LeapGame, text: str) -> None:
         try:
             chain = g.parse_point(chain_t)
         except ValueError:
-            raise PositionError(f"chain square {chain_t!r} is not a point") from None
+            raise PositionError(f"chain square {quoted(chain_t)} is not a point") from None
         if not (a, d)[side] >> chain & 1 or not game._can_leap(1 << chain, side):
             raise PositionError(f"chain square {chain_t}: no soldier of the side to move that "
                                 "can capture")
@@ -196,20 +197,20 @@ def _parse_extra(game: LeapGame, extra: str) -> None:
     g = game.geometry
     key, sep, value = extra.partition("=")
     if not sep:
-        raise PositionError(f"extra field {extra!r} is not key=value")
+        raise PositionError(f"extra field {quoted(extra)} is not key=value")
     if key == "np":
-        game._noprog = position_count(value, f"{extra!r}: the count")
+        game._noprog = position_count(value, f"{quoted(extra)}: the count")
     elif key == "hf":
         if not game.variant.huffing:
-            raise PositionError(f"variant {game.variant.name} has no huffing: {extra!r}")
+            raise PositionError(f"variant {game.variant.name} has no huffing: {quoted(extra)}")
         huff = 0
         for name in value.split(","):
             try:
                 huff |= 1 << g.parse_point(name)
             except ValueError:
-                raise PositionError(f"cannot read extra field {extra!r}") from None
+                raise PositionError(f"cannot read extra field {quoted(extra)}") from None
         if huff & ~game._bb[1 - game._side]:
-            raise PositionError(f"{extra!r}: a huff removes soldiers of the other side")
+            raise PositionError(f"{quoted(extra)}: a huff removes soldiers of the other side")
         game._huff = huff
     else:
-        raise PositionError(f"unknown extra field {key!r} in {extra!r}")
+        raise PositionError(f"unknown extra field {quoted(key)} in {quoted(extra)}")

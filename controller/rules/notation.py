@@ -41,10 +41,17 @@ from .moves import (
 from .state import NO_OFF, Exchange, Off, State
 from .variants import Variant
 
-__all__ = ["parse_action", "split_token", "format_position", "parse_position"]
+__all__ = ["parse_action", "split_token", "format_position", "parse_position", "quoted"]
 
 _SQUARE = r"[a-z][1-9]"
 _STEP_RE = re.compile(rf"({_SQUARE})(?:[-x]({_SQUARE}))+(=?)")
+
+
+def quoted(text: str, limit: int = 40) -> str:
+    """``text`` quoted for an error's one line: a long one cut, with its length."""
+    if len(text) <= limit:
+        return repr(text)
+    return f"{text[:limit]!r}... ({len(text)} characters)"
 
 
 def parse_action(geometry: Geometry, text: str) -> tuple[str, int, int, bool]:
@@ -61,8 +68,8 @@ def parse_action(geometry: Geometry, text: str) -> tuple[str, int, int, bool]:
         if m:
             return STEP, _square(geometry, m[1]), _square(geometry, m[2]), bool(m[3])
     except NotationError:
-        raise NotationError(f"bad square in move {text!r}") from None
-    raise NotationError(f"cannot read move {text!r}")
+        raise NotationError(f"bad square in move {quoted(text)}") from None
+    raise NotationError(f"cannot read move {quoted(text)}")
 
 
 def split_token(geometry: Geometry, token: str) -> list[str]:
@@ -72,14 +79,14 @@ def split_token(geometry: Geometry, token: str) -> list[str]:
         return [token]
     m = _STEP_RE.fullmatch(token)
     if not m:
-        raise NotationError(f"cannot read move {token!r}")
+        raise NotationError(f"cannot read move {quoted(token)}")
     squares = re.findall(_SQUARE, token)
     seps = re.findall(r"[-x]", token)
     flag = token.endswith("=")
     out = [f"{squares[i]}{seps[i]}{squares[i + 1]}" for i in range(len(seps))]
     if flag:
         if len(out) > 1:
-            raise NotationError(f"a flagged step cannot be a chain: {token!r}")
+            raise NotationError(f"a flagged step cannot be a chain: {quoted(token)}")
         out[-1] += "="
     for action in out:
         parse_action(geometry, action)
@@ -154,7 +161,7 @@ def parse_position(variant: Variant, text: str) -> State:
     if len(fields) < 5:
         raise PositionError(
             f"position needs 5 fields (board, side, phase, chain, turn), got {len(fields)}: "
-            f"{text!r}"
+            f"{quoted(text)}"
         )
     board, side_t, phase_t, chain_t, turn_t = fields[:5]
     a, d = _parse_board(variant, board)
@@ -197,14 +204,14 @@ def _parse_board(variant: Variant, board: str) -> tuple[int, int]:
     ranks = board.split("/")
     if len(ranks) != n:
         raise PositionError(
-            f"board {board!r} does not fit variant {variant.name}: its {variant.geometry.name} "
-            f"board has {n} ranks, this one {len(ranks)}"
+            f"board {quoted(board)} does not fit variant {variant.name}: its "
+            f"{variant.geometry.name} board has {n} ranks, this one {len(ranks)}"
         )
     a = d = 0
     for i, rank in enumerate(ranks):
         r = n - 1 - i
         if len(rank) != n:
-            raise PositionError(f"rank {r + 1} {rank!r} has {len(rank)} squares, not {n}")
+            raise PositionError(f"rank {r + 1} {quoted(rank)} has {len(rank)} squares, not {n}")
         for f, ch in enumerate(rank):
             bit = 1 << (r * n + f)
             if ch == "A":
@@ -212,15 +219,16 @@ def _parse_board(variant: Variant, board: str) -> tuple[int, int]:
             elif ch == "D":
                 d |= bit
             elif ch != ".":
-                raise PositionError(f"rank {r + 1} {rank!r}: unknown piece {ch!r} (A, D or .)")
+                raise PositionError(
+                    f"rank {r + 1} {quoted(rank)}: unknown piece {ch!r} (A, D or .)")
     return a, d
 
 
 def _parse_side_phase_turn(side_t: str, phase_t: str, turn_t: str) -> tuple[int, bool, int]:
     if side_t not in ("a", "d"):
-        raise PositionError(f"side to move {side_t!r} is not 'a' or 'd'")
+        raise PositionError(f"side to move {quoted(side_t)} is not 'a' or 'd'")
     if phase_t not in ("s", "m"):
-        raise PositionError(f"phase {phase_t!r} is not 's' or 'm'")
+        raise PositionError(f"phase {quoted(phase_t)} is not 's' or 'm'")
     turn = position_count(turn_t, "turn number")
     return (ATTACKER if side_t == "a" else DEFENDER), phase_t == "s", turn
 
@@ -254,7 +262,7 @@ def _parse_chain(geometry: Geometry, chain_t: str, own: int, setting: bool) -> i
     try:
         chain = geometry.parse_point(chain_t)
     except ValueError:
-        raise PositionError(f"chain square {chain_t!r} is not a square") from None
+        raise PositionError(f"chain square {quoted(chain_t)} is not a square") from None
     if setting or not own >> chain & 1:
         raise PositionError(f"chain square {chain_t} holds no piece of the side to move")
     return chain
@@ -265,16 +273,16 @@ def _parse_extras(variant: Variant, extras: list[str], side: int) -> _Extras:
     for extra in extras:
         key, sep, value = extra.partition("=")
         if not sep:
-            raise PositionError(f"extra field {extra!r} is not key=value")
+            raise PositionError(f"extra field {quoted(extra)} is not key=value")
         reader = _EXTRA_READERS.get(key)
         if reader is None:
-            raise PositionError(f"unknown extra field {key!r} in {extra!r}")
+            raise PositionError(f"unknown extra field {quoted(key)} in {quoted(extra)}")
         try:
             values.update(reader(variant, value, side, extra))
         except PositionError:
             raise
         except ValueError:
-            raise PositionError(f"cannot read extra field {extra!r}") from None
+            raise PositionError(f"cannot read extra field {quoted(extra)}") from None
     return _Extras(**values)  # type: ignore[arg-type]
 
 
@@ -285,12 +293,12 @@ def _read_exchange(variant: Variant, value: str, side: int, extra: str) -> dict[
     if not 1 <= stage <= 4 or len(squares) != (1, 2, 2, 3)[stage - 1]:
         raise ValueError
     if not variant.exchange:
-        raise PositionError(f"variant {variant.name} has no exchange: {extra!r}")
+        raise PositionError(f"variant {variant.name} has no exchange: {quoted(extra)}")
     return {"exchange": Exchange(stage, *squares)}
 
 
 def _read_no_progress(variant: Variant, value: str, side: int, extra: str) -> dict[str, object]:
-    return {"no_progress": position_count(value, f"{extra!r}: the count")}
+    return {"no_progress": position_count(value, f"{quoted(extra)}: the count")}
 
 
 def _read_removals(variant: Variant, value: str, side: int, extra: str) -> dict[str, object]:
@@ -299,12 +307,12 @@ def _read_removals(variant: Variant, value: str, side: int, extra: str) -> dict[
         raise ValueError
     removals = tuple("ad".index(c) for c in sides_t)
     if removals[0] != side:
-        raise PositionError(f"{extra!r}: the side to move must remove first")
+        raise PositionError(f"{quoted(extra)}: the side to move must remove first")
     return {"removals": removals, "resume": "ad".index(resume_t)}
 
 
 def _read_off(variant: Variant, value: str, side: int, extra: str) -> dict[str, object]:
-    nums = [position_count(x, f"{extra!r}: the count") for x in value.split(",")]
+    nums = [position_count(x, f"{quoted(extra)}: the count") for x in value.split(",")]
     if len(nums) != 6:
         raise ValueError
     return {"off": ((nums[0], nums[1], nums[2]), (nums[3], nums[4], nums[5]))}
@@ -312,9 +320,10 @@ def _read_off(variant: Variant, value: str, side: int, extra: str) -> dict[str, 
 
 def _read_hajeb(variant: Variant, value: str, side: int, extra: str) -> dict[str, object]:
     if value not in STATE_WORDS[1:]:
-        raise PositionError(f"{extra!r}: hajeb=on or hajeb=end")
+        raise PositionError(f"{quoted(extra)}: hajeb=on or hajeb=end")
     if not variant.hajeb:
-        raise PositionError(f"variant {variant.name} has no H'ajeb (rule option hajeb): {extra!r}")
+        raise PositionError(
+            f"variant {variant.name} has no H'ajeb (rule option hajeb): {quoted(extra)}")
     return {"hajeb": STATE_WORDS.index(value)}
 
 

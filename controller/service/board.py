@@ -128,10 +128,8 @@ class BoardService:
         # The MQTT broadcast link (broadcast.py), shown on the page; None: no broker.
         self.broker: dict[str, Any] | None = None
         self.sensor_problem: str | None = None  # why the board is not read (set_sensor)
-        # A new game started with pieces on the board waits for it to be
-        # cleared (or set up as the game's start) before it reads moves.
-        # Unreadable, the mark is taken as waiting: soldiers left standing
-        # are never read as a new game's moves.
+        # A new game started with pieces on the board waits for it cleared (or
+        # set up as its start) before it reads moves; an unreadable mark waits.
         waiting = self.store.get_value(
             "waiting_clear", self.gid, "taken as set: a game with no move yet waits for the "
             "board cleared or set up as its start")

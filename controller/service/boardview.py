@@ -273,10 +273,8 @@ def status_words(status: str, leds: dict[str, str], g: AnyGame, hint: str | None
     """The reconciler's status line and lights as the page shows them:
     the end in words, the lit ``hint`` named, H'ajeb's meaning, a draw
     declined (``draw_note``) or offered (``draw_offer``: its side)."""
-    if g.outcome is not None:  # a hint no longer means anything
+    if g.outcome is not None:  # the end is told in words already; a hint means nothing
         leds = {sq: role for sq, role in leds.items() if role != "hint"}
-    if g.outcome is not None and g.outcome.reason in status:
-        status = status.replace(f"({g.outcome.reason})", f"({reason_words(g.outcome.reason)})")
     elif hint and "hint" in leds.values():
         status = f"{status}. Hint for {g.to_move.capitalize()}: {hint}"
     elif "H'ajeb declared" in status:  # what it allows, in short

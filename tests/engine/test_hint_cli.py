@@ -27,6 +27,17 @@ def test_hint_plays_the_leap_games(capsys: pytest.CaptureFixture[str]) -> None:
     assert first in {str(m) for m in g.legal_moves()}
 
 
+
+@pytest.mark.parametrize(("rank3", "to_move", "winner"),
+                         [(".DA.D", "d", "Defender"), (".AD.A", "a", "Attacker")])
+def test_a_forced_win_is_said_in_words(capsys: pytest.CaptureFixture[str], rank3: str,
+                                       to_move: str, winner: str) -> None:
+    # e3xd3 takes the other side's last soldier (c3, between d3 and b3).
+    pos = f"...../...../{rank3}/...../..... {to_move} m - 10"
+    assert main(["hint", "--variant", "sabouiyya", "--position", pos, "--time", "0.5"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "e3xd3" and out[-1] == f"the {winner} wins by force in 1 action", out
+
 @pytest.mark.parametrize(
     ("argv", "words"),
     [
@@ -65,6 +76,20 @@ def _one_line_error(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
     assert len(err.splitlines()) == 1
     return err
 
+
+@pytest.mark.parametrize("position", [
+    "A" * 100_000 + " a m - 1",  # one rank, 100,000 squares
+    "/".join(["A" * 5000] * 7) + " a m - 1",
+    EMPTY7 + " " + "x" * 100_000,
+    "/".join(["A" * 5000] * 8) + " a m - 1",  # a leap game's board of 8 ranks
+])
+def test_a_huge_position_is_named_in_short(position: str,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    # The one line quotes the start of what was given and its length, not
+    # the whole 100,000 characters.
+    variant = "checkers" if position.count("/") == 7 else "kharbga"
+    err = _one_line_error(["--variant", variant, "--position", position], capsys)
+    assert len(err) < 300 and "characters)" in err, err[:400]
 
 def test_a_time_above_the_limit_is_named_as_given(capsys: pytest.CaptureFixture[str]) -> None:
     # Just above the limit: the number as given, not rounded to the limit

@@ -62,7 +62,9 @@ def test_the_evaluation_bar_and_line_switch_off_and_on(tmp_path: Path) -> None:
             # A search still deepening says so in words that cannot be read
             # as the switch's state ("thinking on").
             going = depth.endswith(", still thinking") and "thinking on" not in depth
-            if num == ("won" if won else _signed(t["pieces"])) and first == t["line"][0] \
+            # A won bar names the winner, not only by its colour.
+            winner = "Attacker wins" if t["score"] > 0 else "Defender wins"
+            if num == (winner if won else _signed(t["pieces"])) and first == t["line"][0] \
                     and words.startswith(t["words"]) and going != t["done"]:
                 break
             assert time.monotonic() < deadline, (t, num, words, first, depth)
@@ -88,6 +90,23 @@ def test_the_evaluation_bar_and_line_switch_off_and_on(tmp_path: Path) -> None:
         pg.click("#ponder")
         expect(bar).to_be_visible()
         expect(pg.locator("#eval-line")).to_contain_text("Best line: ", timeout=15000)
+
+
+def test_a_won_bar_names_the_winner(tmp_path: Path) -> None:
+    # The Defender takes the Attacker's last soldier at once (d3 between e3
+    # and c3): the bar is full pink and says who wins, in words, not only
+    # by its colour.
+    with served_page(tmp_path, 460, 860, players="ponder = true") as (pg, server):
+        _new(pg, server, "...../...../.DA.D/...../..... d m - 10")
+        bar = pg.locator("#evalbar")
+        expect(bar.locator(".num")).to_have_text("Defender wins", timeout=15000)
+        expect(pg.locator("#eval-words")).to_have_text("Defender wins by force")
+        deadline = time.monotonic() + 5  # the fill slides to its height
+        while (share := bar.locator(".fill").evaluate(
+                "e => e.getBoundingClientRect().height / e.parentElement.clientHeight")) > 0:
+            assert time.monotonic() < deadline, share  # none of it the Attacker's
+            time.sleep(0.1)
+        shot(pg, tmp_path, "won")
 
 
 def test_hajeb_declared_and_rescinded_by_clicks(tmp_path: Path) -> None:

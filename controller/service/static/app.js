@@ -325,7 +325,7 @@ function renderThinking() {
   }
   const won = Math.abs(t.score) >= WON;
   fill.style.height = evalShare(t) + "%";
-  num.textContent = won ? "won" : signed(t.pieces);
+  num.textContent = won ? `${t.score > 0 ? "Attacker" : "Defender"} wins` : signed(t.pieces);
   bar.title = `${t.words}${won ? "" : ` (${signed(t.pieces)} pieces for the Attacker)`}`;
   bar.setAttribute("aria-valuenow", String(t.pieces));
   $("#eval-words").textContent = won ? t.words : `${t.words} (${signed(t.pieces)})`;
