@@ -392,7 +392,8 @@ def main(argv: list[str] | None = None) -> int:
         description="Play games between two players, who change colours every game, and "
         "print A's wins, draws and losses with a 95% Wilson interval on A's score (a draw "
         "counts half). Players: random, greedy (captures the most at once), engine:SECONDS "
-        "or engine:SECONDS:LEVEL.",
+        "or engine:SECONDS:LEVEL, baseline:SECONDS (an earlier engine "
+        "that scripts/engine_vs_baseline.py provides).",
         epilog="Example: kharbga-board match --variant khamousiyya --games 20 "
         "--a engine:0.1 --b greedy")
     p.add_argument("--variant", default="kharbga", help="rules variant (default kharbga)")
