@@ -131,12 +131,17 @@ class Keeper:
         except (sqlite3.Error, OSError) as exc:
             self._failed(f"game {gid}", exc)
             return
+        except Exception as exc:  # a fault of the service's: said and retried alike
+            if self.problem is None:
+                log.debug("the game's write failed", exc_info=exc)
+            self._failed(f"game {gid}", exc, _words(exc))
+            return
         if self.problem is not None:
             log.info("game %s is written to %s again", gid, self.where)
             self.problem = None
 
-    def _failed(self, what: str, exc: Exception) -> None:
-        why = " ".join(str(exc).split()) or type(exc).__name__
+    def _failed(self, what: str, exc: Exception, why: str = "") -> None:
+        why = why or " ".join(str(exc).split()) or type(exc).__name__
         if self.problem is None:
             log.error("%s cannot be written to %s: %s", what, self.where, why)
         self.problem = (f"the game is not being saved ({why}): the moves shown since are "

@@ -499,3 +499,45 @@ def test_a_held_back_write_that_fails_for_another_reason_holds_up_nothing(
     assert old is not None and list(old.actions) == ["@a1"] and old.finished is not None
     assert new is not None and list(new.actions) == ["@c1", "@d1"]
     stored.close()
+
+
+def test_a_game_write_that_fails_for_another_reason_is_said_and_retried(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The game's own write fails for a reason of the service's (a fault:
+    here its moves' write raises a TypeError): the board goes on, the page
+    says in red the game is not being saved and why, the log says it once,
+    and the moves are written once the write works again. Before, the
+    error went up through the tick at every pass: a traceback each time and
+    no word on the page."""
+    clock = Clock()
+    service = BoardService(Config(data_dir=tmp_path, board="gpio", settle=0.05,
+                                  error_delay=0.3), clock)
+    game = Game.new("kharbga")
+    sync = service.store.sync
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise TypeError("a fault of the service")
+
+    monkeypatch.setattr(service.store, "sync", broken)
+    caplog.clear()
+    with caplog.at_level(logging.INFO, logger="kharbga.store"):
+        _place(service, clock, game, "@a1", "@b1", "@a7", "@b7")
+        for _ in range(3):
+            clock.t += 1.5
+            service.tick()
+    problem = service.state()["record_problem"]
+    assert problem is not None and "TypeError: a fault of the service" in problem, problem
+    said = [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR]
+    assert len(said) == 1 and "\n" not in said[0], said
+    assert service.state()["moves"] == ["@a1", "@b1", "@a7", "@b7"]
+    monkeypatch.setattr(service.store, "sync", sync)
+    clock.t += 1.5
+    service.tick()
+    assert service.state()["record_problem"] is None
+    gid = service.gid
+    service.close()
+    stored = Store(tmp_path)
+    kept = stored.get(gid)
+    assert kept is not None and list(kept.actions) == ["@a1", "@b1", "@a7", "@b7"]
+    stored.close()
