@@ -27,7 +27,7 @@ from functools import partial
 
 from controller.rules import AnyGame
 
-from .store import Store
+from .store import Store, StoredGame
 
 __all__ = ["PENDING", "RETRY", "Keeper", "Pending"]
 
@@ -139,6 +139,16 @@ class Keeper:
         if self.problem is not None:
             log.info("game %s is written to %s again", gid, self.where)
             self.problem = None
+
+    def stored(self, gid: int) -> StoredGame | None:
+        """Game ``gid`` as the archive has it; None, said in the log, when
+        the archive cannot be read."""
+        try:
+            return self.store.get(gid)
+        except (sqlite3.Error, OSError) as exc:
+            log.warning("game %s cannot be read from %s (%s): its players and settings "
+                        "stay as they are", gid, self.where, " ".join(str(exc).split()))
+            return None
 
     def _failed(self, what: str, exc: Exception, why: str = "") -> None:
         why = why or " ".join(str(exc).split()) or type(exc).__name__

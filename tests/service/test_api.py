@@ -436,6 +436,36 @@ def test_cleared_board_and_resumed_game_keep_their_ids(tmp_path: Path) -> None:
     service.close()
 
 
+
+def test_a_game_set_up_again_while_the_archive_cannot_be_read_is_resumed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The board cleared in the moving phase puts the game aside; set up
+    # again while the archive cannot be read (a disk I/O error), the game
+    # is taken up again under its own id with the settings the service
+    # had. Before, reading its stored settings raised half-way through the
+    # change of game: the id had changed but nothing was kept or shown.
+    service, clock, game = _sabouiyya_in_the_moving_phase(tmp_path, seed=2)
+    first = service.gid
+    service.set_computer("defender", 0.5)
+    service.set_sim_occupancy("0" * 25)
+    clock.t += 0.1
+    service.tick()
+    assert service.gid != first
+
+    def unreadable(gid: int) -> None:
+        raise sqlite3.OperationalError("disk I/O error")
+
+    monkeypatch.setattr(service.store, "get", unreadable)
+    service.set_sim_occupancy(occ_of(game))
+    clock.t += 0.1
+    service.tick()
+    state = service.state()
+    assert service.gid == first and state["position"] == game.position()
+    assert state["computer"] == "defender"
+    monkeypatch.undo()
+    service.close()
+
 def test_a_game_put_aside_survives_a_new_game_from_the_page(tmp_path: Path) -> None:
     service, clock, game = _sabouiyya_in_the_moving_phase(tmp_path, seed=5)
     first = service.gid
