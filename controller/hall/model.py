@@ -18,6 +18,7 @@ a game from its moves alone.
 from __future__ import annotations
 
 import json
+import logging
 import math
 import re
 import time
@@ -30,6 +31,9 @@ from controller.rules.record import RESULTS, Record, parse_record
 
 from .protocol import BOARD_ID, Unreplayable, action_tokens, apply_token, stored_start
 from .turns import Replay, Turns, turns_of
+
+log = logging.getLogger("kharbga.hall")
+SAY_EVERY = 60.0  # seconds between two log lines of one board's same trouble
 
 __all__ = ["Hall", "HallGame", "HallBoard"]
 
@@ -129,9 +133,25 @@ class Hall:
         self.ignored: dict[str, int] = {}
         self.received = 0
         self.repeats = 0
+        self._said: dict[tuple[str, str], float] = {}
 
-    def ignore(self, why: str) -> None:
+    def ignore(self, why: str, where: str = "", detail: str = "") -> None:
         self.ignored[why] = self.ignored.get(why, 0) + 1
+        self.say(where, f"{why} message ignored{f' ({detail})' if detail else ''}", why)
+
+    def say(self, where: str, what: str, key: str) -> None:
+        """One log line for a board's trouble (``where``: its topic), then
+        at most one a minute for the same trouble (a board sending junk
+        at every move must not flood the log)."""
+        now = time.monotonic()
+        last = self._said.get((where, key))
+        if last is not None and now - last < SAY_EVERY:
+            return
+        if len(self._said) > 4096:
+            self._said.clear()
+        self._said[(where, key)] = now
+        line = f"{where[:120]}: {what}" if where else what
+        log.warning("hall: %s", "".join(c if c.isprintable() else "?" for c in line))
 
     def handle(self, topic: str, payload: bytes, retained: bool = False) -> str | None:
         """One message; the board it changed, or None (ignored and counted).
@@ -139,16 +159,16 @@ class Hall:
         self.received += 1
         parts = topic.split("/")
         if len(parts) != 3 or parts[0] != "kharbga" or not BOARD_ID.fullmatch(parts[1]):
-            self.ignore("foreign topic")
+            self.ignore("foreign topic", topic)
             return None
         name, kind = parts[1], parts[2]
         if len(payload) > MAX_PAYLOAD:
-            self.ignore("too large")
+            self.ignore("too large", topic)
             return None
         try:
             changed = self._take(name, kind, payload.decode("utf-8"))
-        except (ValueError, TypeError, KeyError, AttributeError, RecursionError):
-            self.ignore(f"malformed {kind}")
+        except (ValueError, TypeError, KeyError, AttributeError, RecursionError) as exc:
+            self.ignore(f"malformed {kind}", topic, _why(exc))
             return None
         if changed and not retained and payload != b"0":  # "0": the broker's last will
             self.boards[name].heard_at = time.time()
@@ -166,7 +186,7 @@ class Hall:
                 raise ValueError(text)
             self.board(name).online = text == "1"
             return True
-        self.ignore("foreign topic")
+        self.ignore("foreign topic", f"kharbga/{name}/{kind}")
         return False
 
     def board(self, name: str) -> HallBoard:
@@ -259,8 +279,13 @@ class Hall:
         if not isinstance(store, str) or store == board.store:
             return True
         if store in board.old_stores:
+            self.say(f"kharbga/{board.id}", f"a message of store {store[:16]}, which this board "
+                     f"left for {board.store}: a late repeat, or two boards sending under "
+                     "one board id (give each its own)", "old store")
             return False
         if board.store is not None:
+            self.say(f"kharbga/{board.id}", f"now sends from store {store[:16]} (was "
+                     f"{board.store}): its earlier games are put aside", "new store")
             board.old_stores.add(board.store)
             board.earlier = [*board.earlier, *(g for _, g in sorted(board.games.items()))]
             del board.earlier[:-MAX_GAMES]
@@ -298,8 +323,8 @@ class Hall:
             before = None if g is None else (g.epoch, len(g.moves))
             try:
                 self._apply_record(name)
-            except (ValueError, TypeError, KeyError, RecursionError):
-                self.ignore("malformed game")
+            except (ValueError, TypeError, KeyError, RecursionError) as exc:
+                self.ignore("malformed game", f"kharbga/{name}/game", _why(exc))
             board.pending = None
             g = board.games.get(gid)
             if g is not None and before != (g.epoch, len(g.moves)):
@@ -357,7 +382,8 @@ class Hall:
                 if g.moves or g.record:
                     text = _record_text(name, g)
                     if text is None:
-                        self.ignore("game of an unknown variant")
+                        self.ignore("game of an unknown variant",
+                                    f"kharbga/{name}", f"game {g.id}: {g.variant[:40]!r}")
                     else:
                         out.append(text)
         return "\n".join(out)
@@ -432,6 +458,12 @@ def _short(v: object, what: str) -> str | None:
     if v is None or (isinstance(v, str) and len(v) <= MAX_START):
         return v
     raise ValueError(f"bad {what}")
+
+
+def _why(exc: BaseException) -> str:
+    """An error in a few words, for a log line."""
+    text = " ".join(str(exc).split())[:100]
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
 def _is_int(v: object) -> TypeGuard[int]:

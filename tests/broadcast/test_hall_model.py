@@ -5,8 +5,10 @@ foreign messages ignored and counted, the evening's KGN."""
 from __future__ import annotations
 
 import json
+import logging
 import random
 
+import pytest
 from bchelp import random_game
 
 from controller.hall.model import Hall
@@ -375,3 +377,32 @@ def test_a_leap_game_in_the_hall() -> None:
     record = parse_record(hall.kgn())
     assert [str(m) for m in record.game().moves] == tokens
     assert record.game().position() == game.position()
+
+
+def test_what_the_hall_ignores_is_said_in_one_log_line(caplog: pytest.LogCaptureFixture) -> None:
+    """Junk, a foreign topic and a second board under one board id: one
+    line each naming the topic and why, not repeated at every message."""
+    h = Hall()
+    actions = random_game(21)[:6]
+    with caplog.at_level(logging.WARNING, logger="kharbga.hall"):
+        for _ in range(5):
+            h.handle("kharbga/b1/moves", b"{bad json")
+        h.handle("kharbga/b1/state", b'{"game_id": "one"}')
+        h.handle("kharbga/b1/odd\nline/x", b"{}")
+        for m in _moves(actions[:3], store="a" * 16):
+            h.handle("kharbga/b2/moves", m)
+        for m in _moves(actions[:3], store="b" * 16, seq0=10):  # another board named b2
+            h.handle("kharbga/b2/moves", m)
+        for m in _moves(actions[:3], store="a" * 16, seq0=3):
+            h.handle("kharbga/b2/moves", m)
+    lines = [r.getMessage() for r in caplog.records]
+    assert all("\n" not in line for line in lines)
+    bad = [line for line in lines if line.startswith("hall: kharbga/b1/moves: malformed moves")]
+    assert len(bad) == 1, lines  # five messages, one line
+    assert "JSONDecodeError" in bad[0]
+    assert any(line.startswith("hall: kharbga/b1/state: malformed state") for line in lines)
+    assert any(line.startswith("hall: kharbga/b1/odd?line/x: foreign topic") for line in lines)
+    assert any("b2: now sends from store " + "b" * 16 in line for line in lines)
+    two = [line for line in lines if "two boards sending under one board id" in line]
+    assert len(two) == 1 and "b2" in two[0], lines
+    assert h.boards["b2"].game() is not None and h.boards["b2"].game().moves == actions[:3]

@@ -147,6 +147,9 @@ def test_hall_counts_junk_and_lives_on(tmp_path: Path) -> None:
             c.publish(topic, payload, qos=1).wait_for_publish(5)
         wait_until(lambda: h.get("/api/boards")["stats"]["ignored"] == len(junk), 10,
                    "every junk message counted")
+        said = h.log.read_text()
+        for topic in {t for t, _ in junk}:  # one line each, naming the topic
+            assert f"hall: {topic}: " in said, said
         b = board(tmp_path, "j2", broker.url).start()
         try:
             Player(b, random_game(13)[:4]).play(4, pause=0.02)
