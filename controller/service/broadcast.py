@@ -186,8 +186,22 @@ class Publisher:
                 except Exception:  # a bug must not stop the broadcast; it is logged
                     log.exception("broadcast: turn failed")
                     time.sleep(1.0)
+            self._last_records()
         finally:
             self.store.close()
+
+    def _last_records(self) -> None:
+        """On stop, the records held back (``RECORD_EVERY``) go out at
+        once: the retained one is what a hall started later shows."""
+        if not self._connected:
+            return
+        try:
+            self._turn()
+            for gid in self._records:
+                self._records[gid] = 0.0
+            self._publish_records()
+        except Exception:  # the board stops all the same; the next start sends them
+            log.exception("broadcast: the last records were not sent")
 
     def _turn(self) -> None:
         self._take_acks()

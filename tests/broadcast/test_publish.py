@@ -7,11 +7,13 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import paho.mqtt.client as mqtt
 from bchelp import Broker, Listener, Player, board, free_port, hall, random_game, wait_until
 
+from controller.hall.protocol import action_tokens
 from controller.rules import Game
 from controller.rules.record import parse_record
 
@@ -185,3 +187,28 @@ def test_hall_with_an_unreachable_broker(tmp_path: Path) -> None:
             broker.stop()
     finally:
         h.stop()
+
+
+def test_a_board_stopped_leaves_its_whole_record(tmp_path: Path) -> None:
+    """A board stopped within the two seconds a record is held back (the
+    end of the evening, a restart): its retained record holds every action,
+    so a hall started or restarted afterwards shows the whole game."""
+    broker = Broker(tmp_path / "broker").start()
+    b = board(tmp_path, "s1", broker.url).start()
+    actions = random_game(17)[:8]
+    try:
+        p = Player(b, actions)
+        p.play(4, pause=0.02)
+        time.sleep(2.5)  # the record of four actions goes out
+        p.play(4, pause=0.02)
+        b.stop()  # at once: the later record was still held back
+        heard = Listener(broker.url, "kharbga/s1/game")
+        try:
+            wait_until(lambda: heard.on("kharbga/s1/game"), 10, "the retained record")
+            record = parse_record(heard.on("kharbga/s1/game")[-1].decode())
+        finally:
+            heard.close()
+        assert action_tokens(record.game()) == actions
+    finally:
+        b.stop()
+        broker.stop()
