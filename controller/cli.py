@@ -194,7 +194,7 @@ def _cmd_hint(args: argparse.Namespace) -> int:
     from controller.engine.api import DEFAULT_HINT_SECONDS, LEVELS, MAX_SECONDS, best_move
     from controller.engine.search import WON
     from controller.rules import Variant, find_any_variant, game_from_position
-    from controller.rules.moves import reason_words
+    from controller.rules.moves import SIDE_NAMES, reason_words
 
     seconds = DEFAULT_HINT_SECONDS if args.time is None else args.time
     if not 0 < seconds <= MAX_SECONDS:
@@ -217,9 +217,9 @@ def _cmd_hint(args: argparse.Namespace) -> int:
     # what is wrong with the position.
     game = game_from_position(variant, args.position)
     if game.outcome is not None:
-        won = {"attacker": "Attacker wins", "defender": "Defender wins"}
+        winner = game.outcome.winner
         raise ValueError(f"the game is over in that position: "
-                         f"{won.get(game.outcome.winner or '', 'a draw')} "
+                         f"{f'{winner.capitalize()} wins' if winner else 'a draw'} "
                          f"({reason_words(game.outcome.reason)})")
     if not game.raw_moves():
         raise ValueError(f"the {game.to_move} has no legal move in that position")
@@ -230,9 +230,8 @@ def _cmd_hint(args: argparse.Namespace) -> int:
     print("pv " + " ".join(result.pv))
     if abs(result.score) >= WON:  # a forced result: said in words
         k = WIN - abs(result.score)
-        mover = game.to_move.capitalize()
-        winner = mover if result.score > 0 else ("Defender" if mover == "Attacker"
-                                                 else "Attacker")
+        side = SIDE_NAMES.index(game.to_move)
+        winner = SIDE_NAMES[side if result.score > 0 else 1 - side].capitalize()
         print(f"the {winner} wins by force in {k} action{'s' if k != 1 else ''}")
     if given and given[0] in ("a", "d") and given[0] != game.to_move[0]:
         blocked = "Attacker" if given[0] == "a" else "Defender"
