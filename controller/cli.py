@@ -17,6 +17,7 @@ from typing import Any
 
 from controller import __version__
 from controller.board.config import OneLineParser, install_hint
+from controller.board.words import said
 
 PROG = "kharbga-board"
 
@@ -578,13 +579,13 @@ def main(argv: Sequence[str] | None = None) -> int:
               f"{install_hint(EXTRAS[root])}", file=sys.stderr)
         return 2
     except (ValueError, OSError) as exc:
-        message = " ".join(str(exc).split()) or type(exc).__name__
+        message = said(exc) or type(exc).__name__
         print(f"{PROG}: {message}", file=sys.stderr)
         return 2
     except Exception as exc:  # hardware libraries raise their own errors
         if os.environ.get("KHARBGA_DEBUG"):
             raise
-        message = " ".join(str(exc).split()) or "failed"
+        message = said(exc) or "failed"
         print(f"{PROG}: {type(exc).__name__}: {message} (KHARBGA_DEBUG=1 shows details)",
               file=sys.stderr)
         return 2

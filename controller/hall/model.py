@@ -25,6 +25,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, TypeGuard
 
+from controller.board.words import named
 from controller.rules import AnyGame
 from controller.rules.leap_factory import format_any_options
 from controller.rules.record import RESULTS, Record, parse_record
@@ -168,7 +169,7 @@ class Hall:
         try:
             changed = self._take(name, kind, payload.decode("utf-8"))
         except (ValueError, TypeError, KeyError, AttributeError, RecursionError) as exc:
-            self.ignore(f"malformed {kind}", topic, _why(exc))
+            self.ignore(f"malformed {kind}", topic, named(exc, 100))
             return None
         if changed and not retained and payload != b"0":  # "0": the broker's last will
             self.boards[name].heard_at = time.time()
@@ -324,7 +325,7 @@ class Hall:
             try:
                 self._apply_record(name)
             except (ValueError, TypeError, KeyError, RecursionError) as exc:
-                self.ignore("malformed game", f"kharbga/{name}/game", _why(exc))
+                self.ignore("malformed game", f"kharbga/{name}/game", named(exc, 100))
             board.pending = None
             g = board.games.get(gid)
             if g is not None and before != (g.epoch, len(g.moves)):
@@ -458,12 +459,6 @@ def _short(v: object, what: str) -> str | None:
     if v is None or (isinstance(v, str) and len(v) <= MAX_START):
         return v
     raise ValueError(f"bad {what}")
-
-
-def _why(exc: BaseException) -> str:
-    """An error in a few words, for a log line."""
-    text = " ".join(str(exc).split())[:100]
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
 def _is_int(v: object) -> TypeGuard[int]:

@@ -13,6 +13,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from controller.board.config import ConfigError, Table
+from controller.board.words import said
 from controller.rules import AnyGame, Game, find_any_variant
 from controller.rules.leap_factory import apply_any_options, make_game
 
@@ -132,7 +133,7 @@ def _check_tls(ca_file: str, cert_file: str, key_file: str) -> None:
 
 def _ssl_words(exc: BaseException) -> str:
     reason = getattr(exc, "reason", None)
-    return str(reason).lower().replace("_", " ") if reason else " ".join(str(exc).split())
+    return str(reason).lower().replace("_", " ") if reason else said(exc)
 
 
 def stored_start(variant: str, options: str, start: str | None) -> AnyGame:
@@ -144,7 +145,7 @@ def stored_start(variant: str, options: str, start: str | None) -> AnyGame:
     try:
         return make_game(apply_any_options(find_any_variant(variant), options), start)
     except (ValueError, LookupError) as exc:
-        raise Unreplayable(f"its start ({variant}): " + " ".join(str(exc).split())) from exc
+        raise Unreplayable(f"its start ({variant}): " + said(exc)) from exc
 
 
 def apply_token(game: AnyGame, token: str) -> None:
@@ -161,7 +162,7 @@ def apply_token(game: AnyGame, token: str) -> None:
             game.play(token)
     except (ValueError, LookupError) as exc:
         raise Unreplayable(f"action {len(game.moves) + 1} ({token}): "
-                           + " ".join(str(exc).split())) from exc
+                           + said(exc)) from exc
 
 
 def action_tokens(game: AnyGame) -> list[str]:

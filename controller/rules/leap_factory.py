@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from dataclasses import fields
 
+from controller.board.words import said
+
 from .game import Game
 from .leap import LeapGame
 from .leap_variants import LEAP_VARIANTS, LeapVariant, find_leap_variant
@@ -80,7 +82,7 @@ def make_game(variant: str | AnyVariant, position: str | None = None) -> AnyGame
         return game_from_position(v, position)
     except ValueError as exc:
         board = v.geometry.name
-        text = " ".join(str(exc).split())
+        text = said(exc)
         if board not in text:
             text = f"{text} (variant {v.name} is played on the {board} board)"
         raise ValueError(text) from None

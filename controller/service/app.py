@@ -55,6 +55,7 @@ from aiohttp import WSCloseCode, WSMsgType, web
 
 from controller.board.config import local_caller
 from controller.board.leds import legend
+from controller.board.words import said
 from controller.hall.protocol import Unreplayable
 
 from .board import BoardService, RequestError
@@ -137,7 +138,7 @@ async def _guard(request: web.Request, handler: Any) -> web.StreamResponse:
         response: web.StreamResponse = await handler(request)
         return response
     except RequestError as exc:
-        return _error(exc.status, " ".join(str(exc).split()))
+        return _error(exc.status, said(exc))
     except web.HTTPException as exc:
         if not 400 <= exc.status < 500:
             raise
@@ -231,7 +232,7 @@ def _game_id(request: web.Request) -> int:
 def _unreplayable(gid: int, exc: Exception) -> web.Response:
     """A stored game whose actions these rules refuse: refused in words."""
     return _error(409, f"game {gid} does not replay under these rules: "
-                  + " ".join(str(exc).split()))
+                  + said(exc))
 
 
 async def get_game(request: web.Request) -> web.Response:

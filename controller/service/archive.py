@@ -16,6 +16,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import quote
 
+from controller.board import words
+
 __all__ = ["ArchiveError", "archive_errors", "open_read_only", "open_writable", "ro_uri"]
 
 # The columns of our tables since the first archive (``settings`` came
@@ -142,7 +144,7 @@ def _check_ours(db: sqlite3.Connection, path: Path, *, whole: bool, what_to_do: 
 def _problem(path: Path, exc: sqlite3.DatabaseError) -> str | None:
     """The words for an error of SQLite about the file (None: another error)."""
     name = getattr(exc, "sqlite_errorname", "") or ""
-    said = " ".join(str(exc).split())
+    said = words.said(exc)
     if name.startswith("SQLITE_CORRUPT"):
         return (f"{path} is damaged ({said}): {MOVE_ASIDE}; its games may be recovered "
                 "with sqlite3's .recover")

@@ -44,6 +44,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from controller.board.words import said
 from controller.hall.protocol import (
     BroadcastConfig,
     Unreplayable,
@@ -265,7 +266,7 @@ class Publisher:
                     self._record_due(gid)
             except Unreplayable as exc:  # not the rules' game: skip it
                 log.warning("broadcast: game %d does not replay (%s): not broadcast",
-                            gid, " ".join(str(exc).split()))
+                            gid, said(exc))
                 self._sent.pop(gid, None)
                 self._done.add(gid)
                 continue

@@ -25,6 +25,7 @@ import sqlite3
 from collections.abc import Callable
 from functools import partial
 
+from controller.board.words import named, said
 from controller.rules import AnyGame
 
 from .store import Store, StoredGame
@@ -101,7 +102,7 @@ class Keeper:
             except Exception as exc:
                 log.error("%s: not written to %s: %s (a fault of the service, not of the "
                           "archive: dropped, the writes after it go on)", _what(step),
-                          self.where, _words(exc))
+                          self.where, named(exc))
                 log.debug("the write dropped", exc_info=exc)
             del self._backlog[0]
         return True
@@ -134,7 +135,7 @@ class Keeper:
         except Exception as exc:  # a fault of the service's: said and retried alike
             if self.problem is None:
                 log.debug("the game's write failed", exc_info=exc)
-            self._failed(f"game {gid}", exc, _words(exc))
+            self._failed(f"game {gid}", exc, named(exc))
             return
         if self.problem is not None:
             log.info("game %s is written to %s again", gid, self.where)
@@ -147,11 +148,11 @@ class Keeper:
             return self.store.get(gid)
         except (sqlite3.Error, OSError) as exc:
             log.warning("game %s cannot be read from %s (%s): its players and settings "
-                        "stay as they are", gid, self.where, " ".join(str(exc).split()))
+                        "stay as they are", gid, self.where, said(exc))
             return None
 
     def _failed(self, what: str, exc: Exception, why: str = "") -> None:
-        why = why or " ".join(str(exc).split()) or type(exc).__name__
+        why = why or said(exc) or type(exc).__name__
         if self.problem is None:
             log.error("%s cannot be written to %s: %s", what, self.where, why)
         self.problem = (f"the game is not being saved ({why}): the moves shown since are "
@@ -176,8 +177,3 @@ def _what(step: Callable[[], object]) -> str:
     if name == "set_value" and args:
         words, gids = f"the kept value {args[0]!r}", []
     return (f"game {gids[0]}: " if gids else "") + f"{words} ({name})"
-
-
-def _words(exc: BaseException) -> str:
-    said = " ".join(str(exc).split())
-    return f"{type(exc).__name__}: {said}" if said else type(exc).__name__

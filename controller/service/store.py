@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from controller.board.sensorlog import Header, format_event
+from controller.board.words import said
 from controller.hall.protocol import Unreplayable, action_tokens, apply_token, stored_start
 from controller.rules import AnyGame, AnyVariant, find_any_variant
 from controller.rules.leap_factory import apply_any_options, format_any_options
@@ -112,7 +113,7 @@ def resumable(stored: StoredGame) -> AnyGame | None:
         return stored.game()
     except Unreplayable as exc:
         log.warning("game %d in the archive does not replay (%s): kept as stored, "
-                    "not resumed", stored.id, " ".join(str(exc).split()))
+                    "not resumed", stored.id, said(exc))
         return None
 
 
@@ -437,7 +438,7 @@ class Store:
             return json.loads(row[0])
         except (ValueError, TypeError) as exc:
             log.warning("%s: the kept value %r is not JSON (%s): %s", self.path, key,
-                        " ".join(str(exc).split()) or type(exc).__name__, instead)
+                        said(exc) or type(exc).__name__, instead)
             return unreadable
 
     def set_value(self, key: str, value: object) -> None:

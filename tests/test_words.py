@@ -1,0 +1,33 @@
+"""The one-line words of an exception (controller/board/words.py), used by
+every error a user or a log line gets from the service, the hall and the
+command line."""
+
+import sqlite3
+
+import pytest
+
+from controller.board.words import named, said
+
+
+def test_a_message_over_several_lines_is_said_on_one():
+    exc = ValueError("  line one\n\tline   two \r\n")
+    assert said(exc) == "line one line two"
+    assert named(exc) == "ValueError: line one line two"
+
+
+def test_an_exception_without_a_message_is_named_by_its_kind():
+    assert said(KeyboardInterrupt()) == ""
+    assert named(KeyboardInterrupt()) == "KeyboardInterrupt"
+    assert named(ValueError("   ")) == "ValueError"
+
+
+def test_a_long_message_is_cut_where_asked_and_whole_otherwise():
+    exc = RuntimeError("x" * 500)
+    assert named(exc, 100) == "RuntimeError: " + "x" * 100
+    assert named(exc) == "RuntimeError: " + "x" * 500
+
+
+def test_a_real_sqlite_error_reads_as_sqlite_put_it():
+    with pytest.raises(sqlite3.Error) as info:
+        sqlite3.connect(":memory:").execute("select * from\nmissing_table")
+    assert named(info.value) == "OperationalError: no such table: missing_table"
