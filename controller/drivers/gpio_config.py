@@ -31,10 +31,10 @@ from controller.board.config import read_toml
 from .buttons import ButtonConfig
 from .config_table import ConfigError, Table, write_changes
 from .gpio_matrix import MatrixConfig
-from .mapping import BoardMapping, for_board
+from .mapping import BoardMapping, gpio_table_for_board
 from .ws2812 import LedConfig
 
-__all__ = ["GpioConfig", "ConfigError", "for_board", "load_config", "save_config"]
+__all__ = ["GpioConfig", "ConfigError", "gpio_table_for_board", "load_config", "save_config"]
 
 SPI_PINS = {0: (10, 11), 1: (20, 21)}  # MOSI, SCLK per SPI port
 # The chip select the SPI driver holds once SPI0 is on (spidev0.0's CE0);
@@ -110,12 +110,12 @@ def load_config(path: str | Path, *, missing_ok: bool = False,
                 board: str | None = None) -> GpioConfig:
     """The ``[gpio]`` table of a configuration file; errors name the file.
     A missing file is an error, or the defaults with ``missing_ok``.
-    ``board``: the board the file's game is played on (:func:`for_board`)."""
+    ``board``: the board the file's game is played on (:func:`gpio_table_for_board`)."""
     if missing_ok and not Path(path).exists():
-        return GpioConfig.from_table(for_board(None, board))
+        return GpioConfig.from_table(gpio_table_for_board(None, board))
     doc = read_toml(path)
     try:
-        return GpioConfig.from_table(for_board(doc.get("gpio"), board))
+        return GpioConfig.from_table(gpio_table_for_board(doc.get("gpio"), board))
     except ConfigError as exc:
         raise exc.in_file(path) from None
 

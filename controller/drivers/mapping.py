@@ -47,7 +47,7 @@ __all__ = [
     "BoardMapping",
     "ConfigError",
     "FILES",
-    "for_board",
+    "gpio_table_for_board",
     "parse_square",
     "points",
     "square_name",
@@ -494,7 +494,7 @@ class BoardMapping:
         return out
 
 
-def for_board(table: Mapping[str, object] | None,
+def gpio_table_for_board(table: Mapping[str, object] | None,
               board: str | None) -> Mapping[str, object] | None:
     """The ``[gpio]`` table ``table`` for a game on ``board`` ("5x5",
     "37-point", ...; None: as it is): a ``[gpio.mapping]`` that names no

@@ -138,10 +138,10 @@ class Config:
         return mapping, leds
 
     def _read(self, read: Callable[[Mapping[str, object] | None], _T], board: str | None) -> _T:
-        from controller.drivers.mapping import for_board
+        from controller.drivers.mapping import gpio_table_for_board
 
         try:
-            return read(for_board(self.gpio_table, board))
+            return read(gpio_table_for_board(self.gpio_table, board))
         except ConfigError as exc:
             raise self._in_file(exc) from None
 
