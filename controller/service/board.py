@@ -39,7 +39,7 @@ from .boardview import (
     stored_settings,
     with_options,
 )
-from .config import Config
+from .config import THINK_MAX, THINK_MIN, Config
 from .keeper import Keeper
 from .simboard import RequestError, SimBoard, check_board, fits
 from .store import Store, resumable
@@ -311,8 +311,8 @@ class BoardService:
         if side is not None and side not in SIDES:
             raise RequestError("computer side must be \"attacker\", \"defender\" or null")
         if seconds is not None and (isinstance(seconds, bool) or not isinstance(
-                seconds, int | float) or not 0.01 <= seconds <= 60):
-            raise RequestError("seconds must be a number from 0.01 to 60")
+                seconds, int | float) or not THINK_MIN <= seconds <= THINK_MAX):
+            raise RequestError(f"seconds must be a number from {THINK_MIN:g} to {THINK_MAX:g}")
         self.level = self.level if level is None else check_level(level)
         self.think = self.think if seconds is None else float(seconds)
         self.computer = None if side is None else str(side)

@@ -24,6 +24,8 @@ from controller.rules import (
 from controller.rules.leap_factory import apply_any_options
 from controller.rules.moves import SIDE_NAMES, reason_words
 
+from .config import THINK_MAX, THINK_MIN
+
 __all__ = [
     "board_view",
     "computer_draw_answer",
@@ -74,7 +76,8 @@ def stored_settings(stored: dict[str, object], shown: tuple[str, str]) -> dict[s
         computer = stored.get("computer")
         out["computer"] = computer if computer in ("attacker", "defender") else None
     think = stored.get("think")
-    if isinstance(think, int | float) and not isinstance(think, bool) and 0.01 <= think <= 60:
+    if (isinstance(think, int | float) and not isinstance(think, bool)
+            and THINK_MIN <= think <= THINK_MAX):
         out["think"] = float(think)
     level = stored.get("level")
     if not isinstance(level, bool) and level in LEVEL_NAMES:

@@ -57,7 +57,11 @@ if TYPE_CHECKING:
     from controller.drivers.mapping import BoardMapping
     from controller.drivers.ws2812 import LedConfig
 
-__all__ = ["Config", "ConfigError", "load_config"]
+__all__ = ["THINK_MAX", "THINK_MIN", "Config", "ConfigError", "load_config"]
+
+# The computer's seconds a move: the configuration, the page's field and
+# POST /api/computer take the same range.
+THINK_MIN, THINK_MAX = 0.01, 60.0
 
 _T = TypeVar("_T")
 
@@ -243,8 +247,8 @@ def _check(c: Config, overridden: set[str]) -> None:
             raise error(side, "must be a short name without quotes")
     if c.computer not in ("", "attacker", "defender"):
         raise error("computer", f'must be "attacker", "defender" or "", not {c.computer!r}')
-    if not 0.01 <= c.think <= 60:
-        raise error("think", f"must be 0.01 to 60 seconds, not {c.think}")
+    if not THINK_MIN <= c.think <= THINK_MAX:
+        raise error("think", f"must be {THINK_MIN:g} to {THINK_MAX:g} seconds, not {c.think}")
     if c.sensor_log_limit < 0:
         raise error("sensor_log_limit", "must not be negative")
     if c.board.startswith("camera:") and not c.camera_profile:

@@ -180,3 +180,23 @@ def test_the_computers_lit_move_is_called_its_move_not_a_suggestion(tmp_path: Pa
         server.post("/api/button", {"button": "hint", "side": "defender"})
         expect(lit.locator('li[data-role="hint"]')).to_contain_text(
             ": the suggested move starts here", timeout=15000)
+
+
+def test_the_seconds_field_takes_what_the_service_takes(tmp_path: Path) -> None:
+    # A computer set to 0.05 s a move (the configuration allows 0.01 to
+    # 60) is shown as a valid value; the field's bounds are the service's.
+    from controller.service.config import THINK_MAX, THINK_MIN
+
+    with served_page(tmp_path, 460, 860, players="think = 0.05") as (pg, server):
+        field = pg.locator("#computer input[name=seconds]")
+        expect(field).to_have_value("0.05")
+        assert field.evaluate("el => el.checkValidity()")
+        assert float(field.get_attribute("min") or "nan") == THINK_MIN
+        assert float(field.get_attribute("max") or "nan") == THINK_MAX
+        field.fill("0.02")
+        field.dispatch_event("change")
+        deadline = time.monotonic() + 5
+        while server.get("/api/state")["think"] != 0.02:
+            assert time.monotonic() < deadline, "the page's 0.02 s never reached the service"
+            time.sleep(0.05)
+        assert field.evaluate("el => el.checkValidity()")
