@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 from controller.board.geometry import Geometry, points
 
 from .moves import PASS, REMOVE, STEP, NotationError, PositionError, position_count
-from .notation import quoted
+from .notation import position_fields, quoted
 
 if TYPE_CHECKING:
     from .leap import LeapGame
@@ -159,12 +159,7 @@ def _check_board(game: LeapGame, a: int, d: int, kings: int) -> None:
 def parse_position(game: LeapGame, text: str) -> None:
     """Set ``game`` (fresh) to the position ``text``; :class:`PositionError`."""
     g = game.geometry
-    fields = text.split()
-    if len(fields) < 5:
-        raise PositionError(
-            f"position needs 5 fields (board, side, phase, chain, turn), got {len(fields)}: "
-            f"{quoted(text)}"
-        )
+    fields = position_fields(text)
     board, side_t, phase_t, chain_t, turn_t = fields[:5]
     a, d, kings = _parse_board(game, board)
     _check_board(game, a, d, kings)

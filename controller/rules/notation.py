@@ -41,7 +41,8 @@ from .moves import (
 from .state import NO_OFF, Exchange, Off, State
 from .variants import Variant
 
-__all__ = ["parse_action", "split_token", "format_position", "parse_position", "quoted"]
+__all__ = ["parse_action", "split_token", "format_position", "parse_position", "position_fields",
+           "quoted"]
 
 _SQUARE = r"[a-z][1-9]"
 _STEP_RE = re.compile(rf"({_SQUARE})(?:[-x]({_SQUARE}))+(=?)")
@@ -52,6 +53,18 @@ def quoted(text: str, limit: int = 40) -> str:
     if len(text) <= limit:
         return repr(text)
     return f"{text[:limit]!r}... ({len(text)} characters)"
+
+
+def position_fields(text: str) -> list[str]:
+    """A position string's fields (every position string, of any board,
+    starts with the same five); :class:`PositionError` with fewer."""
+    fields = text.split()
+    if len(fields) < 5:
+        raise PositionError(
+            f"position needs 5 fields (board, side, phase, chain, turn), got {len(fields)}: "
+            f"{quoted(text)}"
+        )
+    return fields
 
 
 def parse_action(geometry: Geometry, text: str) -> tuple[str, int, int, bool]:
@@ -157,12 +170,7 @@ def parse_position(variant: Variant, text: str) -> State:
     """The state that the position string ``text`` describes in ``variant``
     (as written: a blocked side to move is not yet dealt with);
     :class:`PositionError` when it cannot be read or is impossible."""
-    fields = text.split()
-    if len(fields) < 5:
-        raise PositionError(
-            f"position needs 5 fields (board, side, phase, chain, turn), got {len(fields)}: "
-            f"{quoted(text)}"
-        )
+    fields = position_fields(text)
     board, side_t, phase_t, chain_t, turn_t = fields[:5]
     a, d = _parse_board(variant, board)
     side, setting, turn = _parse_side_phase_turn(side_t, phase_t, turn_t)
