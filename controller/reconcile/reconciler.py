@@ -262,6 +262,7 @@ class Reconciler:
         update.new_game = report.new_game
         update.finished = report.finished
         update.saved = report.saved
+        update.dropped = report.dropped
         update.resumed = report.resumed
         update.refused = report.refused
         update.status, update.leds = self._display.show(self.game, self._view())
@@ -557,8 +558,10 @@ class Reconciler:
 
     def _put_aside(self, game: AnyGame) -> None:
         """The game is no longer played: saved if unfinished in the moving
-        phase (set up again, it resumes), else finished if it has moves."""
+        phase (set up again, it resumes), else finished if it has moves;
+        without a move, reported as dropped."""
         if not game.moves:
+            self._report.dropped.append(game)
             return
         if game.outcome is None and game.phase == "moving":
             self._saved.append(game)

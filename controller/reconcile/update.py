@@ -26,6 +26,9 @@ class Update:
     """Games that ended, or had moves and were replaced by a new game."""
     saved: list[AnyGame] = field(default_factory=list)
     """Unfinished games put aside (the board cleared): set up again, they resume."""
+    dropped: list[AnyGame] = field(default_factory=list)
+    """Games without a move replaced by another (a new game, or a game
+    resumed): nothing to keep but their place in the archive."""
     resumed: AnyGame | None = None
     """A game put aside that was set up again: it is now :attr:`Reconciler.game`."""
     refused: str | None = None
@@ -42,5 +45,6 @@ class Report:
     new_game: bool = False
     finished: list[AnyGame] = field(default_factory=list)
     saved: list[AnyGame] = field(default_factory=list)
+    dropped: list[AnyGame] = field(default_factory=list)
     resumed: AnyGame | None = None
     refused: str | None = None

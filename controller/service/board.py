@@ -254,6 +254,9 @@ class BoardService:
             for old in update.finished:
                 self.keeper.later(partial(self.store.finish, self._ids.pop(id(old), self.gid),
                                           old))
+            for old in update.dropped:  # never played: not left unfinished in the list
+                self.keeper.later(partial(self.store.finish, self._ids.pop(id(old), self.gid),
+                                          old))
             for old in update.saved:  # put aside unfinished: kept as it is
                 self.keeper.later(partial(self.store.sync, self.gid, old))
                 self._ids[id(old)] = self.gid

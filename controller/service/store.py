@@ -342,11 +342,15 @@ class Store:
         return self.list_games(self._reader())
 
     def list_games(self, db: sqlite3.Connection | None = None) -> list[dict[str, object]]:
+        """The archive's games, newest first, but those finished without a
+        move (a new game asked for before anything was played): nothing
+        to view or download.  Their rows (and sensor lines) stay."""
         db = self.db if db is None else db
         rows = db.execute(
             "SELECT g.id, g.variant, g.attacker, g.defender, g.created, g.finished, g.result, "
             "g.termination, (SELECT COUNT(*) FROM actions a WHERE a.game_id=g.id) "
-            "FROM games g ORDER BY g.id DESC").fetchall()
+            "FROM games g WHERE g.finished IS NULL OR EXISTS "
+            "(SELECT 1 FROM actions a WHERE a.game_id=g.id) ORDER BY g.id DESC").fetchall()
         return [
             {"id": r[0], "variant": r[1], "attacker": r[2], "defender": r[3],
              "created": _date(r[4]), "finished": r[5] is not None, "result": r[6],

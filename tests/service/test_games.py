@@ -292,3 +292,35 @@ def test_the_archive_says_how_each_game_ended() -> None:
     assert outcome_words("1-0", None, True) == "Attacker wins"
     assert outcome_words("*", "abandoned", True) == "abandoned"  # put aside for a new game
     assert outcome_words("*", None, False) == "not finished"
+
+
+def test_a_game_set_up_again_leaves_no_empty_game_behind(tmp_path: Path) -> None:
+    """The board cleared in the moving phase (a new game starts, empty)
+    and set up again as the game (it resumes): the empty game is finished,
+    so a restart goes on with the game played, not the empty one, and the
+    archive's list shows the game alone. Before, each clear-and-set-up
+    left an unfinished game without a move in the list, and a restart
+    showed "Attacker: place a soldier" until the board was read again."""
+    clock = Clock(500.0)
+    service = BoardService(_config(tmp_path), clock=clock)
+    rng = random.Random(5)
+    game = Game.new("sabouiyya")
+    while game.phase != "moving":
+        game.play(rng.choice(lasting_moves(game)))
+        _put(service, clock, game)
+    _play_some(service, clock, game, rng, 3)
+    played = service.gid
+    for _ in range(2):  # cleared, set up again: twice
+        service.set_sim_occupancy("0" * 25)
+        clock.t += 0.1
+        service.tick()
+        assert service.gid != played and service.state()["moves"] == []
+        _put(service, clock, game)
+        assert service.gid == played
+    service.close()
+    again = BoardService(_config(tmp_path), clock=clock)
+    assert again.gid == played
+    assert again.state()["moves"] == [str(m) for m in game.moves]
+    assert [g["id"] for g in again.store.list_games()] == [played]
+    assert [g.id for g in again.store.unfinished()] == [played]
+    again.close()
