@@ -31,6 +31,7 @@ from controller.rules.leap_factory import format_any_options
 from controller.rules.record import RESULTS, Record, parse_record
 
 from .protocol import BOARD_ID, Unreplayable, action_tokens, apply_token, stored_start
+from .trust import move_time
 from .turns import Replay, Turns, turns_of
 
 log = logging.getLogger("kharbga.hall")
@@ -94,6 +95,7 @@ class HallBoard:
     store: str | None = None  # the board's store its messages come from
     old_stores: set[str] = field(default_factory=set)
     earlier: list[HallGame] = field(default_factory=list)  # games of its earlier stores
+    told: set[str] = field(default_factory=set)  # troubles said once in the log
 
     def game(self) -> HallGame | None:
         return None if self.current is None else self.games.get(self.current)
@@ -154,6 +156,13 @@ class Hall:
         line = f"{where[:120]}: {what}" if where else what
         log.warning("hall: %s", "".join(c if c.isprintable() else "?" for c in line))
 
+    def tell_once(self, board: HallBoard, key: str, what: str) -> None:
+        """One log line for a board's lasting trouble (a clock that is off),
+        said once for the evening, not at every message."""
+        if key not in board.told:
+            board.told.add(key)
+            self.say(f"kharbga/{board.id}", what, key)
+
     def handle(self, topic: str, payload: bytes, retained: bool = False) -> str | None:
         """One message; the board it changed, or None (ignored and counted).
         ``retained``: the broker's stored copy, not the board speaking now."""
@@ -210,10 +219,9 @@ class Hall:
         if not isinstance(m, dict):
             raise ValueError("not an object")
         seq, gid, ply = m["seq"], m["game_id"], m["ply"]
-        position, variant, t = m["position"], m["variant"], m["time"]
+        position, variant = m["position"], m["variant"]
         if not (_is_int(seq) and _is_int(gid) and _is_int(ply) and ply >= 0 and
-                isinstance(position, str) and isinstance(variant, str) and
-                isinstance(t, int | float) and not isinstance(t, bool) and math.isfinite(t)):
+                isinstance(position, str) and isinstance(variant, str)):
             raise ValueError("bad fields")
         undo = m.get("undo") is True
         move = m.get("move")
@@ -247,9 +255,13 @@ class Hall:
         if ply - 1 < len(g.moves):
             del g.moves[ply - 1:], g.positions[ply - 1:], g.times[ply - 1:]
             g.epoch += 1
+        t, why = move_time(m.get("time"), time.time())
+        if why is not None:
+            self.tell_once(board, "clock", f"{why}: its moves are shown at the time the hall "
+                           "received them (set the boards' clocks: network time)")
         g.moves.append(move)
         g.positions.append(position)
-        g.times.append(float(t))
+        g.times.append(t)
         return True
 
     def _state(self, name: str, s: Any) -> bool:

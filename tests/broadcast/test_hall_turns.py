@@ -16,6 +16,8 @@ from controller.hall.server import HallServer
 from controller.rules import Game
 from controller.rules.record import Record, group_turns
 
+T0 = time.time() - 600  # the first move's time: ten minutes ago
+
 
 def _send(hall: Hall, actions: list[str], board: str = "b1", retained: bool = False) -> None:
     """The moves messages of a sabouiyya game, as a board sends them."""
@@ -29,7 +31,7 @@ def _send(hall: Hall, actions: list[str], board: str = "b1", retained: bool = Fa
             g.play(a)
         hall.handle(f"kharbga/{board}/moves", json.dumps({
             "seq": i + 1, "board": board, "game_id": 1, "ply": i + 1, "move": a,
-            "position": g.position(), "time": 1000.0 + i, "variant": "sabouiyya",
+            "position": g.position(), "time": T0 + i, "variant": "sabouiyya",
             "result": None if g.outcome is None else g.outcome.result}).encode(), retained)
 
 
@@ -119,7 +121,7 @@ def test_when_a_board_was_last_heard() -> None:
     hall.handle("kharbga/b1/online", b"1", retained=True)
     _send(hall, random_game(5)[:6], retained=True)  # the broker's copies, at start
     s = hall.boards["b1"].summary()
-    assert s["heard"] == 1005.0  # not the hall's start: the last move's time
+    assert s["heard"] == T0 + 5  # not the hall's start: the last move's time
     before = time.time()
     hall.handle("kharbga/b1/online", b"1")
     assert hall.boards["b1"].summary()["heard"] >= before

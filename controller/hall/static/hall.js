@@ -114,7 +114,9 @@ function clock(t) {
   const d = new Date(t * 1000);
   const ago = Math.max(0, Math.round(Date.now() / 1000 - t));
   const hms = d.toLocaleTimeString([], {hour: "2-digit", minute: "2-digit", second: "2-digit", hourCycle: "h23"});
-  return `${hms} (${ago < 60 ? ago + " s" : Math.round(ago / 60) + " min"} ago)`;
+  const span = ago < 60 ? `${ago} s` : ago < 7200 ? `${Math.round(ago / 60)} min`
+    : `${Math.floor(ago / 3600)} h ${Math.round(ago % 3600 / 60)} min`;
+  return `${hms} (${span} ago)`;
 }
 
 function turnText(turn) {

@@ -1,0 +1,47 @@
+"""What the hall believes of a board's message: the time of its move and
+its ``seq``.
+
+A board's clock may be wrong (a Pi without a clock battery and without
+network time starts at the time it last shut down) and a message may be
+garbled or forged: the hall shows a move at the board's own time only
+when that time is plausible, and follows a board's ``seq`` only in steps
+a board can take.  Pure functions of their inputs; the hall says in its
+log what it did not believe (:mod:`controller.hall.model`).  See
+docs/broadcast.md ("What the hall believes").
+"""
+
+from __future__ import annotations
+
+import math
+
+__all__ = ["MAX_AGE", "MAX_AHEAD", "move_time", "span"]
+
+MAX_AHEAD = 10.0  # seconds a move's time may lie after the hall's clock
+MAX_AGE = 12 * 3600.0  # seconds a move's time may lie before it (moves queued all evening)
+
+
+def move_time(t: object, received: float) -> tuple[float, str | None]:
+    """The time to show for a move the board says it confirmed at ``t``,
+    received at ``received`` (the hall's clock), and why the board's own
+    time was not taken (None: it was)."""
+    if not isinstance(t, int | float) or isinstance(t, bool):
+        return received, f"its move time {str(t)[:20]!r} is not a number"
+    if not math.isfinite(t):
+        return received, f"its move time {t} is not a time"
+    if t > received + MAX_AHEAD:
+        return received, f"its clock is {span(t - received)} ahead of the hall's"
+    if t < received - MAX_AGE:
+        return received, f"its move time is {span(received - t)} behind the hall's clock"
+    return float(t), None
+
+
+def span(seconds: float) -> str:
+    """A length of time in words: "40 s", "12 min", "5 h", "3 days"."""
+    if seconds < 120:
+        return f"{seconds:.0f} s"
+    if seconds < 2 * 3600:
+        return f"{seconds / 60:.0f} min"
+    if seconds < 2 * 86400:
+        return f"{seconds / 3600:.0f} h"
+    days = seconds / 86400
+    return f"{days:.0f} days" if days < 1e6 else f"{days:.3g} days"
