@@ -31,7 +31,7 @@ from controller.rules.leap_factory import format_any_options
 from controller.rules.record import RESULTS, Record, parse_record
 
 from .protocol import BOARD_ID, Unreplayable, action_tokens, apply_token, stored_start
-from .trust import move_time
+from .trust import MAX_JUMP, move_time, seq_trouble
 from .turns import Replay, Turns, turns_of
 
 log = logging.getLogger("kharbga.hall")
@@ -229,8 +229,7 @@ class Hall:
             raise ValueError("no move")
         options, start = _short(m.get("options"), "options"), _short(m.get("start"), "start")
         board = self.board(name)
-        if not self._same_store(board, m) or seq <= board.seq:
-            self.repeats += 1
+        if not self._same_store(board, m) or not self._next_seq(board, seq):
             return False
         board.seq = seq
         board.heard = time.monotonic()
@@ -264,13 +263,32 @@ class Hall:
         g.times.append(t)
         return True
 
+    def _next_seq(self, board: HallBoard, seq: int) -> bool:
+        """Whether ``seq`` is the board's next: above the highest heard (else
+        a repeat, counted), not beyond a board's count nor a jump past what
+        the hall could have missed (refused, said in the log).  A ``seq``
+        far below the highest heard is no repeat but the board itself
+        after a wrong one that came first: followed from there."""
+        topic = f"kharbga/{board.id}/moves"
+        trouble = seq_trouble(seq, board.seq)
+        if trouble is not None:
+            self.ignore("out-of-line seq", topic, f"{trouble}: not this board's next message")
+            return False
+        if seq <= board.seq - MAX_JUMP:
+            self.say(topic, f"seq {seq} far below the {board.seq} heard before: that one was "
+                     "not this board's; following it from here", "seq restart")
+            return True
+        if seq <= board.seq:
+            self.repeats += 1
+            return False
+        return True
+
     def _state(self, name: str, s: Any) -> bool:
         if not isinstance(s, dict) or not _is_int(s.get("game_id")) or \
                 not isinstance(s.get("position"), str):
             raise ValueError("not a state")
         board = self.board(name)
         if not self._same_store(board, s):
-            self.repeats += 1
             return False
         s["geometry"] = _geometry(s.get("geometry"))
         board.state = s
@@ -287,11 +305,18 @@ class Hall:
         """Moves and states name the board's store they come from.  A new
         one (the board set up again with a fresh store: its ``seq`` starts
         over, its game ids too) puts the board's games aside, still in the
-        evening's file; False for a late message of an earlier store."""
+        evening's file; False for a late message of an earlier store, and
+        for one naming no store once the board has named one (refused)."""
         store = m.get("store")
+        if not isinstance(store, str) and board.store is not None:
+            self.ignore("storeless", f"kharbga/{board.id}", "a message naming no store from a "
+                        f"board that sends from store {board.store}: a board of an earlier "
+                        "version under the same id, or a forged message")
+            return False
         if not isinstance(store, str) or store == board.store:
             return True
         if store in board.old_stores:
+            self.repeats += 1
             self.say(f"kharbga/{board.id}", f"a message of store {store[:16]}, which this board "
                      f"left for {board.store}: a late repeat, or two boards sending under "
                      "one board id (give each its own)", "old store")

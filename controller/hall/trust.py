@@ -14,10 +14,12 @@ from __future__ import annotations
 
 import math
 
-__all__ = ["MAX_AGE", "MAX_AHEAD", "move_time", "span"]
+__all__ = ["MAX_AGE", "MAX_AHEAD", "MAX_JUMP", "MAX_SEQ", "move_time", "seq_trouble", "span"]
 
 MAX_AHEAD = 10.0  # seconds a move's time may lie after the hall's clock
 MAX_AGE = 12 * 3600.0  # seconds a move's time may lie before it (moves queued all evening)
+MAX_SEQ = 2**53  # beyond any count a board reaches (and beyond a page's exact integers)
+MAX_JUMP = 10_000  # messages of a board the hall may have missed (more than an evening's)
 
 
 def move_time(t: object, received: float) -> tuple[float, str | None]:
@@ -33,6 +35,16 @@ def move_time(t: object, received: float) -> tuple[float, str | None]:
     if t < received - MAX_AGE:
         return received, f"its move time is {span(received - t)} behind the hall's clock"
     return float(t), None
+
+
+def seq_trouble(seq: int, last: int) -> str | None:
+    """Why a moves message's ``seq`` cannot be the board's next (``last``:
+    the highest heard from its store, 0 for none), or None."""
+    if seq > MAX_SEQ:
+        return f"seq {str(seq)[:24]} is beyond any board's count"
+    if last and seq > last + MAX_JUMP:
+        return f"seq {seq} jumps {seq - last} messages past the {last} heard last"
+    return None
 
 
 def span(seconds: float) -> str:

@@ -94,3 +94,65 @@ def test_move_time() -> None:
         assert shown == now and why, t
     assert span(40) == "40 s" and span(600) == "10 min" and span(5 * 3600) == "5 h"
     assert span(1e300).endswith(" days") and len(span(1e300)) < 20
+
+
+def test_a_message_naming_no_store_cannot_take_over_a_board(
+        caplog: pytest.LogCaptureFixture) -> None:
+    actions = random_game(33)[:12]
+    msgs = _messages(actions)
+    hall = Hall()
+    for m in msgs[:8]:
+        _send(hall, "b1", m)
+    garbage = _messages(random_game(34)[:1], seq0=500, gid=99999, store=None)[0]
+    state = {"game_id": 99999, "position": garbage["position"], "variant": "sabouiyya",
+             "status": "Attacker to move"}
+    with caplog.at_level(logging.WARNING, logger="kharbga.hall"):
+        for _ in range(3):
+            assert _send(hall, "b1", garbage) is None
+        assert hall.handle("kharbga/b1/state", json.dumps(state).encode()) is None
+        for m in msgs[8:]:  # the board itself goes on
+            assert _send(hall, "b1", m) == "b1"
+    d = hall.boards["b1"].detail()
+    assert d["game_id"] == 1 and d["moves"] == actions and d["status"] is None
+    assert hall.stats()["ignored_by_reason"] == {"storeless": 4}
+    lines = [r.getMessage() for r in caplog.records]
+    assert len(lines) == 1 and lines[0].startswith("hall: kharbga/b1: storeless message "
+                                                   "ignored (a message naming no store"), lines
+    # A board of an earlier version, which names no store at all, is followed as before.
+    for m in _messages(actions[:3], store=None):
+        assert _send(hall, "old", m) == "old"
+    assert hall.boards["old"].detail()["moves"] == actions[:3]
+
+
+def test_a_seq_beyond_what_a_board_sends_is_refused(caplog: pytest.LogCaptureFixture) -> None:
+    actions = random_game(35)[:12]
+    msgs = _messages(actions)
+    hall = Hall()
+    for m in msgs[:6]:
+        _send(hall, "b1", m)
+    other = _messages(random_game(36)[:1], gid=7)[0]
+    with caplog.at_level(logging.WARNING, logger="kharbga.hall"):
+        for seq in (10**30, 2**53 + 1, 6 + 50_000):
+            assert _send(hall, "b1", dict(other, seq=seq)) is None, seq
+        for m in msgs[6:]:  # not frozen: the board's next messages are taken
+            assert _send(hall, "b1", m) == "b1"
+    d = hall.boards["b1"].detail()
+    assert d["game_id"] == 1 and d["moves"] == actions and hall.boards["b1"].seq == 12
+    assert hall.stats()["ignored_by_reason"] == {"out-of-line seq": 3}
+    lines = [r.getMessage() for r in caplog.records]
+    assert len(lines) == 1 and lines[0].startswith(
+        "hall: kharbga/b1/moves: out-of-line seq message ignored (seq 1000000000000"), lines
+    assert "is beyond any board's count: not this board's next message" in lines[0]
+
+
+def test_a_wrong_seq_heard_first_does_not_freeze_the_board() -> None:
+    """The hall started after a wrong message (its seq not yet known): the
+    board's own messages, far below it, are followed from there."""
+    actions = random_game(37)[:6]
+    msgs = _messages(actions, seq0=40)
+    hall = Hall()
+    assert _send(hall, "b1", dict(msgs[0], seq=2**50)) == "b1"
+    for m in msgs[1:]:
+        assert _send(hall, "b1", m) == "b1"
+    assert hall.boards["b1"].detail()["moves"] == actions and hall.repeats == 0
+    assert _send(hall, "b1", msgs[-1]) is None and hall.repeats == 1  # a real repeat still is
