@@ -23,6 +23,7 @@ import math
 import re
 import time
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, TypeGuard
 
 from controller.board.words import named
@@ -74,6 +75,7 @@ class HallGame:
 
     def summary(self) -> dict[str, Any]:
         return {"game_id": self.id, "variant": self.variant, "options": self.options,
+                "known_variant": _known_variant(self.variant),
                 "attacker": self.attacker, "defender": self.defender, "ply": len(self.moves),
                 "result": self.result, "ending": self.turns().ending,
                 "last_time": self.times[-1] if self.times else None,
@@ -419,12 +421,27 @@ class Hall:
             for g in [*board.earlier, *(g for _, g in sorted(board.games.items()))]:
                 if g.moves or g.record:
                     text = _record_text(name, g)
-                    if text is None:
+                    if text is not None:
+                        out.append(text)
+                    elif f"unknown {g.id}" not in board.told:
+                        board.told.add(f"unknown {g.id}")  # counted once, not at every download
                         self.ignore("game of an unknown variant",
                                     f"kharbga/{name}", f"game {g.id}: {g.variant[:40]!r}")
-                    else:
-                        out.append(text)
         return "\n".join(out)
+
+
+@lru_cache(maxsize=256)
+def _known_variant(name: str) -> bool:
+    """Whether these rules know ``name``: the hall numbers its moves by
+    turn and writes its games in the evening's file; else the page says
+    the moves are shown as the board sent them."""
+    from controller.rules import find_any_variant
+
+    try:
+        find_any_variant(name)
+    except (ValueError, LookupError):
+        return False
+    return True
 
 
 def _record_text(board: str, g: HallGame) -> str | None:
@@ -437,11 +454,9 @@ def _record_text(board: str, g: HallGame) -> str | None:
         first, _, rest = g.record.partition("\n")
         text = f'{first}\n[BoardId "{board}"]\n{rest}'
         return text if text.endswith("\n") else text + "\n"
-    from controller.rules import find_any_variant, new_game
+    from controller.rules import new_game
 
-    try:
-        find_any_variant(g.variant)
-    except (ValueError, LookupError):
+    if not _known_variant(g.variant):
         return None
     tags = {"Attacker": g.attacker, "Defender": g.defender, "BoardId": board,
             "GameId": str(g.id)}

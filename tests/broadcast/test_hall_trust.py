@@ -156,3 +156,23 @@ def test_a_wrong_seq_heard_first_does_not_freeze_the_board() -> None:
         assert _send(hall, "b1", m) == "b1"
     assert hall.boards["b1"].detail()["moves"] == actions and hall.repeats == 0
     assert _send(hall, "b1", msgs[-1]) is None and hall.repeats == 1  # a real repeat still is
+
+
+def test_a_game_of_a_variant_the_hall_does_not_know_is_said_so() -> None:
+    """A board of a newer version plays a variant these rules do not know:
+    its card says so (the page words it), and the evening's file leaves
+    it out, counted once, not again at every download."""
+    hall = Hall()
+    for m in _messages(random_game(38)[:3]):
+        _send(hall, "known", m)
+    for i, token in enumerate(["@c3", "@d3"]):
+        _send(hall, "newer", {"seq": i + 1, "store": "b" * 16, "game_id": 4, "ply": i + 1,
+                              "move": token, "position": "5/5/5/5/5 a s - 1",
+                              "time": time.time(), "variant": "zamma", "result": None})
+    summaries = {s["board"]: s for s in hall.summaries()}
+    assert summaries["known"]["known_variant"] is True
+    assert summaries["newer"]["known_variant"] is False
+    assert summaries["newer"]["last_move"] == "@d3" and summaries["newer"]["variant"] == "zamma"
+    for _ in range(3):
+        assert "zamma" not in hall.kgn()
+    assert hall.stats()["ignored_by_reason"] == {"game of an unknown variant": 1}

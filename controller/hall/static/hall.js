@@ -141,6 +141,13 @@ function variantText(s) {
   return (s.variant || "") + (s.options ? ` (${s.options})` : "");
 }
 
+function unknownVariant(s) {
+  // a game of a variant these rules do not know (a board of a newer version)
+  return s.known_variant === false
+    ? `This hall does not know the variant “${s.variant}”: its moves are shown as the ` +
+      "board sent them, unchecked, and the game is not in the download." : "";
+}
+
 function card(id) {
   let el = document.querySelector(`.card[data-board="${CSS.escape(id)}"]`);
   if (!el) {
@@ -149,7 +156,7 @@ function card(id) {
     el.dataset.board = id;
     el.innerHTML = '<h3><span class="name"></span><span class="result"></span></h3>' +
       '<div class="board"></div><div class="names"></div><div class="variant"></div>' +
-      '<div class="when"></div><div class="silent"></div>';
+      '<div class="when"></div><div class="silent"></div><div class="note"></div>';
     el.querySelector(".name").textContent = id;
     el.addEventListener("click", () => openBoard(id));
     const grid = $("#grid");
@@ -175,6 +182,7 @@ function renderCard(id) {
   el.querySelector(".when").textContent = s.ending || (last
     ? `${turnText(last)} · ${clock(g.times[n - 1])}` : "no move yet");
   el.querySelector(".silent").textContent = silence(s);
+  el.querySelector(".note").textContent = unknownVariant(s);
 }
 
 function renderLarge() {
@@ -195,6 +203,7 @@ function renderLarge() {
   status.textContent = quiet ? `${quiet}: the board is off or restarting; ` +
     "this is how it was when last heard." : (s.ending || s.status || "");
   status.classList.toggle("silent", !!quiet);
+  $("#large-note").textContent = unknownVariant(s);
   renderMoves(g, s.ending);
 }
 
