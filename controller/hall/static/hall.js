@@ -131,6 +131,22 @@ function lastTurn(g) {
   return last ? last[1].join(" ") : g.moves[g.moves.length - 1];
 }
 
+const LINK_DOWN = "The hall's link to the broker is down: this is how the board was " +
+  "when last heard.";
+
+function linkDown() {
+  // the hall hears no board: every card is as it was (a board's last will
+  // just before may be the broker's own shutdown, not the board's)
+  return link !== null && !link.connected;
+}
+
+function setLink(next) {
+  const was = linkDown();
+  link = next;
+  if (linkDown() !== was) Object.keys(boards).forEach((id) => dirty.add(id));
+  later();
+}
+
 function silence(s) {
   // a board that went quiet (its last will, or restarting), in words
   if (s.online !== false) return "";
@@ -156,7 +172,8 @@ function card(id) {
     el.dataset.board = id;
     el.innerHTML = '<h3><span class="name"></span><span class="result"></span></h3>' +
       '<div class="board"></div><div class="names"></div><div class="variant"></div>' +
-      '<div class="when"></div><div class="silent"></div><div class="note"></div>';
+      '<div class="when"></div><div class="silent"></div><div class="link-note"></div>' +
+      '<div class="note"></div>';
     el.querySelector(".name").textContent = id;
     el.addEventListener("click", () => openBoard(id));
     const grid = $("#grid");
@@ -170,7 +187,8 @@ function renderCard(id) {
   const s = boards[id];
   const g = games[id] || NO_GAME;
   const el = card(id);
-  el.classList.toggle("offline", s.online === false);
+  const down = linkDown();
+  el.classList.toggle("offline", s.online === false || down);
   const n = g.moves.length;
   const position = n ? g.positions[n - 1] : s.position;
   el.dataset.ply = n;
@@ -181,7 +199,8 @@ function renderCard(id) {
   el.querySelector(".variant").textContent = variantText(s);
   el.querySelector(".when").textContent = s.ending || (last
     ? `${turnText(last)} · ${clock(g.times[n - 1])}` : "no move yet");
-  el.querySelector(".silent").textContent = silence(s);
+  el.querySelector(".silent").textContent = down ? "" : silence(s);
+  el.querySelector(".link-note").textContent = down ? LINK_DOWN : "";
   el.querySelector(".note").textContent = unknownVariant(s);
 }
 
@@ -200,9 +219,9 @@ function renderLarge() {
   // A quiet board's last status ("Defender to move") may be stale: say so instead.
   const quiet = silence(s);
   const status = $("#large-status");
-  status.textContent = quiet ? `${quiet}: the board is off or restarting; ` +
-    "this is how it was when last heard." : (s.ending || s.status || "");
-  status.classList.toggle("silent", !!quiet);
+  status.textContent = linkDown() ? LINK_DOWN : quiet ? `${quiet}: the board is off or ` +
+    "restarting; this is how it was when last heard." : (s.ending || s.status || "");
+  status.classList.toggle("silent", !!quiet || linkDown());
   $("#large-note").textContent = unknownVariant(s);
   renderMoves(g, s.ending);
 }
@@ -285,7 +304,7 @@ function apply(update) {
     g.times = g.times.slice(0, m.from).concat(m.times);
     g.turns = g.turns.slice(0, m.turns_from).concat(m.turns);
   }
-  if (update.link) link = update.link;
+  if (update.link) setLink(update.link);
   if (update.stats) stats = update.stats;
   later();
 }
@@ -305,8 +324,7 @@ function connect() {
   const ws = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/ws");
   ws.onmessage = (e) => apply(JSON.parse(e.data));
   ws.onclose = () => {
-    link = {url: link ? link.url : "", connected: false, error: "hall page disconnected"};
-    renderHeader();
+    setLink({url: link ? link.url : "", connected: false, error: "hall page disconnected"});
     setTimeout(connect, 1000);
   };
 }
