@@ -104,6 +104,14 @@ def test_broker_stopped_and_started_mid_evening(tmp_path: Path) -> None:
             expect(page.locator("#large")).to_be_visible()
             page.screenshot(path=str(tmp_path / "hall-after-outage.png"))
             assert "0 messages ignored" in page.locator("#counts").inner_text()
+            page.click("#close")
+            h.stop()  # the hall itself gone: the page says it lost the hall, not the broker
+            expect(page.locator("#link")).to_have_text(
+                "the hall does not answer this page: reconnecting…", timeout=15_000)
+            expect(page.locator('.card[data-board="t1"] .link-note')).to_have_text(
+                "This page has lost the hall (it keeps trying): this is how the board was "
+                "when last heard.")
+            page.screenshot(path=str(tmp_path / "hall-page-lost.png"))
             browser.close()
     finally:
         for b in boards:

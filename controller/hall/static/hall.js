@@ -133,6 +133,14 @@ function lastTurn(g) {
 
 const LINK_DOWN = "The hall's link to the broker is down: this is how the board was " +
   "when last heard.";
+const PAGE_LOST = "hall page disconnected";  // this page's own link to the hall
+
+function linkNote() {
+  // what every card says while no board can be heard, or ""
+  if (!linkDown()) return "";
+  return link.error === PAGE_LOST ? "This page has lost the hall (it keeps trying): " +
+    "this is how the board was when last heard." : LINK_DOWN;
+}
 
 function linkDown() {
   // the hall hears no board: every card is as it was (a board's last will
@@ -200,7 +208,7 @@ function renderCard(id) {
   el.querySelector(".when").textContent = s.ending || (last
     ? `${turnText(last)} · ${clock(g.times[n - 1])}` : "no move yet");
   el.querySelector(".silent").textContent = down ? "" : silence(s);
-  el.querySelector(".link-note").textContent = down ? LINK_DOWN : "";
+  el.querySelector(".link-note").textContent = linkNote();
   el.querySelector(".note").textContent = unknownVariant(s);
 }
 
@@ -219,7 +227,7 @@ function renderLarge() {
   // A quiet board's last status ("Defender to move") may be stale: say so instead.
   const quiet = silence(s);
   const status = $("#large-status");
-  status.textContent = linkDown() ? LINK_DOWN : quiet ? `${quiet}: the board is off or ` +
+  status.textContent = linkDown() ? linkNote() : quiet ? `${quiet}: the board is off or ` +
     "restarting; this is how it was when last heard." : (s.ending || s.status || "");
   status.classList.toggle("silent", !!quiet || linkDown());
   $("#large-note").textContent = unknownVariant(s);
@@ -249,6 +257,7 @@ function renderHeader() {
   const el = $("#link");
   if (link) {
     el.textContent = link.connected ? `broker ${link.url}: connected`
+      : link.error === PAGE_LOST ? "the hall does not answer this page: reconnecting…"
       : `broker ${link.url}: not connected${link.error ? " (" + link.error + ")" : ""}`;
     el.className = "link " + (link.connected ? "up" : "down");
   }
@@ -324,7 +333,7 @@ function connect() {
   const ws = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/ws");
   ws.onmessage = (e) => apply(JSON.parse(e.data));
   ws.onclose = () => {
-    setLink({url: link ? link.url : "", connected: false, error: "hall page disconnected"});
+    setLink({url: link ? link.url : "", connected: false, error: PAGE_LOST});
     setTimeout(connect, 1000);
   };
 }
