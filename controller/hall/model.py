@@ -201,6 +201,16 @@ class Hall:
         self.ignore("foreign topic", f"kharbga/{name}/{kind}")
         return False
 
+    def unheard(self) -> list[str]:
+        """The broker forgot everything (restarted without its memory, so
+        without the last wills of the boards gone meanwhile): no board is
+        online until it says so again, as a board back does at once; the
+        boards that were."""
+        names = [name for name, b in self.boards.items() if b.online]
+        for name in names:
+            self.boards[name].online = False
+        return names
+
     def board(self, name: str) -> HallBoard:
         b = self.boards.get(name)
         if b is None:

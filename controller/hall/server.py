@@ -107,7 +107,16 @@ class HallServer:
         if reason.is_failure:
             self._set_link(False, f"refused the connection ({reason})")
             return
+        if not getattr(flags, "session_present", True) and self._loop is not None:
+            # A broker that forgot the hall (restarted without its memory)
+            # forgot the boards' last wills too: a board gone meanwhile
+            # would stay "online"; each says so again when it is back.
+            self._loop.call_soon_threadsafe(self._forgotten)
         c.subscribe("kharbga/#", qos=1)
+
+    def _forgotten(self) -> None:
+        for name in self.hall.unheard():
+            self._changed(name)
 
     def _on_subscribe(self, c: Any, userdata: Any, mid: Any, reasons: Any, props: Any) -> None:
         # "connected" on the page means messages arrive: the broker took the

@@ -93,9 +93,12 @@ def test_broker_stopped_and_started_mid_evening(tmp_path: Path) -> None:
             expect(board_page.locator("#broker")).to_have_text("broker: connected (t1)",
                                                                 timeout=20_000)
             expect(page.locator(".card .link-note:visible")).to_have_count(0)
-            # The boards came back: the last wills the broker sent as it stopped are undone.
-            expect(page.locator(".card .silent:visible")).to_have_count(0)
-            expect(page.locator(".card.offline")).to_have_count(0)
+            # The boards came back: the last wills the broker sent as it stopped are
+            # undone.  The hand-made board never speaks again: not heard from since.
+            for name in ("t1", "t2"):
+                expect(page.locator(f'.card[data-board="{name}"] .silent')).to_be_hidden()
+            expect(page.locator(".card.offline")).to_have_count(1)
+            expect(newer.locator(".silent")).to_contain_text("Not heard from since ")
             for pl in players:
                 pl.play(4, pause=0.05)
             wait_until(lambda: _shows(page, players), 40,
@@ -119,3 +122,36 @@ def test_broker_stopped_and_started_mid_evening(tmp_path: Path) -> None:
         h.stop()
         broker.stop()
         keep_screenshots(tmp_path)
+
+
+def test_a_board_gone_while_the_broker_was_down_is_not_shown_online(tmp_path: Path) -> None:
+    """The broker killed (no last wills) and started again without its
+    memory; meanwhile one board is gone for good (SIGKILL): the hall does
+    not go on calling it online, while the board that came back is."""
+    broker = Broker(tmp_path / "broker").start()
+    h = hall(tmp_path, broker.url).start("/api/boards")
+    boards = [board(tmp_path, name, broker.url).start() for name in ("k1", "k2")]
+    players = [Player(b, random_game(50 + i)) for i, b in enumerate(boards)]
+    try:
+        for pl in players:
+            pl.play(4, pause=0.05)
+        wait_until(lambda: all(h.get(f"/api/boards/{n}")["online"] is True for n in ("k1", "k2"))
+                   and h.get("/api/boards/k2")["ply"] == 4, 20, "both boards heard")
+        broker.kill()
+        boards[1].kill()  # gone for good: it never says so
+        wait_until(lambda: not h.get("/api/boards")["link"]["connected"], 15, "link down")
+        players[0].play(3, pause=0.05)
+        broker.start()
+        wait_until(lambda: h.get("/api/boards")["link"]["connected"], 20, "link up")
+        wait_until(lambda: h.get("/api/boards/k1")["moves"] == players[0].stored(), 30,
+                   "the board that came back: every move")
+        time.sleep(6)  # more than a board takes to connect again (1 to 5 s)
+        assert h.get("/api/boards/k1")["online"] is True
+        gone = h.get("/api/boards/k2")
+        assert gone["online"] is False and gone["ply"] == 4
+        assert gone["heard"] is not None and gone["heard"] < time.time() - 5
+    finally:
+        for b in boards:
+            b.stop()
+        h.stop()
+        broker.stop()
