@@ -85,6 +85,17 @@ class HallGame:
 
 
 @dataclass
+class Left:
+    """A board's store it left for a new one, kept to go back to: its
+    games, its current game and the highest ``seq`` heard from it."""
+
+    store: str
+    games: dict[int, HallGame]
+    current: int | None
+    seq: int
+
+
+@dataclass
 class HallBoard:
     id: str
     state: dict[str, Any] | None = None
@@ -97,6 +108,7 @@ class HallBoard:
     heard_at: float | None = None  # when the board last spoke itself (wall clock; not retained)
     store: str | None = None  # the board's store its messages come from
     old_stores: set[str] = field(default_factory=set)
+    left: Left | None = None  # the store it last left, to go back to if that one goes on
     earlier: list[HallGame] = field(default_factory=list)  # games of its earlier stores
     told: set[str] = field(default_factory=set)  # troubles said once in the log
 
@@ -328,6 +340,11 @@ class Hall:
             return False
         if not isinstance(store, str) or store == board.store:
             return True
+        left = board.left
+        if left is not None and store == left.store and _is_int(m.get("seq")) \
+                and m["seq"] > left.seq:
+            self._go_back(board, left)
+            return True
         if store in board.old_stores:
             self.repeats += 1
             self.say(f"kharbga/{board.id}", f"a message of store {store[:16]}, which this board "
@@ -338,11 +355,31 @@ class Hall:
             self.say(f"kharbga/{board.id}", f"now sends from store {store[:16]} (was "
                      f"{board.store}): its earlier games are put aside", "new store")
             board.old_stores.add(board.store)
+            board.left = Left(board.store, board.games, board.current, board.seq)
             board.earlier = [*board.earlier, *(g for _, g in sorted(board.games.items()))]
             del board.earlier[:-MAX_GAMES]
             board.games, board.current, board.seq, board.pending = {}, None, 0, None
         board.store = store[:64]
         return True
+
+    def _go_back(self, board: HallBoard, left: Left) -> None:
+        """The store a board left sends a new message: it was not set up
+        again; the message that named another store was stray (garbled,
+        forged, or a second board under the same id).  The board's games
+        come back; the stray store's are put aside and refused from now."""
+        self.say(f"kharbga/{board.id}", f"store {left.store[:16]} speaks again after "
+                 f"{board.store}: following it again; the messages of {board.store} are "
+                 "refused from now (a stray message, or two boards under one board id: give "
+                 "each its own)", "store back")
+        kept = set(map(id, left.games.values()))
+        board.earlier = [g for g in board.earlier if id(g) not in kept]
+        board.earlier += [g for _, g in sorted(board.games.items())]
+        del board.earlier[:-MAX_GAMES]
+        board.old_stores.discard(left.store)
+        if board.store is not None:
+            board.old_stores.add(board.store)
+        board.store, board.games, board.current = left.store, left.games, left.current
+        board.seq, board.pending, board.left = left.seq, None, None
 
     def _record(self, name: str, text: str) -> bool:
         """A board's record: read whole (slow: tens of ms) only when it

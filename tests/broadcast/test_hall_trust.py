@@ -176,3 +176,33 @@ def test_a_game_of_a_variant_the_hall_does_not_know_is_said_so() -> None:
     for _ in range(3):
         assert "zamma" not in hall.kgn()
     assert hall.stats()["ignored_by_reason"] == {"game of an unknown variant": 1}
+
+
+def test_one_message_naming_another_store_does_not_freeze_the_board(
+        caplog: pytest.LogCaptureFixture) -> None:
+    """A garbled or forged message naming a store of its own: the hall
+    takes it for the board set up again, but the board's own store then
+    goes on with new messages: the hall follows it again, its games back
+    on the card, and refuses the stray store from then on."""
+    actions = random_game(39)[:12]
+    msgs = _messages(actions)
+    hall = Hall()
+    for m in msgs[:8]:
+        _send(hall, "b1", m)
+    stray = _messages(random_game(40)[:1], gid=5, store="f" * 16)[0]
+    with caplog.at_level(logging.WARNING, logger="kharbga.hall"):
+        assert _send(hall, "b1", stray) == "b1"  # as a board set up again would be
+        assert hall.boards["b1"].detail()["game_id"] == 5
+        assert _send(hall, "b1", msgs[3]) is None  # a late repeat of the earlier store
+        for m in msgs[8:]:  # the board's own next messages: followed again
+            assert _send(hall, "b1", m) == "b1"
+        assert _send(hall, "b1", dict(stray, seq=2)) is None  # the stray store: refused now
+        state = {"game_id": 5, "position": stray["position"], "store": "f" * 16}
+        assert hall.handle("kharbga/b1/state", json.dumps(state).encode()) is None
+    d = hall.boards["b1"].detail()
+    assert d["game_id"] == 1 and d["moves"] == actions and hall.boards["b1"].store == "a" * 16
+    assert [g.id for g in hall.boards["b1"].earlier] == [5]  # kept for the evening's file
+    lines = [r.getMessage() for r in caplog.records]
+    back = [line for line in lines if "speaks again" in line]
+    assert len(back) == 1 and back[0].startswith(f"hall: kharbga/b1: store {'a' * 16} speaks "
+                                                 "again"), lines
