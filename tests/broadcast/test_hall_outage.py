@@ -67,6 +67,10 @@ def test_broker_stopped_and_started_mid_evening(tmp_path: Path) -> None:
                 "This hall does not know the variant “zamma”: its moves are shown as the "
                 "board sent them, unchecked, and the game is not in the download.")
             expect(newer.locator(".when")).to_contain_text(" s ago)")  # not "4320 min ago"
+            newer.click()
+            expect(page.locator("#large-note")).to_contain_text(
+                "This hall does not know the variant “zamma”")
+            page.click("#close")
 
             broker.stop()  # mid-evening: the organiser restarts Mosquitto
             expect(page.locator("#link")).to_contain_text("not connected", timeout=15_000)
