@@ -512,6 +512,7 @@ class Reconciler:
     def _pop(self) -> None:
         self._timeline.pop()
         self._report.undone += 1
+        self._table.hint = 0  # a hint was for the position taken back
 
     def _undo_turn(self) -> None:
         """The undo button: take back the last turn."""
