@@ -296,22 +296,26 @@ def leds(g: AnyGame, v: View) -> LedMap:
         paint(out, 1 << last[0], "last-from", names)
         paint(out, 1 << last[1] & (a | d), "last-to", names)  # not once huffed away
     paint(out, v.hint, "hint", names)
+    suggested = v.hint
     if v.expected is not None and g.outcome is None:
         e = v.expected
-        paint(out, sum(1 << x for x in (e.frm, e.to) if x >= 0), "hint", names)
+        suggested |= sum(1 << x for x in (e.frm, e.to) if x >= 0)
+        paint(out, suggested, "hint", names)
     if g.outcome is None and g.chain_point >= 0:
         targets = 0
         for m in g.legal_moves():
             if m.kind == STEP:
                 targets |= 1 << m.to
-        paint(out, targets, "destination", names)
-        paint(out, 1 << g.chain_point, "continue", names)
+        # A suggested (or the computer's) capture keeps its own light, and
+        # another soldier lifted (the other side ends an optional chain)
+        # has only its own destinations lit.
+        if v.lifted < 0:
+            paint(out, targets & ~suggested, "destination", names)
+        paint(out, 1 << g.chain_point & ~suggested, "continue", names)
     if v.lifted >= 0:
         paint(out, v.targets, "destination", names)
         paint(out, 1 << v.lifted, "lifted", names)
     if isinstance(g, LeapGame) and g.outcome is None:  # a huff owed: the soldiers it may take
-        comp = v.expected
-        suggested = v.hint | (1 << comp.to if comp is not None and comp.to >= 0 else 0)
         paint(out, g.huff & ~suggested, "capture", names)  # the one suggested is lit so
     ex = g.exchange
     if ex is not None and g.outcome is None:  # the request shown on its soldiers

@@ -6,13 +6,28 @@ words that say why a move is not taken."""
 from __future__ import annotations
 
 from controller.board.events import Button, Frame
+from controller.reconcile.present import View, leds
 from controller.reconcile.reconciler import Reconciler
-from controller.rules import AnyGame, new_game
+from controller.rules import AnyGame, game_from_position, new_game
+
+
+def _bits(g: AnyGame, *names: str) -> int:
+    return sum(1 << g.geometry.point_names.index(n) for n in names)
 
 
 def _occ(g: AnyGame) -> str:
     a, d = g.bitboards()
     return "".join("1" if (a | d) >> p & 1 else "0" for p in range(len(g.geometry.point_names)))
+
+
+def _sixteen_in_a_chain() -> AnyGame:
+    """Sixteen Soldiers: d4 has leapt c5 to b6 and must capture again, to
+    b4 or to d6 (the game the page tests play)."""
+    g = new_game("sixteen-soldiers")
+    for m in ("d4-e5", "d6-c5", "c4-d4", "xb4", "b6-b5", "d4xb6"):
+        g.play(m)
+    assert g.chain_square == "b6"
+    return g
 
 
 def test_undo_takes_a_hint_off_with_the_turn_it_was_for() -> None:
@@ -29,3 +44,31 @@ def test_undo_takes_a_hint_off_with_the_turn_it_was_for() -> None:
     # The Defender to move again: a hint for the Attacker means nothing.
     assert rec.game.to_move == "defender" and "hint" not in lit.values(), lit
 
+
+def test_a_hint_in_a_chain_is_lit_over_the_chains_own_lights() -> None:
+    g = _sixteen_in_a_chain()
+    lit = leds(g, View(hint=_bits(g, "b6", "b4")))
+    # The suggested leap b6 to b4 in the hint's lights; d6, the other
+    # landing point, still green.
+    assert (lit["b6"], lit["b4"], lit["d6"]) == ("hint", "hint", "destination")
+    assert leds(g, View())["b6"] == "continue"
+
+
+def test_the_computers_next_leap_in_a_chain_is_lit_as_its_move() -> None:
+    pos = "......../D......./......../......../...D..../..A...../.......A/........ d m d4 2"
+    g = game_from_position("english-draughts", pos)
+    leap = next(m for m in g.legal_moves() if str(m) == "d4xb2")
+    lit = leds(g, View(expected=leap))
+    assert (lit["d4"], lit["b2"]) == ("hint", "hint")
+
+
+def test_a_soldier_the_other_side_lifts_in_an_optional_chain_has_only_its_own_lights() -> None:
+    # Checkers: the Attacker's new king on d8 may leap e7 to f6, or pass;
+    # the Defender lifts h8 (its move ends the chain): h8 goes to g7 only.
+    pos = "...a...D/....D.../......../......../......../......../......../A....... a m d8 1 np=0"
+    g = game_from_position("checkers", pos)
+    h8 = g.geometry.point_names.index("h8")
+    lit = leds(g, View(lifted=h8, targets=_bits(g, "g7")))
+    assert lit["h8"] == "lifted" and lit["g7"] == "destination"
+    assert "f6" not in lit, lit
+    assert lit["d8"] == "continue"
