@@ -226,10 +226,26 @@ def _why_not_lifted(g: AnyGame, p: int) -> str:
     a, _ = g.bitboards()
     owner = 0 if a >> p & 1 else 1
     if g.chain_square is not None and g.chain_point != p and owner == g.side:
+        if g.variant.chain == "optional":
+            return (f" (only {g.chain_square} may move now, capturing again; to stop the "
+                    f"chain, the {TITLE[1 - g.side]} plays)")
         return f" ({g.chain_square} must capture again)"
     if owner != g.side and g.chain_square is None:
         return f" (it is the {TITLE[g.side]}'s turn)"
-    return ""
+    return _capture_first(g, p)
+
+
+def _capture_first(g: AnyGame, p: int) -> str:
+    """Where captures are compulsory and one is on: the soldier on ``p``
+    may not step, and which soldiers must capture."""
+    if not g.variant.compulsory_capture or g.chain_square is not None:
+        return ""
+    steps = [m for m in g.legal_moves() if m.kind == STEP]
+    capturers = {m.frm for m in steps if m.capture}
+    if not capturers or p in capturers or not all(m.capture for m in steps):
+        return ""
+    who = " or ".join(sorted(g.geometry.point_names[q] for q in capturers))
+    return f" (a capture must be made, by {who})"
 
 
 def _placeable(g: AnyGame) -> int:

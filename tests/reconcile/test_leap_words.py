@@ -6,7 +6,7 @@ words that say why a move is not taken."""
 from __future__ import annotations
 
 from controller.board.events import Button, Frame
-from controller.reconcile.present import View, leds
+from controller.reconcile.present import View, leds, status
 from controller.reconcile.reconciler import Reconciler
 from controller.rules import AnyGame, game_from_position, new_game
 
@@ -72,3 +72,31 @@ def test_a_soldier_the_other_side_lifts_in_an_optional_chain_has_only_its_own_li
     assert lit["h8"] == "lifted" and lit["g7"] == "destination"
     assert "f6" not in lit, lit
     assert lit["d8"] == "continue"
+
+
+def test_another_soldier_moved_in_an_optional_chain_is_told_how_the_chain_ends() -> None:
+    # Checkers: d8 may capture again or pass; the Attacker moved a1 to b2.
+    pos = "...a...D/....D.../......../......../......../......../......../A....... a m d8 1 np=0"
+    g = game_from_position("checkers", pos)
+    said = status(g, View(errors=_bits(g, "a1", "b2")))
+    assert said.startswith("a1: put the Attacker's soldier back (only d8 may move now, "
+                           "capturing again; to stop the chain, the Defender plays)"), said
+    assert "must" not in said
+
+
+def test_another_soldier_moved_in_a_mandatory_chain_is_told_it_must_go_on() -> None:
+    g = _sixteen_in_a_chain()
+    said = status(g, View(errors=_bits(g, "e5", "d5")))
+    assert "e5: put the Attacker's soldier back (b6 must capture again)" in said
+
+
+def test_a_step_made_while_a_capture_is_compulsory_is_told_which_must_capture() -> None:
+    # English draughts: c3 must leap d4; the Attacker stepped a1 to b2.
+    pos = ".D.....D/......../.....D../......../...D..../..A...../......../A....... a m - 1"
+    g = game_from_position("english-draughts", pos)
+    said = status(g, View(errors=_bits(g, "a1", "b2")))
+    assert said.startswith(
+        "a1: put the Attacker's soldier back (a capture must be made, by c3)"), said
+    # Where captures are free (checkers), a step needs no such reason.
+    free = game_from_position("checkers", pos + " np=0")
+    assert "capture must" not in status(free, View(errors=_bits(free, "a1", "b2")))
