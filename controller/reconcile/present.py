@@ -102,7 +102,10 @@ def status(g: AnyGame, v: View) -> str:
                     if g.variant.chain == "optional" else "")
         return f"{side}: continue the capture with {g.chain_square}{optional}"
     if g.removals and isinstance(g, LeapGame):
-        return f"{side}: huff: remove the enemy soldier on {' or '.join(_names(g, g.huff))}"
+        owed = _names(g, g.huff)
+        why = "it" if len(owed) == 1 else "any of them"
+        return (f"{side}: huff: remove the enemy soldier on {' or '.join(owed)} (the "
+                f"{TITLE[1 - g.side]} could have captured with {why} and did not)")
     if g.removals and hajeb == "end":
         return f"{side}: H'ajeb is over: remove a soldier of the {TITLE[1 - g.side]}"
     if g.removals:

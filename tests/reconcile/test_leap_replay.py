@@ -61,7 +61,8 @@ def test_a_huff_is_lit_on_the_soldier_it_may_take_and_recognised() -> None:
     g.play("a3-a4")  # c3 could have captured c4 and did not: the Defender huffs it
     rec = Reconciler(game=g)
     update = rec.tick(0.0)
-    assert update.status == "Defender: huff: remove the enemy soldier on c3"
+    assert update.status == ("Defender: huff: remove the enemy soldier on c3 (the Attacker "
+                             "could have captured with it and did not)")
     assert update.leds["c3"] == "capture"
     huffed = g.copy()
     huffed.play("xc3")
@@ -78,7 +79,8 @@ def test_a_huff_and_the_move_after_it_in_one_reading_are_one_turn(colour: bool) 
     for m in ("c4-c5", "b6-b5"):
         g.play(m)
     rec = Reconciler(game=g.copy())
-    assert rec.tick(0.0).status == "Attacker: huff: remove the enemy soldier on c6"
+    assert rec.tick(0.0).status == ("Attacker: huff: remove the enemy soldier on c6 (the "
+                                    "Defender could have captured with it and did not)")
     after = g.copy()
     after.play("xc6")
     after.play("a4-a5")

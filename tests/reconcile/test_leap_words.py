@@ -100,3 +100,13 @@ def test_a_step_made_while_a_capture_is_compulsory_is_told_which_must_capture() 
     # Where captures are free (checkers), a step needs no such reason.
     free = game_from_position("checkers", pos + " np=0")
     assert "capture must" not in status(free, View(errors=_bits(free, "a1", "b2")))
+
+
+def test_a_huff_owed_on_several_soldiers_says_why_each_may_go() -> None:
+    # Both a3 and c3 could have leapt over b4 or c4; the Attacker stepped e3.
+    start = "..D/.../...../...../...../.DD../A.A.A/.../... a m - 5"
+    g = game_from_position("sixteen-soldiers", start)
+    g.play("e3-e4")
+    assert g.huff == _bits(g, "a3", "c3")
+    assert status(g, View()) == ("Defender: huff: remove the enemy soldier on a3 or c3 (the "
+                                 "Attacker could have captured with any of them and did not)")
