@@ -1,7 +1,8 @@
 """The leap-capture games on the page (Debian's chromium): each variant's
 board drawn from the geometry the service sends, moves played by clicks on
 the simulated board with their lights (lifted, destinations, captures, the
-soldier that must continue, the huff), kings drawn and lit.
+soldier that must continue, the huff, a hint in a chain), kings drawn and
+lit.
 
 With ``KHARBGA_PAGE_SHOTS=DIR`` the screenshots are also written to DIR
 (docs/page.md shows them)."""
@@ -191,3 +192,26 @@ def test_english_draughts_a_capture_and_a_chain(opened: tuple[Page, Server],
     flipped = pg.locator('#board [data-square="a9"]').bounding_box()
     assert top is not None and flipped is not None and flipped["y"] > top["y"] + 200
     pg.uncheck("#flip")
+
+
+@pytest.mark.parametrize("opened", ["sixteen-soldiers"], indirect=True)
+def test_a_hint_in_a_chain_is_lit_and_named_and_undo_takes_it_off(
+        opened: tuple[Page, Server], tmp_path: Path) -> None:
+    pg, server = opened
+    game = new_game("sixteen-soldiers")
+    play(pg, server, game, ["d4-e5", "d6-c5", "c4-d4", "xb4", "b6-b5", "d4xb6"])
+    expect(cell(pg, "b6")).to_have_attribute("data-led", "continue")
+    pg.click('[data-button="hint"]')
+    # The suggested leap lights over the chain's own amber and green, and
+    # the status line names it.
+    expect(cell(pg, "b6")).to_have_attribute("data-led", "hint", timeout=15000)
+    expect(pg.locator("#status")).to_contain_text("Hint for Attacker: b6x")
+    hint = server.get("/api/state")["hint_move"]
+    assert hint in ("b6xb4", "b6xd6")
+    expect(cell(pg, hint[-2:])).to_have_attribute("data-led", "hint")
+    shot(pg, tmp_path, "leap-chain-hint")
+    # Undo takes the leap back, and its hint with it.
+    pg.click('[data-button="undo"]')
+    expect(pg.locator("#status")).to_contain_text("taken back by undo")
+    expect(pg.locator("#board [data-led=hint]")).to_have_count(0)
+    expect(pg.locator('#lit [data-role="hint"]')).to_have_count(0)
