@@ -35,6 +35,7 @@ __all__ = [
     "reason_words",
     "hajeb_view",
     "has_exchange",
+    "hint_shown",
     "lights_of",
     "outcome_words",
     "check_level",
@@ -271,6 +272,24 @@ def hajeb_view(g: AnyGame, leds: dict[str, str]) -> dict[str, Any] | None:
             "removals": removable, "reason": reason}
 
 
+def hint_shown(hint: str | None, leds: dict[str, str], g: AnyGame) -> bool:
+    """Whether the suggested action ``hint`` still stands for the board:
+    its squares lit, or a ``pass`` (no square to light) in the chain it was
+    for, with nothing lifted or out of place."""
+    if not hint or g.outcome is not None:
+        return False
+    if hint == "pass":
+        return g.chain_square is not None and not {"lifted", "error"} & set(leds.values())
+    return "hint" in leds.values()
+
+
+def _hint_words(hint: str, g: AnyGame) -> str:
+    if hint != "pass":
+        return hint
+    other = "Defender" if g.to_move == "attacker" else "Attacker"
+    return f"pass (stop the chain here: the {other} plays)"
+
+
 def status_words(status: str, leds: dict[str, str], g: AnyGame, hint: str | None,
                  draw_note: str | None, draw_offer: str | None) -> tuple[str, dict[str, str]]:
     """The reconciler's status line and lights as the page shows them:
@@ -278,8 +297,8 @@ def status_words(status: str, leds: dict[str, str], g: AnyGame, hint: str | None
     declined (``draw_note``) or offered (``draw_offer``: its side)."""
     if g.outcome is not None:  # the end is told in words already; a hint means nothing
         leds = {sq: role for sq, role in leds.items() if role != "hint"}
-    elif hint and "hint" in leds.values():
-        status = f"{status}. Hint for {g.to_move.capitalize()}: {hint}"
+    elif hint and hint_shown(hint, leds, g):
+        status = f"{status}. Hint for {g.to_move.capitalize()}: {_hint_words(hint, g)}"
     elif "H'ajeb declared" in status:  # what it allows, in short
         status = status.replace("H'ajeb declared", "H'ajeb in force (long moves, "
                                 "captures by any soldier)")

@@ -229,3 +229,29 @@ def test_hints_and_the_computer_play_leap_games(tmp_path: Path, variant: str) ->
     assert expected in [str(m) for m in game.legal_moves()]
     assert f"make the lit move {expected}" in service.state()["status"]
     service.close()
+
+
+
+def test_a_hint_to_pass_an_optional_chain_is_said_in_words(tmp_path: Path) -> None:
+    # Checkers: the new king on d8 may leap e7 to f6, where g7 takes it
+    # back; stopping (pass) is the move. No square to light: words only.
+    pos = "...a...D/....D.D./......../......../......../......../......../A....... a m d8 1 np=0"
+    clock = Clock(500.0)
+    service = _service(tmp_path, clock)
+    service.new_game("checkers", position=pos)
+    clock.t += 0.1
+    service.tick()
+    service.press("hint")
+    service.show_hint(0, service.reconciler.game, [], "pass")  # the engine's choice here
+    state = service.state()
+    assert state["hint_move"] == "pass"
+    assert state["status"] == ("Attacker: continue the capture with d8, or stop there and let "
+                               "the Defender play (pass). Hint for Attacker: pass (stop the "
+                               "chain here: the Defender plays)")
+    # The Defender plays: the chain and its hint are over.
+    game = game_from_position("checkers", pos)
+    game.play("pass")
+    _play(service, clock, game, "e7-d6")
+    state = service.state()
+    assert state["hint_move"] is None and "Hint" not in state["status"]
+    service.close()
