@@ -215,3 +215,17 @@ def test_a_hint_in_a_chain_is_lit_and_named_and_undo_takes_it_off(
     expect(pg.locator("#status")).to_contain_text("taken back by undo")
     expect(pg.locator("#board [data-led=hint]")).to_have_count(0)
     expect(pg.locator('#lit [data-role="hint"]')).to_have_count(0)
+
+
+@pytest.mark.parametrize("opened", ["sixteen-soldiers"], indirect=True)
+def test_a_hint_to_huff_says_take_this_soldier_off(opened: tuple[Page, Server]) -> None:
+    pg, server = opened
+    game = new_game("sixteen-soldiers")
+    play(pg, server, game, ["d4-e5", "d6-c5", "c4-d4"])
+    pg.click('[data-button="hint"]')
+    expect(cell(pg, "b4")).to_have_attribute("data-led", "hint", timeout=15000)
+    expect(pg.locator("#status")).to_contain_text("Hint for Defender: xb4")
+    # The huff is no move that starts or ends on b4: the soldier goes off.
+    expect(pg.locator('#lit [data-role="hint"]')).to_have_text(
+        "b4: the suggested move: take this soldier off")
+    expect(cell(pg, "b4").locator(".tag")).to_have_text("off")

@@ -163,7 +163,8 @@ function drawPoint(name, geo, dark, pieces, present, leds, hint) {
     if (end === "to" && hint.from && toStyle) sq.style.setProperty("--led", toStyle.colour);
     const tag = document.createElement("span");
     tag.className = "tag";
-    tag.textContent = end;
+    // A soldier to take off (a huff, a removal) is not where a move goes.
+    tag.textContent = end === "to" && !hint.from && pieces[name] ? "off" : end;
     sq.appendChild(tag);
   }
   if (present) {
@@ -245,7 +246,7 @@ function drawBoard(el, geo, pieces, occ, leds, clickable, hint) {
 }
 
 // The lights lit now, in words: why each is on (the status says what to do).
-function renderLit(leds, hint, hajeb) {
+function renderLit(leds, hint, hajeb, pieces) {
   const byRole = {};
   // The soldiers to remove at the end of H'ajeb are told apart (their own reason).
   const removals = new Set(hajeb ? hajeb.removals : []);
@@ -259,7 +260,14 @@ function renderLit(leds, hint, hajeb) {
   list.innerHTML = "";
   // The computer's move, lit for the person to make, is its own, not a suggestion.
   const computers = !!(state.expected && state.computer && state.computer === state.to_move);
-  const words = (r) => (computers && r === "hint" ? "the computer's move starts here"
+  // A move of one square (a placement, a huff, a removal) does not start
+  // there: it is said what to do there.
+  const whose = computers ? "the computer's move" : "the suggested move";
+  const single = hint && !hint.from && hint.to && (byRole.hint || []).includes(hint.to);
+  const one = single && (pieces[hint.to] ? `${whose}: take this soldier off`
+    : `${whose}: set a soldier here`);
+  const words = (r) => (one && r === "hint" ? one
+    : computers && r === "hint" ? "the computer's move starts here"
     : computers && r === "hint-to" ? "the computer's move ends here" : meaning(r));
   for (const r of Object.keys(legendRoles)) {
     if (!byRole[r]) continue;
@@ -449,7 +457,7 @@ function render() {
   const occ = simBoard();
   drawBoard($("#board"), geo, pieces, occ, state.leds, state.sim_occ !== null,
             state.hint_squares);
-  renderLit(state.leds, state.hint_squares, state.hajeb);
+  renderLit(state.leds, state.hint_squares, state.hajeb, pieces);
   renderThinking();
   renderHajeb();
   $("#sim-help").hidden = state.sim_occ === null;
