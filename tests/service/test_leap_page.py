@@ -229,3 +229,17 @@ def test_a_hint_to_huff_says_take_this_soldier_off(opened: tuple[Page, Server]) 
     expect(pg.locator('#lit [data-role="hint"]')).to_have_text(
         "b4: the suggested move: take this soldier off")
     expect(cell(pg, "b4").locator(".tag")).to_have_text("off")
+
+
+def test_the_players_line_keeps_its_words_apart_on_a_phone(tmp_path: Path) -> None:
+    # 390 px wide: each side's count, the turn and the other side's name
+    # do not run into one another ("12Attacker to play").
+    with served_page(tmp_path, 390, 844, "checkers") as (pg, _server):
+        expect(pg.locator("#turn")).to_have_text("Attacker to play")
+        boxes = [pg.locator(sel).bounding_box() for sel in
+                 ("#count-attacker", "#turn", ".players .side.defender")]
+        assert all(b is not None for b in boxes)
+        left, turn, right = boxes
+        assert left is not None and turn is not None and right is not None
+        assert turn["x"] - (left["x"] + left["width"]) >= 6, (left, turn)
+        assert right["x"] - (turn["x"] + turn["width"]) >= 6, (turn, right)
