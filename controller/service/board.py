@@ -158,6 +158,9 @@ class BoardService:
                 "level": self.level, "ponder": self.ponder}
 
     def _rename(self) -> None:
+        if self.reconciler.game.outcome is not None:  # its record names who played it
+            self.keeper.later(partial(self.store.keep_settings, self.gid, self.game_settings()))
+            return
         self.keeper.later(partial(self.store.rename, self.gid, *self.players,
                                   self.game_settings()))
 

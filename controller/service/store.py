@@ -236,6 +236,12 @@ class Store:
                 self.db.execute("UPDATE games SET attacker=?, defender=?, settings=? WHERE id=?",
                                 (attacker, defender, json.dumps(settings), gid))
 
+    def keep_settings(self, gid: int, settings: dict[str, object]) -> None:
+        """The game's settings alone, its players' names as they are."""
+        with self.db:
+            self.db.execute("UPDATE games SET settings=? WHERE id=?",
+                            (json.dumps(settings), gid))
+
     def finish(self, gid: int, game: AnyGame) -> None:
         """Archive ``gid``: result, termination and its record."""
         self.sync(gid, game)

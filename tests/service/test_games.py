@@ -324,3 +324,34 @@ def test_a_game_set_up_again_leaves_no_empty_game_behind(tmp_path: Path) -> None
     assert [g["id"] for g in again.store.list_games()] == [played]
     assert [g.id for g in again.store.unfinished()] == [played]
     again.close()
+
+
+def test_a_finished_game_keeps_the_names_of_who_played_it(tmp_path: Path) -> None:
+    """The computer played the Defender and the game ended; switching the
+    computer off afterwards changes the board's players, not the finished
+    game's: the archive's list and its record still name the computer.
+    Before, the list named the Defender's player while the record named
+    the computer."""
+    clock = Clock(500.0)
+    service = BoardService(_config(tmp_path, attacker="Amina", defender="Driss"), clock=clock)
+    service.set_computer("defender", 0.3)
+    game = Game.new("sabouiyya")
+    game.play("@c2")
+    _put(service, clock, game)
+    service.press("resign", "attacker")
+    clock.t += 0.1
+    service.tick()
+    assert service.state()["outcome"]["winner"] == "defender"
+    gid = service.gid
+    service.set_computer(None)
+    service.set_ponder(False)
+    clock.t += 1
+    service.tick()
+    assert service.state()["players"]["defender"] == "Driss"  # the board's players now
+    listed = next(g for g in service.store.list_games() if g["id"] == gid)
+    assert (listed["attacker"], listed["defender"]) == ("Amina", "Computer (0.3 s)")
+    record = parse_record(service.store.record_text(gid))
+    assert record.tags["Defender"] == "Computer (0.3 s)"
+    stored = service.store.get(gid)
+    assert stored is not None and stored.settings["ponder"] is False
+    service.close()
