@@ -111,7 +111,20 @@ def status(g: AnyGame, v: View) -> str:
     if g.removals:
         return f"{side}: remove one of your own pieces (blocked side rule)"
     declared = "; H'ajeb declared" if hajeb == "on" else ""
-    return f"{side} to move{_again(g)}{flag}{_exchange(g)}{declared}"
+    return f"{side} to move{_again(g)}{flag}{_exchange(g)}{declared}{_must_capture(g)}"
+
+
+def _must_capture(g: AnyGame) -> str:
+    """": a capture must be made, by c3 or e3" where the rules allow the
+    side to move nothing but a capture (compulsory captures), so the
+    player knows before lifting a soldier that cannot capture."""
+    if not g.variant.compulsory_capture:
+        return ""
+    steps = [m for m in g.legal_moves() if m.kind == STEP]
+    if not steps or not all(m.capture for m in steps):
+        return ""
+    who = " or ".join(sorted({g.geometry.point_names[m.frm] for m in steps}))
+    return f": a capture must be made, by {who}"
 
 
 def _again(g: AnyGame) -> str:

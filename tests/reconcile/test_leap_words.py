@@ -102,6 +102,21 @@ def test_a_step_made_while_a_capture_is_compulsory_is_told_which_must_capture() 
     assert "capture must" not in status(free, View(errors=_bits(free, "a1", "b2")))
 
 
+def test_a_compulsory_capture_is_said_before_a_soldier_is_lifted() -> None:
+    # English draughts: c3 must leap d4, and the status says so with the
+    # Attacker to move, not only once a soldier that cannot capture is
+    # lifted; where captures are free (checkers) it says nothing of it.
+    pos = ".D.....D/......../.....D../......../...D..../..A...../......../A....... a m - 1"
+    g = game_from_position("english-draughts", pos)
+    assert status(g, View()) == "Attacker to move: a capture must be made, by c3"
+    free = game_from_position("checkers", pos + " np=0")
+    assert status(free, View()) == "Attacker to move"
+    # Kharbga with the refuge rules (compulsory): both capturers named.
+    k = game_from_position("kharbga-refuge",
+                           "......./......./..A..../AD...../.....A./....D../....A.. a m - 9")
+    assert status(k, View()) == "Attacker to move: a capture must be made, by c5 or f3"
+
+
 def test_a_huff_owed_on_several_soldiers_says_why_each_may_go() -> None:
     # Both a3 and c3 could have leapt over b4 or c4; the Attacker stepped e3.
     start = "..D/.../...../...../...../.DD../A.A.A/.../... a m - 5"
