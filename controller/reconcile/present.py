@@ -247,8 +247,19 @@ def _why_not_lifted(g: AnyGame, p: int) -> str:
                     f"chain, the {TITLE[1 - g.side]} plays)")
         return f" ({g.chain_square} must capture again)"
     if owner != g.side and g.chain_square is None:
-        return f" (it is the {TITLE[g.side]}'s turn)"
+        crowned = ": a soldier crowned by a capture ends its turn" if _crowned_last(g, p) else ""
+        return f" (it is the {TITLE[g.side]}'s turn{crowned})"
     return _capture_first(g, p)
+
+
+def _crowned_last(g: AnyGame, p: int) -> bool:
+    """The soldier on ``p`` was crowned by the capture that ended the last
+    turn, where crowning ends a chain (English draughts)."""
+    if not isinstance(g, LeapGame) or g.variant.promotion != "ends-chain" or not g.history:
+        return False
+    before, last = g.history[-1]
+    return (last.kind == STEP and last.capture and last.to == p and bool(g.kings >> p & 1)
+            and not before.kings >> last.frm & 1)
 
 
 def _capture_first(g: AnyGame, p: int) -> str:

@@ -125,3 +125,22 @@ def test_a_huff_owed_on_several_soldiers_says_why_each_may_go() -> None:
     assert g.huff == _bits(g, "a3", "c3")
     assert status(g, View()) == ("Defender: huff: remove the enemy soldier on a3 or c3 (the "
                                  "Attacker could have captured with any of them and did not)")
+
+
+def test_a_king_crowned_by_a_capture_is_told_its_turn_is_over() -> None:
+    # English draughts: b6 leaps c7 to d8 and is crowned, which ends the
+    # turn though the new king could leap e7; moved on, it is told why.
+    pos = "......../..D.D.../.A....../......../......../......../......../A....... a m - 1"
+    g = game_from_position("english-draughts", pos)
+    g.play("b6xd8")
+    assert g.to_move == "defender" and g.chain_square is None
+    said = status(g, View(errors=_bits(g, "d8", "f6")))
+    assert ("d8: put the Attacker's soldier back (it is the Defender's turn: a soldier "
+            "crowned by a capture ends its turn)") in said, said
+    # Another of the Attacker's soldiers: only whose turn it is.
+    other = status(g, View(errors=_bits(g, "a1", "b2")))
+    assert "a1: put the Attacker's soldier back (it is the Defender's turn)" in other, other
+    # Where a crowned soldier leaps on (checkers), there is nothing to tell.
+    free = game_from_position("checkers", pos + " np=0")
+    free.play("b6xd8")
+    assert free.chain_square == "d8"
