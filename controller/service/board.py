@@ -114,7 +114,7 @@ class BoardService:
         self.computer_wanted = False
         offer = self.reconciler.pending[2]  # a draw offered before a restart
         self.draw_offer: str | None = None if offer is None else SIDES[offer]
-        self.draw_note: str | None = None  # a draw declined, in words, until the next move
+        self.note: str | None = None  # a draw declined, the computer's pass: until the next move
         self._occupied = 0
         self._published = _Published()
         self._last_update: Update | None = None
@@ -250,7 +250,7 @@ class BoardService:
     def _after(self, update: Update) -> None:
         rec = self.reconciler
         if update.played or update.undone or update.new_game or update.resumed is not None:
-            self.draw_offer = self.draw_note = self.hint_move = None
+            self.draw_offer = self.note = self.hint_move = None
         if update.new_game or update.resumed is not None:
             # What led here belongs to the game that ends or is put aside;
             # the next game's log starts with the board as it is now.
@@ -285,7 +285,7 @@ class BoardService:
         answer = computer_draw_answer(rec.game, self.computer, self.draw_offer)
         if answer is not None:  # the computer answers an offer at once
             self.answer_draw(answer[0])
-            self.draw_note = answer[1] or self.draw_note
+            self.note = answer[1] or self.note
             self._publish(self.reconciler.tick(self.now()))
             return
         self._publish(update)
@@ -357,6 +357,9 @@ class BoardService:
             self.reconciler.expect(m)
             update = self.reconciler.tick(self.now())
             self._after(update)
+            if m.kind == "pass" and self.note is None:  # played at once: nothing lit
+                self.note = "The computer ended its chain there (pass)"
+                self._publish(self.reconciler.tick(self.now()))
 
     def hint_job(self) -> Callable[[], tuple[int, AnyGame, list[str], str]]:
         """The engine's suggestion, as a job for a worker thread (made on
@@ -421,7 +424,7 @@ class BoardService:
         if answer == "accept":
             self.press("draw", "defender" if offer == "attacker" else "attacker")
         elif answer == "decline":
-            self.draw_note = f"{SIDES[1 - SIDES.index(offer)].capitalize()} declines the draw"
+            self.note = f"{SIDES[1 - SIDES.index(offer)].capitalize()} declines the draw"
             self.draw_offer = None
             self.reconciler.decline_draw()  # the board's own memory of it
             self._publish(self.reconciler.tick(self.now()))
@@ -499,7 +502,7 @@ class BoardService:
             return self._waiting_view()
         hint = self.hint_move if self.reconciler.expected is None else None
         return status_words(update.status, update.leds, self.reconciler.game, hint,
-                            self.draw_note, self.draw_offer)
+                            self.note, self.draw_offer)
 
     def _hint_squares(self, leds: dict[str, str]) -> dict[str, str] | None:
         """The lit hint's squares, from and to (the page draws them apart)."""

@@ -291,10 +291,10 @@ def _hint_words(hint: str, g: AnyGame) -> str:
 
 
 def status_words(status: str, leds: dict[str, str], g: AnyGame, hint: str | None,
-                 draw_note: str | None, draw_offer: str | None) -> tuple[str, dict[str, str]]:
+                 note: str | None, draw_offer: str | None) -> tuple[str, dict[str, str]]:
     """The reconciler's status line and lights as the page shows them:
     the end in words, the lit ``hint`` named, H'ajeb's meaning, a draw
-    declined (``draw_note``) or offered (``draw_offer``: its side)."""
+    declined or the computer's pass (``note``), a draw offered (``draw_offer``: its side)."""
     if g.outcome is not None:  # the end is told in words already; a hint means nothing
         leds = {sq: role for sq, role in leds.items() if role != "hint"}
     elif hint and hint_shown(hint, leds, g):
@@ -302,8 +302,8 @@ def status_words(status: str, leds: dict[str, str], g: AnyGame, hint: str | None
     elif "H'ajeb declared" in status:  # what it allows, in short
         status = status.replace("H'ajeb declared", "H'ajeb in force (long moves, "
                                 "captures by any soldier)")
-    elif draw_note and g.outcome is None and not draw_offer:
-        status = f"{status}. {draw_note}"
+    elif note and g.outcome is None and not draw_offer:
+        status = f"{status}. {note}"
     elif draw_offer and g.outcome is None and "offers a draw" not in status:
         other = "defender" if draw_offer == "attacker" else "attacker"
         status = (f"{status}. {draw_offer.capitalize()} offers a draw: "

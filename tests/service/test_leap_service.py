@@ -255,3 +255,26 @@ def test_a_hint_to_pass_an_optional_chain_is_said_in_words(tmp_path: Path) -> No
     state = service.state()
     assert state["hint_move"] is None and "Hint" not in state["status"]
     service.close()
+
+
+def test_the_computers_pass_at_the_end_of_its_chain_is_said(tmp_path: Path) -> None:
+    # Checkers: the computer's soldier on d4 may leap on or stop; stopping
+    # (pass) lights nothing on the board, so the status line says it.
+    clock = Clock(500.0)
+    service = _service(tmp_path, clock)
+    pos = "......../D......./......../......../...D..../..A...../.......A/........ d m d4 2 np=0"
+    service.new_game("checkers", position=pos)
+    game = game_from_position("checkers", pos)
+    service.set_sim_occupancy(occ_of(game))
+    clock.t += 0.1
+    service.tick()
+    service.set_computer("defender", 0.1)
+    assert "pass" in [str(m) for m in service.reconciler.game.legal_moves()]
+    service.play_computer(len(service.reconciler.game.moves), service.reconciler.game, "pass")
+    state = service.state()
+    assert state["moves"][-1] == "pass" and state["to_move"] == "attacker"
+    assert state["status"] == "Attacker to move. The computer ended its chain there (pass)"
+    game.play("pass")  # nothing to show on the board
+    _play(service, clock, game, next(str(m) for m in game.legal_moves()))
+    assert "The computer ended" not in service.state()["status"]  # until the next move
+    service.close()
