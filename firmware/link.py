@@ -10,7 +10,9 @@ nonce (a duplicate) is answered again without resetting anything.
 The queue holds at most ``queue`` events.  When it is full an occupancy
 change is not queued but marked, and the board as it then is goes out as
 soon as there is room (intermediate readings are lost, the final one is
-not); a button press is dropped.  Both are counted.
+not); a button press is dropped.  Both are counted.  Before the first
+HELLO after boot no event is sent at all (only heartbeats, which say
+NO_SESSION).
 """
 
 import protocol as P
@@ -99,7 +101,13 @@ class Link:
         return len(self.unacked) < self.queue
 
     def send_event(self, kind, payload, now):
-        """A numbered event; False if the queue is full (nothing sent)."""
+        """A numbered event; False if the queue is full (nothing sent).
+        Without a session (no HELLO since boot) there is no host to number
+        events for: nothing is sent.  A host that has not noticed the
+        reboot yet would take them in the stock switch map, not the one its
+        CONFIG will bring; after the handshake its SYNC reads the board."""
+        if self.nonce is None:
+            return True
         if not self.room():
             self.overflowed = True
             self.tx_dropped += 1

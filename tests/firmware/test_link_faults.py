@@ -75,9 +75,9 @@ def play(sim: FirmwareSim, states: list[int], presses: dict[int, tuple[str | Non
     return t
 
 
-def connect(sim: FirmwareSim, make_link: MakeLink) -> SerialLink:
+def connect(sim: FirmwareSim, make_link: MakeLink, **kw: object) -> SerialLink:
     sim.follow_real_time()
-    link = make_link(sim.cable.path)
+    link = make_link(sim.cable.path, **kw)
     assert link.wait_connected(15), link.stats()
     return link
 
@@ -222,3 +222,30 @@ def test_a_chattering_switch_is_contained_and_counted(
     assert len(readings) < 40 and readings[-1] == 0b1100000
     dev = link.device_stats(timeout=5)
     assert dev is not None and dev.chatter[D4] >= 10 and sum(dev.chatter) == dev.chatter[D4]
+
+
+def test_a_pico_rebooted_mid_game_reports_nothing_in_its_stock_wiring(
+    sim: FirmwareSim, make_link: MakeLink
+) -> None:
+    # A board wired otherwise than the firmware's stock map: the host's
+    # CONFIG carries the switch map.  The Pico reboots (a brown-out as the
+    # LEDs light) and forgets it; a hand moving on the board in its first
+    # second must not reach the host in the stock wiring (squares that no
+    # one touched), only the board read afresh once the host configured it.
+    wiring = [7 * (sq % 7) + sq // 7 for sq in range(49)]  # matrix turned a quarter
+    sim.wire(wiring)
+    link = connect(sim, make_link, switch_map=tuple(wiring))
+    collect(link, lambda ev: bool(frames(ev)))
+    sim.restart()
+    sim.wire(wiring)
+    b1, c1 = 1 << 1, 1 << 2
+    sim.set_occupancy(b1, at=sim.granted + 30_000)
+    sim.set_occupancy(b1 | c1, at=sim.granted + 60_000)  # event 1: the host expects it
+    sim.follow_real_time()
+    got = collect(link, lambda ev: any(isinstance(e, Frame) and e.occupied == b1 | c1
+                                       for e in ev))
+    time.sleep(0.3)
+    while (extra := link.get(timeout=0.05)) is not None:
+        got.append(extra)
+    assert set(distinct([f.occupied for f in frames(got)])) <= {0, b1, b1 | c1}
+    assert link.connected and link.stats().device_restarts == 1
