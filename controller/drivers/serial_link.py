@@ -25,6 +25,7 @@ not when the bytes arrived; pass ``timebase`` to map device time yourself
 from __future__ import annotations
 
 import dataclasses
+import errno
 import logging
 import queue
 import threading
@@ -33,6 +34,8 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import serial
+
+from controller.board.words import said
 
 from . import protocol as P
 from .link_protocol import Clock, Event, LinkProtocol, Timebase
@@ -51,6 +54,21 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 Colour = tuple[int, int, int]
+
+
+def open_problem(url: str, exc: BaseException) -> str:
+    """Why ``url`` did not open, in words: the causes a person can mend
+    named (pyserial's own message repeats the port and the errno)."""
+    code = getattr(exc, "errno", None)
+    if code == errno.ENOENT:
+        why = "no such port (is the board's USB cable plugged in?)"
+    elif code in (errno.EACCES, errno.EPERM):
+        why = "permission denied (add this user to the dialout group)"
+    elif code in (errno.EAGAIN, errno.EBUSY):
+        why = "in use by another program (another kharbga-board, or a doctor --serial?)"
+    else:
+        why = said(exc)
+    return f"cannot open {url}: {why}"
 
 
 class _Transport:
@@ -229,16 +247,19 @@ class SerialLink:
         failing = False
         while not self._stop.is_set():
             try:
-                port = self.serial_factory(
-                    self.url, baudrate=self.baudrate, timeout=s.read_timeout, write_timeout=1.0
-                )
+                # exclusive: a second host on the port (another service, a
+                # doctor) is refused rather than stealing the Pico's session.
+                port = self.serial_factory(self.url, baudrate=self.baudrate,
+                                           timeout=s.read_timeout, write_timeout=1.0,
+                                           exclusive=True)
             except (serial.SerialException, OSError, ValueError) as exc:
+                why = open_problem(self.url, exc)
                 with self._lock:
                     proto.c.open_failures += 1
-                    proto.c.last_error = f"cannot open {self.url}: {exc}"
+                    proto.c.last_error = why
                 # The first failure is news; the retries that follow are not.
                 log.log(logging.DEBUG if failing else logging.WARNING,
-                        "serial link: cannot open %s: %s (retrying)", self.url, exc)
+                        "serial link: %s (retrying)", why)
                 failing = True
                 self._stop.wait(s.reconnect_delay)
                 continue

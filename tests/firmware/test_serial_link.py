@@ -5,6 +5,7 @@ And SerialLink itself on pyserial's loop:// and on a port that cannot open."""
 from __future__ import annotations
 
 import logging
+import os
 import queue
 import random
 import time
@@ -370,3 +371,41 @@ def test_a_port_failing_under_an_answer_is_the_link_lost_not_bad_input() -> None
     dev.send(P.OCC, 99, b"\x01")  # bad input still never raises
     assert proto.snapshot().bad_messages == 1
     assert proto.snapshot().last_error == "bad OCC from the device: payload of the wrong length"
+
+
+def test_a_port_held_by_another_link_is_refused_in_words_and_left_alone() -> None:
+    # A second kharbga-board (or a doctor --serial) on the port the service
+    # reads: two hosts taking turns to start sessions on one Pico read half
+    # the board's bytes each.  The second one is refused, and says why.
+    master, slave = os.openpty()
+    path = os.ttyname(slave)
+    fast = LinkSettings(reconnect_delay=0.01, read_timeout=0.005)
+    try:
+        with SerialLink(path, fast) as first:
+            deadline = time.monotonic() + 5
+            while not first.stats().frames_sent and time.monotonic() < deadline:
+                time.sleep(0.01)
+            assert first.stats().frames_sent  # its HELLOs go out: the port is held
+            with SerialLink(path, fast) as second:
+                while second.stats().open_failures < 2 and time.monotonic() < deadline:
+                    time.sleep(0.01)
+                s = second.stats()
+                problem = second.problem()
+        assert s.open_failures >= 2 and s.frames_sent == 0
+        assert problem == (f"the board on {path} is not connected (cannot open {path}: in use "
+                           "by another program (another kharbga-board, or a doctor --serial?)); "
+                           "trying again")
+    finally:
+        os.close(master)
+        os.close(slave)
+
+
+def test_a_port_that_does_not_exist_is_said_in_words() -> None:
+    fast = LinkSettings(reconnect_delay=0.01)
+    with SerialLink("/dev/ttyKHARBGA-NONE", fast) as link:
+        deadline = time.monotonic() + 5
+        while not link.stats().open_failures and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert link.stats().last_error == (
+            "cannot open /dev/ttyKHARBGA-NONE: no such port (is the board's USB cable "
+            "plugged in?)")
