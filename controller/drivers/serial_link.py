@@ -27,6 +27,7 @@ from __future__ import annotations
 import dataclasses
 import errno
 import logging
+import os
 import queue
 import threading
 import time
@@ -52,6 +53,8 @@ __all__ = [
 ]
 
 log = logging.getLogger(__name__)
+
+BY_ID = "/dev/serial/by-id"  # udev's names that follow a USB device wherever it enumerates
 
 Colour = tuple[int, int, int]
 
@@ -97,7 +100,10 @@ class SerialLink:
     handshake, and the timing (:class:`LinkSettings`; :class:`LinkError`
     if they cannot be used); keywords named as its fields override them
     (``SerialLink(port, size=5)``).  ``clock`` is the host clock (for timers, and
-    frame times unless ``timebase`` is given).
+    frame times unless ``timebase`` is given).  ``aliases``: a folder of
+    stable names (udev's ``/dev/serial/by-id``); once the port has opened,
+    a link there to the same device is used to reopen it, so a Pico that
+    comes back under another name (``/dev/ttyACM1``) is found again.
     """
 
     def __init__(
@@ -109,9 +115,12 @@ class SerialLink:
         timebase: Timebase | None = None,
         baudrate: int = 115200,
         serial_factory: Callable[..., Any] = serial.serial_for_url,
+        aliases: str | None = BY_ID,
         **overrides: Any,
     ) -> None:
         self.url = url
+        self.aliases = aliases
+        self._open_url = url  # the stable name of the same port, once found
         self.settings = dataclasses.replace(settings or LinkSettings(), **overrides)
         self.size = self.settings.size
         self.baudrate = baudrate
@@ -235,6 +244,44 @@ class SerialLink:
 
     # -- the reader thread ------------------------------------------------------------
 
+    def _open(self) -> Any:
+        """The port, by its stable name once one is known (the name given
+        when that one is gone: another board plugged in there)."""
+        names = [self._open_url] + ([self.url] if self._open_url != self.url else [])
+        for i, name in enumerate(names):
+            try:
+                # exclusive: a second host on the port (another service, a
+                # doctor) is refused rather than stealing the Pico's session.
+                port = self.serial_factory(name, baudrate=self.baudrate,
+                                           timeout=self.settings.read_timeout,
+                                           write_timeout=1.0, exclusive=True)
+            except (serial.SerialException, OSError) as exc:
+                if i + 1 < len(names) and getattr(exc, "errno", None) == errno.ENOENT:
+                    continue
+                raise
+            if self._open_url == self.url:
+                self._find_stable_name()
+            return port
+        raise AssertionError("unreachable")
+
+    def _find_stable_name(self) -> None:
+        """Remember a stable name of the port just opened (a link in
+        :attr:`aliases` to the same device), said once."""
+        if self.aliases is None or "://" in self.url:
+            return
+        try:
+            device = os.path.realpath(self.url)
+            names = sorted(os.listdir(self.aliases))
+        except OSError:
+            return
+        for name in names:
+            alias = os.path.join(self.aliases, name)
+            if alias != self.url and os.path.islink(alias) and os.path.realpath(alias) == device:
+                self._open_url = alias
+                log.info("serial link: %s is %s; reopened by that name, which follows the "
+                         "board if it comes back under another", self.url, alias)
+                return
+
     def _on_ready(self, ready: bool) -> None:
         if ready:
             self._ready.set()
@@ -247,13 +294,9 @@ class SerialLink:
         failing = False
         while not self._stop.is_set():
             try:
-                # exclusive: a second host on the port (another service, a
-                # doctor) is refused rather than stealing the Pico's session.
-                port = self.serial_factory(self.url, baudrate=self.baudrate,
-                                           timeout=s.read_timeout, write_timeout=1.0,
-                                           exclusive=True)
+                port = self._open()
             except (serial.SerialException, OSError, ValueError) as exc:
-                why = open_problem(self.url, exc)
+                why = open_problem(self._open_url, exc)
                 with self._lock:
                     proto.c.open_failures += 1
                     proto.c.last_error = why
@@ -264,7 +307,7 @@ class SerialLink:
                 self._stop.wait(s.reconnect_delay)
                 continue
             if failing:
-                log.info("serial link: %s opened again", self.url)
+                log.info("serial link: %s opened again", self._open_url)
             failing = False
             self._port = port
             error: BaseException | None = None

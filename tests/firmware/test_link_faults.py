@@ -6,6 +6,7 @@ in order, each press once, and never a reading that did not happen."""
 
 from __future__ import annotations
 
+import os
 import random
 import time
 from collections.abc import Callable
@@ -249,3 +250,45 @@ def test_a_pico_rebooted_mid_game_reports_nothing_in_its_stock_wiring(
         got.append(extra)
     assert set(distinct([f.occupied for f in frames(got)])) <= {0, b1, b1 | c1}
     assert link.connected and link.stats().device_restarts == 1
+
+
+def test_the_port_back_under_another_name_is_found_by_its_stable_name(
+    sim: FirmwareSim, make_link: MakeLink
+) -> None:
+    # The person named the port as it was (/dev/ttyACM0); pulled out and
+    # plugged back while the old name was still held, the Pico comes back
+    # as another (/dev/ttyACM1), and something else may sit on the old one.
+    # The stable name (/dev/serial/by-id/..., here the cable's symlink)
+    # follows the board: the link reopens by it.
+    stable = sim.cable.path
+    old = os.path.realpath(stable)
+    link = connect_url(sim, make_link, old, aliases=os.path.dirname(stable))
+    a = 1 << D4
+    sim.set_occupancy(a, at=sim.granted + 50_000)
+    collect(link, lambda ev: any(isinstance(e, Frame) and e.occupied == a for e in ev))
+    sim.cable.unplug()
+    wait_for(lambda: not link.connected, what="the host to notice")
+    held = []  # ptys taking the names up to the old one: the Pico comes back elsewhere
+    try:
+        for _ in range(64):
+            held.append(os.openpty())
+            if os.ttyname(held[-1][1]) == old:
+                break
+        sim.cable.plug()
+        assert os.path.realpath(stable) != old
+        b = a | 1 << 3
+        sim.set_occupancy(b, at=sim.granted + 50_000)
+        assert link.wait_connected(10), link.stats()
+        collect(link, lambda ev: any(isinstance(e, Frame) and e.occupied == b for e in ev))
+        assert link.problem() is None and link.stats().reconnects == 1
+    finally:
+        for fds in held:
+            for fd in fds:
+                os.close(fd)
+
+
+def connect_url(sim: FirmwareSim, make_link: MakeLink, url: str, **kw: object) -> SerialLink:
+    sim.follow_real_time()
+    link = make_link(url, **kw)
+    assert link.wait_connected(15), link.stats()
+    return link
