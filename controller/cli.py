@@ -191,62 +191,9 @@ def _cmd_games(args: argparse.Namespace) -> int:
 
 
 def _cmd_hint(args: argparse.Namespace) -> int:
-    from controller.engine import WIN
-    from controller.engine.api import DEFAULT_HINT_SECONDS, LEVELS, MAX_SECONDS, best_move
-    from controller.engine.search import WON
-    from controller.rules import Variant, find_any_variant, game_from_position
-    from controller.rules.moves import SIDE_NAMES, reason_words
+    from controller.engine.hint import hint_command
 
-    seconds = DEFAULT_HINT_SECONDS if args.time is None else args.time
-    if not 0 < seconds <= MAX_SECONDS:
-        raise ValueError(f"--time must be more than 0 and at most {MAX_SECONDS:g} seconds, "
-                         f"not {seconds:.15g}")
-    if args.level is not None and args.level not in LEVELS:
-        raise ValueError(f"--level must be one of {', '.join(map(str, LEVELS))}, "
-                         f"not {args.level}")
-    variant = find_any_variant(args.variant)
-    if isinstance(variant, Variant):
-        ranks = len(args.position.split()[0].split("/")) if args.position.split() else 0
-        fits = _variants_with_ranks(ranks)
-        if ranks != variant.size and fits:
-            which = fits[0] if len(fits) == 1 else f"{', '.join(fits[:-1])} or {fits[-1]}"
-            give = f"--variant {fits[0]}" if len(fits) == 1 else "--variant"
-            raise ValueError(f"the position has {ranks} ranks but {variant.name} is played on "
-                             f"{variant.size}x{variant.size}: a position of {which}? "
-                             f"give its variant with {give}")
-    # Otherwise (no variant's board has that many ranks) the rules say
-    # what is wrong with the position.
-    game = game_from_position(variant, args.position)
-    if game.outcome is not None:
-        winner = game.outcome.winner
-        raise ValueError(f"the game is over in that position: "
-                         f"{f'{winner.capitalize()} wins' if winner else 'a draw'} "
-                         f"({reason_words(game.outcome.reason)})")
-    if not game.raw_moves():
-        raise ValueError(f"the {game.to_move} has no legal move in that position")
-    given = args.position.split()[1:2]  # the side the position names to move
-    result = best_move(game, seconds, seed=args.seed, level=args.level)
-    print(result.move)
-    print(f"score {result.score}  depth {result.depth}  nodes {result.nodes}")
-    print("pv " + " ".join(result.pv))
-    if abs(result.score) >= WON:  # a forced result: said in words
-        k = WIN - abs(result.score)
-        side = SIDE_NAMES.index(game.to_move)
-        winner = SIDE_NAMES[side if result.score > 0 else 1 - side].capitalize()
-        print(f"the {winner} wins by force in {k} action{'s' if k != 1 else ''}")
-    if given and given[0] in ("a", "d") and given[0] != game.to_move[0]:
-        blocked = "Attacker" if given[0] == "a" else "Defender"
-        print(f"the {blocked} is blocked: the {game.to_move.capitalize()} plays")
-    return 0
-
-
-def _variants_with_ranks(ranks: int) -> list[str]:
-    """The variants (both families) whose position strings have ``ranks``
-    ranks: what a position of another board was probably meant for."""
-    from controller.rules import LEAP_VARIANTS, VARIANTS, new_game
-
-    names = [v.name for v in VARIANTS] + [v.name for v in LEAP_VARIANTS]
-    return [n for n in names if new_game(n).position().split()[0].count("/") + 1 == ranks]
+    return hint_command(args.variant, args.position, args.time, args.level, args.seed)
 
 
 def _cmd_match(args: argparse.Namespace) -> int:
@@ -557,6 +504,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         try:
             return match_main(args_list[1:])
+        except KeyboardInterrupt:  # Ctrl-C: the match stops, its workers with it
+            return 130
         except (ValueError, OSError) as exc:
             print(f"{PROG}: {exc}", file=sys.stderr)
             return 2

@@ -377,13 +377,22 @@ def run_match_parallel(variant: str, a: str, b: str, games: int, seed: int = 0,
                        balanced: bool = False, quiet: int = 0) -> MatchResult:
     """:func:`run_match` with the games shared among ``jobs`` processes
     (players given by their specs); the same games, the same seeds."""
-    from concurrent.futures import ProcessPoolExecutor
+    from multiprocessing import Pool
 
     terms = Terms(seed, cap, opening_actions, balanced, quiet)
     work = [(i, variant, a, b, terms) for i in range(games)]
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
-        results = list(pool.map(_job, work))
+    # The workers leave Ctrl-C to this process: its KeyboardInterrupt
+    # leaves the block, which ends them (a pool that waited for its games
+    # would keep a stopped match running for minutes).
+    with Pool(jobs, initializer=_ignore_interrupt) as pool:
+        results = pool.map(_job, work, chunksize=1)
     return MatchResult.of(results)
+
+
+def _ignore_interrupt() -> None:
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def main(argv: list[str] | None = None) -> int:
