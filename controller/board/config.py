@@ -151,6 +151,9 @@ def read_toml(path: str | Path) -> dict[str, Any]:
         raise ConfigError("is a directory, not a file", file=name) from None
     except OSError as exc:
         raise ConfigError(f"cannot read ({exc.strerror or exc})", file=name) from None
+    if raw.startswith(b"\xef\xbb\xbf"):  # what some Windows editors write first
+        raise ConfigError("starts with a byte-order mark (BOM), which TOML does not allow: "
+                          "save it as UTF-8 without BOM", file=name)
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:

@@ -62,6 +62,9 @@ __all__ = ["THINK_MAX", "THINK_MIN", "Config", "ConfigError", "load_config"]
 # The computer's seconds a move: the configuration, the page's field and
 # POST /api/computer take the same range.
 THINK_MIN, THINK_MAX = 0.01, 60.0
+# The most raw sensor lines kept a game: far beyond any game, and within
+# SQLite's integers (a larger limit made every write of the log fail).
+SENSOR_LOG_MAX = 1_000_000_000
 
 _T = TypeVar("_T")
 
@@ -196,8 +199,9 @@ def _parse(doc: Mapping[str, object], source: str) -> Config:
         think=players.get_float("think", d.think),
         level=players.get_int("level", d.level, 1, 5),
         ponder=players.get_bool("ponder", d.ponder),
-        data_dir=Path(storage.get_str("data_dir", str(d.data_dir))),
-        sensor_log_limit=storage.get_int("sensor_log_limit", d.sensor_log_limit),
+        data_dir=Path(_folder(storage, "data_dir", str(d.data_dir))),
+        sensor_log_limit=storage.get_int("sensor_log_limit", d.sensor_log_limit,
+                                         hi=SENSOR_LOG_MAX),
         camera_profile=camera.get_str("profile", d.camera_profile),
         gpio_table=dict(gpio.data),
         broadcast_table=dict(top.sub("broadcast").data),
@@ -206,6 +210,15 @@ def _parse(doc: Mapping[str, object], source: str) -> Config:
     for table in (board, web, players, storage, camera):
         table.done()
     return config
+
+
+def _folder(table: Table, key: str, default: str) -> str:
+    """A folder's path: an empty one would silently be the current folder
+    (``--data-dir ""`` is refused alike)."""
+    text = table.get_str(key, default)
+    if not text.strip():
+        raise table.error(key, "an empty path: give the folder, or leave the key out")
+    return text
 
 
 # Where each checked field lives in the file.

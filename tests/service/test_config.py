@@ -33,6 +33,12 @@ from controller.service.config import Config, ConfigError, load_config
         ("[players]\nlevel = nan\n", "players.level", "must be an integer, not nan"),
         ("web = 3\n", "web", "must be a table, not an integer"),
         ("[board]\nkind = 'camera:0'\n", "camera.profile", "a camera board needs"),
+        # Beyond SQLite's integers every write of the sensor log failed.
+        ("[storage]\nsensor_log_limit = 100000000000000000000\n", "storage.sensor_log_limit",
+         "must be at most 1000000000, not 100000000000000000000"),
+        # An empty folder was the current one, silently (--data-dir "" is refused).
+        ("[storage]\ndata_dir = ''\n", "storage.data_dir", "an empty path: give the folder"),
+        ("[storage]\ndata_dir = '  '\n", "storage.data_dir", "an empty path: give the folder"),
     ],
 )
 def test_bad_files_name_the_file_the_key_and_the_problem(
@@ -62,6 +68,11 @@ def test_unreadable_files(tmp_path: Path) -> None:
         load_config(binary)
     with pytest.raises(ConfigError, match="is a directory"):
         load_config(tmp_path)
+    bom = tmp_path / "bom.toml"  # as Notepad saves it: the file looks right
+    bom.write_bytes(b"\xef\xbb\xbf[web]\nport = 8080\n")
+    with pytest.raises(ConfigError, match=r"bom\.toml: starts with a byte-order mark \(BOM\), "
+                       r"which TOML does not allow: save it as UTF-8 without BOM$"):
+        load_config(bom)
 
 
 def test_a_whole_file_is_read_once(tmp_path: Path) -> None:
