@@ -13,7 +13,7 @@ import random
 import sys
 import warnings
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any
+from typing import Any, TextIO
 
 from controller import __version__
 from controller.board.config import OneLineParser, install_hint
@@ -109,7 +109,7 @@ def _cmd_hall(args: argparse.Namespace) -> int:
 
 
 def _cmd_replay(args: argparse.Namespace) -> int:
-    from controller.board.sensorlog import Event
+    from controller.board.sensorlog import Event, LogError
     from controller.reconcile.reconciler import Settings
     from controller.reconcile.replay import ReplayResult, log_events, replay_events
     from controller.reconcile.settings import timing_problem
@@ -136,21 +136,36 @@ def _cmd_replay(args: argparse.Namespace) -> int:
     def run(lines: Iterable[str]) -> ReplayResult:
         return replay_events(source(lines), args.variant, settings, trace=args.trace)
 
+    name = "standard input" if args.log == "-" else args.log
     try:
         if args.log == "-":
             result = run(sys.stdin)
         else:
-            with open(args.log, encoding="utf-8") as fh:
+            with _open_log(args.log) as fh:
                 result = run(fh)
     except UnicodeDecodeError:
-        name = "standard input" if args.log == "-" else args.log
         raise ValueError(f"{name}: not a sensor log (not UTF-8 text)") from None
+    except LogError as exc:  # the line it names is of this log
+        raise ValueError(f"{name}: {said(exc)}") from None
     if args.trace:
         for line in result.trace:
             print(line)
     else:
         sys.stdout.write(result.text())
     return 0
+
+
+def _open_log(path: str) -> TextIO:
+    """The sensor log ``path`` to read; a ``ValueError`` naming it in words
+    when it cannot be opened."""
+    try:
+        return open(path, encoding="utf-8")
+    except FileNotFoundError:
+        raise ValueError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise ValueError(f"{path}: is a directory, not a sensor log") from None
+    except OSError as exc:
+        raise ValueError(f"{path}: cannot read ({exc.strerror or said(exc)})") from None
 
 
 def _replay_config(path: str, via: str) -> dict[str, Any]:

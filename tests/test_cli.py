@@ -78,6 +78,34 @@ def test_bad_logs_exit_2_with_one_line(tmp_path: Path, capsys: pytest.CaptureFix
     assert err.count("\n") == 1 and message in err and "Traceback" not in err
 
 
+@pytest.mark.parametrize(("content", "words"), [
+    # Before: "[Errno 2] No such file or directory: '...'" and "[Errno 21] Is a directory".
+    (None, "{log}: no such file"),
+    ("dir", "{log}: is a directory, not a sensor log"),
+    # Before: a line number, but of which file? and "(Unterminated string starting at)".
+    ('{"t": 0.0, "board": "7x7", "sensor": "occupancy"}\n{"t": 1.0, "occ": "0011',
+     '{log}: line 2: not JSON (Unterminated string starting at column 19)'),
+    ("", "{log}: empty log: no header line"),
+    ('{"t": 0, "board": "5x5", "sensor": "occupancy"}\n',
+     "{log}: header: the log is for a 5x5 board, variant kharbga is played on 7x7"),
+    # Before: "not JSON (Unexpected UTF-8 BOM (decode using utf-8-sig))".
+    ('\ufeff{"t": 0.0, "board": "7x7", "sensor": "occupancy"}\n',
+     "{log}: line 1: starts with a byte-order mark (BOM): a sensor log is UTF-8 without one"),
+])
+def test_a_bad_log_is_named_with_the_line_and_the_problem(
+        tmp_path: Path, content: str | None, words: str) -> None:
+    log = tmp_path / "game.jsonl"
+    if content == "dir":
+        log.mkdir()
+    elif content is not None:
+        log.write_text(content, encoding="utf-8")
+    proc = subprocess.run([sys.executable, "-m", "controller", "replay", str(log)],
+                          capture_output=True, text=True, check=False)
+    assert proc.returncode == 2
+    assert proc.stderr == f"kharbga-board: {words.format(log=log)}\n"
+    assert proc.stdout == ""
+
+
 def test_missing_file_and_unknown_variant(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["replay", "/nonexistent/log.jsonl"]) == 2
     assert main(["replay", "-", "--variant", "chess"]) == 2

@@ -86,8 +86,9 @@ def parse_line(text: str, squares: int | None, sensor: str | None = None) -> Eve
     """
     try:
         obj = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"not JSON ({exc.msg})") from None
+    except json.JSONDecodeError as exc:  # "Unterminated string starting at": where
+        raise ValueError(f"not JSON ({exc.msg.removesuffix(' at')} at column {exc.colno})"
+                         ) from None
     except RecursionError:
         raise ValueError("not a log line (JSON nested too deeply)") from None
     if not isinstance(obj, dict):
@@ -138,6 +139,9 @@ def read_log(lines: Iterable[str]) -> Iterator[tuple[int, Event]]:
     for n, line in enumerate(lines, 1):
         if not line.strip():
             continue
+        if n == 1 and line.startswith("\ufeff"):  # as some Windows editors save a file
+            raise LogError("line 1: starts with a byte-order mark (BOM): a sensor log is "
+                           "UTF-8 without one")
         try:
             event = parse_line(line, squares, sensor)
         except ValueError as exc:
