@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import errno
 import logging
+import socket
 import sys
+
+from controller.board.words import said
 
 from . import datadir
 from .broadcast import BroadcastConfig
@@ -74,13 +77,25 @@ def _serve(config: Config, broadcast: BroadcastConfig | None) -> int:
         web.run_app(app, host=config.host, port=config.port, print=listening,
                     handle_signals=True, access_log=None, shutdown_timeout=1.0)
     except OSError as exc:
-        if exc.errno != errno.EADDRINUSE:
-            raise
-        raise OSError(f"port {config.port} on {config.host} is in use (another kharbga-board?): "
-                      "give another with --port or [web] port") from None
+        raise _listen_error(exc, config.host, config.port) from None
     finally:
         backend.close()
     return 0
+
+
+def _listen_error(exc: OSError, host: str, port: int) -> OSError:
+    """Why the page cannot listen on ``host``:``port``, in one line naming
+    the option to change (the system's own words name neither)."""
+    if exc.errno == errno.EADDRINUSE:
+        return OSError(f"port {port} on {host} is in use (another kharbga-board?): "
+                       "give another with --port or [web] port")
+    if isinstance(exc, socket.gaierror):
+        return OSError(f"cannot listen on {host}: no such address ({exc.strerror or said(exc)})"
+                       ": give another with --host or [web] host")
+    if exc.errno == errno.EADDRNOTAVAIL:
+        return OSError(f"cannot listen on {host}: it is not an address of this machine: "
+                       "give another with --host or [web] host")
+    return OSError(f"cannot listen on {host} port {port}: {exc.strerror or said(exc)}")
 
 
 def compiled_note() -> tuple[int, str]:

@@ -200,3 +200,20 @@ def test_run_on_a_port_in_use_says_so_and_announces_nothing(tmp_path: Path) -> N
         f"kharbga-board: port {port} on 127.0.0.1 is in use (another kharbga-board?): "
         "give another with --port or [web] port")
     assert "Traceback" not in r.stderr
+
+
+@pytest.mark.parametrize(("host", "words"), [
+    # Before: "kharbga-board: [Errno -2] Name or service not known" (no host, no option).
+    ("nosuchhost.invalid", "cannot listen on nosuchhost.invalid: no such address ("),
+    # Before: "[Errno 99] error while attempting to bind on address ('192.0.2.1', ...)".
+    ("192.0.2.1", "cannot listen on 192.0.2.1: it is not an address of this machine"),
+])
+def test_run_names_a_host_it_cannot_listen_on(tmp_path: Path, host: str, words: str) -> None:
+    r = _cli("run", "--host", host, "--token", "a-long-enough-token", "--port",
+             str(free_port()), "--data-dir", str(tmp_path / "data"))
+    assert r.returncode == 2
+    assert r.stdout == ""
+    last = r.stderr.splitlines()[-1]
+    assert last.startswith(f"kharbga-board: {words}"), r.stderr
+    assert last.endswith(": give another with --host or [web] host")
+    assert "Traceback" not in r.stderr and "Errno" not in r.stderr
