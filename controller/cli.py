@@ -30,6 +30,7 @@ EXTRAS = {
 (a command that needs one and does not find it says which)."""
 DEFAULT_VARIANT = "kharbga"
 DEFAULT_MAX_MOVES = 2000
+MIN_DPI, MAX_DPI = 50, 1200  # calibrate markers: a printer's resolutions
 
 Command = Callable[[argparse.Namespace], int]
 
@@ -218,8 +219,15 @@ def _cmd_match(args: argparse.Namespace) -> int:
 
 
 def _cmd_markers(args: argparse.Namespace) -> int:
+    import math
+
     from calibration.markers import write_marker_sheet
 
+    if not (math.isfinite(args.square_mm) and args.square_mm > 0):
+        raise ValueError(f"--square-mm must be a positive number of millimetres, "
+                         f"not {args.square_mm:g}")
+    if not MIN_DPI <= args.dpi <= MAX_DPI:  # A4 at 100,000 dpi: 859 PiB of pixels
+        raise ValueError(f"--dpi must be {MIN_DPI} to {MAX_DPI}, not {args.dpi}")
     paths = write_marker_sheet(args.out, square_mm=args.square_mm, dpi=args.dpi)
     for path in paths:
         print(path)
@@ -481,7 +489,8 @@ def build_parser() -> argparse.ArgumentParser:
     ck = csub.add_parser("markers", help="print sheet of the four ArUco markers (and a board)")
     ck.add_argument("--out", required=True, help="PNG file to write")
     ck.add_argument("--square-mm", type=float, default=40.0, help="square size (default 40 mm)")
-    ck.add_argument("--dpi", type=int, default=300, help="print resolution (default 300)")
+    ck.add_argument("--dpi", type=int, default=300, help=f"print resolution, {MIN_DPI} to "
+                    f"{MAX_DPI} (default 300)")
     ck.set_defaults(command=_cmd_markers)
     cc = csub.add_parser("camera", help="learn the board's colours from two photos",
                          description="From two photos (--empty, --layout, --cells), or "

@@ -40,3 +40,20 @@ def test_camera_commands(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> 
     assert main(["calibrate", "camera", "--empty", str(tmp_path / "empty.png"), "--layout",
                  str(tmp_path / "layout.png"), "--cells", "x", "--out", str(profile)]) == 2
     assert capsys.readouterr().err.count("\n") == 1
+
+
+@pytest.mark.parametrize(("option", "value", "words"), [
+    # Before: "cannot convert float NaN to integer".
+    ("--square-mm", "nan", "--square-mm must be a positive number of millimetres, not nan"),
+    ("--square-mm", "-1", "--square-mm must be a positive number of millimetres, not -1"),
+    # Before: "MemoryError: Unable to allocate 859. PiB for an array ...".
+    ("--dpi", "100000000", "--dpi must be 50 to 1200, not 100000000"),
+    ("--dpi", "10", "--dpi must be 50 to 1200, not 10"),
+])
+def test_the_marker_sheet_refuses_sizes_no_printer_has(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], option: str, value: str,
+        words: str) -> None:
+    out = tmp_path / "sheet.png"
+    assert main(["calibrate", "markers", "--out", str(out), option, value]) == 2
+    assert capsys.readouterr().err == f"kharbga-board: {words}\n"
+    assert not out.exists()
