@@ -216,8 +216,30 @@ def test_a_game_id_is_ascii_digits(gid: str, tmp_path: Path,
         store.new_game(Game.new("kharbga"), "A", "D")
     store.close()
     assert main(["games", "show", gid, "--data-dir", str(tmp_path)]) == 2
+    # Before: "games show needs a game id", as if none had been given.
+    assert capsys.readouterr() == ("", f"kharbga-board: games show: {gid!r} is not a game id, "
+                                       "which is a number written in the digits 0-9 (see: "
+                                       "games list)\n")
+    assert main(["games", "show", "--data-dir", str(tmp_path)]) == 2
     assert capsys.readouterr() == ("", "kharbga-board: games show needs a game id (see: games "
                                        "list)\n")
+
+
+def test_games_list_refuses_an_id_and_a_file_for_a_folder(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from controller.service.store import Store
+
+    Store(tmp_path).close()
+    # Before: the id was ignored and every game listed.
+    assert main(["games", "list", "3", "--data-dir", str(tmp_path)]) == 2
+    assert capsys.readouterr() == ("", "kharbga-board: games list takes no game id: to see "
+                                       "one game, games show 3\n")
+    # Before: "no games recorded in F (no games.sqlite3 there)", as of an empty folder.
+    archive = tmp_path / "games.sqlite3"
+    assert main(["games", "list", "--data-dir", str(archive)]) == 2
+    assert capsys.readouterr() == ("", f"kharbga-board: {archive} is a file, not a data "
+                                       "directory: give the folder that holds games.sqlite3 "
+                                       "(--data-dir)\n")
 
 
 def test_a_date_out_of_range_is_shown_unknown(tmp_path: Path,

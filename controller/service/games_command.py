@@ -17,6 +17,11 @@ __all__ = ["games_command"]
 
 def games_command(action: str, gid_text: str | None, data_dir: Path) -> int:
     """Run ``games ACTION [ID]`` on the archive of ``data_dir``."""
+    if action == "list" and gid_text is not None:
+        raise ValueError(f"games list takes no game id: to see one game, games show {gid_text}")
+    if data_dir.is_file():
+        raise ValueError(f"{data_dir} is a file, not a data directory: give the folder that "
+                         "holds games.sqlite3 (--data-dir)")
     store = Store(data_dir, read_only=True)
     if store.note:
         print(f"kharbga-board: {store.note}", file=sys.stderr)
@@ -36,8 +41,11 @@ def _games(store: Store, action: str, gid_text: str | None, data_dir: Path) -> N
                   f"{g['attacker']} - {g['defender']}  {state}  ({g['actions']} actions)")
         return
     # ASCII digits only: int() would also read "٣" as 3, and isdigit() takes "²".
-    if gid_text is None or not (gid_text.isascii() and gid_text.isdigit()):
+    if gid_text is None:
         raise ValueError(f"games {action} needs a game id (see: games list)")
+    if not (gid_text.isascii() and gid_text.isdigit()):
+        raise ValueError(f"games {action}: {gid_text!r} is not a game id, which is a number "
+                         "written in the digits 0-9 (see: games list)")
     gid = int(gid_text)
     stored = store.get(gid)
     if stored is None:
