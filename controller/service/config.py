@@ -253,8 +253,11 @@ def _check(c: Config, overridden: set[str]) -> None:
     if not c.host:
         raise error("host", "must not be empty")
     if not c.loopback and len(c.token) < 12:
-        raise error("token" if "host" not in overridden else "host",
-                    f"a token of at least 12 characters is required to listen on {c.host}")
+        # The option given names it: --token too short, or --host off loopback.
+        given = "token" if "token" in overridden or "host" not in overridden else "host"
+        short = f" (this one has {len(c.token)})" if c.token else ""
+        raise error(given, f"a token of at least 12 characters is required to listen on "
+                           f"{c.host}{short}")
     for side, value in (("attacker", c.attacker), ("defender", c.defender)):
         if len(value) > 80 or any(ch in value for ch in '"\\\n\r'):
             raise error(side, "must be a short name without quotes")

@@ -108,6 +108,13 @@ def test_the_drivers_tables_are_checked_with_the_file_name(tmp_path: Path) -> No
 
 def test_command_line_values_are_named_as_options(tmp_path: Path) -> None:
     c = load_config(None)
+    # Before: "--host: ..." although the host was fine and the token given too short.
+    with pytest.raises(ConfigError, match=r"^command line: --token: a token of at least 12 "
+                       r"characters is required to listen on 0\.0\.0\.0 \(this one has 3\)$"):
+        c.with_overrides(host="0.0.0.0", token="abc")
+    with pytest.raises(ConfigError, match=r"^command line: --host: a token of at least 12 "
+                       r"characters is required to listen on 0\.0\.0\.0$"):
+        c.with_overrides(host="0.0.0.0")
     with pytest.raises(ConfigError, match=r"^command line: --port: must be from 1 to 65535"):
         c.with_overrides(port=0)
     with pytest.raises(ConfigError, match=r"^command line: --host: a token of at least 12"):
