@@ -27,6 +27,7 @@ from calibration.homography import (
 )
 from calibration.markers import detect_markers, detect_markers_near
 from calibration.smooth import CellSmoother
+from controller.board.words import said
 
 __all__ = ["calibrate_camera", "read_image", "load_profile", "CameraProfile", "CameraReader",
            "check_cells", "Reading", "read_photo", "check_size", "check_board"]
@@ -141,12 +142,18 @@ def load_profile(path: str | Path) -> CameraProfile:
     p = Path(path)
     try:
         text = p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ValueError(f"cannot read camera profile {p}: no such file") from None
+    except IsADirectoryError:
+        raise ValueError(f"cannot read camera profile {p}: a folder, not a file") from None
     except (OSError, UnicodeDecodeError) as exc:
-        raise ValueError(f"cannot read camera profile {p}: {exc}") from None
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else said(exc)
+        raise ValueError(f"cannot read camera profile {p}: {why}") from None
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise ValueError(f"camera profile {p} is not valid JSON: {exc.msg}") from None
+        raise ValueError(f"camera profile {p} is not valid JSON (line {exc.lineno}, column "
+                         f"{exc.colno}: {exc.msg})") from None
     try:
         return CameraProfile.from_json(data)
     except ValueError as exc:

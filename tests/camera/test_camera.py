@@ -220,7 +220,7 @@ def test_bad_inputs_raise_value_error(calibrated, tmp_path: Path) -> None:
         with pytest.raises(ValueError, match=msg):
             calibrate_camera(d / "empty.png", d / "layout.jpg", cells, tmp_path / "p.json")
     frame = d / "empty.png"
-    with pytest.raises(ValueError, match="not valid JSON"):
+    with pytest.raises(ValueError, match=r"not valid JSON \(line 1, column 2: "):
         read_image(frame, _write(tmp_path / "a.json", b"{oops"))
     with pytest.raises(ValueError, match="not a kharbga camera profile"):
         read_image(frame, _write(tmp_path / "b.json", b"[1, 2]"))
@@ -232,8 +232,10 @@ def test_bad_inputs_raise_value_error(calibrated, tmp_path: Path) -> None:
     data["empty_top_png"] = "AAAA"
     with pytest.raises(ValueError, match="corrupt camera profile"):
         read_image(frame, _write(tmp_path / "d.json", json.dumps(data).encode()))
-    with pytest.raises(ValueError, match="cannot read camera profile"):
+    with pytest.raises(ValueError, match=r"cannot read camera profile \S+none.json: no such file$"):
         read_image(frame, tmp_path / "none.json")
+    with pytest.raises(ValueError, match=r"camera profile \S+: a folder, not a file$"):
+        read_image(frame, tmp_path)
 
 
 def test_marker_sheet_decodes_and_is_detected(tmp_path: Path) -> None:
