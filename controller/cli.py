@@ -121,7 +121,10 @@ def _cmd_replay(args: argparse.Namespace) -> int:
     settings = Settings(settle=args.settle, error_delay=args.error_delay)
     source: Callable[[Iterable[str]], Iterable[Event]] = log_events
     options: dict[str, Any] = {}
-    if args.config and args.via != "direct":
+    if args.config and args.via == "direct":
+        raise ValueError("--config: read only with --via gpio or --via firmware (a direct "
+                         "replay uses no wiring)")
+    if args.config:
         options = _replay_config(args.config, args.via)
     if args.via == "gpio":
         from controller.drivers.gpio_replay import gpio_events

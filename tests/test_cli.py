@@ -78,6 +78,19 @@ def test_bad_logs_exit_2_with_one_line(tmp_path: Path, capsys: pytest.CaptureFix
     assert err.count("\n") == 1 and message in err and "Traceback" not in err
 
 
+def test_replay_refuses_a_configuration_it_would_not_read(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # A direct replay uses no wiring: a --config given with it (even one
+    # that does not exist) is refused, not silently ignored.
+    log = tmp_path / "game.jsonl"
+    log.write_text(simulate_log(_game("kharbga", 3, 30), seed=1))
+    assert main(["replay", str(log), "--config", str(tmp_path / "none.toml")]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err == (
+        "kharbga-board: --config: read only with --via gpio or --via firmware (a direct "
+        "replay uses no wiring)\n")
+
+
 @pytest.mark.parametrize(("content", "words"), [
     # Before: "[Errno 2] No such file or directory: '...'" and "[Errno 21] Is a directory".
     (None, "{log}: no such file"),
