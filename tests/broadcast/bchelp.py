@@ -259,6 +259,12 @@ def random_game(seed: int, variant: str = "sabouiyya", limit: int = 70) -> list[
     return [str(m) for m in g.moves]
 
 
+# Seconds an action may take from the board to its record while the broker
+# or the network is away: well below the 10 s keepalive that a board waiting
+# on the broker would take, above the ~3 s a loaded test machine can take.
+SLOWEST = 6.0
+
+
 class Player:
     """Plays a list of actions on a simulated board through its API."""
 

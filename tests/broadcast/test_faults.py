@@ -9,7 +9,17 @@ import json
 import time
 from pathlib import Path
 
-from bchelp import Broker, Player, Proxy, board, hall, hall_has, random_game, wait_until
+from bchelp import (
+    SLOWEST,
+    Broker,
+    Player,
+    Proxy,
+    board,
+    hall,
+    hall_has,
+    random_game,
+    wait_until,
+)
 
 from controller.rules.record import parse_record
 
@@ -38,7 +48,9 @@ def test_broker_killed_and_restarted(tmp_path: Path) -> None:
         broker.kill()
         wait_until(lambda: not b.get("/api/state")["broker"]["connected"], 10, "link down shown")
         player.play(12)  # recorded and lit while the broker is away
-        assert player.slowest < 3.0
+        # A board that waited for the broker would take the keepalive (10 s)
+        # or the whole outage on some action; a loaded machine takes ~3 s.
+        assert player.slowest < SLOWEST
         broker.start()
         player.play(8)
         wait_until(lambda: b.get("/api/state")["broker"]["connected"], 15, "link up shown")
@@ -64,7 +76,7 @@ def test_network_cut_for_30_seconds(tmp_path: Path) -> None:
         cut_at = time.monotonic()
         while time.monotonic() - cut_at < 30:
             player.play(1, pause=1.0)  # the board plays on at full speed
-        assert player.slowest < 3.0
+        assert player.slowest < SLOWEST
         # The silent network was noticed (keepalive 10 s) and is on the page.
         assert b.get("/api/state")["broker"]["connected"] is False
         assert h.get("/api/boards/nb")["ply"] <= 8 + 1

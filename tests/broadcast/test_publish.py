@@ -11,7 +11,17 @@ import time
 from pathlib import Path
 
 import paho.mqtt.client as mqtt
-from bchelp import Broker, Listener, Player, board, free_port, hall, random_game, wait_until
+from bchelp import (
+    SLOWEST,
+    Broker,
+    Listener,
+    Player,
+    board,
+    free_port,
+    hall,
+    random_game,
+    wait_until,
+)
 
 from controller.hall.protocol import action_tokens
 from controller.rules import Game
@@ -80,7 +90,7 @@ def test_unreachable_broker_at_start(tmp_path: Path) -> None:
         actions = random_game(12)[:8]
         player = Player(b, actions)
         player.play(8, pause=0.02)
-        assert player.slowest < 3.0
+        assert player.slowest < SLOWEST
         lines = [ln for ln in b.log.read_text().splitlines() if "unreachable (" in ln]
         assert len(lines) == 1 and "Traceback" not in b.log.read_text()
         broker = Broker(tmp_path / "broker")
