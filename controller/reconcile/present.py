@@ -118,13 +118,19 @@ def _must_capture(g: AnyGame) -> str:
     """": a capture must be made, by c3 or e3" where the rules allow the
     side to move nothing but a capture (compulsory captures), so the
     player knows before lifting a soldier that cannot capture."""
-    if not g.variant.compulsory_capture:
-        return ""
+    who = _capturers(g)
+    return f": a capture must be made, by {' or '.join(who)}" if who else ""
+
+
+def _capturers(g: AnyGame) -> list[str]:
+    """The soldiers that must capture, by name, where compulsory captures
+    leave the side to move nothing else (no chain on); else none."""
+    if not g.variant.compulsory_capture or g.chain_square is not None:
+        return []
     steps = [m for m in g.legal_moves() if m.kind == STEP]
     if not steps or not all(m.capture for m in steps):
-        return ""
-    who = " or ".join(sorted({g.geometry.point_names[m.frm] for m in steps}))
-    return f": a capture must be made, by {who}"
+        return []
+    return sorted({g.geometry.point_names[m.frm] for m in steps})
 
 
 def _again(g: AnyGame) -> str:
@@ -265,14 +271,10 @@ def _crowned_last(g: AnyGame, p: int) -> bool:
 def _capture_first(g: AnyGame, p: int) -> str:
     """Where captures are compulsory and one is on: the soldier on ``p``
     may not step, and which soldiers must capture."""
-    if not g.variant.compulsory_capture or g.chain_square is not None:
+    who = _capturers(g)
+    if not who or g.geometry.point_names[p] in who:
         return ""
-    steps = [m for m in g.legal_moves() if m.kind == STEP]
-    capturers = {m.frm for m in steps if m.capture}
-    if not capturers or p in capturers or not all(m.capture for m in steps):
-        return ""
-    who = " or ".join(sorted(g.geometry.point_names[q] for q in capturers))
-    return f" (a capture must be made, by {who})"
+    return f" (a capture must be made, by {' or '.join(who)})"
 
 
 def _placeable(g: AnyGame) -> int:
