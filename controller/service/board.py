@@ -255,10 +255,8 @@ class BoardService:
             # What led here belongs to the game that ends or is put aside;
             # the next game's log starts with the board as it is now.
             self._flush_log()
-            for old in update.finished:
-                self.keeper.later(partial(self.store.finish, self._ids.pop(id(old), self.gid),
-                                          old))
-            for old in update.dropped:  # never played: not left unfinished in the list
+            # Finished, and never played (not left unfinished in the list).
+            for old in [*update.finished, *update.dropped]:
                 self.keeper.later(partial(self.store.finish, self._ids.pop(id(old), self.gid),
                                           old))
             for old in update.saved:  # put aside unfinished: kept as it is

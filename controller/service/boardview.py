@@ -286,8 +286,7 @@ def hint_shown(hint: str | None, leds: dict[str, str], g: AnyGame) -> bool:
 def _hint_words(hint: str, g: AnyGame) -> str:
     if hint != "pass":
         return hint
-    other = "Defender" if g.to_move == "attacker" else "Attacker"
-    return f"pass (stop the chain here: the {other} plays)"
+    return f"pass (stop the chain here: the {SIDE_NAMES[1 - g.side].capitalize()} plays)"
 
 
 def status_words(status: str, leds: dict[str, str], g: AnyGame, hint: str | None,
