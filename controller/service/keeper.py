@@ -163,7 +163,8 @@ class Keeper:
 
 # What the service's held-back writes write, in words (Keeper._drain's log).
 _WRITES = {"finish": "the end", "sync": "the moves", "new_game": "the row and first moves",
-           "rename": "the players' names and settings", "set_value": "the kept value",
+           "rename": "the players' names and settings", "keep_settings": "the settings",
+           "set_value": "the kept value",
            "append_sensor": "the sensor log lines", "save": "the simulated board's pieces"}
 
 
