@@ -17,7 +17,7 @@ from typing import Any, TextIO
 
 from controller import __version__
 from controller.board.config import OneLineParser, install_hint
-from controller.board.words import said
+from controller.board.words import said, unreadable
 
 PROG = "kharbga-board"
 
@@ -164,12 +164,8 @@ def _open_log(path: str) -> TextIO:
     when it cannot be opened."""
     try:
         return open(path, encoding="utf-8")
-    except FileNotFoundError:
-        raise ValueError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise ValueError(f"{path}: is a directory, not a sensor log") from None
     except OSError as exc:
-        raise ValueError(f"{path}: cannot read ({exc.strerror or said(exc)})") from None
+        raise ValueError(f"{path}: {unreadable(exc, 'sensor log')}") from None
 
 
 def _replay_config(path: str, via: str) -> dict[str, Any]:

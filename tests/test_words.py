@@ -31,3 +31,14 @@ def test_a_real_sqlite_error_reads_as_sqlite_put_it():
     with pytest.raises(sqlite3.Error) as info:
         sqlite3.connect(":memory:").execute("select * from\nmissing_table")
     assert named(info.value) == "OperationalError: no such table: missing_table"
+
+
+def test_a_file_that_cannot_be_opened_is_said_in_a_few_words(tmp_path):
+    from controller.board.words import unreadable
+
+    for path, what, words in ((tmp_path / "none", "file", "no such file"),
+                              (tmp_path, "sensor log", "is a directory, not a sensor log")):
+        with pytest.raises(OSError) as info:
+            open(path, encoding="utf-8")
+        assert unreadable(info.value, what) == words
+    assert unreadable(PermissionError(13, "Permission denied")) == "cannot read (Permission denied)"

@@ -28,6 +28,8 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, NoReturn
 
+from .words import unreadable
+
 __all__ = ["ConfigError", "OneLineParser", "Table", "install_hint", "kind_of", "listen_failure",
            "local_caller", "loopback_host", "read_toml", "start_url"]
 
@@ -145,12 +147,8 @@ def read_toml(path: str | Path) -> dict[str, Any]:
     p = Path(path)
     try:
         raw = p.read_bytes()
-    except FileNotFoundError:
-        raise ConfigError("no such file", file=name) from None
-    except IsADirectoryError:
-        raise ConfigError("is a directory, not a file", file=name) from None
     except OSError as exc:
-        raise ConfigError(f"cannot read ({exc.strerror or exc})", file=name) from None
+        raise ConfigError(unreadable(exc), file=name) from None
     if raw.startswith(b"\xef\xbb\xbf"):  # what some Windows editors write first
         raise ConfigError("starts with a byte-order mark (BOM), which TOML does not allow: "
                           "save it as UTF-8 without BOM", file=name)

@@ -1,7 +1,7 @@
 """The words an exception gives a user or a log line: its message on one
 line (a message from SQLite, OpenCV or the operating system may hold line
 breaks and runs of spaces), and, where the message alone may say too
-little, the exception's kind before it."""
+little, the exception's kind before it; why a file could not be opened."""
 
 from __future__ import annotations
 
@@ -18,3 +18,14 @@ def named(exc: BaseException, limit: int | None = None) -> str:
     if limit is not None:
         text = text[:limit]
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def unreadable(exc: OSError, what: str = "file") -> str:
+    """Why a ``what`` (a file, a sensor log) could not be opened, in a
+    few words: "no such file", "is a directory, not a file", or "cannot
+    read (Permission denied)"."""
+    if isinstance(exc, FileNotFoundError):
+        return "no such file"
+    if isinstance(exc, IsADirectoryError):
+        return f"is a directory, not a {what}"
+    return f"cannot read ({exc.strerror or said(exc)})"
