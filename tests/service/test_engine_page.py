@@ -72,9 +72,10 @@ def test_the_evaluation_bar_and_line_switch_off_and_on(tmp_path: Path) -> None:
         assert t["words"] in ("Attacker better", "Defender better", "even",
                               "Attacker wins by force", "Defender wins by force")
         # The line's first move is the Defender's here: in the Defender's
-        # colour (pink, rgb(210, 72, 122)), not the Attacker's blue.
-        assert pg.locator("#eval-line b").evaluate("e => getComputedStyle(e).color") == \
-            "rgb(210, 72, 122)"
+        # colour (pink, rgb(210, 72, 122)), not the Attacker's blue; the line
+        # is drawn again at each round of the search, so the check waits for
+        # the element that stands (one replaced in between reads no colour).
+        expect(pg.locator("#eval-line b")).to_have_css("color", "rgb(210, 72, 122)")
         # The Attacker's share of the bar follows the sign of the number.
         share = bar.locator(".fill").evaluate(
             "e => e.getBoundingClientRect().height / e.parentElement.clientHeight")
