@@ -543,6 +543,7 @@ class BoardService:
             "position": g.position(),
             "to_move": g.to_move,
             "phase": g.phase,
+            "chain": g.chain_square if g.outcome is None else None,  # the soldier to go on
             "status": status,
             "leds": leds,
             "moves": [tok for _, turn in turns for tok in turn],

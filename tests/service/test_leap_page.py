@@ -209,6 +209,9 @@ def test_a_hint_in_a_chain_is_lit_and_named_and_undo_takes_it_off(
     hint = server.get("/api/state")["hint_move"]
     assert hint in ("b6xb4", "b6xd6")
     expect(cell(pg, hint[-2:])).to_have_attribute("data-led", "hint")
+    # The chain's own reason stays in the list of lights under the hint.
+    expect(pg.locator('#lit [data-role="continue"]')).to_contain_text(
+        "b6: this soldier must capture again")
     shot(pg, tmp_path, "leap-chain-hint")
     # Undo takes the leap back, and its hint with it.
     pg.click('[data-button="undo"]')

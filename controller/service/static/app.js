@@ -256,6 +256,10 @@ function renderLit(leds, hint, hajeb, pieces) {
     const look = role === "hint" && hint && hint.from && hint.to === name ? "hint-to" : role;
     (byRole[look] ||= []).push(name);
   }
+  // A hint lit on the chain's soldier covers its own light: its reason stays listed.
+  if (state.chain && leds && leds[state.chain] === "hint") {
+    (byRole.continue ||= []).push(state.chain);
+  }
   const list = $("#lit");
   list.innerHTML = "";
   // The computer's move, lit for the person to make, is its own, not a suggestion.
