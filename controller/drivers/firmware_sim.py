@@ -453,6 +453,11 @@ class FirmwareSim:
         """Square's switch toggles every ``half_period_us`` (0 stops it)."""
         self._event(at, f"chatter {square} {half_period_us}")
 
+    def set_led_failure(self, failing: bool, at: int | None = None) -> None:
+        """The LED chain's writes fail from now (True: OSError, as a broken
+        data line) or work again (False)."""
+        self._event(at, f"ledfail {int(failing)}")
+
     def wire(self, switch_of_square: list[int]) -> None:
         """How the board is wired: square i's switch is matrix switch
         ``switch_of_square[i]`` (row * columns + column, 255: none)."""

@@ -157,6 +157,7 @@ class LinkProtocol(Protocol):
         self.last_tx = 0.0
         self.hello_sent = 0.0
         self.refused = ""  # why the device refuses the board's CONFIG (a fault, logged once)
+        self.fault: tuple[float, str] | None = None  # the device's last error: when, what
         self.dead = False
         self.stats_reply: DeviceStats | None = None
         self.stats_event = threading.Event()
@@ -416,6 +417,8 @@ class LinkProtocol(Protocol):
             if code == P.NOTICE_CONFIG and text.startswith("CONFIG") and self.state == CONFIGURING:
                 self._refuse(text)
             else:  # a fault in the firmware's loop repeats at every pass: once in a while
+                if code == P.NOTICE_ERROR:
+                    self.fault = (self.clock(), text)
                 self._log_once(f"notice {code} {text}", f"the device says {code}: {text}")
             return False
         self.c.bad_messages += 1

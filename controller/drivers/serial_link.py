@@ -55,6 +55,7 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 BY_ID = "/dev/serial/by-id"  # udev's names that follow a USB device wherever it enumerates
+FAULT_SHOWN = 30.0  # seconds a device's error stays on the page after its last report
 
 Colour = tuple[int, int, int]
 
@@ -192,6 +193,17 @@ class SerialLink:
             return f"the board on {self.url} is not connected ({why}); trying again"
         return (f"the board on {self.url} is not connected since it was lost "
                 f"({c.last_error or 'no answer'}); reconnecting")
+
+    def fault(self) -> str | None:
+        """An error the connected device reported in the last
+        :data:`FAULT_SHOWN` seconds, in words (None: none).  The board is
+        still read, but the firmware's loop failed somewhere (an LED
+        write, say): the lights may be wrong."""
+        last = self.protocol.fault
+        if last is None or not self._ready.is_set() \
+                or self.protocol.clock() - last[0] > FAULT_SHOWN:
+            return None
+        return f"its microcontroller reports an error ({last[1]}), so its lights may be wrong"
 
     def wait_connected(self, timeout: float | None = None) -> bool:
         return self._ready.wait(timeout)

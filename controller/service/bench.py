@@ -150,6 +150,9 @@ class _Driver:
     def problem(self) -> str | None:
         return None
 
+    def fault(self) -> str | None:
+        return None
+
     def close(self) -> None:
         self._stop.set()
 

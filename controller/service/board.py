@@ -35,6 +35,7 @@ from .boardview import (
     hint_shown,
     kings,
     lights_of,
+    lit_hint,
     reason_words,
     status_words,
     stored_settings,
@@ -105,13 +106,12 @@ class BoardService:
         self.simulated = config.board == "sim"
         self.squares = game.geometry.size  # the board's points (sensors)
         self.sim = SimBoard(self.store, game)  # read on the simulated board only
-        self.hint_wanted = False
+        self.hint_wanted = self.computer_wanted = False
         from controller.engine.api import DEFAULT_HINT_SECONDS
 
         self.hint_seconds = DEFAULT_HINT_SECONDS
         self.hint_move: str | None = None
         self.hint_squares: list[str] = []
-        self.computer_wanted = False
         offer = self.reconciler.pending[2]  # a draw offered before a restart
         self.draw_offer: str | None = None if offer is None else SIDES[offer]
         self.note: str | None = None  # a draw declined, the computer's pass: until the next move
@@ -128,7 +128,8 @@ class BoardService:
         self.camera_preview: Callable[[], bytes] | None = None
         # The MQTT broadcast link (broadcast.py), shown on the page; None: no broker.
         self.broker: dict[str, Any] | None = None
-        self.sensor_problem: str | None = None  # why the board is not read (set_sensor)
+        self.sensor_problem: str | None = None  # set_sensor: why the board is not read
+        self.board_fault: str | None = None  # set_sensor: a board read, its lights failing
         # A new game started with pieces on the board waits for it cleared (or
         # set up as its start) before it reads moves; an unreadable mark waits.
         waiting = self.store.get_value(
@@ -502,16 +503,6 @@ class BoardService:
         return status_words(update.status, update.leds, self.reconciler.game, hint,
                             self.note, self.draw_offer)
 
-    def _hint_squares(self, leds: dict[str, str]) -> dict[str, str] | None:
-        """The lit hint's squares, from and to (the page draws them apart)."""
-        e = self.reconciler.expected
-        squares = [sq for sq in (e.from_square, e.to_square) if sq] if e is not None \
-            else self.hint_squares
-        if not squares or any(leds.get(sq) != "hint" for sq in squares):
-            return None
-        return {"from": squares[0], "to": squares[-1]} if len(squares) == 2 \
-            else {"to": squares[0]}
-
     def _turns(self, g: AnyGame) -> list[list[Any]]:
         """The game's numbered record turns, made again only when its moves
         changed (a long game's grouping costs milliseconds; frames come every
@@ -556,7 +547,7 @@ class BoardService:
             "level": self.level,
             "draw_offer": self.draw_offer if o is None else None,
             "hint_move": self.hint_move if hint_shown(self.hint_move, leds, g) else None,
-            "hint_squares": self._hint_squares(leds),
+            "hint_squares": lit_hint(self.reconciler.expected, self.hint_squares, leds),
             "waiting_clear": self.waiting_clear,
             "players": {"attacker": self.players[0], "defender": self.players[1]},
             "board": self.config.board,
@@ -568,6 +559,7 @@ class BoardService:
             else str(self.reconciler.expected),
             "broker": self.broker,
             "sensor_problem": self.sensor_problem,
+            "board_fault": self.board_fault,
             "record_problem": self.keeper.problem,
             "options": format_any_options(g.variant),
             "hajeb": hajeb,
@@ -581,11 +573,12 @@ class BoardService:
         if self._last_update is not None:
             self._publish(self._last_update)
 
-    def set_sensor(self, problem: str | None) -> None:
+    def set_sensor(self, problem: str | None, fault: str | None = None) -> None:
         """Why the board is not being read, in words (a camera giving no
-        picture, a link down), or None: the page shows it."""
-        if problem != self.sensor_problem:
-            self.sensor_problem = problem
+        picture, a link down), or None; and a fault of a board still read
+        (its lights failing), or None: the page shows both."""
+        if (problem, fault) != (self.sensor_problem, self.board_fault):
+            self.sensor_problem, self.board_fault = problem, fault
             if self._last_update is not None:
                 self._publish(self._last_update)
 

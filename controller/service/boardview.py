@@ -19,6 +19,7 @@ from controller.rules import (
     AnyVariant,
     Game,
     LeapVariant,
+    Move,
     find_any_variant,
 )
 from controller.rules.leap_factory import apply_any_options
@@ -270,6 +271,18 @@ def hajeb_view(g: AnyGame, leds: dict[str, str]) -> dict[str, Any] | None:
     return {"state": state, "action": action, "refusal": refusal,
             "allows": HAJEB_ALLOWS if state == "on" else "",
             "removals": removable, "reason": reason}
+
+
+def lit_hint(expected: Move | None, hint: list[str],
+             leds: dict[str, str]) -> dict[str, str] | None:
+    """The lit suggestion's squares, from and to (the page draws them
+    apart): the computer's move the person is to make (``expected``), else
+    the ``hint``'s squares; None unless each is lit as a hint."""
+    squares = [sq for sq in (expected.from_square, expected.to_square) if sq] \
+        if expected is not None else hint
+    if not squares or any(leds.get(sq) != "hint" for sq in squares):
+        return None
+    return {"from": squares[0], "to": squares[-1]} if len(squares) == 2 else {"to": squares[0]}
 
 
 def hint_shown(hint: str | None, leds: dict[str, str], g: AnyGame) -> bool:

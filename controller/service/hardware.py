@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from controller.board.config import install_hint
 from controller.board.events import Button, Frame
+from controller.board.words import said
 from controller.rules import find_any_variant
 
 from .config import Config, load_config
@@ -92,6 +93,10 @@ class Backend(Protocol):
     def problem(self) -> str | None:
         """What keeps the board from being read, in words (a camera with no
         picture, a link down); None when it is read."""
+
+    def fault(self) -> str | None:
+        """What is wrong with a board still read, in words (its lights
+        cannot be set); None when nothing is."""
 
     def close(self) -> None:
         """Stop and release the hardware; safe to call twice."""
@@ -175,6 +180,9 @@ class SimBackend:
     def problem(self) -> str | None:
         return None
 
+    def fault(self) -> str | None:
+        return None
+
     def close(self) -> None:
         return None
 
@@ -250,6 +258,7 @@ class GpioBackend:
         self.scanner: Any = None
         self._thread: threading.Thread | None = None
         self._stop: threading.Event | None = None
+        self._fault: str | None = None  # why the lights cannot be set (fault)
         with needs_extra("pi", "the gpio board"):
             from controller.drivers.buttons import ButtonPanel
             from controller.drivers.gpio_matrix import MatrixScanner
@@ -276,7 +285,13 @@ class GpioBackend:
 
     def show(self, state: dict[str, Any]) -> None:
         if self.leds is not None:
-            self.leds.show(state.get("leds", {}), self.clock(), hint_end(state))
+            try:
+                self.leds.show(state.get("leds", {}), self.clock(), hint_end(state))
+                self._fault = None
+            except Exception as exc:  # the strip's driver: the board is still read
+                if self._fault is None:
+                    log.error("the board's lights cannot be set: %s", said(exc))
+                self._fault = f"its lights cannot be set ({said(exc)})"
         if self.scanner is not None:
             self.scanner.expect(expected_occupancy(state))
 
@@ -286,6 +301,9 @@ class GpioBackend:
     def problem(self) -> str | None:
         scanner = self.scanner
         return None if scanner is None else scanner.problem()
+
+    def fault(self) -> str | None:
+        return self._fault
 
     def close(self) -> None:
         if self._stop is not None:
@@ -341,12 +359,15 @@ class SerialBackend:
     def show(self, state: dict[str, Any]) -> None:
         colours = square_colours(state.get("leds", {}), self.clock(), self.leds, self.mapping,
                                  hint_end(state))
-        if colours != self._last:
+        if colours != self._last:  # a frame the device fails to show is sent until acknowledged
             self._last = colours
             self.link.send_leds(colours)
 
     def problem(self) -> str | None:
         return self.link.problem()
+
+    def fault(self) -> str | None:
+        return self.link.fault()
 
     def close(self) -> None:
         self.link.close()
@@ -432,6 +453,9 @@ class CameraBackend:
 
     def problem(self) -> str | None:
         return self.stream.problem()
+
+    def fault(self) -> str | None:
+        return None
 
     def close(self) -> None:
         self._stop.set()

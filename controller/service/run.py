@@ -137,7 +137,8 @@ def _attach(app: object, service: object, backend: Backend) -> None:
         while True:
             try:
                 feed()
-                service.set_sensor(backend.problem())  # a camera with no picture, a link down
+                # a camera with no picture, a link down; lights that fail
+                service.set_sensor(backend.problem(), backend.fault())
                 backend.show(service.state())  # refreshes blinking roles too
                 told = ""
             except Exception as exc:  # the board must keep being read

@@ -2,6 +2,7 @@
 buffer (GRB, as the real driver sends it) and the last frame written."""
 
 chains = []  # every NeoPixel made, the newest last
+failing = False  # writes raise OSError (a broken data line), set by the world
 
 
 class NeoPixel:
@@ -33,6 +34,8 @@ class NeoPixel:
             self[i] = v
 
     def write(self):
+        if failing:
+            raise OSError(5)
         self.shown = bytes(self.buf)
         self.writes += 1
 

@@ -10,6 +10,8 @@ The test drives it over a control channel (two pipes), one command a line:
                             stuck open (0) or works again (-1)
 ``ev T chatter SQ HALF``   at T square SQ's switch starts toggling every
                             HALF us over what it should read (0: stops)
+``ev T ledfail V``         from T the LED chain's writes fail (V=1: raise
+                            OSError, as a broken data line) or work (0)
 ``wire S0,S1,..``          square i's switch is matrix switch Si
                             (row * cols + column, 255: none); default:
                             square i = switch i
@@ -173,6 +175,10 @@ class World:
                 self.chatter.pop(sq, None)
             else:
                 self.chatter[sq] = half
+        elif what == "ledfail":
+            import sim_neopixel
+
+            sim_neopixel.failing = bool(int(words[1]))
         else:
             raise ValueError("unknown event " + what)
 

@@ -128,3 +128,25 @@ def test_the_page_and_the_leds_show_what_the_switches_say(rig: Rig, tmp_path: Pa
     check_real_board_page(rig.page, "the board's switches, on the Pi's GPIO pins",
                           rig.sim.set_occupied, rig.service.state, tmp_path, "gpio-page-error",
                           error_lit, error_out)
+
+
+def test_a_broken_led_strip_is_said_on_the_page_while_the_board_is_read(
+        rig: Rig, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken(buf: bytes, start: int = 0, end: int | None = None) -> None:
+        raise OSError(121, "Remote I/O error")
+
+    monkeypatch.setattr(rig.spi, "write", broken)  # the strip's connector works loose
+    fault = rig.page.locator("#board-fault")
+    rig.sim.set_occupied(1 << 24)  # a soldier on the malha: its error light fails to show
+    expect(rig.page.locator('#board [data-square="d4"]')).to_have_attribute("data-led", "error")
+    expect(fault).to_have_text("The board is read, but its lights cannot be set ([Errno 121] "
+                               "Remote I/O error). The page shows the lights as they should be.")
+    expect(rig.page.locator("#sensor-problem")).to_be_hidden()
+    rig.page.screenshot(path=str(tmp_path / "gpio-page-lights-fail.png"))
+    rig.sim.set_occupied(1 << 10)  # moved on to d2: still read and recorded
+    expect(rig.page.locator("#moves")).to_contain_text("@d2")
+    rig.sim.set_occupied(1 << 10 | 1 << 24)  # the malha again: a light to write
+    expect(rig.page.locator('#board [data-square="d4"]')).to_have_attribute("data-led", "error")
+    monkeypatch.undo()  # pushed back in: the strip is written, the line goes
+    expect(fault).to_be_hidden()
+    eventually(lambda: red(frame(rig)[rig.led_of("d4")]))  # the error light blinks on the strip

@@ -1,6 +1,7 @@
 """The service's pump (`kharbga-board run`'s loop from the board to the
-game and back to the lights): a failing LED strip is logged once and the
-board goes on being read, every move recorded."""
+game and back to the lights): a failing LED strip is logged once, said on
+the page until it works again, and the board goes on being read, every
+move recorded."""
 
 from __future__ import annotations
 
@@ -48,7 +49,7 @@ def test_a_failing_led_strip_never_stops_the_board(
     spi.broken = True  # the strip fails once the board is running
     caplog.set_level(logging.ERROR, logger="kharbga")
 
-    async def main() -> list[str]:
+    async def main() -> tuple[list[str], str | None, str | None]:
         app = make_app(service)
         _attach(app, service, backend)
         client = TestClient(TestServer(app))
@@ -60,20 +61,28 @@ def test_a_failing_led_strip_never_stops_the_board(
                     await asyncio.sleep(0.02)
                     if service.state()["moves"][-1:] == [f"@{square}"]:
                         break
-            return list(service.state()["moves"])
+            fault = (await (await client.get("/api/state")).json())["board_fault"]
+            spi.broken = False  # the connector pushed back in
+            for _ in range(100):
+                await asyncio.sleep(0.02)
+                if service.state()["board_fault"] is None:
+                    break
+            return list(service.state()["moves"]), fault, service.state()["board_fault"]
         finally:
             await client.close()
 
     try:
-        moves = asyncio.run(main())
+        moves, fault, mended = asyncio.run(main())
     finally:
         spi.broken = False
         backend.close()
         service.close()
     assert moves == ["@c2", "@a1", "@b3", "@e5"]
+    # The page says the lights fail while the board is read, and stops once they work.
+    assert fault == "its lights cannot be set ([Errno 121] Remote I/O error)"
+    assert mended is None
     said = [r.getMessage() for r in caplog.records]
-    assert said and all("Remote I/O error" in s and "going on" in s for s in said)
-    assert len(said) == 1  # the same failure told once, not at every frame
+    assert said == ["the board's lights cannot be set: [Errno 121] Remote I/O error"]
 
 
 def test_a_board_not_being_read_is_said_on_the_page_until_it_is(tmp_path: Path) -> None:

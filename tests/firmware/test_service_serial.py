@@ -12,6 +12,7 @@ import pytest
 from fw_helpers import wait_for
 
 from controller.cli import main
+from controller.drivers import serial_link
 from controller.drivers.firmware_sim import FirmwareSim
 from controller.service.board import BoardService
 from controller.service.config import Config
@@ -90,3 +91,51 @@ def test_doctor_follows_the_board_of_the_configuration(
                         "reads a 5x5 board, the host expects 7x7\n")
     assert status == 0, out
     assert "a 5x5 switch matrix, 25 LEDs" in out and out.endswith("all well\n")
+
+
+def test_a_pico_whose_lights_fail_is_said_on_the_page_and_the_board_still_read(
+        sim: FirmwareSim, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The LED chain's data line breaks: the firmware's writes raise, its
+    # loop reports the error (NOTICE) and goes on scanning.  The page says
+    # so while the moves keep being recorded; once the chain works the
+    # lights come right with nothing moved, and the page stops saying it
+    # when the device has been quiet about it for FAULT_SHOWN seconds.
+    monkeypatch.setattr(serial_link, "FAULT_SHOWN", 1.0)
+    sim.follow_real_time()
+    backend = SerialBackend(sim.cable.path, Config(variant="khamousiyya"))
+    service = BoardService(Config(data_dir=tmp_path, settle=0.05, error_delay=0.3,
+                                  board=f"serial:{sim.cable.path}", variant="khamousiyya"))
+    backend.start()
+
+    def pump() -> dict[str, object]:
+        drain(service, backend.events)
+        service.tick()
+        service.set_sensor(backend.problem(), backend.fault())
+        backend.show(service.state())
+        return service.state()
+
+    def chain_lit() -> bool:
+        return any(sim.leds()[1])
+
+    try:
+        assert backend.link.wait_connected(10)
+        # Khamousiyya's first placement goes next to the malha: four steady lights.
+        wait_for(lambda: pump() and chain_lit(), 15, "the setting lights on the chain")
+        sim.set_led_failure(True)
+        sim.set_occupancy(1 << 31)  # a soldier on d5: the lights go out on the page
+        wait_for(lambda: pump()["board_fault"] is not None, 15, "the fault on the page")
+        state = pump()
+        assert state["board_fault"] == ("its microcontroller reports an error (OSError(5,)), "
+                                        "so its lights may be wrong"), state["board_fault"]
+        assert state["moves"] == ["@d5"] and state["leds"] == {}
+        assert state["sensor_problem"] is None  # the board is read: no such line
+        assert chain_lit()  # the failing chain still shows the old lights
+        sim.set_led_failure(False)  # mended: the lights come right with nothing moved
+        wait_for(lambda: pump() and not chain_lit(), 15, "the chain dark, as the page")
+        wait_for(lambda: pump()["board_fault"] is None, 15, "the fault gone from the page")
+        sim.set_occupancy(1 << 31 | 1 << 12)  # f2: the Defender's turn lights the malha's side
+        wait_for(lambda: pump()["moves"] == ["@d5", "@f2"], 15, "both placements recorded")
+        wait_for(lambda: pump() and chain_lit(), 15, "the Defender's setting lights")
+    finally:
+        backend.close()
+        service.close()

@@ -423,6 +423,11 @@ function renderSensor() {
   el.hidden = !state.sensor_problem;
   el.textContent = state.sensor_problem ? `The board is not being read: ${state.sensor_problem}. ` +
     "Moves made meanwhile are read when it is back." : "";
+  // The board is read, but its lights fail (a broken LED chain): they may be wrong.
+  const fault = $("#board-fault");
+  fault.hidden = !state.board_fault;
+  fault.textContent = state.board_fault ? `The board is read, but ${state.board_fault}. ` +
+    "The page shows the lights as they should be." : "";
   // The archive cannot be written (a full disk, a read-only card).
   const rec = $("#record-problem");
   rec.hidden = !state.record_problem;
