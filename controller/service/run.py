@@ -32,6 +32,7 @@ def serve(config: Config, config_path: str | None = None,
 
     logging.basicConfig(level=logging.INFO, stream=sys.stderr,
                         format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    check_listen(config.host, config.port)  # before a data folder or a game is made
     held = datadir.hold(config.data_dir)  # one service a data directory
     try:
         return _serve(config, broadcast)
@@ -81,6 +82,22 @@ def _serve(config: Config, broadcast: BroadcastConfig | None) -> int:
     finally:
         backend.close()
     return 0
+
+
+def check_listen(host: str, port: int) -> None:
+    """Raise the one-line :func:`_listen_error` if the page could not listen
+    on ``host``:``port`` (each of its addresses bound and let go again, as
+    the web server will bind them)."""
+    try:
+        for family, kind, proto, _, address in socket.getaddrinfo(
+                host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE):
+            with socket.socket(family, kind, proto) as s:
+                s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+                if family == socket.AF_INET6:
+                    s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+                s.bind(address)
+    except OSError as exc:
+        raise _listen_error(exc, host, port) from None
 
 
 def _listen_error(exc: OSError, host: str, port: int) -> OSError:

@@ -200,6 +200,8 @@ def test_run_on_a_port_in_use_says_so_and_announces_nothing(tmp_path: Path) -> N
         f"kharbga-board: port {port} on 127.0.0.1 is in use (another kharbga-board?): "
         "give another with --port or [web] port")
     assert "Traceback" not in r.stderr
+    # Nothing made before the port was found taken: no data folder, no game 1.
+    assert not (tmp_path / "data").exists()
 
 
 @pytest.mark.parametrize(("host", "words"), [
@@ -217,3 +219,4 @@ def test_run_names_a_host_it_cannot_listen_on(tmp_path: Path, host: str, words: 
     assert last.startswith(f"kharbga-board: {words}"), r.stderr
     assert last.endswith(": give another with --host or [web] host")
     assert "Traceback" not in r.stderr and "Errno" not in r.stderr
+    assert not (tmp_path / "data").exists()
