@@ -25,7 +25,7 @@ from controller.rules import (
 from controller.rules.leap_factory import apply_any_options
 from controller.rules.moves import SIDE_NAMES, reason_words
 
-from .config import THINK_MAX, THINK_MIN
+from .config import THINK_MAX, THINK_MIN, name_problem
 
 __all__ = [
     "board_view",
@@ -104,19 +104,14 @@ def outcome_words(result: str, termination: str | None, finished: bool) -> str:
 def check_name(label: str, value: object) -> str:
     """A player's name: up to 40 printable characters (no control, format
     or bidi-override characters, no quotes: it goes into the record)."""
-    import unicodedata
-
     from .simboard import RequestError
 
     if not isinstance(value, str):
         raise RequestError(f"{label} must be a name (text)")
     value = value.strip()
-    if len(value) > 40:
-        raise RequestError(f"{label} must be at most 40 characters")
-    for c in value:
-        if c in '"\\' or unicodedata.category(c) in ("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"):
-            raise RequestError(f"{label} must be printable text without quotes or backslashes "
-                               f"(U+{ord(c):04X} is not allowed)")
+    problem = name_problem(value)
+    if problem is not None:
+        raise RequestError(f"{label} {problem}")
     return value
 
 

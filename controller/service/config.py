@@ -18,7 +18,7 @@ from :mod:`controller.board.config`)::
     token = ""                # required for state-changing requests off loopback
 
     [players]
-    attacker = "Attacker"
+    attacker = "Attacker"      # up to 40 printable characters, no quotes (as on the page)
     defender = "Defender"
     computer = ""             # "attacker" or "defender": the engine plays that side
     think = 1.0               # the computer's seconds a move
@@ -177,6 +177,21 @@ def load_config(path: str | Path | None) -> Config:
     return config
 
 
+def name_problem(name: str) -> str | None:
+    """Why ``name`` cannot be a player's name, or None: up to 40 printable
+    characters (no control, format or bidi-override characters, no quotes:
+    it goes into the record).  The same for the configuration and the page."""
+    import unicodedata
+
+    if len(name) > 40:
+        return "must be at most 40 characters"
+    for c in name:
+        if c in '"\\' or unicodedata.category(c) in ("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"):
+            return (f"must be printable text without quotes or backslashes "
+                    f"(U+{ord(c):04X} is not allowed)")
+    return None
+
+
 def _parse(doc: Mapping[str, object], source: str) -> Config:
     top = Table(doc, "")
     for name in top.keys():
@@ -259,8 +274,11 @@ def _check(c: Config, overridden: set[str]) -> None:
         raise error(given, f"a token of at least 12 characters is required to listen on "
                            f"{c.host}{short}")
     for side, value in (("attacker", c.attacker), ("defender", c.defender)):
-        if len(value) > 80 or any(ch in value for ch in '"\\\n\r'):
-            raise error(side, "must be a short name without quotes")
+        if not value.strip():
+            raise error(side, f"must not be empty (leave it out for the name {side.capitalize()})")
+        problem = name_problem(value.strip())
+        if problem is not None:
+            raise error(side, problem)
     if c.computer not in ("", "attacker", "defender"):
         raise error("computer", f'must be "attacker", "defender" or "", not {c.computer!r}')
     if not THINK_MIN <= c.think <= THINK_MAX:

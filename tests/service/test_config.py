@@ -26,6 +26,15 @@ from controller.service.config import Config, ConfigError, load_config
         ("[board]\nsetle = 1\n", "board.setle", "unknown key (known here: error_delay"),
         ("[players]\ncomputer = 'both'\n", "players.computer", "must be \"attacker\""),
         ("[players]\nponder = 'yes'\n", "players.ponder", "must be true or false"),
+        # An empty name was taken: a game of "" against "Defender" in the record.
+        ("[players]\nattacker = ''\n", "players.attacker",
+         "must not be empty (leave it out for the name Attacker)"),
+        ("[players]\ndefender = '   '\n", "players.defender", "must not be empty"),
+        # The page's rules for a name: 40 characters, printable, no quotes.
+        ("[players]\nattacker = '" + "x" * 41 + "'\n", "players.attacker",
+         "must be at most 40 characters"),
+        ("[players]\ndefender = 'Ann\u202eX'\n", "players.defender",
+         "must be printable text without quotes or backslashes (U+202E is not allowed)"),
         ("[players]\nlevel = 6\n", "players.level", "must be at most 5, not 6"),
         ("[players]\nlevel = '3'\n", "players.level", "must be an integer, not a string"),
         # A non-finite number is named as written, not as "a number".
