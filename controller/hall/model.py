@@ -45,6 +45,7 @@ MAX_PAYLOAD = 256 * 1024
 MAX_GAMES = 1000  # per board: the oldest are dropped beyond this
 MAX_START = 2000  # characters kept of a game's start position or options
 GAME_ID = re.compile(r'^\[GameId "(\d{1,12})"\]', re.M)
+STORE_TAG = re.compile(r'^\[Store "([^"\n]{0,64})"\]', re.M)
 COMMENT = re.compile(r"\{[^}]*\}")
 
 
@@ -385,17 +386,36 @@ class Hall:
         """A board's record: read whole (slow: tens of ms) only when it
         holds moves the hall lacks; otherwise kept until the board is quiet
         (:meth:`check_quiet`) or the games are downloaded."""
-        found = GAME_ID.search(text.split("\n\n", 1)[0])
+        header = text.split("\n\n", 1)[0]
+        found = GAME_ID.search(header)
         if found is None:
             raise ValueError("a record without GameId")
         gid = int(found[1])
         board = self.board(name)
+        if not self._record_store(board, STORE_TAG.search(header)):
+            return False
         g = board.games.get(gid)
         board.pending = (gid, text)
         board.heard = time.monotonic()
         if g is None or g.gap or _count_actions(text) > len(g.moves):
             return self._apply_record(name)
         return True
+
+    def _record_store(self, board: HallBoard, tag: re.Match[str] | None) -> bool:
+        """A record names its board's store as the moves do: one of another
+        store (a late copy of one the board left, two boards under one id),
+        or naming none once the board names its store, is refused.  A board
+        not yet heard from, or of an earlier version (no store), is taken."""
+        if board.store is None or (tag is not None and tag[1] == board.store):
+            return True
+        where = f"kharbga/{board.id}/game"
+        if tag is None:
+            self.ignore("storeless", where, f"a record naming no store from a board that "
+                        f"sends from store {board.store[:16]}")
+        else:
+            self.ignore("stray record", where, f"a record of store {tag[1][:16]}, while this "
+                        f"board sends from store {board.store[:16]}")
+        return False
 
     def check_quiet(self, quiet: float = 2.0) -> list[str]:
         """Read the kept records of boards silent for ``quiet`` seconds

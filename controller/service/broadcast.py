@@ -14,7 +14,8 @@ Topics, for a board named ``NAME``:
   repeats (QoS 1 may deliver one twice) by keeping the highest it saw;
   ``store`` names the store the ``seq`` is of (a board set up again with
   a fresh store starts over under another ``store``).
-- ``kharbga/NAME/game``: retained, the game's record (KGN) so far.
+- ``kharbga/NAME/game``: retained, the game's record (KGN) so far, with
+  a ``[Store "..."]`` tag naming the board's store as the moves do.
 - ``kharbga/NAME/online``: retained ``1`` while connected, ``0`` (the
   broker's last will) when the board vanished.
 
@@ -363,7 +364,7 @@ class Publisher:
         for gid in sorted(gid for gid, at in self._records.items() if at <= now):
             sent = self._sent.get(gid)
             if sent is not None:
-                text = self.store.record_text(gid, sent.game)
+                text = self.store.record_text(gid, sent.game, {"Store": self._store_id})
                 self._client.publish(self.config.topic("game"), text, qos=1, retain=True)
             self._record_last[gid] = now
             del self._records[gid]

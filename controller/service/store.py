@@ -364,19 +364,21 @@ class Store:
             for r in rows
         ]
 
-    def record_text(self, gid: int, game: AnyGame | None = None) -> str:
-        """The game record (RULES.md format) of ``gid``."""
+    def record_text(self, gid: int, game: AnyGame | None = None,
+                    more: dict[str, str] | None = None) -> str:
+        """The game record (RULES.md format) of ``gid``, with the tags
+        ``more`` besides its own (the broadcast names its store)."""
         stored = self.get(gid)
         if stored is None:
             raise KeyError(gid)
-        if stored.finished is not None and game is None:
+        if stored.finished is not None and game is None and not more:
             row = self.db.execute("SELECT record FROM games WHERE id=?", (gid,)).fetchone()
             if row and row[0]:
                 return str(row[0])
         g = game if game is not None else stored.game()
         tags = {"Attacker": stored.attacker, "Defender": stored.defender,
                 "Date": _date(stored.created, "%Y.%m.%d", "????.??.??"),
-                "Board": "sensor", "GameId": str(gid)}
+                "Board": "sensor", "GameId": str(gid), **(more or {})}
         clocks = _turn_clocks(g, stored.times)
         return str(Record.from_game(g, tags, clocks))
 

@@ -14,6 +14,7 @@ from bchelp import random_game
 from controller.hall.model import Hall
 from controller.hall.trust import MAX_AGE, move_time, span
 from controller.rules import Game
+from controller.rules.record import Record
 
 
 def _messages(actions: list[str], seq0: int = 0, gid: int = 1, store: str | None = "a" * 16,
@@ -206,3 +207,39 @@ def test_one_message_naming_another_store_does_not_freeze_the_board(
     back = [line for line in lines if "speaks again" in line]
     assert len(back) == 1 and back[0].startswith(f"hall: kharbga/b1: store {'a' * 16} speaks "
                                                  "again"), lines
+
+
+def _record(actions: list[str], gid: int, store: str | None) -> bytes:
+    g = Game.new("sabouiyya")
+    for a in actions:
+        g.play(a)
+    tags = {"GameId": str(gid), **({"Store": store} if store is not None else {})}
+    return str(Record.from_game(g, tags)).encode()
+
+
+def test_a_record_of_another_store_cannot_replace_a_boards_moves(
+        caplog: pytest.LogCaptureFixture) -> None:
+    # A record holding more actions than the hall has replaces the card's
+    # moves (it fills what the hall missed): one of another store (a late
+    # copy of a store the board left, two boards under one id) or naming
+    # none, once the board names its store, is refused, the card intact.
+    actions, other = random_game(41)[:10], random_game(42)[:14]
+    hall = Hall()
+    for m in _messages(actions[:6]):
+        _send(hall, "b1", m)
+    with caplog.at_level(logging.WARNING, logger="kharbga.hall"):
+        assert hall.handle("kharbga/b1/game", _record(other, 1, "f" * 16)) is None
+        assert hall.handle("kharbga/b1/game", _record(other, 1, None)) is None
+    assert hall.boards["b1"].detail()["moves"] == actions[:6]
+    assert hall.stats()["ignored_by_reason"] == {"stray record": 1, "storeless": 1}
+    lines = [r.getMessage() for r in caplog.records]
+    assert lines[0] == (f"hall: kharbga/b1/game: stray record message ignored (a record of "
+                        f"store {'f' * 16}, while this board sends from store {'a' * 16})")
+    # The board's own record (its store named) fills the moves the hall missed.
+    assert hall.handle("kharbga/b1/game", _record(actions, 1, "a" * 16)) == "b1"
+    assert hall.boards["b1"].detail()["moves"] == actions
+    # A board of an earlier version names no store anywhere: its records are taken.
+    for m in _messages(actions[:3], store=None):
+        _send(hall, "old", m)
+    assert hall.handle("kharbga/old/game", _record(actions, 1, None)) == "old"
+    assert hall.boards["old"].detail()["moves"] == actions

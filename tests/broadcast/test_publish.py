@@ -71,6 +71,7 @@ def test_state_moves_and_record(tmp_path: Path) -> None:
                                      if len(parse_record(r.decode()).game().moves) == 29], 10,
                             "record after the undo")
         assert [str(m) for m in parse_record(record[-1].decode()).game().moves] == actions[:29]
+        assert parse_record(record[-1].decode()).tags["Store"] == store  # as the moves name it
         assert fresh.on("kharbga/b1/online") == [b"1"]
         fresh.close()
     finally:
