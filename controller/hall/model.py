@@ -280,10 +280,13 @@ class Hall:
         if ply - 1 < len(g.moves):
             del g.moves[ply - 1:], g.positions[ply - 1:], g.times[ply - 1:]
             g.epoch += 1
-        t, why = move_time(m.get("time"), time.time())
+        now = time.time()
+        t, why = move_time(m.get("time"), now, m.get("sent"))
         if why is not None:
-            self.tell_once(board, "clock", f"{why}: its moves are shown at the time the hall "
-                           "received them (set the boards' clocks: network time)")
+            shown = "shown at the time the hall received them" if t == now \
+                else "shown moved by the difference"
+            self.tell_once(board, "clock", f"{why}: its moves are {shown} (set the boards' "
+                           "clocks: network time)")
         g.moves.append(move)
         g.positions.append(position)
         g.times.append(t)

@@ -13,6 +13,7 @@ docs/broadcast.md ("What the hall believes").
 from __future__ import annotations
 
 import math
+from typing import TypeGuard
 
 __all__ = ["MAX_AGE", "MAX_AHEAD", "MAX_JUMP", "MAX_SEQ", "move_time", "seq_trouble", "span"]
 
@@ -22,10 +23,20 @@ MAX_SEQ = 2**53  # beyond any count a board reaches (and beyond a page's exact i
 MAX_JUMP = 10_000  # messages of a board the hall may have missed (more than an evening's)
 
 
-def move_time(t: object, received: float) -> tuple[float, str | None]:
+def move_time(t: object, received: float, sent: object = None) -> tuple[float, str | None]:
     """The time to show for a move the board says it confirmed at ``t``,
     received at ``received`` (the hall's clock), and why the board's own
-    time was not taken (None: it was)."""
+    time was not taken as it is (None: it was).  ``sent``: the board's
+    clock when it sent the message (boards before this field send none);
+    where it differs from ``received`` by more than :data:`MAX_AHEAD`,
+    the board's clock is off by that much and ``t`` is moved by it."""
+    if _number(sent) and _number(t) and abs(received - sent) > MAX_AHEAD:
+        off = received - sent  # the board's clock behind the hall's (ahead: negative)
+        shown, why = move_time(t + off, received)
+        if why is None:
+            way = "behind" if off > 0 else "ahead of"
+            return shown, f"its clock is {span(abs(off))} {way} the hall's"
+        return shown, why
     if not isinstance(t, int | float) or isinstance(t, bool):
         return received, f"its move time {str(t)[:20]!r} is not a number"
     if not math.isfinite(t):
@@ -35,6 +46,10 @@ def move_time(t: object, received: float) -> tuple[float, str | None]:
     if t < received - MAX_AGE:
         return received, f"its move time is {span(received - t)} behind the hall's clock"
     return float(t), None
+
+
+def _number(v: object) -> TypeGuard[int | float]:
+    return isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
 
 
 def seq_trouble(seq: int, last: int) -> str | None:

@@ -341,7 +341,9 @@ class Publisher:
             "SELECT seq, topic, payload FROM broadcast_outbox WHERE seq>? ORDER BY seq LIMIT ?",
             (self._handed, HAND_BATCH)).fetchall()
         for seq, topic, payload in rows:
-            text = f'{{"seq": {seq}, "store": "{self._store_id}", {payload[1:]}'
+            # sent: this clock now, so the hall sees by how much it is off
+            text = (f'{{"seq": {seq}, "store": "{self._store_id}", '
+                    f'"sent": {time.time():.3f}, {payload[1:]}')
             info = self._client.publish(topic, text, qos=1)
             self._inflight[info.mid] = int(seq)
             self._handed = int(seq)

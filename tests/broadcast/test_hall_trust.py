@@ -243,3 +243,35 @@ def test_a_record_of_another_store_cannot_replace_a_boards_moves(
         _send(hall, "old", m)
     assert hall.handle("kharbga/old/game", _record(actions, 1, None)) == "old"
     assert hall.boards["old"].detail()["moves"] == actions
+
+
+def test_a_board_clock_off_by_hours_is_corrected_by_its_sent_time() -> None:
+    now = 1_800_000_000.0
+    behind = now - 2 * 3600  # a Pi without network time, two hours behind
+    # Within MAX_AGE a move 2 h "old" was believed; with the send time it is
+    # moved by the clocks' difference: confirmed 5 s before it was sent.
+    assert move_time(behind - 5, now, behind) == (now - 5, "its clock is 2 h behind the hall's")
+    assert move_time(now + 300 - 10, now, now + 300) == (
+        now - 10, "its clock is 5 min ahead of the hall's")
+    # Queued through a broker outage: the action's age is kept.
+    assert move_time(behind - 3600, now, behind)[0] == now - 3600
+    assert move_time(now - 30, now, now - 0.4) == (now - 30, None)  # a sound clock: as it is
+    for sent in ("x", None, float("nan"), True):  # no usable send time: as before
+        assert move_time(behind, now, sent) == (behind, None)
+    shown, why = move_time(now - MAX_AGE - 9e5, now, now - 60)  # off even when moved
+    assert shown == now and why is not None and "behind the hall's clock" in why
+
+
+def test_a_board_whose_clock_is_behind_shows_its_moves_at_the_right_time(
+        caplog: pytest.LogCaptureFixture) -> None:
+    hall = Hall()
+    off = 3 * 3600.0  # three hours behind: within MAX_AGE, so before shown 3 h old
+    with caplog.at_level(logging.WARNING, logger="kharbga.hall"):
+        for m in _messages(random_game(43)[:4]):
+            now = time.time()
+            _send(hall, "b1", dict(m, time=now - 1 - off, sent=now - off))
+    times = hall.boards["b1"].game().times  # type: ignore[union-attr]
+    assert all(time.time() - 5 < t <= time.time() for t in times), times
+    lines = [r.getMessage() for r in caplog.records]
+    assert lines == ["hall: kharbga/b1: its clock is 3 h behind the hall's: its moves are shown "
+                     "moved by the difference (set the boards' clocks: network time)"]
