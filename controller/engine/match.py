@@ -447,9 +447,12 @@ def main(argv: list[str] | None = None) -> int:
         result = run_match_parallel(args.variant, args.a, args.b, args.games, args.seed,
                                     args.cap, args.jobs, args.opening, args.balanced,
                                     args.quiet)
-    else:
-        result = run_match(args.variant, *players, args.games, args.seed, args.cap,
-                           args.opening, args.balanced, args.quiet)
+    else:  # on a thread this one waits for: Ctrl-C stops it mid-search
+        from .hint import interruptible
+
+        result = interruptible(lambda: run_match(args.variant, *players, args.games, args.seed,
+                                                 args.cap, args.opening, args.balanced,
+                                                 args.quiet))
     print(f"{args.variant}: {args.a} vs {args.b}, {result.games} games: {result}")
     return 0
 

@@ -45,7 +45,9 @@ def _interrupted(argv: list[str]) -> tuple[subprocess.CompletedProcess[str], flo
     ["hint", "--position", POSITION_7X7, "--time", "60"],
     ["match", "--games", "20", "--a", "engine:0.5", "--b", "engine:0.5"],
     ["match", "--games", "20", "--a", "engine:0.5", "--b", "engine:0.5", "--jobs", "2"],
-], ids=["hint", "match", "match-jobs"])
+    # One job, a long move: Ctrl-C waited for the move's whole search.
+    ["match", "--games", "2", "--a", "engine:30", "--b", "engine:30"],
+], ids=["hint", "match", "match-jobs", "match-long-move"])
 def test_ctrl_c_stops_at_once_without_a_traceback(argv: list[str]) -> None:
     result, took, left = _interrupted(argv)
     assert result.returncode == 130, result.stderr
