@@ -93,7 +93,10 @@ def status(g: AnyGame, v: View) -> str:
         return f"{owner}: {name} lifted, but it has no move from here{only}; put it back"
     if g.phase == "setting":
         placed = (g.count(0) + g.count(1)) % 2 + 1
-        return f"{side}: place a soldier ({placed} of 2)"
+        near = g.geometry.centre_adjacent
+        allowed = _placeable(g) if isinstance(g, Game) else 0
+        where = " next to the malha" if allowed and allowed & ~near == 0 else ""
+        return f"{side}: place a soldier{where} ({placed} of 2)"
     hajeb = g.hajeb if isinstance(g, Game) else "off"
     if g.chain_square is not None and hajeb == "on" and g.side == 0:
         return f"{side}: H'ajeb: capture again with any soldier, or carry on (pass)"

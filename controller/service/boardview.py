@@ -180,6 +180,8 @@ def lights_of(variant: AnyVariant) -> dict[str, str]:
                         else "captured: remove this piece")
     words["continue"] = ("this soldier must capture again" if variant.chain == "mandatory"
                          else "this soldier may capture again (or pass)")
+    if not isinstance(variant, LeapVariant):  # lit in the setting phase: where the rules allow
+        words["setup"] = "the next soldier may be set here (the rules keep it off the others)"
     return {look: words[look] for look in STYLES if look not in never}
 
 

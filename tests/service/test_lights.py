@@ -83,8 +83,10 @@ def test_the_legend_lists_the_lights_this_game_can_show(board: tuple[Page, Serve
     never_here = {"king", "exchange", "exchange-request"}  # no kings, no exchange in sabouiyya
     shown = [r for r in legend() if r["role"] not in never_here]
     # In sabouiyya's words: nothing is huffed, and a chain may stop.
+    # The setting phase's lights: where the rules let the next soldier go.
     words = {"capture": "captured: remove this piece",
-             "continue": "this soldier may capture again (or pass)"}
+             "continue": "this soldier may capture again (or pass)",
+             "setup": "the next soldier may be set here (the rules keep it off the others)"}
     items = pg.locator("#legend li")
     expect(items).to_have_count(len(shown))
     for i, r in enumerate(shown):
