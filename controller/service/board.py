@@ -39,6 +39,7 @@ from .boardview import (
     reason_words,
     status_words,
     stored_settings,
+    waiting_view,
     with_options,
 )
 from .config import THINK_MAX, THINK_MIN, Config
@@ -79,19 +80,11 @@ class BoardService:
         # (started on the simulated board, say) stay in the archive, unfinished.
         self.board = find_any_variant(config.variant).geometry.name
         board = None if config.board == "sim" else self.board
-        active = self.store.active()
-        resumed = resumable(active) if active is not None else None
-        if active is not None and resumed is not None and fits(board, active.id, resumed):
-            game = resumed
-            self.gid = active.id
-            self._load_settings(active.settings, (active.attacker, active.defender))
-        else:
-            game = make_game(config.variant)
-            self.gid = self.keeper.new_game(game, *self.players, self.game_settings())
+        game, active, fresh = self._first_game(board)
         # The engine's children: hints, the computer's moves, pondering.
         self.advice = Advice(self.ponder)
         # Games put aside unfinished (board cleared): resumed when set up again.
-        aside = [(i, g) for i, g in self.store.put_aside((self.gid, active.id if active else 0))
+        aside = [(i, g) for i, g in self.store.put_aside((self.gid, active))
                  if fits(board, i, g)]
         self._ids: dict[int, int] = {id(g): gid for gid, g in aside}
         # A resumed game: no takeback before the board shows it (one packed
@@ -132,14 +125,33 @@ class BoardService:
         self.board_fault: str | None = None  # set_sensor: a board read, its lights failing
         # A new game started with pieces on the board waits for it cleared (or
         # set up as its start) before it reads moves; an unreadable mark waits.
+        # So does one started here after the last game ended (its soldiers
+        # may still stand), until the board's first reading shows it.
         waiting = self.store.get_value(
             "waiting_clear", self.gid, "taken as set: a game with no move yet waits for the "
             "board cleared or set up as its start")
-        self.waiting_clear = waiting == self.gid and not game.moves
+        self.waiting_clear = (fresh or waiting == self.gid) and not game.moves
+        if fresh:
+            self.keeper.later(partial(self.store.set_value, "waiting_clear", self.gid))
         if self.simulated:
             self.feed(Frame.from_occ(self.now(), self.sim.occ))
         else:
             self._publish(self.reconciler.tick(self.now()))
+
+    def _first_game(self, board: str | None) -> tuple[AnyGame, int, bool]:
+        """The archive's unfinished game resumed, or a new one (as game
+        :attr:`gid`); with the id of the game found unfinished (0: none) and
+        whether a new game was started after others (their soldiers may
+        still stand: it waits for the board cleared)."""
+        active = self.store.active()
+        resumed = resumable(active) if active is not None else None
+        if active is not None and resumed is not None and fits(board, active.id, resumed):
+            self.gid = active.id
+            self._load_settings(active.settings, (active.attacker, active.defender))
+            return resumed, active.id, False
+        game = make_game(self.config.variant)
+        self.gid = self.keeper.new_game(game, *self.players, self.game_settings())
+        return game, active.id if active is not None else 0, self.gid > 1
 
     # ------------------------------------------------------------------
 
@@ -214,7 +226,7 @@ class BoardService:
     def _feed_waiting(self, event: Frame | Button) -> Update:
         """A new game waits for the cleared board (or its start position):
         frames until then are not moves."""
-        if isinstance(event, Frame) and event.occupied == self._start_occupied():
+        if isinstance(event, Frame) and event.occupied in self._start_occupied():
             self.waiting_clear = False
             self.keeper.later(partial(self.store.set_value, "waiting_clear", None))
             self._sensor_lines.append(format_event(event, self.squares))
@@ -225,9 +237,12 @@ class BoardService:
         self._publish(update)
         return update
 
-    def _start_occupied(self) -> int:
-        a, d = self.reconciler.game.bitboards()
-        return a | d if not self.reconciler.game.moves else -1
+    def _start_occupied(self) -> list[int]:
+        """The readings that end the wait: the game's start, a game put
+        aside in its moving phase (set up again, it is resumed)."""
+        games = [] if self.reconciler.game.moves else [self.reconciler.game]
+        games += [g for g in self.reconciler.saved if g.phase == "moving"]
+        return [a | d for a, d in (g.bitboards() for g in games)]
 
     def _note_button(self, event: Button) -> None:
         """Flush the log at every press (a resign or draw ends a game), and
@@ -485,20 +500,11 @@ class BoardService:
     # ------------------------------------------------------------------
     # State
 
-    def _waiting_view(self) -> tuple[str, dict[str, str]]:
-        a, d = self.reconciler.game.bitboards()
-        extra = self._occupied & ~(a | d)
-        names = self.reconciler.game.geometry.point_names
-        leds = {names[i]: "error" for i in range(self.squares) if extra >> i & 1}
-        n = len(leds)
-        return (f"New game: clear the board first ({n} soldier{'s' if n != 1 else ''} "
-                f"still on it, lit red)"), leds
-
     def _status(self, update: Update) -> tuple[str, dict[str, str]]:
         """The status line and lights: the reconciler's, or the service's
         own while a new game waits for the cleared board."""
-        if self.waiting_clear:
-            return self._waiting_view()
+        if self.waiting_clear and self._last_frame is not None:  # what stands is known
+            return waiting_view(self.reconciler.game, self._occupied)
         hint = self.hint_move if self.reconciler.expected is None else None
         return status_words(update.status, update.leds, self.reconciler.game, hint,
                             self.note, self.draw_offer)

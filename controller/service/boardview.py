@@ -37,12 +37,14 @@ __all__ = [
     "hajeb_view",
     "has_exchange",
     "hint_shown",
+    "lit_hint",
     "lights_of",
     "outcome_words",
     "check_level",
     "computer_name",
     "status_words",
     "stored_settings",
+    "waiting_view",
     "with_options",
 ]
 
@@ -318,3 +320,17 @@ def status_words(status: str, leds: dict[str, str], g: AnyGame, hint: str | None
         status = (f"{status}. {draw_offer.capitalize()} offers a draw: "
                   f"{other.capitalize()} accepts with Draw")
     return status, leds
+
+
+def waiting_view(g: AnyGame, occupied: int) -> tuple[str, dict[str, str]]:
+    """The status line and lights of a new game waiting for the board
+    cleared (``occupied``: the board's reading): the soldiers that are not
+    the game's start are lit red."""
+    a, d = g.bitboards()
+    extra = occupied & ~(a | d)
+    names = g.geometry.point_names
+    leds = {names[i]: "error" for i in range(g.geometry.size) if extra >> i & 1}
+    n = len(leds)
+    return (f"New game: clear the board first ({n} soldier{'s' if n != 1 else ''} "
+            f"still on it, lit red)"), leds
+

@@ -8,7 +8,7 @@ import random
 import time
 from pathlib import Path
 
-from server import Server
+from server import Server, eventually
 
 from controller.rules import Game
 from controller.rules.record import parse_record
@@ -155,3 +155,46 @@ def test_the_start_line_names_the_resumed_game_s_variant(tmp_path: Path) -> None
         proc.kill()
         proc.wait()
     assert line.startswith("kharbga-board: kharbga-refuge on the simulated board at http://")
+
+
+def test_a_restart_after_a_finished_game_waits_for_the_cleared_board(tmp_path: Path) -> None:
+    """The power goes after a game ended, its soldiers still standing: the
+    game started on restart waits for the board cleared, and the soldiers
+    taken off one by one are never read as its placements (the last two
+    would have been the Attacker's first turn)."""
+    game = Game.new("kharbga")
+    rng = random.Random(5)
+    server = Server(tmp_path / "data", "kharbga")
+    server.start()
+    try:
+        for n in range(1, 9):
+            game.play(rng.choice(game.legal_moves()))
+            server.post("/api/sim/occupancy", {"occ": _occ(game)})
+            eventually(lambda: _count(server.get("/api/state")["moves"]) == n)  # noqa: B023
+        server.post("/api/button", {"button": "resign", "side": "defender"})
+        eventually(lambda: server.get("/api/state")["outcome"] is not None)
+        finished = server.get("/api/state")["game_id"]
+        server.kill()
+        server.start()
+        state = server.get("/api/state")
+        assert state["game_id"] != finished
+        assert state["waiting_clear"]
+        assert state["status"] == "New game: clear the board first (8 soldiers still on it, " \
+            "lit red)"
+        names = game.geometry.point_names
+        standing = [names[i] for i, c in enumerate(_occ(game)) if c == "1"]
+        for n, point in enumerate(standing):
+            server.post("/api/sim/occupancy", {"point": point, "occupied": False})
+            time.sleep(0.15)  # past the settle: a reading of two would be a turn
+            assert server.get(f"/api/games/{state['game_id']}")["actions"] == [], n
+            if n == 3:  # a restart meanwhile keeps the new game waiting
+                server.kill()
+                server.start()
+                assert server.get("/api/state")["waiting_clear"]
+        state = server.get("/api/state")
+        assert not state["waiting_clear"] and state["moves"] == []
+        first = str(Game.new("kharbga").legal_moves()[0])
+        server.post("/api/sim/occupancy", {"point": first[1:], "occupied": True})
+        eventually(lambda: server.get("/api/state")["moves"] == [first])
+    finally:
+        server.stop()

@@ -355,3 +355,30 @@ def test_a_finished_game_keeps_the_names_of_who_played_it(tmp_path: Path) -> Non
     stored = service.store.get(gid)
     assert stored is not None and stored.settings["ponder"] is False
     service.close()
+
+
+def test_a_game_put_aside_is_resumed_by_the_board_a_restart_waits_on(tmp_path: Path) -> None:
+    """The newest unfinished game is of another board: the game started
+    on restart waits for the board cleared, and the board set up as an
+    older game put aside resumes that one, as it would without the wait."""
+    from controller.board.sensorlog import Frame
+    from controller.service.store import Store
+
+    store = Store(tmp_path)
+    older = Game.from_position("kharbga", "......./......./..D..../.A.A.../....D../......./"
+                               "A...... d m - 7")
+    older.play("e3-e2")
+    aside = store.new_game(older, "A", "D")
+    store.new_game(Game.new("sabouiyya"), "A", "D")  # the newest: not of this board
+    store.close()
+    clock = Clock(100.0)
+    service = BoardService(Config(data_dir=tmp_path, board="gpio", variant="kharbga",
+                                  settle=0.05, error_delay=0.2), clock=clock)
+    a, d = older.bitboards()
+    service.feed(Frame(service.now(), a | d))
+    clock.t += 0.2
+    service.tick()
+    state = service.state()
+    assert (service.gid, state["moves"]) == (aside, ["e3-e2"])
+    assert not state["waiting_clear"]
+    service.close()
