@@ -18,7 +18,7 @@ from urllib.parse import quote
 
 from controller.board import words
 
-__all__ = ["ArchiveError", "archive_errors", "open_read_only", "open_writable", "ro_uri"]
+__all__ = ["BUSY_MS", "ArchiveError", "archive_errors", "open_read_only", "open_writable", "ro_uri"]
 
 # The columns of our tables since the first archive (``settings`` came
 # later and is added on opening to write).
@@ -29,6 +29,10 @@ OURS = {
     "sensor": {"game_id", "seq", "line"},
 }
 MOVE_ASIDE = "move it aside to start a new archive"
+# How long (ms) a write of the board waits for another program's lock on
+# the archive before it fails (and is tried again a second later): the
+# board's loop writes, and SQLite's own 5 s would freeze its LEDs and page.
+BUSY_MS = 50
 WRITABLE = "the board records every move there; give a writable data directory (--data-dir)"
 
 
@@ -62,6 +66,8 @@ def open_writable(path: Path, schema: str) -> sqlite3.Connection:
             db.executescript(schema)
             if "settings" not in columns(db, "games"):  # archives from before settings
                 db.execute("ALTER TABLE games ADD COLUMN settings TEXT")
+            # Opened (waiting up to 5 s, as SQLite does): the board's writes wait less.
+            db.execute(f"PRAGMA busy_timeout={BUSY_MS}")
         except BaseException:
             db.close()
             raise

@@ -25,6 +25,7 @@ from controller.rules.leap_factory import apply_any_options, format_any_options
 from controller.rules.record import Record
 
 from .archive import (
+    BUSY_MS,
     WRITABLE,
     ArchiveError,
     archive_errors,
@@ -144,6 +145,7 @@ class Store:
             self.log_db = sqlite3.connect(self.path, isolation_level=None,
                                           check_same_thread=False)
             self.log_db.execute("PRAGMA synchronous=NORMAL")
+            self.log_db.execute(f"PRAGMA busy_timeout={BUSY_MS}")
         # Archives from before settings were kept, read without adding it.
         self._settings = "settings" if "settings" in columns(self.db, "games") else "NULL"
         self._local = threading.local()

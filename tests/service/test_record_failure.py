@@ -541,3 +541,40 @@ def test_a_game_write_that_fails_for_another_reason_is_said_and_retried(
     kept = stored.get(gid)
     assert kept is not None and list(kept.actions) == ["@a1", "@b1", "@a7", "@b7"]
     stored.close()
+
+
+def test_an_archive_locked_by_another_program_never_holds_the_board_up(tmp_path: Path) -> None:
+    """Another program holds the archive's write lock (a database browser
+    left in a transaction): the board does not wait for it (SQLite would
+    wait 5 s a write, the LEDs and the page frozen meanwhile); the page
+    says the game is not saved, and the moves are written once it lets go."""
+    import time
+
+    clock = Clock()
+    service = BoardService(Config(data_dir=tmp_path, board="gpio", settle=0.05,
+                                  error_delay=0.3), clock)
+    game = Game.new("kharbga")
+    _place(service, clock, game, "@a1", "@b1")
+    other = sqlite3.connect(tmp_path / "games.sqlite3", isolation_level=None)
+    other.execute("BEGIN EXCLUSIVE")
+    other.execute("INSERT INTO kv VALUES ('another program', '1')")
+    try:
+        started = time.monotonic()
+        _place(service, clock, game, "@a7", "@b7")
+        clock.t += 1.5
+        service.tick()  # the write tried again
+        assert time.monotonic() - started < 1.0
+        state = service.state()
+        assert state["moves"] == ["@a1", "@b1", "@a7", "@b7"]
+        assert state["record_problem"] is not None and "locked" in state["record_problem"]
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
+    clock.t += 1.5
+    service.tick()
+    assert service.state()["record_problem"] is None
+    stored = Store(tmp_path)
+    kept = stored.get(service.gid)
+    assert kept is not None and list(kept.actions) == ["@a1", "@b1", "@a7", "@b7"]
+    stored.close()
+    service.close()
