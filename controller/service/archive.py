@@ -154,6 +154,9 @@ def _problem(path: Path, exc: sqlite3.DatabaseError) -> str | None:
     if name.startswith("SQLITE_CORRUPT"):
         return (f"{path} is damaged ({said}): {MOVE_ASIDE}; its games may be recovered "
                 "with sqlite3's .recover")
+    if name == "SQLITE_FULL":
+        return (f"{path} cannot be written (the disk is full): the board records every move "
+                "there; free some space or give another data directory (--data-dir)")
     if name == "SQLITE_NOTADB":
         return f"{path} is damaged or not a SQLite file ({said}): {MOVE_ASIDE}"
     if name.startswith(("SQLITE_CANTOPEN", "SQLITE_READONLY")):

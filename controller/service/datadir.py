@@ -35,8 +35,10 @@ def hold(folder: str | Path) -> IO[str] | None:
         who = f" (process {pid})" if pid.isascii() and pid.isdigit() else ""
         raise OSError(f"the data directory {where} is in use by another kharbga-board{who}: "
                       "stop it, or give this one another --data-dir") from None
-    fh.seek(0)
-    fh.truncate()
-    fh.write(f"{os.getpid()}\n")
-    fh.flush()
+    try:  # who holds it, for a second one's refusal (unbuffered: nothing left to
+        # fail again at close); the lock holds without it
+        os.ftruncate(fh.fileno(), 0)
+        os.pwrite(fh.fileno(), f"{os.getpid()}\n".encode(), 0)
+    except OSError:
+        pass  # a full disk: the archive's opening says so in its words
     return fh

@@ -234,3 +234,35 @@ def test_an_archive_that_cannot_be_written_stops_the_board_in_words(
     assert (r.returncode, r.stdout) == (2, "")
     assert r.stderr == (f"kharbga-board: {view}/empty/games.sqlite3 cannot be written "
                         f"({why.replace(str(view), f'{view}/empty')}): {fix}\n")
+
+
+@pytest.mark.parametrize("room", ["none", "for-the-lock"])
+def test_a_new_archive_on_a_full_disk_stops_the_board_in_words(
+        room: str, tmp_path: Path) -> None:
+    """A data directory on a disk with no room left (a small tmpfs, filled):
+    one line naming the archive and the full disk, not the system's
+    '[Errno 28] No space left on device' or SQLite's 'OperationalError:
+    database or disk is full' naming no file."""
+    if os.geteuid() != 0:
+        pytest.skip("a small file system of its own needs root (mount -t tmpfs)")
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(disk)],
+                      capture_output=True, check=False).returncode:
+        pytest.skip("no tmpfs mount here (root, without the right to mount)")
+    try:
+        data = disk / "data"
+        data.mkdir()
+        if room == "for-the-lock":  # a lock file left by an earlier run
+            (data / "service.lock").write_text("123\n")
+        with pytest.raises(OSError), open(disk / "filler", "wb") as filler:
+            while True:
+                filler.write(b"\0" * 4096)
+                filler.flush()
+        r = _run(data)
+        assert (r.returncode, r.stdout) == (2, "")
+        assert r.stderr == (f"kharbga-board: {data}/games.sqlite3 cannot be written (the disk "
+                            "is full): the board records every move there; free some space "
+                            "or give another data directory (--data-dir)\n")
+    finally:
+        subprocess.run(["umount", str(disk)], check=True)
