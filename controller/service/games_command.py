@@ -51,7 +51,12 @@ def _games(store: Store, action: str, gid_text: str | None, data_dir: Path) -> N
     if stored is None:
         raise ValueError(f"no game {gid} in {data_dir}")
     if action == "log":  # replayable: header first, times never going back
-        for line in store.replayable_log(gid):
+        lines, left_out = store.replayable(gid)
+        if left_out:
+            print(f"kharbga-board: game {gid}: {left_out} sensor-log line"
+                  f"{'s that are' if left_out != 1 else ' that is'} not events (the archive "
+                  f"edited by hand?) {'are' if left_out != 1 else 'is'} left out", file=sys.stderr)
+        for line in lines:
             print(line)
     elif action == "show":
         game = stored.game()

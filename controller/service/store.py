@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from controller.board.sensorlog import Header, format_event
+from controller.board.sensorlog import Header, format_event, parse_line
 from controller.board.words import said
 from controller.hall.protocol import Unreplayable, action_tokens, apply_token, stored_start
 from controller.rules import AnyGame, AnyVariant, find_any_variant
@@ -411,6 +411,11 @@ class Store:
         """The game's sensor log as a file ``kharbga-board replay`` reads: a
         header first, times from 0 and never going back (a restart starts
         the service's clock again: later lines continue one second on)."""
+        return self.replayable(gid)[0]
+
+    def replayable(self, gid: int) -> tuple[list[str], int]:
+        """:meth:`replayable_log`, and how many of the stored lines are left
+        out as not events of this board (the archive edited by hand)."""
         stored = self.get(gid)
         if stored is None:
             raise KeyError(gid)
@@ -419,11 +424,14 @@ class Store:
         shift = None
         last = 0.0
         colour = False
+        left_out = 0
         for line in self.sensor_log(gid):
             try:
+                parse_line(line, geometry.size)
                 event = json.loads(line)
                 t = float(event["t"])
             except (ValueError, KeyError, TypeError):
+                left_out += 1
                 continue
             colour = colour or "cells" in event
             if shift is None:
@@ -434,7 +442,7 @@ class Store:
             event["t"] = last
             out.append(json.dumps(event))
         header = Header(0.0, geometry.name, "colour" if colour else "occupancy")
-        return [format_event(header, geometry.size), *out]
+        return [format_event(header, geometry.size), *out], left_out
 
     # -- small settings ------------------------------------------------------
 

@@ -266,3 +266,29 @@ def test_a_new_archive_on_a_full_disk_stops_the_board_in_words(
                             "or give another data directory (--data-dir)\n")
     finally:
         subprocess.run(["umount", str(disk)], check=True)
+
+
+def test_games_log_of_a_hand_edited_sensor_log_replays(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Sensor lines edited by hand (a frame of a number, one of another
+    board, a button not known, a line cut short) are left out of ``games
+    log``, said in one line: what it writes is a log ``replay`` reads."""
+    store = Store(tmp_path)
+    game = Game.new("kharbga")
+    gid = store.new_game(game, "Amel", "Youssef")
+    game.play("@e4")
+    store.sync(gid, game)
+    empty, placed = "0" * 49, "0" * 25 + "1" + "0" * 23  # e4
+    store.append_sensor(gid, [
+        f'{{"t": 0.5, "occ": "{empty}"}}', '{"t": 0.6, "occ": 5}', '{"t": 0.7, "occ": "01"}',
+        '{"t": 0.8, "button": "launch"}', f'{{"t": 0.9, "occ": "{empty[:20]}',
+        '{"t": -1, "occ": "' + empty + '"}', f'{{"t": 1.0, "occ": "{placed}"}}'])
+    store.close()
+    status, out, err = _games(tmp_path, "log", str(gid), capsys=capsys)
+    assert status == 0
+    assert err == (f"kharbga-board: game {gid}: 5 sensor-log lines that are not events "
+                   "(the archive edited by hand?) are left out\n")
+    log = tmp_path / "game.jsonl"
+    log.write_text(out)
+    assert main(["replay", str(log), "--variant", "kharbga"]) == 0
+    assert "@e4" in capsys.readouterr().out
