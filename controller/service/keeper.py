@@ -155,9 +155,11 @@ class Keeper:
         why = why or said(exc) or type(exc).__name__
         if self.problem is None:
             log.error("%s cannot be written to %s: %s", what, self.where, why)
+        guess = ("another program holding the archive?" if "locked" in why
+                 else "a full disk? a read-only card?")
         self.problem = (f"the game is not being saved ({why}): the moves shown since are "
                         f"kept in memory and written once {self.where} can be written "
-                        "again (a full disk? a read-only card?)")
+                        f"again ({guess})")
         self._retry_at = self.now() + RETRY
 
 

@@ -566,7 +566,9 @@ def test_an_archive_locked_by_another_program_never_holds_the_board_up(tmp_path:
         assert time.monotonic() - started < 1.0
         state = service.state()
         assert state["moves"] == ["@a1", "@b1", "@a7", "@b7"]
-        assert state["record_problem"] is not None and "locked" in state["record_problem"]
+        assert state["record_problem"] is not None and state["record_problem"].startswith(
+            "the game is not being saved (database is locked): ")
+        assert state["record_problem"].endswith("(another program holding the archive?)")
     finally:
         other.execute("ROLLBACK")
         other.close()
