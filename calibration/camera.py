@@ -30,7 +30,8 @@ from calibration.smooth import CellSmoother
 from controller.board.words import said
 
 __all__ = ["calibrate_camera", "read_image", "load_profile", "CameraProfile", "CameraReader",
-           "check_cells", "Reading", "read_photo", "check_size", "check_board"]
+           "check_cells", "Reading", "read_photo", "check_size", "check_board",
+           "board_in_view"]
 
 PROFILE_KIND = "kharbga-camera-profile"
 PROFILE_VERSION = 1
@@ -286,12 +287,22 @@ def read_image(path: str | Path, profile_path: str | Path) -> str:
     return cells
 
 
+LINES_IN_VIEW = 16  # of the 64 grid intersections: fewer, and the board is not seen
+
+
+def board_in_view(reader: CameraReader) -> bool:
+    """Whether the frame ``reader`` read last shows the profile's board: it
+    was located, and its grid lines show at 16 or more of the 64
+    intersections (a hand or an arm hides fewer)."""
+    r = reader.last_reading
+    return r is not None and int(r.features.patch_ok[:64].sum()) >= LINES_IN_VIEW
+
+
 def check_board(reader: CameraReader, name: str) -> None:
     """A clear ValueError when the board read does not look like the profile's
     board: its grid lines missing at most intersections (another board, or
     markers moved to another board since calibration)."""
-    r = reader.last_reading
-    if r is not None and int(r.features.patch_ok[:64].sum()) < 16:
+    if reader.last_reading is not None and not board_in_view(reader):
         raise ValueError(f"the board in {name} does not look like the one in the profile (its"
                          " grid lines are not where they were at calibration): calibrate this"
                          " board")

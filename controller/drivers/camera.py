@@ -12,7 +12,8 @@ The image analysis (markers, homography, colour model, smoothing) is
 calibration's :class:`~calibration.camera.CameraReader`; this module owns
 the capture device, the thread and the timing.  It logs (``logging``) when
 markers are lost and found again, when the board cannot be located, when
-the camera gives no picture, and when a video ends.
+the camera gives no picture, when its pictures show none of the board, and
+when a video ends.
 """
 
 from __future__ import annotations
@@ -27,19 +28,21 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from calibration.camera import CameraReader, load_profile
+from calibration.camera import CameraReader, board_in_view, load_profile
 from calibration.frames import is_video_file, open_capture
 from controller.board.events import Frame
 from controller.board.sensorlog import Event, Header, format_event
 
-__all__ = ["CameraStream", "MarkerWatch", "stream_speed", "video_events", "video_frames",
-           "video_log"]
+__all__ = ["CameraStream", "MarkerWatch", "blindness", "stream_speed", "video_events",
+           "video_frames", "video_log"]
 
 log = logging.getLogger(__name__)
 
 MARKERS = frozenset(range(4))
 SIZE = 7  # the camera reads the 7x7 board
 REOPEN_AFTER = 2.0  # seconds without a picture before a camera is opened again
+BLIND_AFTER = 3.0  # seconds of pictures without the board before it is said (an arm passing)
+DARK = 12.0  # a picture this dark on average (0-255) shows nothing
 
 
 class MarkerWatch:
@@ -75,6 +78,26 @@ class MarkerWatch:
 
 def _ids(ids: list[int]) -> str:
     return ", ".join(str(i) for i in ids)
+
+
+def blindness(image: np.ndarray, reader: CameraReader) -> tuple[str, str] | None:
+    """Why the picture ``reader`` has just read shows none of the board, as
+    (what the camera sees, what may be the cause), or None when it shows the
+    board (a hand over part of it is not blindness: its squares read '?')."""
+    if board_in_view(reader):
+        return None
+    if float(image.mean()) < DARK:
+        return "sees only darkness", "the light off, or the lens covered?"
+    seen = sorted(frozenset(reader.last_markers) & MARKERS)
+    if not seen:
+        return ("sees none of the board's markers",
+                "the camera turned or knocked away, or something over them?")
+    if reader.last_reading is None:
+        return (f"cannot locate the board (only marker{'s' if len(seen) > 1 else ''} "
+                f"{_ids(seen)} in view)", "3 are needed after the camera or board moved")
+    return ("does not see the board's lines",
+            "something over the whole board, or the board moved against its markers since "
+            "calibration: calibrate it again if so")
 
 
 def video_frames(device: str, profile_path: str | Path, smooth: int = 3,
@@ -137,6 +160,9 @@ class CameraStream:
         self._failing = False  # the last read gave no picture
         self._failing_since = 0.0  # time.time() of the first read that gave none
         self._tried_at = 0.0  # time.monotonic() of the last open, or the first failure
+        # why the pictures show none of the board, since when (time.time(),
+        # time.monotonic()): said after BLIND_AFTER seconds
+        self._blind: tuple[tuple[str, str], float, float] | None = None
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="camera", daemon=True)
 
@@ -146,12 +172,33 @@ class CameraStream:
     def problem(self) -> str | None:
         """What is wrong with the pictures, in words (None: they come)."""
         if not self._failing:
-            return None
+            return self._blindness()
         if self.is_file:
             return f"the video {self.device} ended after {self.pictures} pictures"
         since = time.strftime("%H:%M:%S", time.localtime(self._failing_since))
         return (f"the camera {self.device} gives no picture since {since} (its cable? "
                 "it is opened again until it answers)")
+
+    def _blindness(self) -> str | None:
+        blind = self._blind
+        if blind is None or time.monotonic() - blind[2] < BLIND_AFTER:
+            return None
+        (what, why), since = blind[0], time.strftime("%H:%M:%S", time.localtime(blind[1]))
+        return f"the camera {self.device} {what} since {since} ({why})"
+
+    def _sight(self, image: np.ndarray) -> None:
+        """Keep why the picture just read shows none of the board (logged
+        when it starts and ends)."""
+        why = blindness(image, self.reader)
+        if why is None:
+            if self._blind is not None:
+                log.info("camera %s: the board is in view again", self.device)
+            self._blind = None
+        elif self._blind is None:
+            log.warning("camera %s: %s (%s)", self.device, *why)
+            self._blind = (why, time.time(), time.monotonic())
+        else:
+            self._blind = (why, self._blind[1], self._blind[2])
 
     def _picture(self) -> np.ndarray | None:
         """The next picture, or None (logged once per run of failures)."""
@@ -201,6 +248,7 @@ class CameraStream:
                 continue
             cells = self.reader.read(image)
             self.watch.update(self.reader)
+            self._sight(image)
             self.last = (image, cells, self.reader.last_markers)
             now = time.monotonic()
             if cells != last or now - beat >= 1.0:

@@ -6,6 +6,7 @@ seam: OpenCV's capture of a rendered video, cut where the cable is pulled."""
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import cv2
@@ -15,7 +16,7 @@ from test_video import CAM, _calibrated
 
 import controller.drivers.camera as camera
 from calibration.frames import is_video_file
-from calibration.render import Lighting, Scene, render
+from calibration.render import Camera, Lighting, Scene, render
 from controller.board.events import Frame
 from controller.service.config import Config
 from controller.service.hardware import CameraBackend
@@ -107,3 +108,83 @@ def test_the_camera_board_refuses_a_game_on_another_board(tmp_path: Path) -> Non
         CameraBackend("0", Config(variant="sabouiyya", camera_profile=str(tmp_path / "p.json")))
     assert str(err.value) == ("the camera board reads the 7x7 board, but variant sabouiyya is "
                               "played on the 5x5 board")
+
+
+class Showing:
+    """A capture that gives the same picture every time (a camera at rest)."""
+
+    def __init__(self, picture: np.ndarray) -> None:
+        self.picture = picture
+
+    def read(self) -> tuple[bool, np.ndarray]:
+        time.sleep(0.01)
+        return True, self.picture
+
+    def get(self, prop: int) -> float:
+        return 0.0
+
+    def isOpened(self) -> bool:  # noqa: N802 - OpenCV's name
+        return True
+
+    def release(self) -> None:
+        return None
+
+
+def _blinded(picture: np.ndarray, how: str) -> np.ndarray:
+    """The camera's picture when it cannot see the board: the light off or
+    the lens covered, the camera knocked to look beside the board, or a
+    cloth over the whole board (its markers still in view)."""
+    if how == "dark":
+        return np.full_like(picture, 4)
+    if how == "turned away":
+        away = Camera(CAM.angle, CAM.scale, CAM.tilt, CAM.cx + 2000, CAM.cy)
+        return render(Scene("." * 49, "white-black", away, Lighting(level=0.95), seed=3)).image
+    covered = picture.copy()
+    corners = cv2.perspectiveTransform(
+        np.array([[[-0.2, -0.2]], [[7.2, -0.2]], [[7.2, 7.2]], [[-0.2, 7.2]]]),
+        CAM.homography())
+    cv2.fillConvexPoly(covered, corners.reshape(-1, 2).astype(np.int32), (60, 60, 140))
+    return covered
+
+
+@pytest.mark.parametrize(("how", "words"), [
+    ("dark", "sees only darkness"),
+    ("turned away", "sees none of the board's markers"),
+    ("covered", "does not see the board's lines"),
+])
+def test_a_camera_that_cannot_see_the_board_says_so_and_reads_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, how: str, words: str
+) -> None:
+    # Before, the stream said nothing (its pictures came): the page's only
+    # words were "a1, b1, c1 and 46 more not seen clearly (a hand, a
+    # reflection ...)" for a camera looking at the wall.
+    profile = _calibrated(tmp_path)
+    board = render(Scene(A3, "white-black", CAM, Lighting(level=0.95), seed=3)).image
+    capture = Showing(board)
+    monkeypatch.setattr(camera, "open_capture", lambda device: capture)
+    monkeypatch.setattr(camera, "BLIND_AFTER", 0.3)
+    stream = camera.CameraStream("/dev/video0", profile)
+    stream.start()
+    try:
+        def wait(until: Callable[[], bool]) -> None:
+            deadline = time.monotonic() + 20
+            while not until() and time.monotonic() < deadline:
+                time.sleep(0.02)
+
+        wait(lambda: stream.last is not None and stream.last[1][14] == "a")
+        assert stream.problem() is None
+        capture.picture = _blinded(board, how)
+        wait(lambda: stream.problem() is not None)
+        problem = stream.problem()
+        assert problem is not None and problem.startswith(f"the camera /dev/video0 {words} "
+                                                          "since ")
+        frames = []
+        while not stream.events.empty():
+            frames.append(stream.events.get())
+        for f in frames:  # nothing guessed: every square read is as it stands
+            assert all(c in ("?", want) for c, want in zip(f.text(49), A3, strict=True))
+        capture.picture = board
+        wait(lambda: stream.problem() is None)
+        assert stream.problem() is None
+    finally:
+        stream.close()
