@@ -30,7 +30,8 @@ from calibration.camera import (
     read_photo,
 )
 
-__all__ = ["IMAGE_SUFFIXES", "frames_of", "is_video_file", "open_capture", "read_frames"]
+__all__ = ["IMAGE_SUFFIXES", "camera_node", "frames_of", "is_video_file", "open_capture",
+           "open_problem", "read_frames"]
 
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp")
 
@@ -60,20 +61,48 @@ def is_video_file(device: str) -> bool:
     return not device.isdigit() and Path(device).is_file()
 
 
+def camera_node(device: str) -> str | None:
+    """The device node of a camera (a device number or a /dev path), or None
+    for anything else (a video file)."""
+    if device.isdigit():
+        return f"/dev/video{device}"
+    return device if device.startswith("/dev/") else None
+
+
+def open_problem(device: str) -> str:
+    """Why ``device`` does not open, in words: the causes a person can mend."""
+    node = camera_node(device)
+    if node is None:
+        p = Path(device)
+        if p.is_dir():
+            return "a folder, not a video"
+        if not p.exists():
+            return ("no such file or camera: give a device number such as 0, a /dev/video* "
+                    "path or a video file")
+        return "not a video OpenCV can decode"
+    if not os.path.exists(node):
+        return f"no such camera {node}: is it plugged in? ls /dev/video* lists the cameras"
+    if not os.access(node, os.R_OK | os.W_OK):
+        return f"permission denied on {node}: add this user to the video group"
+    return f"{node} does not answer as a camera: not one, or in use by another program?"
+
+
 def open_capture(device: str) -> cv2.VideoCapture:
     """A camera (its number or device node) or a video file, opened; a
-    ValueError in one line if it cannot be (OpenCV's own warnings about it
-    are silenced: the caller tells what went wrong)."""
+    ValueError in one line if it cannot be, saying why (OpenCV's own
+    warnings about it are silenced: the caller tells what went wrong)."""
     if not device.strip():
         raise ValueError("no camera or video given: a device number such as 0, a /dev/video* "
                          "path or a video file")
     cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_ERROR)
     source: int | str = int(device) if device.isdigit() else device
-    cap = cv2.VideoCapture(source)
+    with _quiet_stderr():
+        cap = cv2.VideoCapture(source)
     opened = cap.isOpened()
     if not opened:
         cap.release()
-        raise ValueError(f"cannot open camera or video {device!r}")
+        what = "camera" if camera_node(device) else "video"
+        raise ValueError(f"cannot open {what} {device}: {open_problem(device)}")
     return cap
 
 

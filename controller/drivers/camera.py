@@ -29,7 +29,7 @@ import cv2
 import numpy as np
 
 from calibration.camera import CameraReader, board_in_view, load_profile
-from calibration.frames import is_video_file, open_capture
+from calibration.frames import camera_node, is_video_file, open_capture, open_problem
 from controller.board.events import Frame
 from controller.board.sensorlog import Event, Header, format_event
 
@@ -148,8 +148,21 @@ class CameraStream:
     def __init__(self, device: str, profile_path: str | Path) -> None:
         self.device = device
         self.reader = CameraReader(load_profile(profile_path), smooth=3)
-        self.cap = open_capture(device)
         self.is_file = is_video_file(device)
+        self._failing = False  # the last read gave no picture
+        self._failing_since = 0.0  # time.time() of the first read that gave none
+        self._tried_at = 0.0  # time.monotonic() of the last open, or the first failure
+        self._why = "its cable?"  # why it gives none, in words
+        try:
+            self.cap = open_capture(device)
+        except ValueError as exc:
+            if camera_node(device) is None:
+                raise  # a video that cannot be opened will not come
+            # a camera not plugged in yet: said, and opened again until it answers
+            log.warning("camera %s: %s", device, exc)
+            self.cap = cv2.VideoCapture()
+            self._failing, self._failing_since = True, time.time()
+            self._tried_at, self._why = time.monotonic(), open_problem(device)
         fps = self.cap.get(cv2.CAP_PROP_FPS) if self.is_file else 0.0
         self.period = 1.0 / fps if fps and fps > 0 else 0.0
         self.events: queue.Queue[Frame] = queue.Queue()
@@ -157,9 +170,6 @@ class CameraStream:
         self.last: tuple[np.ndarray, str, dict[int, np.ndarray]] | None = None
         self.watch = MarkerWatch(device)
         self.pictures = 0
-        self._failing = False  # the last read gave no picture
-        self._failing_since = 0.0  # time.time() of the first read that gave none
-        self._tried_at = 0.0  # time.monotonic() of the last open, or the first failure
         # why the pictures show none of the board, since when (time.time(),
         # time.monotonic()): said after BLIND_AFTER seconds
         self._blind: tuple[tuple[str, str], float, float] | None = None
@@ -176,7 +186,7 @@ class CameraStream:
         if self.is_file:
             return f"the video {self.device} ended after {self.pictures} pictures"
         since = time.strftime("%H:%M:%S", time.localtime(self._failing_since))
-        return (f"the camera {self.device} gives no picture since {since} (its cable? "
+        return (f"the camera {self.device} gives no picture since {since} ({self._why}; "
                 "it is opened again until it answers)")
 
     def _blindness(self) -> str | None:
@@ -216,6 +226,7 @@ class CameraStream:
             else:
                 log.warning("camera %s: no picture from the camera", self.device)
             self._failing_since, self._tried_at = time.time(), time.monotonic()
+            self._why = "its cable?"
         self._failing = True
         return None
 
@@ -228,6 +239,7 @@ class CameraStream:
         try:
             self.cap = open_capture(self.device)
         except ValueError:
+            self._why = open_problem(self.device)
             return  # still gone: tried again later
         log.info("camera %s: opened again", self.device)
 

@@ -5,6 +5,7 @@ seam: OpenCV's capture of a rendered video, cut where the cable is pulled."""
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -188,3 +189,56 @@ def test_a_camera_that_cannot_see_the_board_says_so_and_reads_nothing(
         assert stream.problem() is None
     finally:
         stream.close()
+
+
+def test_a_camera_missing_at_start_is_said_and_read_once_it_is_plugged_in(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Before, the service refused to start ("cannot open camera or video
+    # '/dev/video7'"): a Pi that booted before its camera was plugged in
+    # showed no page at all.  Now the page says why and the camera is
+    # opened again until it answers, as after an unplugging.
+    profile = _calibrated(tmp_path)
+    missing = "/dev/video-kharbga-test"  # a camera node that is not there (yet)
+    video = _video(tmp_path / "a3.avi", A3, 40)
+    plugged = threading.Event()
+    real_open = camera.open_capture
+
+    def open_capture(device: str) -> object:
+        return cv2.VideoCapture(str(video)) if plugged.is_set() else real_open(device)
+
+    monkeypatch.setattr(camera, "open_capture", open_capture)
+    monkeypatch.setattr(camera, "REOPEN_AFTER", 0.3)
+    stream = camera.CameraStream(missing, profile)
+    problem = stream.problem()
+    assert problem is not None and problem.startswith(f"the camera {missing} gives no picture "
+                                                      "since ")
+    assert problem.endswith(f"(no such camera {missing}: is it plugged in? ls /dev/video* "
+                            "lists the cameras; it is opened again until it answers)")
+    stream.start()
+    try:
+        plugged.set()  # pictures come
+        deadline = time.monotonic() + 20
+        while stream.problem() is not None and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert stream.problem() is None
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline and (stream.last is None or stream.last[1][14] != "a"):
+            time.sleep(0.02)
+        assert stream.last is not None and stream.last[1][14] == "a"
+    finally:
+        stream.close()
+
+
+@pytest.mark.parametrize(("device", "words"), [
+    ("missing.avi", "no such file or camera"),
+    (".", "a folder, not a video"),
+])
+def test_a_video_that_cannot_be_opened_is_refused_in_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, device: str, words: str
+) -> None:
+    profile = _calibrated(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ValueError) as err:
+        camera.CameraStream(device, profile)
+    assert str(err.value).startswith(f"cannot open video {device}: {words}")

@@ -354,7 +354,7 @@ def test_command_refuses_bad_arguments(tmp_path: Path) -> None:
     r = run("--live", "0", "--empty", "x.png", "--out", str(tmp_path / "p.json"))
     assert r.returncode == 2 and "--live takes the photos itself" in r.stderr
     r = run("--live", str(tmp_path / "none.avi"), "--out", str(tmp_path / "p.json"))
-    assert r.returncode == 2 and "cannot open camera or video" in r.stderr
+    assert r.returncode == 2 and "none.avi: no such file or camera" in r.stderr
     r = run("--live", "0", "--cells", "abc", "--out", str(tmp_path / "p.json"))
     assert r.returncode == 2 and "49 characters" in r.stderr
 
