@@ -123,20 +123,47 @@ class CameraProfile:
         try:
             s = int(d["square_px"])
             h = np.array(d["homography"], np.float64)
-            markers = {int(k): np.array(v, np.float64) for k, v in d["markers"].items()}
+            markers = _marker_corners(d["markers"])
             png = np.frombuffer(base64.b64decode(d["empty_top_png"], validate=True), np.uint8)
             top = cv2.imdecode(png, cv2.IMREAD_COLOR)
             model = ColourModel.from_json(d["model"])
-            size = (int(d["image_size"][0]), int(d["image_size"][1]))
-        except (KeyError, TypeError, ValueError, IndexError, cv2.error) as exc:
+            size = _image_size(d["image_size"])
+        except (KeyError, TypeError, IndexError, cv2.error, np.linalg.LinAlgError) as exc:
             raise ValueError(f"corrupt camera profile ({type(exc).__name__}: {exc})") from None
-        if h.shape != (3, 3) or not np.isfinite(h).all():
-            raise ValueError("corrupt camera profile (homography is not a finite 3x3 matrix)")
+        except ValueError as exc:
+            raise ValueError(f"corrupt camera profile ({exc})") from None
+        if h.shape != (3, 3) or not np.isfinite(h).all() or not _invertible(h):
+            raise ValueError("corrupt camera profile (homography is not an invertible 3x3 "
+                             "matrix)")
         if top is None or top.shape != (8 * s, 8 * s, 3):
             raise ValueError("corrupt camera profile (empty-board picture unreadable)")
-        if not markers or any(v.shape != (4, 2) for v in markers.values()):
-            raise ValueError("corrupt camera profile (marker corners)")
         return cls(h, markers, top, model, size, s)
+
+
+def _invertible(h: np.ndarray) -> bool:
+    sv = np.linalg.svd(h, compute_uv=False)
+    return bool(sv[0] > 0 and sv[-1] > 1e-12 * sv[0])
+
+
+def _marker_corners(d: Any) -> dict[int, np.ndarray]:
+    """The profile's four markers' corners in board units (ids 0-3, 4 corners each)."""
+    words = "marker corners: ids 0, 1, 2, 3 each with 4 corners"
+    try:
+        markers = {int(k): np.array(v, np.float64) for k, v in d.items()}
+    except (AttributeError, TypeError, ValueError):
+        raise ValueError(words) from None
+    if (sorted(markers) != [0, 1, 2, 3]
+            or any(v.shape != (4, 2) or not np.isfinite(v).all() for v in markers.values())):
+        raise ValueError(words)
+    return markers
+
+
+def _image_size(d: Any) -> tuple[int, int]:
+    """The calibration pictures' width and height."""
+    if (not isinstance(d, list) or len(d) != 2
+            or not all(isinstance(x, int) and not isinstance(x, bool) and x > 0 for x in d)):
+        raise ValueError("image_size must be two positive whole numbers")
+    return d[0], d[1]
 
 
 def load_profile(path: str | Path) -> CameraProfile:

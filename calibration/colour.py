@@ -464,8 +464,19 @@ class ColourModel:
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> ColourModel:
-        m = cls(d["means"], d["covs"], float(d["floor"]), float(d["max_dist"]),
-                float(d["margin"]))
+        """A model from its JSON; a ValueError in words for numbers it cannot use."""
+        numbers = [float(d[k]) for k in ("floor", "max_dist", "margin")]
+        for key, x in zip(("floor", "max_dist", "margin"), numbers, strict=True):
+            if not (np.isfinite(x) and x > 0):
+                raise ValueError(f"{key} must be a positive number, not {x:g}")
+        m = cls(d["means"], d["covs"], *numbers)
         if m.means.shape != (3, 3) or m.covs.shape != (3, 3, 3):
             raise ValueError("class statistics have the wrong shape")
+        if not np.isfinite(m.means).all():
+            raise ValueError("class means are not finite numbers")
+        if not np.isfinite(m.covs).all():
+            raise ValueError("class spreads are not finite numbers")
+        if (np.abs(m.covs - m.covs.transpose(0, 2, 1)).max() > 1e-9
+                or np.linalg.eigvalsh(m.covs).min() < -1e-9):
+            raise ValueError("class spreads are not covariances")
         return m

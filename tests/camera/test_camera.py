@@ -263,3 +263,54 @@ def test_smoother_stops_flicker() -> None:
     assert s.update(flick) == flick
     with pytest.raises(ValueError):
         s.update("x" * 49)
+
+
+NAN = float("nan")
+
+
+def _markers(d: dict) -> dict:
+    return d["markers"]
+
+
+@pytest.mark.parametrize(("name", "spoil", "words"), [
+    ("means not numbers", lambda d: d["model"].update(means=[[NAN] * 3] * 3),
+     "class means are not finite numbers"),
+    ("spreads not numbers", lambda d: d["model"].update(covs=[[[NAN] * 3] * 3] * 3),
+     "class spreads are not finite numbers"),
+    ("negative spreads", lambda d: d["model"].update(covs=[(-np.eye(3)).tolist()] * 3),
+     "class spreads are not covariances"),
+    ("no floor", lambda d: d["model"].update(floor=0),
+     "floor must be a positive number, not 0"),
+    ("negative floor", lambda d: d["model"].update(floor=-1),
+     "floor must be a positive number, not -1"),
+    ("distance not a number", lambda d: d["model"].update(max_dist=NAN),
+     "max_dist must be a positive number, not nan"),
+    ("size a string", lambda d: d.update(image_size="1280x720"),
+     "image_size must be two positive whole numbers"),
+    ("size negative", lambda d: d.update(image_size=[-5, 0]),
+     "image_size must be two positive whole numbers"),
+    ("flat homography", lambda d: d.update(homography=[[0] * 3] * 3),
+     "homography is not an invertible 3x3 matrix"),
+    ("one marker", lambda d: d.update(markers={"0": _markers(d)["0"]}),
+     "marker corners: ids 0, 1, 2, 3 each with 4 corners"),
+    ("marker 9", lambda d: d.update(markers={**_markers(d), "9": _markers(d).pop("0")}),
+     "marker corners: ids 0, 1, 2, 3 each with 4 corners"),
+    ("marker corners not numbers", lambda d: _markers(d).update({"0": [[NAN, 0]] * 4}),
+     "marker corners: ids 0, 1, 2, 3 each with 4 corners"),
+    ("markers a list", lambda d: d.update(markers=[1, 2]),
+     "marker corners: ids 0, 1, 2, 3 each with 4 corners"),
+])
+def test_a_spoilt_profile_is_refused_in_one_line(calibrated, tmp_path: Path, name: str,
+                                                 spoil, words: str) -> None:
+    # Before, a profile with numbers that are not numbers (a hand edit, a
+    # bad copy) was taken: the board read all '?' for good with no word
+    # why, or 'floor = 0' printed NumPy's warnings; a list of markers gave
+    # "AttributeError: 'list' object has no attribute 'items'", and
+    # image_size "1280x720" was read as 1x2.
+    d, _ = calibrated
+    data = json.loads((d / "profile.json").read_text())
+    spoil(data)
+    bad = _write(tmp_path / "bad.json", json.dumps(data).encode())
+    with pytest.raises(ValueError) as err:
+        load_profile(bad)
+    assert str(err.value) == f"camera profile {bad}: corrupt camera profile ({words})", name
