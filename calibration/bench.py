@@ -180,6 +180,32 @@ def stream_sample(out_dir: Path, seed: int = HELD_OUT[0], frames: int = 30,
     return video, profile
 
 
+def run_swapped(seeds: range = range(500, 510)) -> tuple[int, int, int]:
+    """Calibration on room-lit photo pairs, each piece set a seed, given the
+    right way round and swapped: (pairs, right ones accepted, swapped ones
+    refused as an empty-board photo with pieces)."""
+    pairs = accepted = refused = 0
+    for seed in seeds:
+        rng = np.random.default_rng(seed)
+        for ps in PIECE_SETS:
+            cam = random_camera(rng, full_turn=True)
+            wood = _wood(rng, (50, 100, 140), (140, 190, 230))
+            empty, layout = (render(Scene(c, ps, cam.shaken(rng), room_lighting(rng),
+                                          seed=seed + k, wood=wood)).image
+                             for k, c in enumerate(("." * 49, LAYOUT)))
+            pairs += 1
+            try:
+                calibrate(empty, layout, LAYOUT)
+                accepted += 1
+            except ValueError:
+                pass
+            try:
+                calibrate(layout, empty, LAYOUT)
+            except ValueError as exc:
+                refused += str(exc).startswith("the empty-board photo shows pieces")
+    return pairs, accepted, refused
+
+
 def floor_ms(frames: int = 40, seed: int = 0) -> float:
     """The least any reader must do per frame: warp the picture to the top-down
     grid and take 49 means (no marker search, no classification), in ms."""
@@ -223,8 +249,15 @@ def main(argv: list[str] | None = None) -> int:
                     help=f"scene seed (held out, never tuned on: {HELD_OUT})")
     ap.add_argument("--steady", action="store_true",
                     help="the earlier benchmark: calibration photos under one steady light")
+    ap.add_argument("--swapped", action="store_true",
+                    help="calibration photos given the right way round and swapped")
     a = ap.parse_args(argv)
     t0 = time.perf_counter()
+    if a.swapped:
+        pairs, accepted, refused = run_swapped()
+        print(f"calibration on {pairs} room-lit photo pairs: {accepted} accepted; swapped,"
+              f" {refused} refused as an empty-board photo with pieces")
+        return 0
     floor = floor_ms()
     if a.steady:
         res = run(a.setups, a.frames, a.seed)

@@ -188,6 +188,29 @@ def load_profile(path: str | Path) -> CameraProfile:
         raise ValueError(f"camera profile {p}: {exc}") from None
 
 
+BARE = 0.25  # log colour of a square's centre against its corners' wood, beyond a bare one's
+
+
+def _check_bare(grid: Grid, empty: Empty, cells: str) -> None:
+    """A clear ValueError when the empty-board photo shows pieces on half or
+    more of the squares where the layout has them (the photos swapped, or
+    the empty board taken after the pieces were set): its profile would
+    read the bare board as the layout.  Each square's centre is compared
+    with the wood at its corners, against the squares the layout leaves
+    empty (a board with a few squares painted or marked still passes)."""
+    bare = np.log(empty.disc) - np.log(empty.patch[:64])[grid.corners].mean(axis=1)
+    ref = np.median(bare[[i for i, c in enumerate(cells) if c == "."]], axis=0)
+    covered = np.abs(bare - ref).max(axis=1) > BARE
+    on = [i for i, c in enumerate(cells) if c != "." and covered[i]]
+    pieces = sum(c != "." for c in cells)
+    if len(on) >= max(2, pieces / 2):
+        names = ", ".join("abcdefg"[i % 7] + str(i // 7 + 1) for i in on[:3])
+        more = f" and {len(on) - 3} more" if len(on) > 3 else ""
+        raise ValueError(f"the empty-board photo shows pieces on {names}{more} squares where the"
+                         " layout has them: take it with the board clear (were the two photos"
+                         " swapped?)")
+
+
 def calibrate(empty: np.ndarray, layout: np.ndarray, cells: str) -> CameraProfile:
     """Learn a profile from an empty-board photo and a photo of ``cells``."""
     check_cells(cells)
@@ -210,6 +233,7 @@ def calibrate(empty: np.ndarray, layout: np.ndarray, cells: str) -> CameraProfil
     if h2 is None or err2 > 5.0:
         raise ValueError("the camera moved between the empty-board and layout photos")
     e = Empty.from_warp(grid, empty_top)
+    _check_bare(grid, e, cells)
     feats = features(grid, e, grid.warp(layout, h2))
     model, feats = ColourModel.learn_layout(feats, cells)
     sep = model.separation()

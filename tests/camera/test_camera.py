@@ -314,3 +314,19 @@ def test_a_spoilt_profile_is_refused_in_one_line(calibrated, tmp_path: Path, nam
     with pytest.raises(ValueError) as err:
         load_profile(bad)
     assert str(err.value) == f"camera profile {bad}: corrupt camera profile ({words})", name
+
+
+@pytest.mark.parametrize("pieces", ["white-black", "blue-pink", "stone-brown"])
+def test_photos_given_the_wrong_way_round_are_refused(pieces: str) -> None:
+    # Before, the layout photo given as the empty board (the two swapped,
+    # or "Empty board" pressed with the pieces already set) made a profile
+    # that read the bare board as the layout and the full board as empty:
+    # phantom pieces on every square the layout had them.
+    empty, layout = _setup(pieces, Camera(angle=-30, scale=520, tilt=0.1, cx=640, cy=360))
+    calibrate(empty, layout, LAYOUT)
+    with pytest.raises(ValueError) as err:
+        calibrate(layout, empty, LAYOUT)
+    said = str(err.value)
+    assert said.startswith("the empty-board photo shows pieces on a1, c1, d1 and ")
+    assert said.endswith("squares where the layout has them: take it with the board clear (were "
+                         "the two photos swapped?)")
