@@ -218,6 +218,10 @@ def calibrate(empty: np.ndarray, layout: np.ndarray, cells: str) -> CameraProfil
         if cells.count(c) < 2:
             raise ValueError(f"the layout needs at least 2 {name} squares, has {cells.count(c)}")
     empty, layout = _as_bgr(empty), _as_bgr(layout)
+    if empty.shape[:2] != layout.shape[:2]:
+        raise ValueError(f"the empty-board photo is {empty.shape[1]}x{empty.shape[0]} but the"
+                         f" layout photo {layout.shape[1]}x{layout.shape[0]}: take both with the"
+                         " same camera at the same size")
     found = _all_markers(empty, "the empty-board photo")
     h0 = fit_from_centres(found)
     # learn each marker's corners in board units (so markers stuck turned still work)

@@ -330,3 +330,14 @@ def test_photos_given_the_wrong_way_round_are_refused(pieces: str) -> None:
     assert said.startswith("the empty-board photo shows pieces on a1, c1, d1 and ")
     assert said.endswith("squares where the layout has them: take it with the board clear (were "
                          "the two photos swapped?)")
+
+
+def test_photos_of_two_sizes_are_refused() -> None:
+    # Before, a profile was written with the empty photo's size, and every
+    # later picture of the layout photo's size was refused by camera read
+    # as "calibrate this camera with its own photos".
+    empty, layout = _setup("white-black", Camera(angle=10, scale=520, tilt=0.1))
+    with pytest.raises(ValueError) as err:
+        calibrate(empty, cv2.resize(layout, (960, 540)), LAYOUT)
+    assert str(err.value) == ("the empty-board photo is 1280x720 but the layout photo 960x540:"
+                              " take both with the same camera at the same size")
