@@ -206,6 +206,35 @@ def run_swapped(seeds: range = range(500, 510)) -> tuple[int, int, int]:
     return pairs, accepted, refused
 
 
+def run_conditions(seeds: tuple[int, ...], frames: int = 6) -> dict[str, tuple[int, int, int]]:
+    """Each of ``conditions.CONDITIONS`` over the room-lit photos of every
+    piece set (a hand in one photo of two): (squares, wrong, unknown outside
+    the hand), raw readings (no smoothing)."""
+    from calibration.conditions import CONDITIONS
+
+    cv2.setNumThreads(1)
+    out: dict[str, tuple[int, int, int]] = {}
+    for name, spoil in CONDITIONS.items():
+        squares = wrong = unknown = 0
+        for seed in seeds:
+            rng = np.random.default_rng(seed)
+            for ps in ROOM_SETS:
+                cam = random_camera(rng, full_turn=True)
+                wood = _wood(rng, (50, 100, 140), (140, 190, 230))
+                reader, _ = _calibrated(rng, Scene(LAYOUT, ps, cam, seed=seed, wood=wood))
+                for k in range(frames):
+                    r = render(Scene(random_cells(rng, 0.6), ps, cam.shaken(rng),
+                                     room_lighting(rng), hand=k % 2 == 0,
+                                     seed=seed * 100 + k, wood=wood))
+                    got = reader.read(spoil(r.image, rng))
+                    squares += 49
+                    wrong += sum(g not in ("?", c) for g, c in zip(got, r.cells, strict=True))
+                    unknown += sum(g == "?" and not h
+                                   for g, h in zip(got, r.hidden, strict=True))
+        out[name] = (squares, wrong, unknown)
+    return out
+
+
 def floor_ms(frames: int = 40, seed: int = 0) -> float:
     """The least any reader must do per frame: warp the picture to the top-down
     grid and take 49 means (no marker search, no classification), in ms."""
@@ -251,8 +280,15 @@ def main(argv: list[str] | None = None) -> int:
                     help="the earlier benchmark: calibration photos under one steady light")
     ap.add_argument("--swapped", action="store_true",
                     help="calibration photos given the right way round and swapped")
+    ap.add_argument("--conditions", action="store_true",
+                    help="rooms not tuned on (a lamp's hot spot, a hard shadow, motion blur, ...)")
     a = ap.parse_args(argv)
     t0 = time.perf_counter()
+    if a.conditions:
+        for name, (n, w, u) in run_conditions((a.seed, a.seed + 1)).items():
+            print(f"{name:18s} {n} squares: {w} wrong, {100 * u / n:.1f}% unknown (not under"
+                  " the hand)")
+        return 0
     if a.swapped:
         pairs, accepted, refused = run_swapped()
         print(f"calibration on {pairs} room-lit photo pairs: {accepted} accepted; swapped,"
