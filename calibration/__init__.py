@@ -1,2 +1,3 @@
-"""Calibration of the board's sensors: camera markers, homography, colour model,
-reed-matrix mapping, and the profiles that store them."""
+"""The overhead camera's image analysis: markers, homography, the colour
+model, live calibration, and the profiles that store them (the reed
+matrix's mapping is the drivers': controller/drivers/calibrate_matrix.py)."""
