@@ -17,9 +17,7 @@ a game from its moves alone.
 
 from __future__ import annotations
 
-import json
 import logging
-import math
 import re
 import time
 from dataclasses import dataclass, field
@@ -33,7 +31,7 @@ from controller.rules.record import RESULTS, Record, parse_record
 
 from .geometry import checked_geometry
 from .protocol import BOARD_ID, Unreplayable, action_tokens, apply_token, stored_start
-from .trust import MAX_JUMP, move_time, seq_trouble
+from .trust import MAX_JUMP, move_time, seq_trouble, strict_json
 from .turns import Replay, Turns, turns_of
 
 log = logging.getLogger("kharbga.hall")
@@ -202,9 +200,9 @@ class Hall:
 
     def _take(self, name: str, kind: str, text: str) -> bool:
         if kind == "moves":
-            return self._move(name, _json(text))
+            return self._move(name, strict_json(text))
         if kind == "state":
-            return self._state(name, _json(text))
+            return self._state(name, strict_json(text))
         if kind == "game":
             return self._record(name, text)
         if kind == "online":
@@ -587,18 +585,3 @@ def _short(v: object, what: str) -> str | None:
 def _is_int(v: object) -> TypeGuard[int]:
     return isinstance(v, int) and not isinstance(v, bool)
 
-
-def _json(text: str) -> Any:
-    """A message's JSON, refusing what JSON itself has no word for
-    (``NaN``, ``Infinity``, a number too large for a float): the page
-    reads the hall's answers as strict JSON."""
-    def finite(word: str) -> float:
-        value = float(word)
-        if not math.isfinite(value):
-            raise ValueError(f"number {word[:20]} out of range")
-        return value
-
-    def constant(word: str) -> None:
-        raise ValueError(f"{word} is not JSON")
-
-    return json.loads(text, parse_float=finite, parse_constant=constant)

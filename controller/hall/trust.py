@@ -12,10 +12,14 @@ docs/broadcast.md ("What the hall believes").
 
 from __future__ import annotations
 
+import json
 import math
-from typing import TypeGuard
+from typing import Any, TypeGuard
 
-__all__ = ["MAX_AGE", "MAX_AHEAD", "MAX_JUMP", "MAX_SEQ", "move_time", "seq_trouble", "span"]
+__all__ = [
+    "MAX_AGE", "MAX_AHEAD", "MAX_JUMP", "MAX_SEQ", "move_time", "seq_trouble", "span",
+    "strict_json",
+]
 
 MAX_AHEAD = 10.0  # seconds a move's time may lie after the hall's clock
 MAX_AGE = 12 * 3600.0  # seconds a move's time may lie before it (moves queued all evening)
@@ -72,3 +76,19 @@ def span(seconds: float) -> str:
         return f"{seconds / 3600:.0f} h"
     days = seconds / 86400
     return f"{days:.0f} days" if days < 1e6 else f"{days:.3g} days"
+
+
+def strict_json(text: str) -> Any:
+    """A message's JSON, refusing what JSON itself has no word for
+    (``NaN``, ``Infinity``, a number too large for a float): the page
+    reads the hall's answers as strict JSON."""
+    def finite(word: str) -> float:
+        value = float(word)
+        if not math.isfinite(value):
+            raise ValueError(f"number {word[:20]} out of range")
+        return value
+
+    def constant(word: str) -> None:
+        raise ValueError(f"{word} is not JSON")
+
+    return json.loads(text, parse_float=finite, parse_constant=constant)
