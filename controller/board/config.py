@@ -34,7 +34,8 @@ __all__ = ["ConfigError", "OneLineParser", "Table", "install_hint", "kind_of", "
            "local_caller", "loopback_host", "read_toml", "start_url"]
 
 # The make targets that install an extra of pyproject.toml into .venv.
-MAKE_TARGETS = {"pi": "install-pi", "serial": "install-pi", "camera": "install-camera"}
+MAKE_TARGETS = {"pi": "install-pi", "serial": "install-pi", "camera": "install-camera",
+                "web": "install", "mqtt": "install"}
 
 
 def install_hint(extra: str) -> str:

@@ -489,11 +489,12 @@ def attach(app: Any, service: Any, config: BroadcastConfig) -> Publisher:
 
 def need_paho() -> None:
     """A ValueError with the install line when paho-mqtt is missing."""
+    from controller.board.config import install_hint
+
     try:
         import paho.mqtt.client  # noqa: F401
     except ImportError:
-        raise ValueError("the broadcast needs paho-mqtt: pip install "
-                         "'kharbga-board[mqtt]'") from None
+        raise ValueError(f"the broadcast needs paho-mqtt: {install_hint('mqtt')}") from None
 
 
 def _show_link(service: Any, link: dict[str, Any]) -> None:

@@ -10,6 +10,7 @@ import re
 import subprocess
 from pathlib import Path
 
+import pytest
 from bchelp import Broker, Player, board, hall, hall_has, random_game, wait_until
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "broadcast.md"
@@ -64,3 +65,17 @@ def test_acl_keeps_each_board_to_its_own_id(tmp_path: Path) -> None:
         impostor.stop()
         h.stop()
         broker.stop()
+
+
+def test_a_missing_paho_names_the_make_target(monkeypatch: pytest.MonkeyPatch) -> None:
+    # paho comes with `make install` (the web extra): the line says so, as
+    # every other missing library's does, for the board and the hall alike.
+    import sys
+
+    from controller.service.broadcast import need_paho
+
+    monkeypatch.setitem(sys.modules, "paho.mqtt.client", None)  # import fails
+    with pytest.raises(ValueError) as err:
+        need_paho()
+    assert str(err.value) == ("the broadcast needs paho-mqtt: make install (or .venv/bin/pip "
+                              "install -e '.[mqtt]' in the checkout)")
