@@ -27,7 +27,7 @@ from calibration.homography import (
 )
 from calibration.markers import detect_markers, detect_markers_near
 from calibration.smooth import CellSmoother
-from controller.board.words import said
+from controller.board.words import unreadable
 
 __all__ = ["calibrate_camera", "read_image", "load_profile", "CameraProfile", "CameraReader",
            "check_cells", "Reading", "read_photo", "check_size", "check_board",
@@ -170,13 +170,10 @@ def load_profile(path: str | Path) -> CameraProfile:
     p = Path(path)
     try:
         text = p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ValueError(f"cannot read camera profile {p}: no such file") from None
-    except IsADirectoryError:
-        raise ValueError(f"cannot read camera profile {p}: a folder, not a file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else said(exc)
-        raise ValueError(f"cannot read camera profile {p}: {why}") from None
+    except OSError as exc:  # the words every file the project reads is refused in
+        raise ValueError(f"camera profile {p}: {unreadable(exc)}") from None
+    except UnicodeDecodeError:
+        raise ValueError(f"camera profile {p} is not text (not UTF-8)") from None
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
