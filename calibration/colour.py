@@ -21,6 +21,7 @@ of the square's corner illuminations (a shadow edge across it).  A square is
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -465,10 +466,14 @@ class ColourModel:
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> ColourModel:
         """A model from its JSON; a ValueError in words for numbers it cannot use."""
-        numbers = [float(d[k]) for k in ("floor", "max_dist", "margin")]
-        for key, x in zip(("floor", "max_dist", "margin"), numbers, strict=True):
+        numbers = []
+        for key in ("floor", "max_dist", "margin"):
+            x = d[key]
+            if not isinstance(x, int | float) or isinstance(x, bool):
+                raise ValueError(f"{key} must be a positive number, not {json.dumps(x)[:20]}")
             if not (np.isfinite(x) and x > 0):
                 raise ValueError(f"{key} must be a positive number, not {x:g}")
+            numbers.append(float(x))
         m = cls(d["means"], d["covs"], *numbers)
         if m.means.shape != (3, 3) or m.covs.shape != (3, 3, 3):
             raise ValueError("class statistics have the wrong shape")

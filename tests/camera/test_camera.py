@@ -283,6 +283,11 @@ def _markers(d: dict) -> dict:
      "floor must be a positive number, not 0"),
     ("negative floor", lambda d: d["model"].update(floor=-1),
      "floor must be a positive number, not -1"),
+    # Before: "could not convert string to float: 'x'", naming no key.
+    ("floor a string", lambda d: d["model"].update(floor="x"),
+     'floor must be a positive number, not "x"'),
+    ("margin true", lambda d: d["model"].update(margin=True),
+     "margin must be a positive number, not true"),
     ("distance not a number", lambda d: d["model"].update(max_dist=NAN),
      "max_dist must be a positive number, not nan"),
     ("size a string", lambda d: d.update(image_size="1280x720"),
