@@ -40,10 +40,11 @@ from .present import Display, View, exchange_refusal, leds, status
 from .readings import Mismatch, Readings
 from .settings import Settings
 from .timeline import Timeline, captured_last_turn
+from .unrecorded import Unrecorded
 from .update import Report as _Report
 from .update import Update
 
-__all__ = ["Settings", "Update", "Reconciler"]
+__all__ = ["Settings", "Unrecorded", "Update", "Reconciler"]
 
 SIDES = ("attacker", "defender")
 
@@ -217,13 +218,20 @@ class Reconciler:
         return action
 
     @property
-    def pending(self) -> tuple[bool, bool, int | None]:
-        """What the game's actions do not hold: exchange flags raised, a draw offered."""
-        return self._turn.flags[0], self._turn.flags[1], self._table.draw_offer
+    def pending(self) -> Unrecorded:
+        """What the game's actions do not hold: exchange flags raised, a draw
+        offered, the computer's action lit."""
+        t = self._turn
+        return Unrecorded((t.flags[0], t.flags[1]), self._table.draw_offer,
+                          None if t.expected is None else str(t.expected))
 
-    def restore(self, pending: tuple[bool, bool, int | None]) -> None:
-        """:attr:`pending` as it was when the service stopped (a resumed game)."""
-        self._turn.flags[:], self._table.draw_offer = [pending[0], pending[1]], pending[2]
+    def restore(self, pending: Unrecorded) -> None:
+        """:attr:`pending` as it was when the service stopped (a resumed game);
+        the computer's action only if it is one of this position's."""
+        t = self._turn
+        t.flags[:], self._table.draw_offer = list(pending.flags), pending.draw
+        t.expected = next((m for m in self.game.legal_moves() if m.kind != PASS
+                           and str(m) == pending.expected), None)
 
     def decline_draw(self) -> None:
         """The draw offered is declined: the other side's press is a new offer."""

@@ -92,7 +92,7 @@ class BoardService:
         self.reconciler = Reconciler(game=game, settings=self.settings,
                                      saved=[g for _, g in aside], keep_finished=False,
                                      resumed=bool(game.moves))
-        self.reconciler.restore(self.keeper.resumed_pending(self.gid))
+        self.reconciler.restore(self.keeper.resumed_pending(self.gid, game, self.computer))
         # A resumed game: the first frame may show its last captures still
         # standing (the players had not taken them off when it stopped).
         self._resume_check = bool(game.moves)
@@ -105,7 +105,7 @@ class BoardService:
         self.hint_seconds = DEFAULT_HINT_SECONDS
         self.hint_move: str | None = None
         self.hint_squares: list[str] = []
-        offer = self.reconciler.pending[2]  # a draw offered before a restart
+        offer = self.reconciler.pending.draw  # a draw offered before a restart
         self.draw_offer: str | None = None if offer is None else SIDES[offer]
         self.note: str | None = None  # a draw declined, the computer's pass: until the next move
         self._occupied = 0
@@ -290,7 +290,8 @@ class BoardService:
         flush = bool(self._sensor_lines) and bool(update.played or update.undone or self._log_now
                                                   or len(self._sensor_lines) >= 200)
         if (update.played or update.undone or update.new_game or flush or self.keeper.due()
-                or rec.game.outcome is not None or self.keeper.pending != (self.gid, rec.pending)):
+                or rec.game.outcome is not None
+                or not self.keeper.kept(self.gid, rec.game, rec.pending)):
             self.keeper.keep(self.gid, rec.game, self._sensor_lines, flush, rec.pending)
         if update.hint_requested and rec.game.outcome is None:
             self.hint_wanted = True

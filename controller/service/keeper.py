@@ -15,28 +15,31 @@ so a failure in the middle of a change never writes a game under
 another's id (one that fails for a fault of the service's own, not of
 the archive, is named in the log and dropped: it holds up no other).
 What a game's actions do not hold (an exchange flag raised, a draw
-offered) is kept beside them, so a game resumed after a crash has them
-too."""
+offered, the computer's action lit:
+:class:`~controller.reconcile.unrecorded.Unrecorded`) is kept beside them,
+written in the same transaction as the actions, so a game resumed after
+a crash has them too, as they stood at its last write."""
 
 from __future__ import annotations
 
 import logging
 import sqlite3
 from collections.abc import Callable
+from dataclasses import replace
 from functools import partial
 
 from controller.board.words import named, said
+from controller.reconcile.unrecorded import Unrecorded
 from controller.rules import AnyGame
 
 from .store import Store, StoredGame
 
-__all__ = ["PENDING", "RETRY", "Keeper", "Pending"]
+__all__ = ["PENDING", "RETRY", "Keeper"]
 
 log = logging.getLogger("kharbga.store")
 
 RETRY = 1.0  # seconds between attempts after a failed write
 PENDING = "pending"  # the store's key for what a game's actions do not hold
-Pending = tuple[bool, bool, int | None]  # exchange flags per side, the side offering a draw
 
 
 class Keeper:
@@ -48,25 +51,22 @@ class Keeper:
         self.now = now
         self.problem: str | None = None
         self._retry_at = 0.0
-        self.pending: tuple[int, Pending] = (0, (False, False, None))  # as last stored
+        # As last stored: the game, its number of actions, what they do not hold.
+        self.pending: tuple[int, int, Unrecorded] = (0, 0, Unrecorded())
         self._finished = 0  # the game last seen finished in the store
         self._backlog: list[Callable[[], object]] = []  # writes held back, in order
 
-    def resumed_pending(self, gid: int) -> Pending:
-        """What game ``gid`` had pending when the service stopped (nothing
-        for another game, or a value not of this program's making)."""
+    def resumed_pending(self, gid: int, game: AnyGame, computer: str | None) -> Unrecorded:
+        """What game ``gid`` (``game``) had pending when the service stopped
+        (nothing for another game or one stored at another of its actions,
+        or a value not of this program's making); the computer's action
+        lit only if ``computer`` is the side to move."""
         value = self.store.get_value(PENDING, instead="ignored (no exchange flag raised, "
-                                     "no draw offered)")
-        if not isinstance(value, dict) or value.get("game") != gid:
-            return False, False, None
-        flags, draw = value.get("flags"), value.get("draw")
-        if not (isinstance(flags, list) and len(flags) == 2
-                and all(isinstance(f, bool) for f in flags)):
-            flags = [False, False]
-        if draw not in (0, 1) or isinstance(draw, bool):
-            draw = None
-        pending: Pending = (flags[0], flags[1], draw)
-        self.pending = (gid, pending)
+                                     "no draw offered, no computer's move lit)")
+        pending = _unrecorded(value, gid, len(game.moves))
+        self.pending = (gid, len(game.moves), pending)
+        if computer != game.to_move or game.outcome is not None:
+            pending = replace(pending, expected=None)
         return pending
 
     def due(self) -> bool:
@@ -107,20 +107,24 @@ class Keeper:
             del self._backlog[0]
         return True
 
+    def kept(self, gid: int, game: AnyGame, pending: Unrecorded) -> bool:
+        """Is ``pending`` stored for game ``gid`` as it stands?"""
+        return self.pending == (gid, len(game.moves), pending)
+
     def keep(self, gid: int, game: AnyGame, lines: list[str], flush: bool,
-             pending: Pending) -> None:
+             pending: Unrecorded) -> None:
         """Store ``game`` as game ``gid`` (finished when it is over), what
-        its actions do not hold (``pending``: the exchange flags raised, the
-        side offering a draw; :func:`resumed_pending`) and, with ``flush``,
-        the sensor ``lines`` (emptied once written)."""
+        its actions do not hold (``pending``, in the same transaction;
+        :meth:`resumed_pending`) and, with ``flush``, the sensor ``lines``
+        (emptied once written)."""
         if not self._drain():  # the game's row may be among them
             return
         try:
-            self.store.sync(gid, game)
-            if (gid, pending) != self.pending:
-                self.store.set_value(PENDING, {"game": gid, "flags": list(pending[:2]),
-                                               "draw": pending[2]})
-                self.pending = (gid, pending)
+            ply = len(game.moves)
+            value = None if self.kept(gid, game, pending) else (PENDING, {
+                "game": gid, "ply": ply, **_value_of(pending)})
+            self.store.sync(gid, game, value=value)
+            self.pending = (gid, ply, pending)
             if game.outcome is not None and gid != self._finished:
                 stored = self.store.get(gid)  # once, not at every tick after the end
                 if stored is not None and stored.finished is None:
@@ -161,6 +165,28 @@ class Keeper:
                         f"kept in memory and written once {self.where} can be written "
                         f"again ({guess})")
         self._retry_at = self.now() + RETRY
+
+
+def _value_of(pending: Unrecorded) -> dict[str, object]:
+    """``pending`` as the store keeps it (JSON)."""
+    return {"flags": list(pending.flags), "draw": pending.draw, "expected": pending.expected}
+
+
+def _unrecorded(value: object, gid: int, ply: int) -> Unrecorded:
+    """The stored :func:`_value_of` of game ``gid`` at ``ply`` actions;
+    nothing for another game or ply (written before its last action), and
+    nothing of a part not of this program's making."""
+    if not isinstance(value, dict) or value.get("game") != gid \
+            or value.get("ply", ply) != ply:  # stored before plies were kept: no ply
+        return Unrecorded()
+    flags, draw, expected = value.get("flags"), value.get("draw"), value.get("expected")
+    if not (isinstance(flags, list) and len(flags) == 2
+            and all(isinstance(f, bool) for f in flags)):
+        flags = [False, False]
+    if draw not in (0, 1) or isinstance(draw, bool):
+        draw = None
+    return Unrecorded((flags[0], flags[1]), draw,
+                      expected if isinstance(expected, str) else None)
 
 
 # What the service's held-back writes write, in words (Keeper._drain's log).

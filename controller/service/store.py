@@ -203,9 +203,12 @@ class Store:
         self._next_id = max(self._next_id, gid + 1)
         return gid
 
-    def sync(self, gid: int, game: AnyGame, times: Sequence[float] = ()) -> None:
+    def sync(self, gid: int, game: AnyGame, times: Sequence[float] = (),
+             value: tuple[str, object] | None = None) -> None:
         """Make the stored actions of ``gid`` those of ``game`` (undo
-        included), in one synced transaction."""
+        included), in one synced transaction; with ``value`` (a key and its
+        value, :meth:`set_value`), that value in the same transaction: a
+        crash keeps both or neither."""
         tokens = action_tokens(game)
         stored = self._stored.get(gid)
         if stored is None:
@@ -214,7 +217,7 @@ class Store:
         common = 0
         while common < min(len(tokens), len(stored)) and tokens[common] == stored[common]:
             common += 1
-        if common == len(tokens) == len(stored):
+        if common == len(tokens) == len(stored) and value is None:
             return
         now = time.time()
         with self.db:
@@ -225,6 +228,9 @@ class Store:
                 [(gid, i, tokens[i], times[i] if i < len(times) else now)
                  for i in range(common, len(tokens))],
             )
+            if value is not None:
+                self.db.execute("INSERT OR REPLACE INTO kv (key, value) VALUES (?, ?)",
+                                (value[0], json.dumps(value[1])))
         self._stored[gid] = tokens
 
     def rename(self, gid: int, attacker: str, defender: str,

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from controller.board.events import Button, Frame
-from controller.reconcile.reconciler import Reconciler, Settings, Update
+from controller.reconcile.reconciler import Reconciler, Settings, Unrecorded, Update
 from controller.rules import Game
 
 SETTLE = 0.25
@@ -354,6 +354,39 @@ def test_nothing_is_taken_for_the_computer_while_it_thinks() -> None:
     h.r.expect(move)  # its move is found: lit, and only it is taken
     h.move("d4", "d5")
     assert h.moves == ["d4-d5"]
+
+
+def _restarted(pending: Unrecorded, position: str = CHAIN) -> Reconciler:
+    """A new reconciler on the same game, given what the first one's
+    actions did not hold (as the service does after a restart)."""
+    r = Reconciler(game=Game.from_position("kharbga", position),
+                   settings=Settings(settle=SETTLE, error_delay=DELAY), resumed=True)
+    r.restore(pending)
+    return r
+
+
+def _bits(*squares: str) -> int:
+    names = Game.new("kharbga").geometry.point_names
+    return sum(1 << names.index(s) for s in squares)
+
+
+def test_the_computers_action_is_taken_up_after_a_restart() -> None:
+    h = Hands("kharbga", CHAIN)
+    h.r.expect(next(m for m in h.r.game.legal_moves() if str(m) == "d4-d5"))
+    assert h.r.pending.expected == "d4-d5"
+    r = _restarted(h.r.pending)
+    assert str(r.expected) == "d4-d5"
+    a, d = r.game.bitboards()
+    assert r.tick(0.0).leds == {"d4": "hint", "d5": "hint"}
+    # Another move is not the computer's: refused.
+    r.feed(Frame(0.0, (a | d) & ~_bits("d4") | _bits("e4")))
+    assert not r.tick(SETTLE + DELAY + 0.1).played and not r.game.moves
+    # The board showing its action is that action.
+    r.feed(Frame(2.0, (a | d) & ~_bits("d4") | _bits("d5")))
+    assert r.tick(2.0 + SETTLE + 0.1).played == ["d4-d5"]
+    assert r.pending.expected is None
+    # An action that is not one of the position's is not taken up.
+    assert _restarted(Unrecorded(expected="a1-a2")).expected is None
 
 
 def test_resign_and_draw_buttons() -> None:

@@ -198,3 +198,56 @@ def test_a_restart_after_a_finished_game_waits_for_the_cleared_board(tmp_path: P
         eventually(lambda: server.get("/api/state")["moves"] == [first])
     finally:
         server.stop()
+
+
+def _moving_position(seed: int) -> Game:
+    """A kharbga game a few steps into its moving phase."""
+    rng = random.Random(seed)
+    game = Game.new("kharbga")
+    while game.phase != "moving" or len(game.moves) < 52:
+        game.play(rng.choice([m for m in game.legal_moves() if m.kind != "pass"]))
+    return Game.from_position("kharbga", game.position())
+
+
+def _set_sim_board(data_dir: Path, occ: str) -> None:
+    """What stands on the simulated board, changed while the service is
+    down (the person moving a soldier while the Pi restarts)."""
+    import json
+    import sqlite3
+
+    db = sqlite3.connect(data_dir / "games.sqlite3")
+    with db:
+        db.execute("UPDATE kv SET value=? WHERE key='sim_occ'", (json.dumps(occ),))
+    db.close()
+
+
+def test_the_computers_lit_move_made_during_a_crash_is_read_as_that_move(
+    tmp_path: Path,
+) -> None:
+    """The computer's move is lit and the service killed; the restarted
+    service lights the same move (it does not search again, perhaps to
+    another choice), and a board already showing it is read as that move.
+    Before, the restart searched again, and the move made meanwhile was lit
+    as an error to put right (even when the search chose it again)."""
+    game = _moving_position(3)
+    server = Server(tmp_path / "data", "kharbga")
+    server.start()
+    try:
+        server.post("/api/new", {"variant": "kharbga", "position": game.position()})
+        server.post("/api/computer", {"side": game.to_move, "seconds": 0.3})
+        lit = eventually(lambda: server.get("/api/state")["expected"])
+        gid = server.get("/api/state")["game_id"]
+        server.kill()
+        server.start()  # the move lit, not made: the same one is lit at once
+        assert server.get("/api/state")["expected"] == lit
+        server.kill()
+        game.play(lit)
+        _set_sim_board(server.data_dir, _occ(game))  # made while the service is down
+        server.start()
+        eventually(lambda: server.get(f"/api/games/{gid}")["actions"] == [lit])
+        time.sleep(1.0)  # past the error delay: nothing to put right
+        state = server.get("/api/state")
+        assert state["game_id"] == gid and state["position"] == game.position()
+        assert "error" not in state["leds"].values(), state["status"]
+    finally:
+        server.stop()

@@ -1,0 +1,24 @@
+"""What a game's actions do not hold, and a restart must not lose.
+
+The record holds the actions played; the players also see an exchange
+flag raised, a draw offered, the computer's action lit for them to make.
+:class:`Unrecorded` is that state as a value: :attr:`Reconciler.pending`
+gives it, the service keeps it beside the game, and
+:meth:`Reconciler.restore` takes it back after a restart, so the board
+goes on as the players left it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["Unrecorded"]
+
+
+@dataclass(frozen=True, slots=True)
+class Unrecorded:
+    """What the game's actions do not hold (nothing, by default)."""
+
+    flags: tuple[bool, bool] = (False, False)  # exchange flags raised, per side
+    draw: int | None = None  # the side offering a draw (0 the Attacker, 1 the Defender)
+    expected: str | None = None  # the computer's action lit, to be made on the board
