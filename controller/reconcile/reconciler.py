@@ -39,8 +39,8 @@ from .explain import Candidate, Explainer, Turn, fits
 from .present import Display, View, exchange_refusal, leds, status
 from .readings import Mismatch, Readings
 from .settings import Settings
-from .timeline import Timeline, captured_last_turn
-from .unrecorded import Unrecorded
+from .timeline import Timeline, captured_last_turn, set_up_first
+from .unrecorded import Undone, Unrecorded
 from .update import Report as _Report
 from .update import Update
 
@@ -62,6 +62,7 @@ class _Table:
     hint: int = 0  # squares lit until the board changes
     setup: bool = False  # a leap game's soldiers being set up, until the board first fits
     resumed: bool = False  # a game resumed, until the board first shows it: no takeback
+    undone: Undone | None = None  # an undo not put back before a restart: till a full reading
 
 
 class Reconciler:
@@ -100,7 +101,7 @@ class Reconciler:
             self._turn.pending = captured_last_turn(self._timeline, standing)
         self._readings = Readings()
         self._mismatch = Mismatch()
-        self._table = _Table(setup=_set_up_first(self.game), resumed=resumed)
+        self._table = _Table(setup=set_up_first(self.game), resumed=resumed)
         self._report = _Report()
         self._lift: tuple[int, int] | None = None  # soldier in the hand, its targets
         self._deferred: list[Candidate] = []  # unproven explanations of the last reading
@@ -147,6 +148,11 @@ class Reconciler:
             a, d = self.game.bitboards()
             if self._readings.observe(event, a | d):
                 self._table.hint = 0  # a hint lasts until the board changes
+                if (undone := self._table.undone) is not None and not event.unknown:
+                    self._table.undone = None  # the first full reading after a restart
+                    if event.occupied == undone.board:  # as an undo left it: no move
+                        self._readings.stale = True
+                        self._mismatch.since, self._mismatch.undone = event.t, undone.squares
                 if self.settings.settle <= 0:
                     self._advance(event.t)
         return self._finish_update(update)
@@ -220,10 +226,13 @@ class Reconciler:
     @property
     def pending(self) -> Unrecorded:
         """What the game's actions do not hold: exchange flags raised, a draw
-        offered, the computer's action lit."""
-        t = self._turn
+        offered, the computer's action lit, an undo's board not put back."""
+        t, rd, m = self._turn, self._readings, self._mismatch
+        undone = self._table.undone
+        if undone is None and rd.stale and m.undone and rd.frame is not None:
+            undone = Undone(rd.frame.occupied, m.undone)
         return Unrecorded((t.flags[0], t.flags[1]), self._table.draw_offer,
-                          None if t.expected is None else str(t.expected))
+                       None if t.expected is None else str(t.expected), undone)
 
     def restore(self, pending: Unrecorded) -> None:
         """:attr:`pending` as it was when the service stopped (a resumed game);
@@ -232,6 +241,7 @@ class Reconciler:
         t.flags[:], self._table.draw_offer = list(pending.flags), pending.draw
         t.expected = next((m for m in self.game.legal_moves() if m.kind != PASS
                            and str(m) == pending.expected), None)
+        self._table.undone = pending.undone
 
     def decline_draw(self) -> None:
         """The draw offered is declined: the other side's press is a new offer."""
@@ -584,12 +594,7 @@ class Reconciler:
         self._timeline = Timeline(game)
         self._turn.pending.clear()
         self._turn.flags = [False, False]
-        self._table.draw_offer = None
+        self._table.draw_offer, self._table.undone = None, None
         self._table.hint = 0
-        self._table.setup = _set_up_first(game)
+        self._table.setup = set_up_first(game)
 
-
-def _set_up_first(game: AnyGame) -> bool:
-    """A leap game not begun: its soldiers are set up on their starting
-    points before it is played (the Kharbga family places them in play)."""
-    return game.ply == 0 and not isinstance(game, Game)

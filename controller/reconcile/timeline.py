@@ -6,13 +6,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from controller.board.events import Frame
-from controller.rules import AnyGame, State, game_from_position, new_game
+from controller.rules import AnyGame, Game, State, game_from_position, new_game
 from controller.rules.leap import LeapState
 from controller.rules.moves import HAJEB, PASS, PLACE, REMOVE, RESCIND, STEP, Move
 
 from .explain import Pending, fits
 
-__all__ = ["Timeline", "captured_last_turn"]
+__all__ = ["Timeline", "captured_last_turn", "set_up_first"]
 
 # Actions of the game's flow (not resign, draw): the H'ajeb button's too.
 _PLAYED = (PLACE, STEP, PASS, REMOVE, HAJEB, RESCIND)
@@ -107,3 +107,9 @@ def captured_last_turn(tl: Timeline, within: int = -1) -> Pending:
     other = 1 - g.history[-1][0].side
     gone = before[other] & ~(after[0] | after[1]) & within
     return Pending(gone if other == 0 else 0, gone if other == 1 else 0)
+
+
+def set_up_first(game: AnyGame) -> bool:
+    """A leap game not begun: its soldiers are set up on their starting
+    points before it is played (the Kharbga family places them in play)."""
+    return game.ply == 0 and not isinstance(game, Game)

@@ -1,18 +1,28 @@
 """What a game's actions do not hold, and a restart must not lose.
 
 The record holds the actions played; the players also see an exchange
-flag raised, a draw offered, the computer's action lit for them to make.
-:class:`Unrecorded` is that state as a value: :attr:`Reconciler.pending`
-gives it, the service keeps it beside the game, and
-:meth:`Reconciler.restore` takes it back after a restart, so the board
-goes on as the players left it.
+flag raised, a draw offered, the computer's action lit for them to make,
+and the squares an undo asks them to put back.  :class:`Unrecorded` is
+that state as a value: :attr:`Reconciler.pending` gives it, the service
+keeps it beside the game, and :meth:`Reconciler.restore` takes it back
+after a restart, so the board goes on as the players left it.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["Unrecorded"]
+__all__ = ["Undone", "Unrecorded"]
+
+
+@dataclass(frozen=True, slots=True)
+class Undone:
+    """An undo whose board was not yet put back: the reading it left
+    stale (an occupancy bitboard: shown again, it is no move) and the
+    squares the undo changed (told as taken back by undo)."""
+
+    board: int
+    squares: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -22,3 +32,4 @@ class Unrecorded:
     flags: tuple[bool, bool] = (False, False)  # exchange flags raised, per side
     draw: int | None = None  # the side offering a draw (0 the Attacker, 1 the Defender)
     expected: str | None = None  # the computer's action lit, to be made on the board
+    undone: Undone | None = None  # an undo's board still to be put back

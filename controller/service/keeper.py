@@ -15,7 +15,7 @@ so a failure in the middle of a change never writes a game under
 another's id (one that fails for a fault of the service's own, not of
 the archive, is named in the log and dropped: it holds up no other).
 What a game's actions do not hold (an exchange flag raised, a draw
-offered, the computer's action lit:
+offered, the computer's action lit, an undo's board not yet put back:
 :class:`~controller.reconcile.unrecorded.Unrecorded`) is kept beside them,
 written in the same transaction as the actions, so a game resumed after
 a crash has them too, as they stood at its last write."""
@@ -29,7 +29,7 @@ from dataclasses import replace
 from functools import partial
 
 from controller.board.words import named, said
-from controller.reconcile.unrecorded import Unrecorded
+from controller.reconcile.unrecorded import Undone, Unrecorded
 from controller.rules import AnyGame
 
 from .store import Store, StoredGame
@@ -169,7 +169,9 @@ class Keeper:
 
 def _value_of(pending: Unrecorded) -> dict[str, object]:
     """``pending`` as the store keeps it (JSON)."""
-    return {"flags": list(pending.flags), "draw": pending.draw, "expected": pending.expected}
+    u = pending.undone
+    return {"flags": list(pending.flags), "draw": pending.draw, "expected": pending.expected,
+            "undone": None if u is None else {"board": u.board, "squares": u.squares}}
 
 
 def _unrecorded(value: object, gid: int, ply: int) -> Unrecorded:
@@ -185,8 +187,12 @@ def _unrecorded(value: object, gid: int, ply: int) -> Unrecorded:
         flags = [False, False]
     if draw not in (0, 1) or isinstance(draw, bool):
         draw = None
+    undone, u = None, value.get("undone")
+    if isinstance(u, dict) and all(type(u.get(k)) is int and u[k] >= 0
+                                   for k in ("board", "squares")):
+        undone = Undone(u["board"], u["squares"])
     return Unrecorded((flags[0], flags[1]), draw,
-                      expected if isinstance(expected, str) else None)
+                      expected if isinstance(expected, str) else None, undone)
 
 
 # What the service's held-back writes write, in words (Keeper._drain's log).

@@ -389,6 +389,35 @@ def test_the_computers_action_is_taken_up_after_a_restart() -> None:
     assert _restarted(Unrecorded(expected="a1-a2")).expected is None
 
 
+def test_an_undo_not_put_back_is_asked_back_after_a_restart() -> None:
+    h = Hands("kharbga", CHAIN)
+    h.move("d4", "e4")
+    h.press("undo")
+    pending = h.r.pending
+    assert pending.undone is not None and pending.undone.squares == _bits("d4", "e4")
+    r = _restarted(pending)
+    assert r.pending == pending  # kept until the board is seen
+    a, d = r.game.bitboards()
+    r.feed(Frame(0.0, (a | d) & ~_bits("d4") | _bits("e4")))  # as the undo left it
+    status = r.tick(SETTLE + DELAY + 0.1).status
+    assert not r.game.moves
+    assert "e4: taken back by undo; take it off" in status
+    assert "d4: taken back by undo; put the Attacker's soldier back" in status
+    assert r.pending == pending
+    r.feed(Frame(2.0, a | d))  # put back
+    update = r.tick(2.0 + SETTLE + 0.1)
+    assert "error" not in update.leds.values() and r.pending.undone is None
+    r.feed(Frame(3.0, (a | d) & ~_bits("d4") | _bits("e4")))  # and made again: a move
+    assert r.tick(3.0 + SETTLE + 0.1).played == ["d4-e4"]
+    # A board put back while the service was down: the mark goes, the move is read.
+    r = _restarted(pending)
+    r.feed(Frame(0.0, a | d))
+    r.tick(SETTLE + 0.1)
+    assert r.pending.undone is None
+    r.feed(Frame(1.0, (a | d) & ~_bits("d4") | _bits("e4")))
+    assert r.tick(1.0 + SETTLE + 0.1).played == ["d4-e4"]
+
+
 def test_resign_and_draw_buttons() -> None:
     h = Hands("kharbga", CHAIN)
     h.press("draw", "attacker")

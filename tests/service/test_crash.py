@@ -251,3 +251,44 @@ def test_the_computers_lit_move_made_during_a_crash_is_read_as_that_move(
         assert "error" not in state["leds"].values(), state["status"]
     finally:
         server.stop()
+
+
+def test_an_undo_not_yet_put_back_before_a_crash_is_asked_back_after_it(
+    tmp_path: Path,
+) -> None:
+    """Undo is pressed and the service killed before the pieces are put
+    back: the restarted service keeps the turn taken back and lights its
+    squares as taken back by undo, as before the crash; the board still
+    showing it is not read as the move again. Before, the restart read it
+    as a new move and recorded it again."""
+    game = _moving_position(5)
+    server = Server(tmp_path / "data", "kharbga")
+    server.start()
+    try:
+        server.post("/api/new", {"variant": "kharbga", "position": game.position()})
+        gid = server.get("/api/state")["game_id"]
+        before = game.position()
+        move = next(m for m in game.legal_moves() if not m.capture and not m.flag)
+        game.play(move)
+        server.post("/api/sim/occupancy", {"occ": _occ(game)})
+        eventually(lambda: server.get(f"/api/games/{gid}")["actions"] == [str(move)])
+        server.post("/api/button", {"button": "undo"})
+        server.kill()
+        server.start()
+        time.sleep(1.5)  # well past the settle and the error delay
+        state = server.get("/api/state")
+        assert server.get(f"/api/games/{gid}")["actions"] == []
+        assert state["position"] == before
+        frm, to = str(move).split("-")
+        assert state["leds"].get(frm) == "error" and state["leds"].get(to) == "error"
+        assert f"{frm}: taken back by undo; put the" in state["status"]
+        assert f"{to}: taken back by undo; take it off" in state["status"]
+        game.pop()
+        server.post("/api/sim/occupancy", {"occ": _occ(game)})  # put back
+        eventually(lambda: "error" not in server.get("/api/state")["leds"].values())
+        assert server.get(f"/api/games/{gid}")["actions"] == []
+        game.play(move)  # and made again: now it is a move
+        server.post("/api/sim/occupancy", {"occ": _occ(game)})
+        eventually(lambda: server.get(f"/api/games/{gid}")["actions"] == [str(move)])
+    finally:
+        server.stop()
