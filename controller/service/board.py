@@ -98,7 +98,7 @@ class BoardService:
         self._resume_check = bool(game.moves)
         self.simulated = config.board == "sim"
         self.squares = game.geometry.size  # the board's points (sensors)
-        self.sim = SimBoard(self.store, game)  # read on the simulated board only
+        self.sim = SimBoard(self.store, game, self.keeper.later)  # the simulated board only
         self.hint_wanted = self.computer_wanted = False
         from controller.engine.api import DEFAULT_HINT_SECONDS
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from controller.rules import AnyGame
 
@@ -61,7 +61,11 @@ def occupancy(game: AnyGame) -> str:
 class SimBoard:
     """The simulated board: its readings (``occ``) and set-up count."""
 
-    def __init__(self, store: Store, game: AnyGame) -> None:
+    def __init__(self, store: Store, game: AnyGame,
+                 later: Callable[[Callable[[], object]], None]) -> None:
+        """The board kept in ``store`` (or ``game``'s pieces); ``later``
+        does the writes of a board set up anew (:meth:`Keeper.later`: an
+        archive that cannot be written is said and retried, not raised)."""
         self.store = store
         stored = store.get_value("sim_occ", instead="ignored (the simulated board shows "
                                  "the game)")
@@ -72,8 +76,7 @@ class SimBoard:
         self.setup: int = setup if type(setup) is int else 0
         if stored is not None and not valid:  # the board set up anew (another board)
             self.setup += 1
-            store.set_value("sim_occ", self.occ)
-            store.set_value("sim_setup", self.setup)
+            later(self.save)
 
     def set(self, occ: object, setup: object, board: str) -> str:
         """A reading of the whole board, ``occ``, made on set-up ``setup``

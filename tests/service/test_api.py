@@ -318,9 +318,9 @@ def test_a_stored_board_of_another_size_is_set_up_anew(tmp_path: Path) -> None:
     set up anew for this one: counted, so a click made on it is refused."""
     store = Store(tmp_path)
     store.set_value("sim_occ", "1" * 25)
-    sim = SimBoard(store, Game.new("kharbga"))
+    sim = SimBoard(store, Game.new("kharbga"), lambda write: write())
     assert (sim.occ, sim.setup) == ("0" * 49, 1)
-    again = SimBoard(store, Game.new("kharbga"))  # kept as it is now: no new set-up
+    again = SimBoard(store, Game.new("kharbga"), lambda write: write())  # kept: no new set-up
     assert (again.occ, again.setup) == ("0" * 49, 1)
     with pytest.raises(RequestError, match="set up again"):
         again.set("1" * 25, 0, "7x7")

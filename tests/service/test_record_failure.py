@@ -641,3 +641,42 @@ def test_an_archive_locked_by_another_program_never_holds_the_board_up(tmp_path:
     assert kept is not None and list(kept.actions) == ["@a1", "@b1", "@a7", "@b7"]
     stored.close()
     service.close()
+
+
+def test_a_simulated_board_set_up_anew_while_the_archive_is_locked_starts(
+    tmp_path: Path,
+) -> None:
+    """The service starts on the simulated board for another board than
+    the one it kept (the last game finished, the variant changed) while
+    another program holds the archive's write lock: the board starts, set
+    up anew, the page says the game is not saved, and the new board is
+    written once the lock goes. Before, the start stopped on SQLite's
+    'database is locked' (the new board was written at once, not through
+    the game's writes that say a failure and try again)."""
+    clock = Clock()
+    first = BoardService(Config(data_dir=tmp_path, board="sim", variant="kharbga",
+                                settle=0.05), clock)
+    first.set_sim_occupancy(None, point="a1", occupied=True)
+    clock.t += 1.0
+    first.tick()
+    first.press("resign", "defender")
+    first.close()
+    other = sqlite3.connect(tmp_path / "games.sqlite3", isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")
+    other.execute("INSERT INTO kv VALUES ('another program', '1')")
+    try:
+        service = BoardService(Config(data_dir=tmp_path, board="sim",
+                                      variant="sixteen-soldiers", settle=0.05), clock)
+        state = service.state()
+        assert state["variant"] == "sixteen-soldiers" and len(state["sim_occ"]) == 37
+        assert state["record_problem"] is not None and "database is locked" in \
+            state["record_problem"]
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
+    clock.t += 1.5
+    service.tick()
+    assert service.state()["record_problem"] is None
+    assert service.store.get_value("sim_occ") == state["sim_occ"]
+    assert service.store.get_value("sim_setup") == state["sim_setup"] == 1
+    service.close()
