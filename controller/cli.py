@@ -262,16 +262,21 @@ def _cmd_camera_read(args: argparse.Namespace) -> int:
 
 
 def _doctor_serial(port: str, config_path: str | None, seconds: float) -> int:
-    """A Pico board on ``port``, of the board ``config_path`` plays on (as
-    ``run --board serial:PORT`` reads it): the report in words, 1 when it
-    found a problem.  The link's own log lines would repeat the report."""
+    """A Pico board on ``port``, of the board ``config_path``'s
+    ``[gpio.mapping]`` names, or else of the board its variant is played on
+    (as ``doctor`` on the GPIO board): the report in words, 1 when it found
+    a problem.  The link's own log lines would repeat the report."""
     import logging
 
+    from controller.drivers.mapping import named_board
     from controller.drivers.serial_doctor import doctor_link
+    from controller.rules import find_any_variant
     from controller.service.config import load_config
     from controller.service.hardware import SerialBackend
 
-    backend = SerialBackend(port, load_config(config_path))
+    config = load_config(config_path)
+    board = named_board(config.gpio_table, find_any_variant(config.variant).geometry.name)
+    backend = SerialBackend(port, config, board=board)
     quiet = logging.NullHandler()
     logger = logging.getLogger("controller.drivers")
     logger.addHandler(quiet)

@@ -346,9 +346,8 @@ def test_an_empty_data_dir_is_refused(command: list[str],
      "--seconds must be more than 0 and at most 600, not inf"),
     (["doctor", "--serial", "/dev/null", "--seconds", "-1"], "--seconds must be more than 0"),
     (["doctor", "--serial", "/dev/null", "--config", "{tmp}/none.toml"], "none.toml: "),
-    (["doctor", "--serial", "/dev/null", "--config", "{tmp}/m37.toml"],
-     "{tmp}/m37.toml: gpio.mapping: it is for the 37-point board, but variant kharbga is "
-     "played on the 7x7 board (the serial board)"),
+    (["doctor", "--serial", "/dev/null", "--config", "{tmp}/m99.toml"],
+     "{tmp}/m99.toml: gpio.mapping.board: must be one of 5x5, 7x7, 8x8, 37-point, not '9x9'"),
     (["hall", "--config", "{tmp}/hall.toml"],
      "hall.toml: broadcast.ca_file: {tmp}/hall.toml holds no usable certificate"),
 ])
@@ -356,7 +355,7 @@ def test_empty_devices_bad_durations_and_tls_files_are_refused_before_anything_s
         argv: list[str], words: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (tmp_path / "hall.toml").write_text(
         f'[broadcast]\nbroker = "mqtts://127.0.0.1:1"\nca_file = "{tmp_path}/hall.toml"\n')
-    (tmp_path / "m37.toml").write_text('[gpio.mapping]\nboard = "37-point"\n')
+    (tmp_path / "m99.toml").write_text('[gpio.mapping]\nboard = "9x9"\n')
     assert main([a.replace("{tmp}", str(tmp_path)) for a in argv]) == 2
     err = capsys.readouterr().err
     assert words.replace("{tmp}", str(tmp_path)) in err and len(err.strip().splitlines()) == 1

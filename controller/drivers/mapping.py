@@ -48,6 +48,7 @@ __all__ = [
     "ConfigError",
     "FILES",
     "gpio_table_for_board",
+    "named_board",
     "parse_square",
     "points",
     "square_name",
@@ -506,3 +507,19 @@ def gpio_table_for_board(table: Mapping[str, object] | None,
     if isinstance(given, Mapping) and not {"board", "size"} & set(given):
         return {**(table or {}), "mapping": {**given, "board": board}}
     return table
+
+
+def named_board(table: Mapping[str, object] | None, board: str) -> str:
+    """The board the ``[gpio.mapping]`` of ``[gpio]`` table ``table`` names
+    (``board``, or ``size``: the square board of that side), ``board`` when
+    it names none; a table its reader would refuse is left to that reader
+    (``board`` here)."""
+    given = table.get("mapping") if isinstance(table, Mapping) else None
+    if not isinstance(given, Mapping):
+        return board
+    named, size = given.get("board"), given.get("size")
+    if isinstance(named, str) and named:
+        return named
+    if isinstance(size, int) and not isinstance(size, bool) and size in SIZES:
+        return f"{size}x{size}"
+    return board

@@ -325,16 +325,18 @@ class SerialBackend:
     the switch and the LED under each point) from ``[gpio.mapping]`` of
     ``config``, sent to the firmware in the handshake; a mapping that
     names no board is the stock one of the variant's board (``size``: of
-    the square board of that side instead).  ``link_options`` go to the
-    link (tests)."""
+    the square board of that side instead; ``board``: of that board, a
+    mapping of another refused).  ``link_options`` go to the link
+    (tests)."""
 
     preview: Callable[[], bytes] | None = None
 
     def __init__(self, url: str, config: Config | str | Path | None = None,
                  size: int | None = None, *, clock: Clock = time.monotonic,
-                 **link_options: Any) -> None:
+                 board: str | None = None, **link_options: Any) -> None:
         cfg = _config(config)
-        board = f"{size}x{size}" if size else find_any_variant(cfg.variant).geometry.name
+        if board is None:
+            board = f"{size}x{size}" if size else find_any_variant(cfg.variant).geometry.name
         self.mapping, self.leds = serial_mapping(cfg, board)
         with needs_extra("serial", "the serial board"):
             from controller.drivers.protocol import NO_LED

@@ -53,7 +53,7 @@ else:  # simulated pins need no header: number them past the stock ones
     board.BUTTON_COL_PINS = tuple(range(60 + ncols, 60 + buttons))
 if len(sys.argv) > 6:
     board.SWITCH_MAP = [int(s) for s in sys.argv[6].split(",")]
-    board.LED_COUNT = len(board.SWITCH_MAP)
+    board.LED_COUNT = len([s for s in board.SWITCH_MAP if s != 255])  # one LED a sensed point
 else:
     board.LED_COUNT = nrows * ncols
 w = world.World(

@@ -93,6 +93,32 @@ def test_doctor_follows_the_board_of_the_configuration(
     assert "a 5x5 switch matrix, 25 LEDs" in out and out.endswith("all well\n")
 
 
+@pytest.mark.parametrize(("table", "shape"), [
+    ('[gpio.mapping]\nboard = "37-point"\n', "a 9x5 switch matrix, 37 LEDs"),
+    ('[gpio.mapping]\nboard = "8x8"\ndark_only = true\n', "a 8x4 switch matrix, 32 LEDs"),
+])
+def test_doctor_checks_the_board_the_mapping_names(
+    micropython: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], table: str,
+    shape: str
+) -> None:
+    # hardware.md: "Name the board in [gpio.mapping]"; a leap board's owner
+    # has no [board] variant (doctor plays no game): the board is the
+    # mapping's, as for doctor on the GPIO board.
+    from controller.drivers.mapping import BoardMapping
+
+    config = tmp_path / "leap.toml"
+    config.write_text(table)
+    mapping = BoardMapping.for_board("37-point") if "37" in table else \
+        BoardMapping.for_board("8x8", dark_only=True)
+    with FirmwareSim(size=0, micropython=micropython, mapping=mapping) as sim:
+        sim.follow_real_time()
+        status = main(["doctor", "--serial", sim.cable.path, "--seconds", "0.3",
+                       "--config", str(config)])
+        out, err = capsys.readouterr()
+    assert err == "" and status == 0, out + err
+    assert shape in out and out.endswith("all well\n")
+
+
 def test_a_pico_whose_lights_fail_is_said_on_the_page_and_the_board_still_read(
         sim: FirmwareSim, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # The LED chain's data line breaks: the firmware's writes raise, its
