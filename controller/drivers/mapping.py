@@ -265,6 +265,14 @@ class BoardMapping:
             rows, columns = self._shape
         if not (1 <= rows <= 16 and 1 <= columns <= 16):
             raise ConfigError(f"{WHERE}.rows: the matrix needs 1 to 16 rows and columns")
+        grid = self._grid
+        if rows * columns < len(grid.sensed):
+            what = "squares" if "x" in grid.board else "points"
+            dark = (f" (dark_only = true senses its {len(layout(grid.board, True).sensed)} "
+                    "dark squares)") if grid.board == "8x8" and not grid.dark_only else ""
+            raise ConfigError(
+                f"{WHERE}.rows: the {rows}x{columns} matrix has {rows * columns} crossings, "
+                f"too few for the {len(grid.sensed)} {what} of the {grid.board} board{dark}")
         object.__setattr__(self, "_shape", (rows, columns))
         return self._explicit(self.switches, "switches", rows * columns)
 
@@ -299,7 +307,8 @@ class BoardMapping:
             out.append(sq)
         missing = [grid.names[p] for p in sensed if p not in seen]
         if missing:
-            raise ConfigError(f"{where}: no {one} for {', '.join(missing[:5])}")
+            more = f" (and {len(missing) - 5} more)" if len(missing) > 5 else ""
+            raise ConfigError(f"{where}: no {one} for {', '.join(missing[:5])}{more}")
         return out
 
     # -- lookups -------------------------------------------------------------

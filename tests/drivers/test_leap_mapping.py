@@ -100,6 +100,14 @@ def test_a_37_point_board_on_any_matrix_by_table() -> None:
          "no switch for e9"),
         ({"board": "37-point", "switches": ["b1"] * 45}, "'b1' is not a point of the 37-point"),
         ({"board": "37-point", "rows": 7}, "rows and columns go with a switches table"),
+        ({"board": "37-point", "rows": 5, "columns": 5, "switches": list(POINTS[:25])},
+         "gpio.mapping.rows: the 5x5 matrix has 25 crossings, too few for the 37 points of "
+         "the 37-point board"),
+        ({"board": "8x8", "rows": 8, "columns": 4, "switches": ["a1"] * 32},
+         "the 8x4 matrix has 32 crossings, too few for the 64 squares of the 8x8 board "
+         "(dark_only = true senses its 32 dark squares)"),
+        ({"board": "37-point", "rows": 7, "columns": 6, "switches": list(POINTS[:30]) + ["-"] * 12},
+         "no switch for e7, b8, c8, d8, a9 (and 2 more)"),
         ({"board": "7x7", "dark_only": True}, "only the 8x8 board has dark squares"),
         ({"board": "8x8", "dark_only": True, "leds": ["b1"] * 32}, "b1 is not sensed"),
     ],
