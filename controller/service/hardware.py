@@ -215,29 +215,29 @@ def hint_end(state: dict[str, Any]) -> str | None:
     return None
 
 
-# While these lights are on, the board is rightly not the game's position.
-_IN_HAND = {"lifted", "capture", "exchange", "destination"}
+# While these lights are on, the board is rightly not the game's position
+# (``setup``: a leap game's soldiers are still being set out).
+_IN_HAND = {"lifted", "capture", "exchange", "destination", "setup"}
 
 
 def expected_occupancy(state: dict[str, Any]) -> int | None:
-    """The squares that should hold a piece now, as a bitboard (a1 bit 0),
-    from the state's position; None while a piece is in hand or due to be
-    taken off, or when the position cannot be read."""
+    """The points that should hold a piece now, as a bitboard (a1 bit 0,
+    the sensor log's order), from the state's position: its ranks from the
+    top, each from file a, so the points in log order from the last rank.
+    None while a piece is in hand or due to be taken off (or set out),
+    or when the position cannot be read."""
     if _IN_HAND & set(state.get("leds", {}).values()):
         return None
     position = state.get("position")
     if not isinstance(position, str) or not position:
         return None
-    ranks = position.split()[0].split("/")
-    size = len(ranks)
-    if any(len(rank) != size for rank in ranks):
-        return None  # not a square board
-    bits = 0
-    for r, rank in enumerate(reversed(ranks)):
-        for f, ch in enumerate(rank):
-            if ch != ".":
-                bits |= 1 << (r * size + f)
-    return bits
+    cells = "".join(reversed(position.split()[0].split("/")))
+    geometry = state.get("geometry")
+    points = geometry.get("points") if isinstance(geometry, dict) else None
+    count = len(points) if isinstance(points, list) else round(len(cells) ** 0.5) ** 2
+    if len(cells) != count:
+        return None  # not this board's position
+    return sum(1 << p for p, ch in enumerate(cells) if ch != ".")
 
 
 class GpioBackend:

@@ -124,6 +124,35 @@ def test_the_gpio_board_is_told_the_game_s_board_for_its_stuck_switch_watch() ->
         factory.reset()
 
 
+def test_the_stuck_switch_watch_knows_the_leap_boards_and_their_setting_up(
+        tmp_path: Path) -> None:
+    # The 37-point board's ranks have 3 or 5 points: its position was read
+    # as unknown, so a reed welded shut was never named there.  A leap
+    # game starts with its soldiers on the board: while the setup lights
+    # ask for them, the empty points are not switches that no longer close
+    # (a checkers board set up in more than 10 s showed 24 of them).
+    from controller.rules import new_game
+    from controller.service.board import BoardService
+    from controller.service.hardware import expected_occupancy
+
+    for variant, count in (("sixteen-soldiers", 37), ("checkers", 64)):
+        clock = FakeClock(1.0)
+        service = BoardService(Config(data_dir=tmp_path / variant, variant=variant), clock)
+        try:
+            service.feed(Frame(1.0, 0))  # the board as the switches read it: empty
+            clock.t = 5.0
+            service.tick()
+            state = service.state()
+        finally:
+            service.close()
+        assert set(state["leds"].values()) == {"setup"}
+        assert expected_occupancy(state) is None
+        attacker, defender = new_game(variant).bitboards()
+        set_up = {**state, "leds": {}}
+        assert expected_occupancy(set_up) == attacker | defender
+        assert (attacker | defender) >> count == 0
+
+
 def test_the_gpio_board_is_the_variant_s_board_and_another_is_refused(tmp_path: Path) -> None:
     pytest.importorskip("gpiozero")
     from controller.board.config import ConfigError
