@@ -109,6 +109,22 @@ def _config(config: Config | str | Path | None) -> Config:
     return load_config(config) if config else Config()
 
 
+def check_backend(config: Config) -> None:
+    """Raise the one-line error :func:`open_backend` would raise for the
+    configuration of ``config.board`` (its tables against the variant's
+    board), without opening any hardware: told before a data folder or a
+    game is made."""
+    kind = config.board
+    board = find_any_variant(config.variant).geometry.name
+    if kind == "gpio":
+        with needs_extra("pi", "the gpio board"):
+            config.gpio(board)
+    elif kind.startswith("serial:"):
+        serial_mapping(config, board)
+    elif kind.startswith("camera:"):
+        camera_profile(config)
+
+
 def open_backend(config: Config, clock: Clock) -> Backend:
     """The backend of ``config.board`` on the service's ``clock``."""
     kind = config.board
@@ -409,6 +425,20 @@ def square_colours(leds: dict[str, str], now: float, config: Any,
     return limit_current(out, config.max_current_ma)
 
 
+def camera_profile(config: Config) -> str:
+    """The camera board's profile file; ``ValueError`` for a game it
+    cannot read or a configuration without one."""
+    board = find_any_variant(config.variant).geometry.name
+    if board != "7x7":
+        raise ValueError(f"the camera board reads the 7x7 board, but variant {config.variant} "
+                         f"is played on the {board} board")
+    profile = config.camera_profile
+    if not profile:
+        raise ValueError('a camera board needs [camera] profile = "FILE" in the '
+                         "configuration (made by kharbga-board calibrate camera)")
+    return str(profile)
+
+
 class CameraBackend:
     """An overhead camera (``camera:DEVICE``: a device number or a video
     file) with the profile of ``[camera] profile`` in ``config``.  Each reading is
@@ -418,14 +448,7 @@ class CameraBackend:
     def __init__(self, device: str, config: Config | str | Path | None = None, *,
                  clock: Clock = time.monotonic) -> None:
         cfg = _config(config)
-        board = find_any_variant(cfg.variant).geometry.name
-        if board != "7x7":
-            raise ValueError(f"the camera board reads the 7x7 board, but variant {cfg.variant} "
-                             f"is played on the {board} board")
-        profile = cfg.camera_profile
-        if not profile:
-            raise ValueError('a camera board needs [camera] profile = "FILE" in the '
-                             "configuration (made by kharbga-board calibrate camera)")
+        profile = camera_profile(cfg)
         with needs_extra("camera", "the camera board"):
             from controller.drivers.camera import CameraStream
         self.name = f"camera:{device}"

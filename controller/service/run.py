@@ -25,7 +25,7 @@ def serve(config: Config, config_path: str | None = None,
           broadcast: BroadcastConfig | None = None) -> int:
     """Run until interrupted; returns the exit status.  (``config``
     carries every table of its file; ``config_path`` is not read again.)"""
-    from .hardware import needs_extra
+    from .hardware import check_backend, needs_extra
 
     with needs_extra("web", "the service"):
         import aiohttp  # noqa: F401 (the web extra, said before anything starts)
@@ -33,6 +33,7 @@ def serve(config: Config, config_path: str | None = None,
     logging.basicConfig(level=logging.INFO, stream=sys.stderr,
                         format="%(asctime)s %(name)s %(levelname)s %(message)s")
     check_listen(config.host, config.port)  # before a data folder or a game is made
+    check_backend(config)  # the board's wiring against the game's board, as well
     held = datadir.hold(config.data_dir)  # one service a data directory
     try:
         return _serve(config, broadcast)

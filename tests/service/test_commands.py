@@ -220,3 +220,32 @@ def test_run_names_a_host_it_cannot_listen_on(tmp_path: Path, host: str, words: 
     assert last.endswith(": give another with --host or [web] host")
     assert "Traceback" not in r.stderr and "Errno" not in r.stderr
     assert not (tmp_path / "data").exists()
+
+
+@pytest.mark.parametrize(("board", "table", "words"), [
+    ("gpio", '[gpio.mapping]\nboard = "37-point"\n',
+     "gpio.mapping: it is for the 37-point board, but variant checkers is played on the "
+     "8x8 board"),
+    ("gpio", '[gpio.matrix]\nrow_pins = [4, 17, 27, 22, 5, 6, 13]\n',
+     "gpio.matrix.row_pins: the 8x8 switch matrix needs 8 pins, got 7"),
+    ("serial:/dev/null", '[gpio.mapping]\nboard = "37-point"\n',
+     "gpio.mapping: it is for the 37-point board, but variant checkers is played on the "
+     "8x8 board (the serial board)"),
+    ("camera:0", '[camera]\nprofile = "{tmp}/board.toml"\n',
+     "the camera board reads the 7x7 board, but variant checkers is played "
+                     "on the 8x8 board"),
+])
+def test_run_with_a_board_wired_for_another_game_makes_no_data_folder(
+        tmp_path: Path, board: str, table: str, words: str) -> None:
+    # A checkers game on a board whose wiring says another board: refused
+    # in one line, and nothing made (no data folder, no game 1 of checkers
+    # left unfinished in the archive of every such start).
+    config = tmp_path / "board.toml"
+    config.write_text(table.replace("{tmp}", str(tmp_path)))
+    r = _cli("run", "--board", board, "--variant", "checkers", "--config", str(config),
+             "--port", str(free_port()), "--data-dir", str(tmp_path / "data"),
+             env={**os.environ, "GPIOZERO_PIN_FACTORY": "mock"})
+    assert r.returncode == 2, r.stderr
+    assert r.stderr.splitlines()[-1].endswith(words), r.stderr
+    assert "Traceback" not in r.stderr and r.stdout == ""
+    assert not (tmp_path / "data").exists()
