@@ -6,7 +6,7 @@ import sqlite3
 
 import pytest
 
-from controller.board.words import named, said
+from controller.board.words import a, named, said
 
 
 def test_a_message_over_several_lines_is_said_on_one():
@@ -42,3 +42,8 @@ def test_a_file_that_cannot_be_opened_is_said_in_a_few_words(tmp_path):
             open(path, encoding="utf-8")
         assert unreadable(info.value, what) == words
     assert unreadable(PermissionError(13, "Permission denied")) == "cannot read (Permission denied)"
+
+
+def test_a_board_s_name_takes_its_article():
+    assert [a(n) for n in ("7x7", "8x8", "8x4", "37-point", "11x3", "18x2", "1x9")] == [
+        "a 7x7", "an 8x8", "an 8x4", "a 37-point", "an 11x3", "an 18x2", "a 1x9"]

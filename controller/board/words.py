@@ -1,9 +1,16 @@
 """The words an exception gives a user or a log line: its message on one
 line (a message from SQLite, OpenCV or the operating system may hold line
 breaks and runs of spaces), and, where the message alone may say too
-little, the exception's kind before it; why a file could not be opened."""
+little, the exception's kind before it; why a file could not be opened;
+the article before a board's or a matrix's name ("an 8x8")."""
 
 from __future__ import annotations
+
+
+def a(name: str) -> str:
+    """``name`` after its article: "a 7x7", "an 8x8", "an 11x3", "a 37-point"."""
+    spoken_vowel = name[:1] in "aeiou8" or (name[:2] in ("11", "18") and not name[2:3].isdigit())
+    return f"{'an' if name and spoken_vowel else 'a'} {name}"
 
 
 def said(exc: BaseException) -> str:

@@ -41,6 +41,7 @@ from gpiozero.exc import BadPinFactory, PinFactoryFallback  # type: ignore[impor
 
 from controller.board.config import install_hint
 from controller.board.events import Button, Frame
+from controller.board.words import a
 
 from .config_table import ConfigError, Table, check_pins
 from .mapping import BoardMapping
@@ -76,7 +77,7 @@ def stock_pins(rows: int, columns: int) -> tuple[tuple[int, ...], tuple[int, ...
         return ROW_PINS[:rows], COLUMN_PINS[:columns]
     if rows + columns > len(MORE_PINS):
         raise ConfigError(
-            f"{WHERE}: a {rows}x{columns} matrix needs {rows + columns} pins: "
+            f"{WHERE}: {a(f'{rows}x{columns}')} matrix needs {rows + columns} pins: "
             "give row_pins and column_pins")
     return MORE_PINS[:rows], MORE_PINS[rows : rows + columns]
 

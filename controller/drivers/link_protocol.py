@@ -25,6 +25,7 @@ from typing import Any
 from serial.threaded import Protocol
 
 from controller.board.events import Button, Frame
+from controller.board.words import a
 
 from . import protocol as P
 from .link_settings import DeviceInfo, DeviceStats, LinkSettings, LinkStats
@@ -441,7 +442,8 @@ class LinkProtocol(Protocol):
         want_rows, want_cols = self.settings.matrix
         if rows != want_rows or cols != want_cols:
             self._error(
-                f"firmware reads a {rows}x{cols} board, the host expects {want_rows}x{want_cols}",
+                f"firmware reads {a(f'{rows}x{cols}')} board, the host expects "
+                f"{want_rows}x{want_cols}",
                 "handshake",
                 logging.ERROR,
             )

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from controller.board.events import Frame
+from controller.board.words import a
 
 from .link_settings import DeviceInfo, DeviceStats, LinkStats
 from .mapping import BoardMapping, points
@@ -53,7 +54,7 @@ def describe_device(device: DeviceInfo | None, url: str) -> str:
     version = ".".join(map(str, device.firmware_version))
     sides = [name for k, name in enumerate(SIDES) if device.sides >> k & 1]
     return (f"board on {url}: {device.firmware} {version} (protocol {device.version}), "
-            f"a {device.rows}x{device.cols} switch matrix, {device.leds} LEDs, "
+            f"{a(f'{device.rows}x{device.cols}')} switch matrix, {device.leds} LEDs, "
             f"buttons: {', '.join(sides) or 'none'}")
 
 

@@ -23,6 +23,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from controller.board.sensorlog import Button, Event, Frame, Header, LogError, read_log
+from controller.board.words import a
 from controller.rules import AnyVariant, LeapVariant, find_any_variant, game_from_position
 from controller.rules.record import Record
 
@@ -76,7 +77,7 @@ def replay_events(
         raise LogError("the log does not start with a header line")
     if header.board != board:
         raise LogError(
-            f"header: the log is for a {header.board} board, "
+            f"header: the log is for {a(header.board)} board, "
             f"variant {v.name} is played on {board}"
         )
     out = ReplayResult()

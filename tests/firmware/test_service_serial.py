@@ -95,7 +95,7 @@ def test_doctor_follows_the_board_of_the_configuration(
 
 @pytest.mark.parametrize(("table", "shape"), [
     ('[gpio.mapping]\nboard = "37-point"\n', "a 9x5 switch matrix, 37 LEDs"),
-    ('[gpio.mapping]\nboard = "8x8"\ndark_only = true\n', "a 8x4 switch matrix, 32 LEDs"),
+    ('[gpio.mapping]\nboard = "8x8"\ndark_only = true\n', "an 8x4 switch matrix, 32 LEDs"),
 ])
 def test_doctor_checks_the_board_the_mapping_names(
     micropython: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], table: str,

@@ -60,6 +60,8 @@ def test_a_log_for_another_board_is_one_line_naming_the_board(
 ) -> None:
     with pytest.raises(LogError) as exc:
         replay(_log(board, []), variant)
+    article = "an" if board == "8x8" else "a"
     assert str(exc.value) == (
-        f"header: the log is for a {board} board, variant {variant} is played on {wanted}"
+        f"header: the log is for {article} {board} board, variant {variant} is played on "
+        f"{wanted}"
     )
