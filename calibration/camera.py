@@ -30,8 +30,8 @@ from calibration.smooth import CellSmoother
 from controller.board.words import unreadable
 
 __all__ = ["calibrate_camera", "read_image", "load_profile", "CameraProfile", "CameraReader",
-           "check_cells", "Reading", "read_photo", "check_size", "check_board",
-           "board_in_view"]
+           "check_cells", "Reading", "read_photo", "check_size", "check_board", "fit_size",
+           "size_problem", "board_in_view"]
 
 PROFILE_KIND = "kharbga-camera-profile"
 PROFILE_VERSION = 1
@@ -382,6 +382,28 @@ def check_size(image: np.ndarray, profile: CameraProfile, name: str) -> None:
     if image.shape[1] != w or image.shape[0] != h:
         raise ValueError(f"{name} is {image.shape[1]}x{image.shape[0]} but the profile was made"
                          f" from {w}x{h} pictures: calibrate this camera with its own photos")
+
+
+def fit_size(image: np.ndarray, profile: CameraProfile) -> np.ndarray | None:
+    """A live picture at the profile's size: as it is, or scaled when the
+    camera gives the same view at another resolution (the same shape, to 1%);
+    None when its shape differs (another crop of the view: the profile's
+    marker positions do not hold in it)."""
+    w, h = profile.image_size
+    ih, iw = image.shape[:2]
+    if (iw, ih) == (w, h):
+        return image
+    if abs(iw * h - ih * w) > 0.01 * w * ih:
+        return None
+    interpolation = cv2.INTER_AREA if iw > w else cv2.INTER_LINEAR
+    return cv2.resize(image, (w, h), interpolation=interpolation)
+
+
+def size_problem(image: np.ndarray, profile: CameraProfile) -> str:
+    """Why a picture of another shape than the profile's cannot be read."""
+    w, h = profile.image_size
+    return (f"gives {image.shape[1]}x{image.shape[0]} pictures, but its profile was made from "
+            f"{w}x{h} ones (another shape of view): calibrate it again at this size")
 
 
 def class_names() -> tuple[str, ...]:

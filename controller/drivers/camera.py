@@ -28,7 +28,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from calibration.camera import CameraReader, board_in_view, load_profile
+from calibration.camera import CameraReader, board_in_view, fit_size, load_profile, size_problem
 from calibration.frames import camera_node, is_video_file, open_capture, open_problem
 from controller.board.events import Frame
 from controller.board.sensorlog import Event, Header, format_event
@@ -114,7 +114,10 @@ def video_frames(device: str, profile_path: str | Path, smooth: int = 3,
             if not ok:
                 log.info("camera %s: the video ended after %d pictures", device, n)
                 return
-            cells = reader.read(image)
+            fitted = fit_size(image, reader.profile)
+            if fitted is None:
+                raise ValueError(f"the video {device} {size_problem(image, reader.profile)}")
+            cells = reader.read(fitted)
             watch.update(reader)
             yield Frame.from_cells(n / rate, cells)
             n += 1
@@ -153,8 +156,9 @@ class CameraStream:
         self._failing_since = 0.0  # time.time() of the first read that gave none
         self._tried_at = 0.0  # time.monotonic() of the last open, or the first failure
         self._why = "its cable?"  # why it gives none, in words
+        self._shape: str | None = None  # why the pictures' shape cannot be read, if so
         try:
-            self.cap = open_capture(device)
+            self.cap = self._open()
         except ValueError as exc:
             if camera_node(device) is None:
                 raise  # a video that cannot be opened will not come
@@ -179,8 +183,35 @@ class CameraStream:
     def start(self) -> None:
         self._thread.start()
 
+    def _open(self) -> cv2.VideoCapture:
+        """The capture opened; a camera is asked for the profile's picture
+        size (a webcam's default is often smaller than the one it was
+        calibrated at: a picture of the same shape is scaled, see
+        :meth:`_fit`)."""
+        cap = open_capture(self.device)
+        if not self.is_file:
+            w, h = self.reader.profile.image_size
+            cap.set(cv2.CAP_PROP_FRAME_WIDTH, w)
+            cap.set(cv2.CAP_PROP_FRAME_HEIGHT, h)
+        return cap
+
+    def _fit(self, image: np.ndarray) -> np.ndarray | None:
+        """The picture at the profile's size, or None if its shape differs
+        (said on the page and logged once)."""
+        fitted = fit_size(image, self.reader.profile)
+        shape = None if fitted is not None else size_problem(image, self.reader.profile)
+        if shape != self._shape:
+            if shape is not None:
+                log.warning("camera %s: %s", self.device, shape)
+            elif self._shape is not None:
+                log.info("camera %s: pictures of the profile's shape again", self.device)
+            self._shape = shape
+        return fitted
+
     def problem(self) -> str | None:
         """What is wrong with the pictures, in words (None: they come)."""
+        if not self._failing and self._shape is not None:
+            return f"the camera {self.device} {self._shape}"
         if not self._failing:
             return self._blindness()
         if self.is_file:
@@ -237,7 +268,7 @@ class CameraStream:
         self._tried_at = time.monotonic()
         self.cap.release()
         try:
-            self.cap = open_capture(self.device)
+            self.cap = self._open()
         except ValueError:
             self._why = open_problem(self.device)
             return  # still gone: tried again later
@@ -258,10 +289,16 @@ class CameraStream:
                 self._reopen()
                 self._stop.wait(0.05)
                 continue
-            cells = self.reader.read(image)
-            self.watch.update(self.reader)
-            self._sight(image)
-            self.last = (image, cells, self.reader.last_markers)
+            fitted = self._fit(image)
+            if fitted is None:  # another shape: nothing is read (problem() says why)
+                cells = "?" * (SIZE * SIZE)
+                self.last = (image, cells, {})
+            else:
+                image = fitted
+                cells = self.reader.read(image)
+                self.watch.update(self.reader)
+                self._sight(image)
+                self.last = (image, cells, self.reader.last_markers)
             now = time.monotonic()
             if cells != last or now - beat >= 1.0:
                 self.events.put(Frame.from_cells(now, cells))

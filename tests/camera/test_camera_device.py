@@ -46,6 +46,9 @@ class Unplugged:
     def get(self, prop: int) -> float:
         return 0.0
 
+    def set(self, prop: int, value: float) -> bool:
+        return False  # no size but its own
+
     def isOpened(self) -> bool:  # noqa: N802 - OpenCV's name
         return True
 
@@ -123,6 +126,9 @@ class Showing:
 
     def get(self, prop: int) -> float:
         return 0.0
+
+    def set(self, prop: int, value: float) -> bool:
+        return False  # no size but its own
 
     def isOpened(self) -> bool:  # noqa: N802 - OpenCV's name
         return True
@@ -242,3 +248,100 @@ def test_a_video_that_cannot_be_opened_is_refused_in_one_line(
     with pytest.raises(ValueError) as err:
         camera.CameraStream(device, profile)
     assert str(err.value).startswith(f"cannot open video {device}: {words}")
+
+
+class Webcam:
+    """A camera whose pictures come at the size last asked of it among
+    ``sizes`` (the first until asked), the view ``picture`` scaled or, for
+    another shape, cropped to it, as a webcam's modes do."""
+
+    def __init__(self, picture: np.ndarray, sizes: list[tuple[int, int]]) -> None:
+        self.picture, self.sizes = picture, sizes
+        self.size = sizes[0]
+        self.asked: dict[int, float] = {}
+
+    def read(self) -> tuple[bool, np.ndarray]:
+        time.sleep(0.01)
+        w, h = self.size
+        ph, pw = self.picture.shape[:2]
+        cw = min(pw, ph * w // h)  # the crop of the view with the mode's shape
+        x = (pw - cw) // 2
+        return True, cv2.resize(self.picture[:, x:x + cw], (w, h), interpolation=cv2.INTER_AREA)
+
+    def get(self, prop: int) -> float:
+        return 0.0
+
+    def set(self, prop: int, value: float) -> bool:
+        self.asked[prop] = value
+        want = (int(self.asked.get(cv2.CAP_PROP_FRAME_WIDTH, 0)),
+                int(self.asked.get(cv2.CAP_PROP_FRAME_HEIGHT, 0)))
+        if want in self.sizes:
+            self.size = want
+        return True
+
+    def isOpened(self) -> bool:  # noqa: N802 - OpenCV's name
+        return True
+
+    def release(self) -> None:
+        return None
+
+
+@pytest.mark.parametrize(("sizes", "read"), [
+    ([(640, 360), (1280, 720)], (1280, 720)),  # asked for the profile's size, and given it
+    ([(640, 360)], (640, 360)),  # the same view smaller: scaled up to the profile's size
+])
+def test_a_camera_is_asked_for_the_profile_size_and_a_smaller_view_is_scaled(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, sizes: list[tuple[int, int]],
+    read: tuple[int, int]
+) -> None:
+    # Before, the camera was left at its default size (640x480 for most
+    # webcams) while the profile was made from 1280x720 photos: the
+    # profile's marker positions, used while a hand hides a marker, were
+    # taken for the wrong pixels.
+    profile = _calibrated(tmp_path)
+    board = render(Scene(A3, "white-black", CAM, Lighting(level=0.95), seed=3)).image
+    capture = Webcam(board, sizes)
+    monkeypatch.setattr(camera, "open_capture", lambda device: capture)
+    stream = camera.CameraStream("/dev/video0", profile)
+    assert capture.size == read
+    stream.start()
+    try:
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline and (stream.last is None or stream.last[1] != A3):
+            time.sleep(0.02)
+        assert stream.last is not None and stream.last[1] == A3
+        assert stream.last[0].shape[:2] == (720, 1280)  # read at the profile's size
+        assert stream.problem() is None
+    finally:
+        stream.close()
+
+
+def test_a_camera_view_of_another_shape_is_said_and_read_as_unknown(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Before, a 4:3 picture was read with a profile made from 16:9 ones:
+    # where the profile puts a hidden marker is another place in it.
+    profile = _calibrated(tmp_path)
+    board = render(Scene(A3, "white-black", CAM, Lighting(level=0.95), seed=3)).image
+    capture = Webcam(board, [(640, 480)])
+    monkeypatch.setattr(camera, "open_capture", lambda device: capture)
+    stream = camera.CameraStream("/dev/video0", profile)
+    stream.start()
+    try:
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline and stream.problem() is None:
+            time.sleep(0.02)
+        assert stream.problem() == (
+            "the camera /dev/video0 gives 640x480 pictures, but its profile was made from "
+            "1280x720 ones (another shape of view): calibrate it again at this size")
+        frame = stream.events.get(timeout=5)
+        assert frame.text(49) == "?" * 49  # nothing guessed
+        capture.picture = cv2.resize(board, (640, 360))  # the camera set to 16:9
+        capture.sizes = capture.sizes + [(640, 360)]
+        capture.size = (640, 360)
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline and stream.problem() is not None:
+            time.sleep(0.02)
+        assert stream.problem() is None
+    finally:
+        stream.close()
