@@ -363,8 +363,7 @@ class MatrixScanner:
 
     def switch_label(self, index: int) -> str:
         """``"r2c3 (d3)"``: a switch and the square over it."""
-        m = self.mapping
-        return f"{m.switch_label(index)} ({m.name(m.square_of_switch_index(index))})"
+        return self.mapping.switch_and_point(index)
 
     def expect(self, occupied: int | None) -> None:
         """The board that should stand on the switches now (a bitboard of

@@ -29,6 +29,7 @@ from controller.board.words import a
 
 from . import protocol as P
 from .link_settings import DeviceInfo, DeviceStats, LinkSettings, LinkStats
+from .switch_watch import PointWatch
 
 __all__ = ["Clock", "Event", "LinkProtocol", "Timebase"]
 
@@ -130,8 +131,10 @@ class LinkProtocol(Protocol):
         clock: Clock = time.monotonic,
         timebase: Timebase | None = None,
         on_ready: Callable[[bool], None] | None = None,
+        watch: PointWatch | None = None,
     ) -> None:
         self.events = events
+        self.watch = watch  # sees every frame delivered
         self.settings = settings or LinkSettings()
         self.settings.check()  # LinkError early, not on the device
         self.size = self.settings.size
@@ -531,6 +534,8 @@ class LinkProtocol(Protocol):
     def _deliver(self, event: Event) -> None:
         if isinstance(event, Frame):
             self.c.occupancy += 1
+            if self.watch is not None:
+                self.watch.see(event.t, event.occupied)
         else:
             self.c.buttons += 1
         self.events.put(event)

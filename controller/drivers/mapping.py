@@ -381,6 +381,12 @@ class BoardMapping:
     def switch_label(self, index: int) -> str:
         return switch_name(index, self.columns)
 
+    def switch_and_point(self, index: int) -> str:
+        """``"r2c3 (d3)"``: a switch and the point over it (``"(no point)"``
+        for a crossing with none)."""
+        square = self._switch_square[index]
+        return f"{self.switch_label(index)} ({self.name(square) if square >= 0 else 'no point'})"
+
     def switches_to_squares(self, closed: int) -> int:
         """A bitmask of closed switches as a bitboard of squares (crossings
         with no switch left out)."""

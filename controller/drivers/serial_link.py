@@ -41,6 +41,7 @@ from controller.board.words import said
 from . import protocol as P
 from .link_protocol import Clock, Event, LinkProtocol, Timebase
 from .link_settings import DeviceInfo, DeviceStats, LinkError, LinkSettings, LinkStats
+from .switch_watch import PointWatch
 
 __all__ = [
     "DeviceInfo",
@@ -105,6 +106,9 @@ class SerialLink:
     stable names (udev's ``/dev/serial/by-id``); once the port has opened,
     a link there to the same device is used to reopen it, so a Pico that
     comes back under another name (``/dev/ttyACM1``) is found again.
+    ``watch``: a stuck-switch watch (:class:`~controller.drivers.
+    switch_watch.PointWatch`) that sees every frame; :meth:`expect` tells
+    it the board that should stand, and :meth:`problem` says what it finds.
     """
 
     def __init__(
@@ -117,6 +121,7 @@ class SerialLink:
         baudrate: int = 115200,
         serial_factory: Callable[..., Any] = serial.serial_for_url,
         aliases: str | None = BY_ID,
+        watch: PointWatch | None = None,
         **overrides: Any,
     ) -> None:
         self.url = url
@@ -133,7 +138,9 @@ class SerialLink:
         self._port: Any = None  # a pyserial port while open
         self._leds_out: bytes | None = None  # the latest LED frame, for the reader to send
         self._out_lock = threading.Lock()
-        self.protocol = LinkProtocol(self.events, self.settings, clock, timebase, self._on_ready)
+        self.watch = watch
+        self.protocol = LinkProtocol(self.events, self.settings, clock, timebase, self._on_ready,
+                                     watch)
         self._thread: threading.Thread | None = None
 
     # -- life ------------------------------------------------------------------------
@@ -182,11 +189,19 @@ class SerialLink:
     def connected(self) -> bool:
         return self._ready.is_set()
 
+    def expect(self, occupied: int | None) -> None:
+        """The points that should hold a piece now (a bitboard; None:
+        unknown), for the :attr:`watch`: a switch that disagrees with it
+        for long is stuck."""
+        if self.watch is not None:
+            self.watch.expect(occupied)
+
     def problem(self) -> str | None:
-        """Why the board is not being read, in words (None: connected).
-        Takes no lock: the caller's loop never waits on the port."""
+        """Why the board is not being read, or the stuck or chattering
+        switches the :attr:`watch` names, in words (None: all is well).
+        Takes no lock of the link's: the caller's loop never waits on the port."""
         if self._ready.is_set():
-            return None
+            return None if self.watch is None else self.watch.problem()
         c = self.protocol.c
         if not c.connects:
             why = c.last_error or "no answer to the handshake yet"

@@ -25,16 +25,30 @@ the page.
 
 Switches are bits ``row * size + column`` and are named by ``label``
 (``"r2c3 (c3)"``).
+
+A board read through a microcontroller (the Pico's serial link) reports
+only its debounced readings, as frames of points: :class:`PointWatch`
+feeds them to a :class:`SwitchWatch` as both its raw and its settled
+reading.  Stuck switches are called as on the GPIO board.  Chattering
+is called only when it passes the device's debouncing (runs of 12 ms or
+more, changing in six bursts within a second, as on GPIO); the bounces the
+firmware rejects never reach the host (``doctor --serial`` counts them
+on the device).
 """
 
 from __future__ import annotations
 
 import logging
+import threading
 from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-__all__ = ["SwitchWatch", "WatchSettings"]
+if TYPE_CHECKING:
+    from .mapping import BoardMapping
+
+__all__ = ["PointWatch", "SwitchWatch", "WatchSettings"]
 
 log = logging.getLogger(__name__)
 
@@ -168,3 +182,35 @@ class SwitchWatch:
                     now - since,
                     "no piece should stand" if closed else "a piece should stand",
                 )
+
+
+class PointWatch:
+    """A :class:`SwitchWatch` over a board's debounced frames of points
+    (bit i = point i, the sensor log's order), on the switches ``mapping``
+    puts under them, named as on the GPIO board (``"r3c3 (d4)"``).
+
+    :meth:`see` is called on the reader's thread, :meth:`expect` and
+    :meth:`problem` on the service's: a lock of its own keeps them apart
+    (held while the watch runs and logs, never over the port)."""
+
+    def __init__(self, mapping: BoardMapping, settings: WatchSettings | None = None) -> None:
+        self.mapping = mapping
+        self.switches = SwitchWatch(mapping.switch_and_point, settings)
+        self._lock = threading.Lock()
+
+    def see(self, now: float, occupied: int) -> None:
+        """A frame: the points read occupied at ``now``."""
+        closed = self.mapping.squares_to_switches(occupied)
+        with self._lock:
+            self.switches.update(now, closed, closed)
+
+    def expect(self, occupied: int | None) -> None:
+        """The points that should hold a piece now (None: unknown)."""
+        closed = None if occupied is None else self.mapping.squares_to_switches(occupied)
+        with self._lock:
+            self.switches.expect(closed)
+
+    def problem(self) -> str | None:
+        """The stuck and chattering switches now, in words (None: none)."""
+        with self._lock:
+            return self.switches.problem()

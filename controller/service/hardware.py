@@ -37,6 +37,8 @@ from controller.rules import find_any_variant
 from .config import Config, load_config
 
 if TYPE_CHECKING:
+    from controller.drivers.switch_watch import WatchSettings
+
     from .board import BoardService
 
 log = logging.getLogger("kharbga.hardware")
@@ -342,14 +344,17 @@ class SerialBackend:
     ``config``, sent to the firmware in the handshake; a mapping that
     names no board is the stock one of the variant's board (``size``: of
     the square board of that side instead; ``board``: of that board, a
-    mapping of another refused).  ``link_options`` go to the link
-    (tests)."""
+    mapping of another refused).  Its stuck-switch watch sees the frames
+    the link reports and is told the board the shown state expects, as the
+    GPIO board's scanner is (``watch``: its timing).  ``link_options`` go
+    to the link (tests)."""
 
     preview: Callable[[], bytes] | None = None
 
     def __init__(self, url: str, config: Config | str | Path | None = None,
                  size: int | None = None, *, clock: Clock = time.monotonic,
-                 board: str | None = None, **link_options: Any) -> None:
+                 board: str | None = None, watch: WatchSettings | None = None,
+                 **link_options: Any) -> None:
         cfg = _config(config)
         if board is None:
             board = f"{size}x{size}" if size else find_any_variant(cfg.variant).geometry.name
@@ -357,6 +362,7 @@ class SerialBackend:
         with needs_extra("serial", "the serial board"):
             from controller.drivers.protocol import NO_LED
             from controller.drivers.serial_link import LinkSettings, SerialLink
+            from controller.drivers.switch_watch import PointWatch
 
         self.name = f"serial:{url}"
         self.description = f"the board on {url}"
@@ -367,7 +373,8 @@ class SerialBackend:
                         for led in map(mapping.led_of_square, range(mapping.squares)))
         settings = LinkSettings.for_mapping(mapping, led_count=mapping.led_count,
                                             led_map=led_map)
-        self.link = SerialLink(url, settings, clock=clock, **link_options)
+        self.link = SerialLink(url, settings, clock=clock, watch=PointWatch(mapping, watch),
+                               **link_options)
         self.events: queue.Queue[Event] = self.link.events
         self._last: list[tuple[int, int, int]] | None = None
 
@@ -380,6 +387,7 @@ class SerialBackend:
         if colours != self._last:  # a frame the device fails to show is sent until acknowledged
             self._last = colours
             self.link.send_leds(colours)
+        self.link.expect(expected_occupancy(state))
 
     def problem(self) -> str | None:
         return self.link.problem()

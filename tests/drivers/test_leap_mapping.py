@@ -40,6 +40,9 @@ def test_the_37_point_board_sits_on_a_9x5_matrix_with_its_8_gaps_unused() -> Non
     assert m.switches_to_squares(everything) == (1 << 37) - 1
     assert m.squares_to_switches((1 << 37) - 1) == everything & ~sum(
         1 << i for i in range(45) if m.square_of_switch_index(i) < 0)
+    # named so by the stuck-switch watch (it was taken for e9, the last point)
+    assert m.switch_and_point(1) == "r0c1 (no point)"
+    assert m.switch_and_point(2) == "r0c2 (c1)"
 
 
 @pytest.mark.parametrize("files", ["columns", "rows"])

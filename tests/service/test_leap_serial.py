@@ -7,19 +7,17 @@ reach the LEDs under the right points."""
 
 from __future__ import annotations
 
-import dataclasses
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from pico_rig import Rig, occupancy, wait_for
 
-from controller.drivers.firmware_sim import FirmwareSim, FirmwareSimError, find_micropython
-from controller.drivers.mapping import BoardMapping
-from controller.rules import AnyGame, new_game
-from controller.service.board import BoardService
+from controller.drivers.firmware_sim import FirmwareSimError, find_micropython
+from controller.rules import new_game
 from controller.service.config import Config, load_config
-from controller.service.hardware import SerialBackend, drain, open_backend
+from controller.service.hardware import SerialBackend, open_backend
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -30,60 +28,6 @@ def micropython() -> str:
         return find_micropython()
     except FirmwareSimError as exc:
         pytest.fail(f"{exc} (make test installs it)", pytrace=False)
-
-
-def occupancy(game: AnyGame) -> int:
-    a, d = game.bitboards()
-    return a | d
-
-
-def wait_for(cond: Callable[[], bool], what: str, timeout: float = 20.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not cond():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.02)
-
-
-class Rig:
-    """The service, its serial backend and the firmware on one board."""
-
-    def __init__(self, tmp_path: Path, micropython: str, variant: str, mapping_toml: str) -> None:
-        path = tmp_path / "board.toml"
-        path.write_text(f'[board]\nvariant = "{variant}"\n{mapping_toml}')
-        config = load_config(path)
-        probe = SerialBackend("loop://", config)  # the mapping the service will use
-        self.mapping: BoardMapping = probe.mapping
-        probe.close()
-        self.sim = FirmwareSim(size=self.mapping.size, micropython=micropython,
-                               mapping=self.mapping)
-        self.sim.start()
-        self.sim.follow_real_time()
-        config = config.with_overrides(board=f"serial:{self.sim.cable.path}",
-                                       data_dir=tmp_path / "data")
-        config = dataclasses.replace(config, settle=0.05, error_delay=0.3)
-        self.service = BoardService(config)
-        backend = open_backend(config, self.service.now)
-        assert isinstance(backend, SerialBackend)
-        self.backend = backend
-
-    def pump(self) -> dict[str, object]:
-        drain(self.service, self.backend.events)
-        self.service.tick()
-        state = self.service.state()
-        self.backend.show(state)
-        return state
-
-    def lit(self, point: str) -> bool:
-        """Whether the LED under ``point`` shows a colour now."""
-        led = self.mapping.led_of_square(self.mapping.parse(point))
-        _writes, rgb = self.sim.leds()
-        return any(rgb[3 * led: 3 * led + 3])
-
-    def close(self) -> None:
-        self.backend.close()
-        self.service.close()
-        self.sim.close()
 
 
 @pytest.fixture
