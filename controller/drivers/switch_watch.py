@@ -90,6 +90,9 @@ class SwitchWatch:
         self._expected: int | None = None  # switches that should be closed
         self._wrong_since: dict[int, float] = {}
         self._settled = 0  # the last debounced reading
+        # update() runs on the scanning thread, expect() and problem() on the
+        # service's: one at a time (never held over a pin or the port).
+        self._lock = threading.Lock()
 
     @property
     def expected(self) -> int | None:
@@ -98,25 +101,31 @@ class SwitchWatch:
 
     def expect(self, closed: int | None) -> None:
         """The switches that should be closed now (None: no expectation)."""
-        self._expected = closed
-        if closed is None:
-            self._wrong_since.clear()
+        with self._lock:
+            self._expected = closed
+            if closed is None:
+                self._wrong_since.clear()
 
     def update(self, now: float, raw: int, settled: int | None) -> None:
         """One scan: the raw reading and the debounced one (None until known)."""
-        if self._raw is not None and raw != self._raw:
-            self._count_changes(now, raw ^ self._raw)
-        self._raw = raw
-        if self.chattering:
-            self._end_chatter(now)
-        if settled is not None:
-            self._settled = settled
-            if self._expected is not None:
-                self._check_stuck(now, settled)
+        with self._lock:
+            if self._raw is not None and raw != self._raw:
+                self._count_changes(now, raw ^ self._raw)
+            self._raw = raw
+            if self.chattering:
+                self._end_chatter(now)
+            if settled is not None:
+                self._settled = settled
+                if self._expected is not None:
+                    self._check_stuck(now, settled, self._expected)
 
     def problem(self, most: int = 3) -> str | None:
         """The stuck and chattering switches now, in words (naming ``most``
         of them); None when there are none."""
+        with self._lock:
+            return self._problem(most)
+
+    def _problem(self, most: int) -> str | None:
         said = []
         for switch in _bits(self.stuck):
             if self._settled >> switch & 1:
@@ -159,9 +168,7 @@ class SwitchWatch:
                 self.chattering &= ~(1 << switch)
                 log.info("switch %s has stopped chattering", self.label(switch))
 
-    def _check_stuck(self, now: float, settled: int) -> None:
-        expected = self._expected
-        assert expected is not None
+    def _check_stuck(self, now: float, settled: int, expected: int) -> None:
         wrong = settled ^ expected
         for switch in _bits(self.stuck & ~wrong):
             self.stuck &= ~(1 << switch)
@@ -190,27 +197,22 @@ class PointWatch:
     puts under them, named as on the GPIO board (``"r3c3 (d4)"``).
 
     :meth:`see` is called on the reader's thread, :meth:`expect` and
-    :meth:`problem` on the service's: a lock of its own keeps them apart
-    (held while the watch runs and logs, never over the port)."""
+    :meth:`problem` on the service's (the watch's lock keeps them apart)."""
 
     def __init__(self, mapping: BoardMapping, settings: WatchSettings | None = None) -> None:
         self.mapping = mapping
         self.switches = SwitchWatch(mapping.switch_and_point, settings)
-        self._lock = threading.Lock()
 
     def see(self, now: float, occupied: int) -> None:
         """A frame: the points read occupied at ``now``."""
         closed = self.mapping.squares_to_switches(occupied)
-        with self._lock:
-            self.switches.update(now, closed, closed)
+        self.switches.update(now, closed, closed)
 
     def expect(self, occupied: int | None) -> None:
         """The points that should hold a piece now (None: unknown)."""
-        closed = None if occupied is None else self.mapping.squares_to_switches(occupied)
-        with self._lock:
-            self.switches.expect(closed)
+        m = self.mapping
+        self.switches.expect(None if occupied is None else m.squares_to_switches(occupied))
 
     def problem(self) -> str | None:
         """The stuck and chattering switches now, in words (None: none)."""
-        with self._lock:
-            return self.switches.problem()
+        return self.switches.problem()

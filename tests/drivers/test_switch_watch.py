@@ -5,6 +5,9 @@ ends (simulated matrix on MockFactory pins, scans on a virtual clock)."""
 from __future__ import annotations
 
 import logging
+import sys
+import threading
+import time
 
 import pytest
 from gpiozero.pins.mock import MockFactory  # type: ignore[import-untyped]
@@ -140,3 +143,43 @@ def test_the_page_words_name_chattering_and_open_switches(factory: MockFactory) 
     assert "switch r0c0 (a1) reads open under a piece" in words
     assert "switch r4c0 (a5) is chattering" in words
     assert words.endswith("(kharbga-board doctor checks every switch)")
+
+
+def test_the_board_told_what_to_expect_while_it_scans_is_never_a_read_failure(
+    factory: MockFactory,
+) -> None:
+    # The service tells the scanner the board to expect (its thread) while
+    # the scanner scans (its own).  Before, an expectation dropped between
+    # the watch's check and its use raised on the scanning thread (an
+    # AssertionError, or a KeyError), and the page said "the switch matrix
+    # cannot be read" for that pass.
+    sim, scanner = make(factory, WatchSettings(stuck_after=0.001))
+    sim.set_occupied(0b1010)
+    errors: list[str] = []
+    stop = threading.Event()
+
+    def scanning() -> None:
+        t = 0.0
+        try:
+            while not stop.is_set():
+                t += 0.01
+                scanner.scan(t)
+                scanner.problem()
+        except Exception as exc:  # noqa: BLE001 - the failure the test is for
+            errors.append(repr(exc))
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # the threads take turns as often as they can
+    thread = threading.Thread(target=scanning)
+    thread.start()
+    try:
+        end = time.monotonic() + 1.5
+        while time.monotonic() < end and not errors:
+            scanner.expect(0b0101)
+            scanner.expect(None)
+            scanner.problem()
+    finally:
+        stop.set()
+        thread.join()
+        sys.setswitchinterval(interval)
+    assert errors == []
