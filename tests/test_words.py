@@ -6,7 +6,7 @@ import sqlite3
 
 import pytest
 
-from controller.board.words import a, named, said
+from controller.board.words import a, named, place, said
 
 
 def test_a_message_over_several_lines_is_said_on_one():
@@ -47,3 +47,10 @@ def test_a_file_that_cannot_be_opened_is_said_in_a_few_words(tmp_path):
 def test_a_board_s_name_takes_its_article():
     assert [a(n) for n in ("7x7", "8x8", "8x4", "37-point", "11x3", "18x2", "1x9")] == [
         "a 7x7", "an 8x8", "an 8x4", "a 37-point", "an 11x3", "an 18x2", "a 1x9"]
+
+
+def test_a_board_s_places_are_squares_or_points() -> None:
+    assert [place(b) for b in ("7x7", "5x5", "8x8", "37-point")] == [
+        "square", "square", "square", "point"]
+    assert (place("37-point", 2), place("8x8", 0), place("37-point", 1)) == (
+        "points", "squares", "point")

@@ -35,14 +35,16 @@ class Frame:
     colour: bool = False
 
     @classmethod
-    def from_occ(cls, t: float, occ: str) -> Frame:
+    def from_occ(cls, t: float, occ: str, place: str = "square") -> Frame:
+        """The frame of an ``occ`` string; a bad character is said at its
+        ``place`` ("point" on the 37-point board)."""
         if occ.strip("01"):
             i = next(i for i, ch in enumerate(occ) if ch not in "01")
-            raise ValueError(f"occ character {occ[i]!r} at square {i} is not 0 or 1")
+            raise ValueError(f"occ character {occ[i]!r} at {place} {i} is not 0 or 1")
         return cls(t, int(occ[::-1], 2) if occ else 0)
 
     @classmethod
-    def from_cells(cls, t: float, cells: str) -> Frame:
+    def from_cells(cls, t: float, cells: str, place: str = "square") -> Frame:
         a = d = u = 0
         for i, ch in enumerate(cells):
             bit = 1 << i
@@ -53,7 +55,7 @@ class Frame:
             elif ch == "?":
                 u |= bit
             elif ch != ".":
-                raise ValueError(f"cells character {ch!r} at square {i} is not a, d, . or ?")
+                raise ValueError(f"cells character {ch!r} at {place} {i} is not a, d, . or ?")
         return cls(t, a | d, a, d, u, True)
 
     def same_reading(self, other: Frame) -> bool:

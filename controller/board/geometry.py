@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from .words import place
+
 __all__ = ["Geometry", "points", "remap", "square_grid"]
 
 
@@ -131,7 +133,7 @@ class Geometry:
         try:
             return self.index[text]
         except KeyError:
-            raise ValueError(f"no square {text!r} on the {self.name} board") from None
+            raise ValueError(f"no {place(self.name)} {text!r} on the {self.name} board") from None
 
 
 def square_grid(n: int) -> Geometry:

@@ -25,6 +25,7 @@ from typing import TextIO
 
 from .events import BUTTONS, Button, Frame
 from .sides import SIDES
+from .words import place
 
 __all__ = [
     "BUTTONS",
@@ -116,18 +117,19 @@ def parse_line(text: str, squares: int | None, sensor: str | None = None) -> Eve
             raise ValueError(f"button side must be \"attacker\" or \"defender\", not {side!r}")
         return Button(t, str(name), side if side is None else str(side))
     value = obj[key]
+    names = [b for b, n in BOARDS.items() if n == squares]
     if not isinstance(value, str) or len(value) != squares:
         got = len(value) if isinstance(value, str) else type(value).__name__
-        names = [b for b, n in BOARDS.items() if n == squares]
         board = f" (the {names[0]} board)" if names else ""
         raise ValueError(f"'{key}' must be a string of {squares} characters{board}, got {got}")
+    noun = place(names[0]) if names else "square"  # "at point 36" on the 37-point board
     if key == "occ":
         if sensor == "colour":
             raise ValueError("an 'occ' frame in a colour log")
-        return Frame.from_occ(t, value)
+        return Frame.from_occ(t, value, noun)
     if sensor == "occupancy":
         raise ValueError("a 'cells' frame in an occupancy log")
-    return Frame.from_cells(t, value)
+    return Frame.from_cells(t, value, noun)
 
 
 def read_log(lines: Iterable[str]) -> Iterator[tuple[int, Event]]:

@@ -2,7 +2,8 @@
 line (a message from SQLite, OpenCV or the operating system may hold line
 breaks and runs of spaces), and, where the message alone may say too
 little, the exception's kind before it; why a file could not be opened;
-the article before a board's or a matrix's name ("an 8x8")."""
+the article before a board's or a matrix's name ("an 8x8"); what a
+board's places are called ("square", "point")."""
 
 from __future__ import annotations
 
@@ -11,6 +12,15 @@ def a(name: str) -> str:
     """``name`` after its article: "a 7x7", "an 8x8", "an 11x3", "a 37-point"."""
     spoken_vowel = name[:1] in "aeiou8" or (name[:2] in ("11", "18") and not name[2:3].isdigit())
     return f"{'an' if name and spoken_vowel else 'a'} {name}"
+
+
+def place(board: str, count: int = 1) -> str:
+    """What a place of the board named ``board`` is called: "point" on the
+    37-point board (its places are points on lines), "square" on a board
+    of squares ("7x7", "5x5", "8x8"); "points", "squares" for a ``count``
+    other than 1."""
+    noun = "square" if "x" in board else "point"
+    return noun if count == 1 else f"{noun}s"
 
 
 def said(exc: BaseException) -> str:

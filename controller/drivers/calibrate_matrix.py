@@ -20,6 +20,8 @@ import os
 from pathlib import Path
 from typing import Any
 
+from controller.board.words import place
+
 from .config_table import ConfigError
 from .console import Console, Prompt
 from .gpio_config import load_config, save_config
@@ -55,7 +57,7 @@ def calibrate_matrix(
     session = _Session(scanner, console, clock, leds, attempts, settle_timeout)
     console.say(
         f"Calibrating the {mapping.rows}x{mapping.columns} switch matrix of the "
-        f"{mapping.board} board: {len(mapping.sensed)} squares, one piece. "
+        f"{mapping.board} board: {len(mapping.sensed)} {place(mapping.board, 2)}, one piece. "
         "Type q at any prompt to stop."
     )
     session.clear_board()
@@ -80,6 +82,7 @@ class _Session:
         self.leds = leds
         self.attempts = attempts
         self.settle_timeout = settle_timeout
+        self.noun = place(self.mapping.board)  # "point" on the 37-point board
         self.ignored = 0  # switches stuck closed on the empty board
         self.switch_square: dict[int, int] = {}
         self.led_square: dict[int, int] = {}
@@ -120,7 +123,8 @@ class _Session:
             pixels[m.led_offset + k] = LIT
             leds.show_pixels(pixels)
         where = f"{name(expected)} (it is lit)" if leds else name(expected)
-        hint = " If the light is under another square, type that square's name." if leds else ""
+        hint = (f" If the light is under another {self.noun}, type that {self.noun}'s name."
+                if leds else "")
         square = expected
         for _ in range(self.attempts):
             answer = self.ask(
@@ -134,7 +138,7 @@ class _Session:
                     continue
                 if square not in m.sensed:  # a light square of a board wired dark_only
                     self.console.say(f"{name(square)} has no switch and no LED on this "
-                                     "board: type the name of the lit square")
+                                     f"board: type the name of the lit {self.noun}")
                     square = expected
                     continue
             if self._take(square, k):
@@ -159,11 +163,11 @@ class _Session:
         if switch in self.switch_square:
             self.console.say(
                 f"Switch {label(switch)} already belongs to {name(self.switch_square[switch])}: "
-                "is the piece on the right square?"
+                f"is the piece on the right {self.noun}?"
             )
             return False
         if square in self.switch_square.values():
-            self.console.say(f"{name(square)} already has its switch: which square is lit?")
+            self.console.say(f"{name(square)} already has its switch: which {self.noun} is lit?")
             return False
         self.switch_square[switch] = square
         if self.leds is not None:

@@ -32,6 +32,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from controller.board.words import place
+
 from .console import Console, Prompt
 from .gpio_matrix import Clock, MatrixScanner, Stop
 from .mapping import BoardMapping, points
@@ -412,7 +414,8 @@ def run_doctor(
     m = scanner.mapping
     report = DoctorReport(m.size)
     if leds is not None:
-        console.say("LEDs: each lights in turn; watch that it is under the square named.")
+        console.say("LEDs: each lights in turn; watch that it is under the "
+                    f"{place(m.board)} named.")
         report.leds_walked = walk_leds(leds, m, clock, console.say, dwell)
         report.checks.append("leds")
     try:
@@ -424,7 +427,7 @@ def run_doctor(
         if squares:
             found = check_squares(scanner, console, clock, leds, ignore=stuck)
             report.findings += found
-            report.checks.append("squares")
+            report.checks.append(place(m.board, 2))  # "points" on the 37-point board
         if ghosts:
             if scanner.config.row_drive != "open-drain":
                 console.say('Ghost test skipped: it needs row_drive = "open-drain".')

@@ -41,7 +41,7 @@ from gpiozero.exc import BadPinFactory, PinFactoryFallback  # type: ignore[impor
 
 from controller.board.config import install_hint
 from controller.board.events import Button, Frame
-from controller.board.words import a
+from controller.board.words import a, place
 
 from .config_table import ConfigError, Table, check_pins
 from .mapping import BoardMapping
@@ -343,7 +343,7 @@ class MatrixScanner:
             self.close()
             raise
         self._debounce = Debouncer(config.debounce_scans)
-        self.watch = SwitchWatch(self.switch_label, watch)
+        self.watch = SwitchWatch(self.switch_label, watch, place(self.mapping.board))
         self.scans = 0
         self.failure: str | None = None  # why the last scan failed, in words
 

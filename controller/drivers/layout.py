@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from controller.board.boards import draughts_board, sixteen_soldiers_board
+from controller.board.words import place
 
 from .config_table import ConfigError
 
@@ -78,9 +79,8 @@ class Layout:
             return self.names.index(text)
         except ValueError:
             pass
-        what = "square" if "x" in self.board else "point"
         raise ConfigError(
-            f"{name!r} is not a {what} of the {self.board} board "
+            f"{name!r} is not a {place(self.board)} of the {self.board} board "
             f"({self.names[0]} to {self.names[-1]})"
         )
 

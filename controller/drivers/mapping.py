@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from controller.board.geometry import points
+from controller.board.words import place
 
 from .config_table import ConfigError, Table
 from .layout import BOARDS, Layout, layout
@@ -267,7 +268,7 @@ class BoardMapping:
             raise ConfigError(f"{WHERE}.rows: the matrix needs 1 to 16 rows and columns")
         grid = self._grid
         if rows * columns < len(grid.sensed):
-            what = "squares" if "x" in grid.board else "points"
+            what = place(grid.board, 2)
             dark = (f" (dark_only = true senses its {len(layout(grid.board, True).sensed)} "
                     "dark squares)") if grid.board == "8x8" and not grid.dark_only else ""
             raise ConfigError(
@@ -285,7 +286,8 @@ class BoardMapping:
         where = f"{WHERE}.{key}"
         one = "switch" if key == "switches" else "LED"
         if len(names) != n:
-            raise ConfigError(f"{where}: needs {n} squares, one per {one}, got {len(names)}")
+            raise ConfigError(f"{where}: needs {n} {place(grid.board, n)}, one per {one}, "
+                              f"got {len(names)}")
         out: list[int] = []
         seen: dict[int, int] = {}
         for i, name in enumerate(names):
@@ -298,7 +300,7 @@ class BoardMapping:
                 raise ConfigError(f"{where}: item {i + 1}: {exc}") from None
             if sq in seen:
                 raise ConfigError(
-                    f"{where}: square {grid.names[sq]} appears twice "
+                    f"{where}: {place(grid.board)} {grid.names[sq]} appears twice "
                     f"(items {seen[sq] + 1} and {i + 1})"
                 )
             if sq not in sensed:

@@ -45,6 +45,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from controller.board.words import place
+
 if TYPE_CHECKING:
     from .mapping import BoardMapping
 
@@ -79,8 +81,10 @@ def _bits(mask: int) -> Iterator[int]:
 class SwitchWatch:
     """Chattering and stuck switches, from the raw and settled readings."""
 
-    def __init__(self, label: Callable[[int], str], settings: WatchSettings | None = None) -> None:
+    def __init__(self, label: Callable[[int], str], settings: WatchSettings | None = None,
+                 noun: str = "square") -> None:
         self.label = label
+        self.noun = noun  # what the board's places are called: "point" on the 37-point board
         self.settings = settings or WatchSettings()
         self.chattering = 0  # switches chattering now (bitmask)
         self.stuck = 0  # switches stuck now (bitmask)
@@ -130,7 +134,8 @@ class SwitchWatch:
         for switch in _bits(self.stuck):
             if self._settled >> switch & 1:
                 said.append(f"switch {self.label(switch)} reads closed where no piece "
-                            "should stand: if the square is empty, the reed switch is stuck")
+                            f"should stand: if the {self.noun} is empty, the reed switch "
+                            "is stuck")
             else:
                 said.append(f"switch {self.label(switch)} reads open under a piece: "
                             "if a piece stands there, the switch no longer closes")
@@ -201,7 +206,7 @@ class PointWatch:
 
     def __init__(self, mapping: BoardMapping, settings: WatchSettings | None = None) -> None:
         self.mapping = mapping
-        self.switches = SwitchWatch(mapping.switch_and_point, settings)
+        self.switches = SwitchWatch(mapping.switch_and_point, settings, place(mapping.board))
 
     def see(self, now: float, occupied: int) -> None:
         """A frame: the points read occupied at ``now``."""

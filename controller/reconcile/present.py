@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from controller.board.leds import LedMap, paint
+from controller.board.words import place
 from controller.rules import AnyGame, Game, LeapGame, State
 from controller.rules.leap import LeapState
 from controller.rules.moves import STEP, Move, reason_words
@@ -51,7 +52,7 @@ def status(g: AnyGame, v: View) -> str:
     if _setting_up(g, v):
         a, d = g.bitboards()
         n, stray = (v.errors & (a | d)).bit_count(), v.errors & ~(a | d)
-        told = f"Set up the soldiers: {n} starting point{'s' if n != 1 else ''} still empty"
+        told = f"Set up the soldiers: {n} starting {place(g.geometry.name, n)} still empty"
         return f"{told}; {_errors(g, replace(v, errors=stray))}" if stray else told
     if v.errors:
         return _errors(g, v)
@@ -77,7 +78,7 @@ def status(g: AnyGame, v: View) -> str:
         a, _ = g.bitboards()
         owner = TITLE[0] if a >> v.lifted & 1 else TITLE[1]
         if v.targets:
-            return f"{owner}: {name} lifted; set it on a lit square{flag}"
+            return f"{owner}: {name} lifted; set it on a lit {place(g.geometry.name)}{flag}"
         if isinstance(g, LeapGame) and g.huff:
             huffed = " or ".join(_names(g, g.huff))
             return f"{owner}: {name} lifted; the huff comes first: take off {huffed}"
@@ -218,7 +219,7 @@ def _errors(g: AnyGame, v: View) -> str:
             why = THINKING if v.thinking else _why_not_lifted(g, p)
             what = f"put the {owner}'s soldier back{why}"
         elif where:
-            what = ("not a legal square; the lifted soldier can go to "
+            what = (f"not a legal {place(g.geometry.name)}; the lifted soldier can go to "
                     f"{', '.join(_names(g, where))}")
         else:
             why = THINKING if v.thinking else _why_not_placed(g, p)

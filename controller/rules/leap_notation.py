@@ -21,6 +21,7 @@ import re
 from typing import TYPE_CHECKING
 
 from controller.board.geometry import Geometry, points
+from controller.board.words import place
 
 from .moves import PASS, REMOVE, STEP, NotationError, PositionError, position_count
 from .notation import position_fields, quoted
@@ -174,12 +175,14 @@ def parse_position(game: LeapGame, text: str) -> None:
     game._side = side
     game._turn = turn
     if chain_t != "-":
+        noun = place(g.name)  # "chain point c5" on the 37-point board
         try:
             chain = g.parse_point(chain_t)
         except ValueError:
-            raise PositionError(f"chain square {quoted(chain_t)} is not a point") from None
+            raise PositionError(f"chain {noun} {quoted(chain_t)} is not a {noun} of the "
+                                f"{g.name} board") from None
         if not (a, d)[side] >> chain & 1 or not game._can_leap(1 << chain, side):
-            raise PositionError(f"chain square {chain_t}: no soldier of the side to move that "
+            raise PositionError(f"chain {noun} {chain_t}: no soldier of the side to move that "
                                 "can capture")
         game._chain = chain
     for extra in fields[5:]:

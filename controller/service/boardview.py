@@ -14,6 +14,7 @@ from typing import Any
 
 from controller.board.geometry import Geometry
 from controller.board.leds import MEANINGS, STYLES
+from controller.board.words import place
 from controller.rules import (
     AnyGame,
     AnyVariant,
@@ -172,7 +173,8 @@ def lights_of(variant: AnyVariant) -> dict[str, str]:
     words: every look but a king's where no man is crowned and the
     exchange's two where the exchange is not played; a capture light says
     "or huffed" only where soldiers are huffed, a chain's light "must" or
-    "may" as the rules have it."""
+    "may" as the rules have it, a place "square" or "point" as the board
+    has it."""
     crowned = isinstance(variant, LeapVariant) and variant.kings
     huffing = isinstance(variant, LeapVariant) and variant.huffing
     never = ({"king"} if not crowned else set()) | (
@@ -182,6 +184,8 @@ def lights_of(variant: AnyVariant) -> dict[str, str]:
                         else "captured: remove this piece")
     words["continue"] = ("this soldier must capture again" if variant.chain == "mandatory"
                          else "this soldier may capture again (or pass)")
+    for look in ("hint-to", "error"):  # "put this point right" on the 37-point board
+        words[look] = words[look].replace("square", place(variant.geometry.name))
     if not isinstance(variant, LeapVariant):  # lit in the setting phase: where the rules allow
         words["setup"] = "the next soldier may be set here (the rules keep it off the others)"
     return {look: words[look] for look in STYLES if look not in never}

@@ -57,6 +57,10 @@ def test_a_healthy_leap_board_passes_every_check(
     assert report.leds_walked == len(m.sensed)
     places = [p for p in person.asked if p.action == "place"]
     assert len(places) == len(m.sensed) + len(matrix_ghost_patterns(m))
+    # In the board's words: the 37-point board's places are points.
+    noun = "point" if board == "37-point" else "square"
+    assert f"LEDs: each lights in turn; watch that it is under the {noun} named." in person.said
+    assert report.checks == ["leds", "empty", f"{noun}s", "ghosting"]
 
 
 @pytest.mark.parametrize("switch", [(0, 2), (1, 1), (4, 2), (8, 4)])

@@ -96,9 +96,9 @@ def test_a_37_point_board_on_any_matrix_by_table() -> None:
         ({"board": "37-point", "size": 5}, "gpio.mapping.size: the 37-point board is not square"),
         ({"board": "37-point", "a1": "r6c6"}, "'r6c6' is not a corner of the 9x5 switch matrix"),
         ({"board": "37-point", "led_first": "b2"}, "'b2' is not a corner square (a1, e1, a9, e9)"),
-        ({"board": "37-point", "switches": ["a1"]}, "needs 45 squares, one per switch, got 1"),
+        ({"board": "37-point", "switches": ["a1"]}, "needs 45 points, one per switch, got 1"),
         ({"board": "37-point", "rows": 7, "columns": 6, "switches": list(POINTS) + ["a1"] * 5},
-         "square a1 appears twice"),
+         "point a1 appears twice"),
         ({"board": "37-point", "rows": 7, "columns": 6, "switches": list(POINTS[:-1]) + ["-"] * 6},
          "no switch for e9"),
         ({"board": "37-point", "switches": ["b1"] * 45}, "'b1' is not a point of the 37-point"),
@@ -197,7 +197,9 @@ def test_calibration_finds_a_rotated_37_point_wiring_and_its_chain(
     assert (found.a1, found.files, found.switches) == ("r8c4", "columns", ())
     assert (found.led_first, found.led_runs, found.leds) == ("e9", "files", ())
     assert len([p for p in person.asked if p.action == "place"]) == 37
-    assert "9x5 switch matrix of the 37-point board: 37 squares" in person.said[0]
+    assert "9x5 switch matrix of the 37-point board: 37 points, one piece" in person.said[0]
+    assert next(p for p in person.asked if p.action == "place").text.endswith(
+        "If the light is under another point, type that point's name.")
 
 
 def test_calibration_refuses_a_light_square_named_on_a_dark_only_board(

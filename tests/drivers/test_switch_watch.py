@@ -15,7 +15,7 @@ from gpiozero.pins.mock import MockFactory  # type: ignore[import-untyped]
 from controller.drivers.gpio_matrix import MatrixConfig, MatrixScanner
 from controller.drivers.mapping import BoardMapping
 from controller.drivers.matrix_sim import MatrixSimulator
-from controller.drivers.switch_watch import WatchSettings
+from controller.drivers.switch_watch import PointWatch, WatchSettings
 
 CONFIG = MatrixConfig(scan_hz=100, debounce_scans=3)
 LOGGER = "controller.drivers.switch_watch"
@@ -183,3 +183,28 @@ def test_the_board_told_what_to_expect_while_it_scans_is_never_a_read_failure(
         thread.join()
         sys.setswitchinterval(interval)
     assert errors == []
+
+
+def test_a_welded_reed_of_the_37_point_board_is_under_a_point(factory: MockFactory) -> None:
+    # The GPIO scanner and the Pico board's watch (PointWatch) name the
+    # place as the board does: a point on the 37-point board.
+    mapping = BoardMapping.for_board("37-point")
+    config = MatrixConfig.stock(mapping)
+    sim = MatrixSimulator(factory, config, mapping)
+    c5 = mapping.parse("c5")
+    row, column = mapping.switch_of_square(c5)
+    with MatrixScanner(config, mapping, pin_factory=factory,
+                       watch=WatchSettings(stuck_after=1.0)) as scanner:
+        scanner.expect(0)
+        sim.stick(row, column)
+        for n in range(150):
+            scanner.scan(n / 100)
+        words = scanner.problem()
+    closed = ("switch r4c2 (c5) reads closed where no piece should stand: if the point is "
+              "empty, the reed switch is stuck")
+    assert words is not None and words.startswith(closed), words
+    watch = PointWatch(mapping, WatchSettings(stuck_after=1.0))
+    watch.expect(0)
+    for n in range(150):
+        watch.see(n / 100, 1 << c5)
+    assert (watch.problem() or "").startswith(closed)

@@ -149,21 +149,21 @@ def test_a_cleared_board_starts_a_leap_game_set_up_on_lit_points() -> None:
     _settle(rec, 1.0, empty)
     assert rec.saved and rec.game.ply == 0  # the game put aside, a new one begun
     update = rec.tick(2.5)  # the cleared board at once asks for the soldiers
-    assert update.status == "Set up the soldiers: 24 starting points still empty"
+    assert update.status == "Set up the soldiers: 24 starting squares still empty"
     assert len(update.leds) == 24 and set(update.leds.values()) == {"setup"}
     start = _occ(new_game("checkers"))
     half = start[:32] + empty[32:]  # the Attacker's soldiers set up, not the Defender's
     rec.feed(Frame.from_occ(3.0, half))
     update = rec.tick(9.0)
-    assert update.status == "Set up the soldiers: 12 starting points still empty"
+    assert update.status == "Set up the soldiers: 12 starting squares still empty"
     assert sorted(update.leds) == sorted(n for n, c in zip(
         rec.game.geometry.point_names, start, strict=True) if c == "1" and n[1] in "678")
     assert set(update.leds.values()) == {"setup"}
     rec.feed(Frame.from_occ(9.5, half[:56] + "1" + half[57:]))  # a8 is light: a mistake
     update = rec.tick(12.0)
     assert update.leds["a8"] == "error" and update.status == (
-        "Set up the soldiers: 12 starting points still empty; a8: no soldier belongs here; "
-        "take it off")  # the points still empty stay lit for setting up, a8 alone red
+        "Set up the soldiers: 12 starting squares still empty; a8: no soldier belongs here; "
+        "take it off")  # the squares still empty stay lit for setting up, a8 alone red
     assert sum(role == "setup" for role in update.leds.values()) == 12
     rec.feed(Frame.from_occ(13.0, start[:56] + "1" + start[57:]))  # all set up, a8 still on
     update = rec.tick(16.0)

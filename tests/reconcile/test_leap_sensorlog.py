@@ -43,6 +43,16 @@ def test_frames_of_another_length_are_refused_naming_the_line() -> None:
         list(read_log(_log("9x9", [])))
 
 
+@pytest.mark.parametrize(("board", "key", "place"), [
+    ("37-point", "occ", "point"), ("37-point", "cells", "point"), ("8x8", "occ", "square")])
+def test_a_bad_character_is_said_at_the_board_s_place(board: str, key: str, place: str) -> None:
+    n = 37 if board == "37-point" else 64
+    with pytest.raises(LogError) as exc:
+        list(read_log(_log(board, [("0" if key == "occ" else ".") * (n - 1) + "x"], key)))
+    allowed = "0 or 1" if key == "occ" else "a, d, . or ?"
+    assert str(exc.value) == f"line 2: {key} character 'x' at {place} {n - 1} is not {allowed}"
+
+
 def test_the_square_boards_keep_their_meaning() -> None:
     (_, header), = read_log(_log("7x7", []))
     assert isinstance(header, Header) and header.size == 7 and header.squares == 49

@@ -5,6 +5,8 @@ words that say why a move is not taken."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from controller.board.events import Button, Frame
 from controller.reconcile.present import View, leds, status
 from controller.reconcile.reconciler import Reconciler
@@ -144,3 +146,26 @@ def test_a_king_crowned_by_a_capture_is_told_its_turn_is_over() -> None:
     free = game_from_position("checkers", pos + " np=0")
     free.play("b6xd8")
     assert free.chain_square == "d8"
+
+
+def test_the_37_point_board_s_places_are_points_in_the_status_line() -> None:
+    # Its places are points on lines, not squares; 8x8 keeps its squares.
+    g = new_game("sixteen-soldiers")
+    c4 = g.geometry.point_names.index("c4")
+    lifted = View(lifted=c4, targets=_bits(g, "c5"))
+    assert status(g, lifted) == "Attacker: c4 lifted; set it on a lit point"
+    wrong = replace(lifted, errors=_bits(g, "b5"))
+    assert status(g, wrong) == "b5: not a legal point; the lifted soldier can go to c5"
+    c = new_game("checkers")
+    c3 = c.geometry.point_names.index("c3")
+    assert status(c, View(lifted=c3, targets=_bits(c, "d4"))) == \
+        "Attacker: c3 lifted; set it on a lit square"
+    # Set up after a clear: the starting points still empty counted.
+    a, d = g.bitboards()
+    setting = View(errors=(a | d) & ~_bits(g, "a1"), setup=True)
+    assert status(g, setting) == "Set up the soldiers: 31 starting points still empty"
+    one = View(errors=_bits(g, "a1"), setup=True)
+    assert status(g, one) == "Set up the soldiers: 1 starting point still empty"
+    a, d = c.bitboards()
+    assert status(c, View(errors=a | d, setup=True)) == \
+        "Set up the soldiers: 24 starting squares still empty"

@@ -87,3 +87,23 @@ def test_state_and_piece_views() -> None:
     assert g.count("attacker") == 1 and g.count(1) == 1
     assert g.phase == "moving" and g.exchange is None and g.in_hand("attacker") == 0
     assert legal(g) == ["c5-b4", "c5-b6", "c5-d4", "c5xe7"]
+
+
+def test_a_place_not_on_the_board_is_named_as_the_board_names_its_places() -> None:
+    from controller.rules import game_from_position, new_game
+    from controller.rules.moves import PositionError
+
+    with pytest.raises(NotationError) as exc:
+        new_game("sixteen-soldiers").play("f3-f4")
+    assert str(exc.value) == "move 'f3-f4': no point 'f3' on the 37-point board"
+    with pytest.raises(NotationError, match="no square 'z9' on the 8x8 board"):
+        new_game("checkers").play("z9-a1")
+    start = new_game("sixteen-soldiers").position()
+    with pytest.raises(PositionError) as exc:
+        game_from_position("sixteen-soldiers", start.replace(" - ", " z9 "))
+    assert str(exc.value) == "chain point 'z9' is not a point of the 37-point board"
+    with pytest.raises(PositionError, match="^chain point c4: no soldier of the side"):
+        game_from_position("sixteen-soldiers", start.replace(" - ", " c4 "))
+    draughts = new_game("checkers").position()
+    with pytest.raises(PositionError, match="^chain square 'h9' is not a square of the 8x8"):
+        game_from_position("checkers", draughts.replace(" - ", " h9 "))

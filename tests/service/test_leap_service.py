@@ -200,6 +200,29 @@ def test_a_position_of_another_board_is_refused_in_one_line(tmp_path: Path) -> N
     service.close()
 
 
+def test_the_37_point_board_s_words_name_its_points(tmp_path: Path) -> None:
+    # What the page reads on the 37-point board says "point" where the 7x7
+    # and 8x8 boards say "square": the status line, the lights' meanings
+    # (the legend and the list of lit places) and a refused position.
+    clock = Clock(500.0)
+    service = _service(tmp_path, clock, "sixteen-soldiers")
+    game = new_game("sixteen-soldiers")
+    lights = service.state()["lights"]
+    assert lights["error"] == "out of place: put this point right"
+    assert lights["hint-to"] == "the suggested move ends here (a hint's second point)"
+    occ = list(occ_of(game))
+    occ[game.geometry.point_names.index("c4")] = "0"  # the Attacker's c4 in the hand
+    service.set_sim_occupancy("".join(occ))
+    clock.t += 0.5
+    service.tick()
+    assert service.state()["status"] == "Attacker: c4 lifted; set it on a lit point"
+    with pytest.raises(RequestError, match="^chain point 'z9' is not a point of the 37-point"):
+        service.new_game("sixteen-soldiers", position=game.position().replace(" - ", " z9 "))
+    service.new_game("checkers")
+    assert service.state()["lights"]["error"] == "out of place: put this square right"
+    service.close()
+
+
 def test_the_configuration_names_a_leap_variant(tmp_path: Path) -> None:
     path = tmp_path / "board.toml"
     path.write_text('[board]\nvariant = "hewakam-keliya"\n')

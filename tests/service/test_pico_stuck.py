@@ -140,7 +140,8 @@ def test_a_welded_reed_on_the_37_point_board_is_named_after_a_slow_setting_out(
     # c5's reed welded shut (an empty point when the game starts).
     assert not after >> 18 & 1
     rig.sim.set_stuck(18, True)
-    named(rig, f"switch r4c2 (c5) {CLOSED}")
+    # In the board's words: a point, not a square.
+    named(rig, f"switch r4c2 (c5) {CLOSED.replace('the square', 'the point')}")
     assert any(line.startswith("switch r4c2 (c5) is stuck closed") for line in watch_lines(caplog))
 
 
