@@ -21,10 +21,10 @@ from controller.board.sensorlog import BUTTONS, Button, Frame, format_event
 from controller.reconcile.reconciler import Reconciler, Settings, Update
 from controller.rules import AnyGame, Game, Move, find_any_variant
 from controller.rules.leap_factory import format_any_options, is_leap, make_game
-from controller.rules.record import group_turns
 
 from .advice import Advice
 from .boardview import (
+    Turns,
     board_view,
     check_level,
     check_name,
@@ -114,8 +114,7 @@ class BoardService:
         self._sensor_lines: list[str] = []
         self._log_now = False
         self._last_frame: Frame | None = None
-        self._turns_key: tuple[object, ...] | None = None
-        self._turns_shown: list[list[Any]] = []
+        self._turns = Turns()  # the record's numbered turns, for the page
         self.listeners: list[Callable[[dict[str, Any]], None]] = []
         # A camera board's picture with its readings (JPEG), for the page.
         self.camera_preview: Callable[[], bytes] | None = None
@@ -131,8 +130,6 @@ class BoardService:
             "waiting_clear", self.gid, "taken as set: a game with no move yet waits for the "
             "board cleared or set up as its start")
         self.waiting_clear = (fresh or waiting == self.gid) and not game.moves
-        if fresh:
-            self.keeper.later(partial(self.store.set_value, "waiting_clear", self.gid))
         if self.simulated:
             self.feed(Frame.from_occ(self.now(), self.sim.occ))
         else:
@@ -150,7 +147,7 @@ class BoardService:
             self._load_settings(active.settings, (active.attacker, active.defender))
             return resumed, active.id, False
         game = make_game(self.config.variant)
-        self.gid = self.keeper.new_game(game, *self.players, self.game_settings())
+        self.gid = self.keeper.new_game(game, *self.players, self.game_settings(), None)
         return game, active.id if active is not None else 0, self.gid > 1
 
     # ------------------------------------------------------------------
@@ -226,7 +223,7 @@ class BoardService:
     def _feed_waiting(self, event: Frame | Button) -> Update:
         """A new game waits for the cleared board (or its start position):
         frames until then are not moves."""
-        if isinstance(event, Frame) and event.occupied in self._start_occupied():
+        if isinstance(event, Frame) and self._wait_over(event.occupied):
             self.waiting_clear = False
             self.keeper.later(partial(self.store.set_value, "waiting_clear", None))
             self._sensor_lines.append(format_event(event, self.squares))
@@ -237,12 +234,13 @@ class BoardService:
         self._publish(update)
         return update
 
-    def _start_occupied(self) -> list[int]:
-        """The readings that end the wait: the game's start, a game put
-        aside in its moving phase (set up again, it is resumed)."""
-        games = [] if self.reconciler.game.moves else [self.reconciler.game]
-        games += [g for g in self.reconciler.saved if g.phase == "moving"]
-        return [a | d for a, d in (g.bitboards() for g in games)]
+    def _wait_over(self, occupied: int) -> bool:
+        """Does this reading end the wait: no soldier off the game's start
+        (the board cleared, or being set up as its start), or a game put
+        aside in its moving phase set up again (it is resumed)?"""
+        a, d = self.reconciler.game.bitboards()
+        saved = [g.bitboards() for g in self.reconciler.saved if g.phase == "moving"]
+        return not occupied & ~(a | d) or any(occupied == a2 | d2 for a2, d2 in saved)
 
     def _note_button(self, event: Button) -> None:
         """Flush the log at every press (a resign or draw ends a game), and
@@ -285,8 +283,9 @@ class BoardService:
                     self._load_settings(stored.settings, (stored.attacker, stored.defender))
                     self.advice.set_ponder(self.ponder)
             else:
-                self.gid = self.keeper.new_game(rec.game, *self.players, self.game_settings())
-            self._sensor_lines.append(self._board_line())
+                self._begin(rec.game)
+            if not self.waiting_clear:  # the wait's end starts its log
+                self._sensor_lines.append(self._board_line())
         flush = bool(self._sensor_lines) and bool(update.played or update.undone or self._log_now
                                                   or len(self._sensor_lines) >= 200)
         if (update.played or update.undone or update.new_game or flush or self.keeper.due()
@@ -304,6 +303,18 @@ class BoardService:
             self._publish(self.reconciler.tick(self.now()))
             return
         self._publish(update)
+
+    def _begin(self, game: AnyGame) -> None:
+        """The reconciler's new game (the board's New game button, the board
+        cleared): soldiers standing off its start are no moves of it: it waits
+        (:meth:`_wait_over`; the wait kept with its row), read afresh then."""
+        a, d = game.bitboards()
+        wait = bool(self._occupied & ~(a | d))
+        self.gid = self.keeper.new_game(game, *self.players, self.game_settings(), wait)
+        if wait:
+            self.waiting_clear = True
+            self.reconciler = Reconciler(game=game, settings=self.settings,
+                                         saved=self.reconciler.saved, keep_finished=False)
 
     def _board_line(self) -> str:
         """The board as it stands now, as a sensor-log frame."""
@@ -477,20 +488,19 @@ class BoardService:
             self.keeper.later(self.sim.save)
         self._flush_log()
         self.names = (names[0], names[1])
-        self.gid = self.keeper.new_game(game, *self.players, self.game_settings())
+        if self.simulated:
+            self._occupied = Frame.from_occ(0, self.sim.occ).occupied
+        a, d = game.bitboards()
+        # Pieces left off its start are not the new game's first moves.
+        self.waiting_clear = bool(self._occupied & ~(a | d))
+        self.gid = self.keeper.new_game(game, *self.players, self.game_settings(),
+                                        self.waiting_clear)
         self.squares = game.geometry.size
         # Games put aside earlier stay resumable (the board set up as one).
         saved = [g for g in self.reconciler.saved if g.variant == v]
         self.reconciler = Reconciler(game=game, settings=self.settings, saved=saved,
                                      keep_finished=False)
         self.draw_offer = self.hint_move = None
-        if self.simulated:
-            self._occupied = Frame.from_occ(0, self.sim.occ).occupied
-        a, d = game.bitboards()
-        # Pieces left on the board are not the new game's first moves.
-        self.waiting_clear = self._occupied != a | d
-        self.keeper.later(partial(self.store.set_value, "waiting_clear",
-                                  self.gid if self.waiting_clear else None))
         if self.simulated:
             self.feed(Frame.from_occ(self.now(), self.sim.occ))
         else:
@@ -509,16 +519,6 @@ class BoardService:
         hint = self.hint_move if self.reconciler.expected is None else None
         return status_words(update.status, update.leds, self.reconciler.game, hint,
                             self.note, self.draw_offer)
-
-    def _turns(self, g: AnyGame) -> list[list[Any]]:
-        """The game's numbered record turns, made again only when its moves
-        changed (a long game's grouping costs milliseconds; frames come every
-        few)."""
-        key = (id(g), tuple(g.moves))
-        if self._turns_key != key:
-            self._turns_key = key
-            self._turns_shown = [[n, turn] for n, turn in enumerate(group_turns(g), 1)]
-        return [[n, list(turn)] for n, turn in self._turns_shown]
 
     def _state(self, update: Update) -> dict[str, Any]:
         g = self.reconciler.game

@@ -25,10 +25,12 @@ from controller.rules import (
 )
 from controller.rules.leap_factory import apply_any_options
 from controller.rules.moves import SIDE_NAMES, reason_words
+from controller.rules.record import group_turns
 
 from .config import THINK_MAX, THINK_MIN, name_problem
 
 __all__ = [
+    "Turns",
     "board_view",
     "computer_draw_answer",
     "check_name",
@@ -338,3 +340,19 @@ def waiting_view(g: AnyGame, occupied: int) -> tuple[str, dict[str, str]]:
     return (f"New game: clear the board first ({n} soldier{'s' if n != 1 else ''} "
             f"still on it, lit red)"), leds
 
+
+class Turns:
+    """A game's numbered record turns for the page, made again only when
+    its moves changed (a long game's grouping costs milliseconds; frames
+    come every few)."""
+
+    def __init__(self) -> None:
+        self._key: tuple[object, ...] | None = None
+        self._shown: list[list[Any]] = []
+
+    def __call__(self, g: AnyGame) -> list[list[Any]]:
+        key = (id(g), tuple(g.moves))
+        if self._key != key:
+            self._key = key
+            self._shown = [[n, turn] for n, turn in enumerate(group_turns(g), 1)]
+        return [[n, list(turn)] for n, turn in self._shown]

@@ -34,12 +34,13 @@ from controller.rules import AnyGame
 
 from .store import Store, StoredGame
 
-__all__ = ["PENDING", "RETRY", "Keeper"]
+__all__ = ["PENDING", "RETRY", "WAITING", "Keeper"]
 
 log = logging.getLogger("kharbga.store")
 
 RETRY = 1.0  # seconds between attempts after a failed write
 PENDING = "pending"  # the store's key for what a game's actions do not hold
+WAITING = "waiting_clear"  # the store's key for the game that waits for the cleared board
 
 
 class Keeper:
@@ -80,10 +81,15 @@ class Keeper:
         self._drain()
 
     def new_game(self, game: AnyGame, attacker: str, defender: str,
-                 settings: dict[str, object]) -> int:
-        """A new game's id, its row written now or once it can be."""
+                 settings: dict[str, object], waiting: bool | None = False) -> int:
+        """A new game's id, its row written now or once it can be, with
+        whether it ``waiting`` for the board cleared (None: if it is not the
+        archive's first game, whose soldiers may still stand) in the same
+        transaction: a crash never leaves the game without its wait."""
         gid = self.store.reserve_id()
-        self.later(partial(self.store.new_game, game, attacker, defender, settings, gid))
+        wait = gid > 1 if waiting is None else waiting
+        self.later(partial(self.store.new_game, game, attacker, defender, settings, gid,
+                           (WAITING, gid if wait else None)))
         return gid
 
     def _drain(self) -> bool:

@@ -182,10 +182,13 @@ class Store:
         return self._next_id - 1
 
     def new_game(self, game: AnyGame, attacker: str, defender: str,
-                 settings: dict[str, object] | None = None, gid: int | None = None) -> int:
+                 settings: dict[str, object] | None = None, gid: int | None = None,
+                 value: tuple[str, object] | None = None) -> int:
         """Write a new game (as ``gid``, from :meth:`reserve_id`; by default
         the next id) with its actions so far, all or nothing (a write
-        retried after a failure), and return its id."""
+        retried after a failure), and return its id; with ``value`` (a key
+        and its value, :meth:`set_value`), that value in the same
+        transaction: a crash keeps both or neither."""
         tokens = action_tokens(game)
         now = time.time()
         with self.db:
@@ -199,6 +202,9 @@ class Store:
             gid = int(cur.lastrowid or 0)
             self.db.executemany("INSERT INTO actions (game_id, ply, token, t) VALUES (?, ?, ?, ?)",
                                 [(gid, i, token, now) for i, token in enumerate(tokens)])
+            if value is not None:
+                self.db.execute("INSERT OR REPLACE INTO kv (key, value) VALUES (?, ?)",
+                                (value[0], json.dumps(value[1])))
         self._stored[gid] = tokens
         self._next_id = max(self._next_id, gid + 1)
         return gid

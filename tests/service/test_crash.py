@@ -292,3 +292,47 @@ def test_an_undo_not_yet_put_back_before_a_crash_is_asked_back_after_it(
         eventually(lambda: server.get(f"/api/games/{gid}")["actions"] == [str(move)])
     finally:
         server.stop()
+
+
+def test_the_boards_new_game_button_then_a_crash_reads_no_soldier_left_standing(
+    tmp_path: Path,
+) -> None:
+    """The board's New game button pressed with a game's soldiers on the
+    board, the service killed before they are cleared: the new game waits
+    for the board cleared, before the crash and after it, and the soldiers
+    taken off one by one are never its moves; the game left is in the
+    archive with its moves. Before, the button's new game read the board
+    at once (after a restart: its first reading) and recorded the last two
+    soldiers standing as the Attacker's first turn."""
+    game = Game.new("kharbga")
+    server = Server(tmp_path / "data", "kharbga")
+    server.start()
+    try:
+        for n, token in enumerate(["@a1", "@b1", "@c1", "@d1"], 1):
+            game.play(token)
+            server.post("/api/sim/occupancy", {"occ": _occ(game)})
+            eventually(lambda: _count(server.get("/api/state")["moves"]) == n)  # noqa: B023
+        old = server.get("/api/state")["game_id"]
+        server.post("/api/button", {"button": "new"})
+        state = server.get("/api/state")
+        assert state["waiting_clear"] and state["game_id"] != old
+        server.kill()
+        server.start()
+        state = server.get("/api/state")
+        assert state["waiting_clear"] and state["moves"] == []
+        assert state["status"] == "New game: clear the board first (4 soldiers still on it, " \
+            "lit red)"
+        for point in ["a1", "b1", "c1"]:
+            server.post("/api/sim/occupancy", {"point": point, "occupied": False})
+            time.sleep(0.15)  # past the settle: two soldiers would be a turn
+            assert server.get(f"/api/games/{state['game_id']}")["actions"] == [], point
+        server.post("/api/sim/occupancy", {"point": "d1", "occupied": False})
+        eventually(lambda: not server.get("/api/state")["waiting_clear"])
+        server.post("/api/sim/occupancy", {"point": "e2", "occupied": True})
+        eventually(lambda: server.get("/api/state")["moves"] == ["@e2"])
+        assert server.get("/api/state")["game_id"] == state["game_id"]
+        assert server.get(f"/api/games/{old}")["actions"] == ["@a1", "@b1", "@c1", "@d1"]
+        assert {g["id"]: g["termination"] for g in server.get("/api/games")} == \
+            {old: "abandoned", state["game_id"]: None}
+    finally:
+        server.stop()

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import random
 from pathlib import Path
+from typing import Any
 
+import pytest
 from fake_clock import FakeClock as Clock
 
 from controller.reconcile.reconciler import Settings
@@ -382,3 +384,45 @@ def test_a_game_put_aside_is_resumed_by_the_board_a_restart_waits_on(tmp_path: P
     assert (service.gid, state["moves"]) == (aside, ["e3-e2"])
     assert not state["waiting_clear"]
     service.close()
+
+
+def test_a_crash_as_a_new_games_row_is_written_keeps_its_wait(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The power goes the moment a new game's row is written, the last
+    game's soldiers still standing: the restarted service has the new game
+    wait for the board cleared, so the two soldiers left standing are not
+    its first turn. Before, the wait was written after the row, and a crash
+    between the two resumed the new game reading the board at once."""
+    from controller.service.store import Store
+
+    class Crash(BaseException):
+        """The process dies here."""
+
+    clock = Clock(500.0)
+    service = BoardService(_config(tmp_path), clock=clock)
+    game = Game.new("sabouiyya")
+    for token in ["@c2", "@a1", "@b3"]:
+        game.play(token)
+        _put(service, clock, game)
+    old = service.gid
+    written = Store.new_game
+
+    def row_then_crash(self: Store, *args: Any, **kwargs: Any) -> int:
+        written(self, *args, **kwargs)
+        raise Crash
+
+    monkeypatch.setattr(Store, "new_game", row_then_crash)
+    with pytest.raises(Crash):
+        service.new_game("sabouiyya")
+    monkeypatch.undo()
+    service.close()
+    again = BoardService(_config(tmp_path), clock=clock)
+    assert again.gid != old and again.state()["waiting_clear"]
+    again.set_sim_occupancy(occ_of(game).replace("1", "0", 1))  # c2 off: a1, b3 stand
+    clock.t += 0.1
+    again.tick()
+    assert again.state()["moves"] == [] and again.state()["waiting_clear"]
+    stored = again.store.get(old)
+    assert stored is not None and list(stored.actions) == ["@c2", "@a1", "@b3"]
+    again.close()
