@@ -104,6 +104,17 @@ class Turn:
     thinking: bool = False  # the computer's action is being searched: nothing is accepted
 
 
+def difference(game: AnyGame, pend: Pending, r: Frame) -> int:
+    """The squares where reading ``r`` differs from ``game``'s board, the
+    pieces ``pend`` (taken off by the rules) allowed to stand."""
+    a, d = game.bitboards()
+    diff = (r.occupied ^ (a | d)) & ~(pend.bits & r.occupied)
+    if r.colour:
+        diff |= (r.attacker & d) | (r.defender & a)
+        diff |= r.attacker & pend.d | r.defender & pend.a
+    return diff
+
+
 def fits(r: Frame, a: int, d: int, pend_a: int = 0, pend_d: int = 0) -> bool:
     """Is reading ``r`` the board (a, d), with some of the pieces
     ``pend_a``/``pend_d`` (taken off by the rules) still standing?"""

@@ -35,7 +35,7 @@ from controller.board.leds import LedMap
 from controller.rules import AnyGame, AnyVariant, Game, find_any_variant, new_game
 from controller.rules.moves import HAJEB, PASS, RESCIND, STEP, Move
 
-from .explain import Candidate, Explainer, Turn, fits
+from .explain import Candidate, Explainer, Turn, difference, fits
 from .present import Display, View, exchange_refusal, leds, status
 from .readings import Mismatch, Readings
 from .settings import Settings
@@ -190,6 +190,10 @@ class Reconciler:
             self._turn.expected = None
             return
         self._turn.expected = move
+        rd = self._readings
+        if move is not None and rd.settled and rd.frame is not None and not (
+                rd.stale or rd.frame.unknown):
+            rd.settled = False  # read again: a board already showing it is that move
 
     def think(self, thinking: bool) -> None:
         """The computer's action is being searched (True): no action of the
@@ -307,7 +311,7 @@ class Reconciler:
                 self.hajeb(side)
         m = self._mismatch
         if m.since is not None and self._now >= m.since + self.settings.error_delay:
-            m.errors = self._difference(r)
+            m.errors = difference(self.game, self._turn.pending, r)
 
     # ------------------------------------------------------------------
     # Buttons
@@ -538,16 +542,6 @@ class Reconciler:
             self._pop()
         self._turn.pending.clear()
         self._turn.expected = None  # the computer's reply to the turn taken back
-
-    def _difference(self, r: Frame) -> int:
-        """The squares where ``r`` differs from the expected board."""
-        a, d = self.game.bitboards()
-        pend = self._turn.pending
-        diff = (r.occupied ^ (a | d)) & ~(pend.bits & r.occupied)
-        if r.colour:
-            diff |= (r.attacker & d) | (r.defender & a)
-            diff |= r.attacker & pend.d | r.defender & pend.a
-        return diff
 
     # ------------------------------------------------------------------
     # Games

@@ -356,6 +356,29 @@ def test_nothing_is_taken_for_the_computer_while_it_thinks() -> None:
     assert h.moves == ["d4-d5"]
 
 
+def test_the_computers_move_made_before_it_was_lit_is_taken_once_it_is() -> None:
+    # The person makes the move the computer then finds (its search slow, or
+    # the service restarted meanwhile): once lit, the board showing it is
+    # read as that move; before, it stayed lit as an error until the soldier
+    # was lifted and set down again.
+    h = Hands("kharbga", CHAIN)
+    h.r.think(True)
+    h.move("d4", "d5")
+    h.hold(DELAY + 0.1)
+    assert h.moves == [] and h.leds.get("d5") == "error"
+    h.r.expect(next(m for m in h.r.game.legal_moves() if str(m) == "d4-d5"))
+    update = h.hold()
+    assert h.moves == ["d4-d5"], update.status
+    assert "error" not in h.leds.values()
+    # Another move than the one found stays an error, with the found move lit.
+    h = Hands("kharbga", CHAIN)
+    h.r.think(True)
+    h.move("d4", "e4")
+    h.r.expect(next(m for m in h.r.game.legal_moves() if str(m) == "d4-d5"))
+    h.hold(DELAY + 0.1)
+    assert h.moves == [] and h.leds.get("e4") == "error" and h.leds.get("d5") == "hint"
+
+
 def _restarted(pending: Unrecorded, position: str = CHAIN) -> Reconciler:
     """A new reconciler on the same game, given what the first one's
     actions did not hold (as the service does after a restart)."""
