@@ -197,11 +197,10 @@ class SerialLink:
             self.watch.expect(occupied)
 
     def problem(self) -> str | None:
-        """Why the board is not being read, or the stuck or chattering
-        switches the :attr:`watch` names, in words (None: all is well).
+        """Why the board is not being read, in words (None: it is read).
         Takes no lock of the link's: the caller's loop never waits on the port."""
         if self._ready.is_set():
-            return None if self.watch is None else self.watch.problem()
+            return None
         c = self.protocol.c
         if not c.connects:
             why = c.last_error or "no answer to the handshake yet"
@@ -210,15 +209,21 @@ class SerialLink:
                 f"({c.last_error or 'no answer'}); reconnecting")
 
     def fault(self) -> str | None:
-        """An error the connected device reported in the last
-        :data:`FAULT_SHOWN` seconds, in words (None: none).  The board is
-        still read, but the firmware's loop failed somewhere (an LED
-        write, say): the lights may be wrong."""
-        last = self.protocol.fault
-        if last is None or not self._ready.is_set() \
-                or self.protocol.clock() - last[0] > FAULT_SHOWN:
+        """What is wrong with the board while it is read, in words (None:
+        nothing): an error the device reported in the last
+        :data:`FAULT_SHOWN` seconds (the firmware's loop failed somewhere,
+        an LED write, say: the lights may be wrong), and the stuck or
+        chattering switches the :attr:`watch` names."""
+        if not self._ready.is_set():
             return None
-        return f"its microcontroller reports an error ({last[1]}), so its lights may be wrong"
+        last = self.protocol.fault
+        said = []
+        if last is not None and self.protocol.clock() - last[0] <= FAULT_SHOWN:
+            said.append(f"its microcontroller reports an error ({last[1]}), so its lights may "
+                        "be wrong: the page shows them as they should be")
+        if self.watch is not None and (switches := self.watch.problem()) is not None:
+            said.append(switches)
+        return "; ".join(said) or None
 
     def wait_connected(self, timeout: float | None = None) -> bool:
         return self._ready.wait(timeout)

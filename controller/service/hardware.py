@@ -309,7 +309,8 @@ class GpioBackend:
             except Exception as exc:  # the strip's driver: the board is still read
                 if self._fault is None:
                     log.error("the board's lights cannot be set: %s", said(exc))
-                self._fault = f"its lights cannot be set ({said(exc)})"
+                self._fault = (f"its lights cannot be set ({said(exc)}): the page shows them "
+                               "as they should be")
         if self.scanner is not None:
             self.scanner.expect(expected_occupancy(state))
 
@@ -318,10 +319,13 @@ class GpioBackend:
 
     def problem(self) -> str | None:
         scanner = self.scanner
-        return None if scanner is None else scanner.problem()
+        return None if scanner is None else scanner.failure
 
     def fault(self) -> str | None:
-        return self._fault
+        """The lights failing, and the switches the watch names (the board
+        is read, but a welded reed reads as a piece)."""
+        switches = None if self.scanner is None else self.scanner.watch.problem()
+        return "; ".join(f for f in (self._fault, switches) if f) or None
 
     def close(self) -> None:
         if self._stop is not None:

@@ -140,7 +140,7 @@ def test_a_broken_led_strip_is_said_on_the_page_while_the_board_is_read(
     rig.sim.set_occupied(1 << 24)  # a soldier on the malha: its error light fails to show
     expect(rig.page.locator('#board [data-square="d4"]')).to_have_attribute("data-led", "error")
     expect(fault).to_have_text("The board is read, but its lights cannot be set ([Errno 121] "
-                               "Remote I/O error). The page shows the lights as they should be.")
+                               "Remote I/O error): the page shows them as they should be.")
     expect(rig.page.locator("#sensor-problem")).to_be_hidden()
     rig.page.screenshot(path=str(tmp_path / "gpio-page-lights-fail.png"))
     rig.sim.set_occupied(1 << 10)  # moved on to d2: still read and recorded

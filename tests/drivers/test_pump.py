@@ -79,7 +79,8 @@ def test_a_failing_led_strip_never_stops_the_board(
         service.close()
     assert moves == ["@c2", "@a1", "@b3", "@e5"]
     # The page says the lights fail while the board is read, and stops once they work.
-    assert fault == "its lights cannot be set ([Errno 121] Remote I/O error)"
+    assert fault == ("its lights cannot be set ([Errno 121] Remote I/O error): the page shows "
+                     "them as they should be")
     assert mended is None
     said = [r.getMessage() for r in caplog.records]
     assert said == ["the board's lights cannot be set: [Errno 121] Remote I/O error"]

@@ -195,3 +195,47 @@ def test_games_of_another_board_are_not_resumed_on_the_gpio_board(
             "sabouiyya", "sixteen-soldiers"]  # resumed when set up as they stand
     finally:
         again.close()
+
+
+def test_a_welded_reed_is_a_fault_of_a_board_still_read(
+    tmp_path: Path, factory: MockFactory, spi: FakeSPI
+) -> None:
+    # A reed welded shut on d4: the page names it among the faults of a
+    # board that is read ("The board is read, but switch r3c3 (d4) ...").
+    # Before, it was shown as "The board is not being read: switch r3c3
+    # (d4) ...", while every other square was read and moves were taken.
+    from controller.drivers.gpio_config import GpioConfig
+    from controller.drivers.switch_watch import WatchSettings
+
+    cfg = GpioConfig()
+    sim = MatrixSimulator(factory, cfg.matrix, cfg.mapping)
+    backend = GpioBackend(None, pin_factory=factory, spi=spi)
+    assert backend.scanner is not None
+    backend.scanner.watch.settings = WatchSettings(stuck_after=0.3)
+    service = BoardService(Config(data_dir=tmp_path, settle=0.05, error_delay=0.3,
+                                  board="gpio"))
+    try:
+        backend.start()
+
+        def pump(until: object) -> None:
+            deadline = time.monotonic() + 5
+            while time.monotonic() < deadline and not until():  # type: ignore[operator]
+                drain(service, backend.events)
+                service.tick()
+                backend.show(service.state())
+                service.set_sensor(backend.problem(), backend.fault())
+                time.sleep(0.01)
+
+        sim.place(0)  # a1: read and played
+        pump(lambda: service.state()["moves"])
+        sim.stick(3, 3)  # d4 (the malha) welded shut, no piece there
+        pump(lambda: service.state()["board_fault"] is not None)
+        state = service.state()
+        assert state["moves"] == ["@a1"]
+        assert state["sensor_problem"] is None
+        assert state["board_fault"] == (
+            "switch r3c3 (d4) reads closed where no piece should stand: if the square is "
+            "empty, the reed switch is stuck (kharbga-board doctor checks every switch)")
+    finally:
+        service.close()
+        backend.close()

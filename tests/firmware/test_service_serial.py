@@ -152,7 +152,8 @@ def test_a_pico_whose_lights_fail_is_said_on_the_page_and_the_board_still_read(
         wait_for(lambda: pump()["board_fault"] is not None, 15, "the fault on the page")
         state = pump()
         assert state["board_fault"] == ("its microcontroller reports an error (OSError(5,)), "
-                                        "so its lights may be wrong"), state["board_fault"]
+                                        "so its lights may be wrong: the page shows them as "
+                                        "they should be"), state["board_fault"]
         assert state["moves"] == ["@d5"] and state["leds"] == {}
         assert state["sensor_problem"] is None  # the board is read: no such line
         assert chain_lit()  # the failing chain still shows the old lights

@@ -426,8 +426,7 @@ function renderSensor() {
   // The board is read, but its lights fail (a broken LED chain): they may be wrong.
   const fault = $("#board-fault");
   fault.hidden = !state.board_fault;
-  fault.textContent = state.board_fault ? `The board is read, but ${state.board_fault}. ` +
-    "The page shows the lights as they should be." : "";
+  fault.textContent = state.board_fault ? `The board is read, but ${state.board_fault}.` : "";
   // The archive cannot be written (a full disk, a read-only card).
   const rec = $("#record-problem");
   rec.hidden = !state.record_problem;
