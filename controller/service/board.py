@@ -278,6 +278,7 @@ class BoardService:
                 self._ids[id(old)] = self.gid
             if update.resumed is not None:
                 self.gid = self._ids.pop(id(update.resumed))
+                self.keeper.resumed(self.gid)
                 stored = self.keeper.stored(self.gid)  # None: unreadable, kept as they are
                 if stored is not None:
                     self._load_settings(stored.settings, (stored.attacker, stored.defender))

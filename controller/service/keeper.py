@@ -32,7 +32,7 @@ from controller.board.words import named, said
 from controller.reconcile.unrecorded import Undone, Unrecorded
 from controller.rules import AnyGame
 
-from .store import Store, StoredGame
+from .store import CURRENT, Store, StoredGame
 
 __all__ = ["PENDING", "RETRY", "WAITING", "Keeper"]
 
@@ -79,6 +79,11 @@ class Keeper:
         can be written again (after those held back before them)."""
         self._backlog.extend(steps)
         self._drain()
+
+    def resumed(self, gid: int) -> None:
+        """Game ``gid``, put aside, is played again: the one a restart
+        resumes (a game started later stays put aside)."""
+        self.later(partial(self.store.set_value, CURRENT, gid))
 
     def new_game(self, game: AnyGame, attacker: str, defender: str,
                  settings: dict[str, object], waiting: bool | None = False) -> int:

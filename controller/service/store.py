@@ -38,7 +38,9 @@ from .boardview import board_view
 
 log = logging.getLogger("kharbga.store")
 
-__all__ = ["Store", "StoredGame"]
+__all__ = ["CURRENT", "Store", "StoredGame"]
+
+CURRENT = "current"  # kv: the game last started or resumed (resumed after a restart)
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (
@@ -205,6 +207,8 @@ class Store:
             if value is not None:
                 self.db.execute("INSERT OR REPLACE INTO kv (key, value) VALUES (?, ?)",
                                 (value[0], json.dumps(value[1])))
+            self.db.execute("INSERT OR REPLACE INTO kv (key, value) VALUES (?, ?)",
+                            (CURRENT, json.dumps(gid)))
         self._stored[gid] = tokens
         self._next_id = max(self._next_id, gid + 1)
         return gid
@@ -269,7 +273,14 @@ class Store:
             )
 
     def active(self) -> StoredGame | None:
-        """The unfinished game, if any (the newest)."""
+        """The game being played when the service stopped, if unfinished:
+        the one last started or resumed (:data:`CURRENT`); else the newest
+        unfinished game, if any."""
+        current = self.get_value(CURRENT, instead="the newest unfinished game is taken")
+        if isinstance(current, int) and not isinstance(current, bool):
+            game = self.get(current)
+            if game is not None and game.finished is None:
+                return game
         row = self.db.execute(
             "SELECT id FROM games WHERE finished IS NULL ORDER BY id DESC LIMIT 1").fetchone()
         return self.get(int(row[0])) if row else None

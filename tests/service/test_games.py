@@ -426,3 +426,36 @@ def test_a_crash_as_a_new_games_row_is_written_keeps_its_wait(
     stored = again.store.get(old)
     assert stored is not None and list(stored.actions) == ["@c2", "@a1", "@b3"]
     again.close()
+
+
+def test_a_restart_goes_on_with_the_game_resumed_not_a_newer_one_put_aside(
+    tmp_path: Path,
+) -> None:
+    """Two games put aside in their moving phase; the older set up again
+    and resumed; the service stops: the restart goes on with the resumed
+    game at once. Before, it took up the newest unfinished game (the one
+    put aside) until the board was read, and the page showed its moves."""
+    clock = Clock(500.0)
+    service = BoardService(_config(tmp_path), clock=clock)
+    rng = random.Random(7)
+    games = []
+    for _ in range(2):  # played into the moving phase, then the board cleared
+        game = Game.new("sabouiyya")
+        while game.phase != "moving":
+            game.play(rng.choice(lasting_moves(game)))
+            _put(service, clock, game)
+        _play_some(service, clock, game, rng, 2)
+        games.append((service.gid, game))
+        service.set_sim_occupancy("0" * 25)
+        clock.t += 0.1
+        service.tick()
+    (first, game), (second, _) = games
+    _put(service, clock, game)  # the first set up again: resumed
+    assert service.gid == first
+    shown = service.state()["moves"]
+    service.close()
+    again = BoardService(_config(tmp_path), clock=clock)
+    assert again.gid == first
+    assert again.state()["moves"] == shown
+    assert sorted(g.id for g in again.store.unfinished()) == [first, second]
+    again.close()

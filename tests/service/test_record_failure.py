@@ -403,7 +403,7 @@ def test_small_values_not_json_are_logged_and_done_without(
 ) -> None:
     """The values kept beside the games (what stood on the simulated board,
     an exchange flag or a draw offer, a new game waiting for the cleared
-    board) edited by hand into text that is not JSON: the board starts,
+    board, the game last played) edited by hand into text that is not JSON: the board starts,
     each is named in one line of the log and done without, and the game's
     moves are as they were. Before, the service stopped at start with a
     traceback."""
@@ -421,11 +421,12 @@ def test_small_values_not_json_are_logged_and_done_without(
     db = sqlite3.connect(tmp_path / "games.sqlite3")
     with db:
         db.execute("INSERT OR REPLACE INTO kv VALUES ('waiting_clear', '3,')")
-        db.execute("UPDATE kv SET value='{\"game\": ' WHERE key IN ('pending', 'sim_occ')")
+        db.execute("UPDATE kv SET value='{\"game\": ' WHERE key IN ('pending', 'sim_occ', "
+                   "'current')")
         db.execute("INSERT OR REPLACE INTO kv VALUES ('sim_setup', x'ff')")
     keys = [r[0] for r in db.execute("SELECT key FROM kv ORDER BY key")]
     db.close()
-    assert keys == ["pending", "sim_occ", "sim_setup", "waiting_clear"]
+    assert keys == ["current", "pending", "sim_occ", "sim_setup", "waiting_clear"]
     with caplog.at_level(logging.WARNING, logger="kharbga.store"):
         again = BoardService(config, clock)
     said = [r.getMessage() for r in caplog.records if r.name == "kharbga.store"]
