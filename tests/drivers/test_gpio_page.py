@@ -43,6 +43,7 @@ class Rig:
     sim: MatrixSimulator
     spi: FakeSPI
     led_of: Callable[[str], int]
+    backend: GpioBackend
 
 
 @pytest.fixture
@@ -70,7 +71,7 @@ def rig(tmp_path: Path, factory: MockFactory, spi: FakeSPI) -> Iterator[Rig]:
             pg.goto(f"http://127.0.0.1:{port}/")
             expect(pg.locator("#conn")).to_have_text("live")
             yield Rig(pg, service, sim, spi,
-                      lambda name: gpio.mapping.led_of_square(parse_square(name)))
+                      lambda name: gpio.mapping.led_of_square(parse_square(name)), backend)
             browser.close()
     finally:
         try:
@@ -150,3 +151,22 @@ def test_a_broken_led_strip_is_said_on_the_page_while_the_board_is_read(
     monkeypatch.undo()  # pushed back in: the strip is written, the line goes
     expect(fault).to_be_hidden()
     eventually(lambda: red(frame(rig)[rig.led_of("d4")]))  # the error light blinks on the strip
+
+
+def test_a_welded_reed_is_said_on_the_page_as_a_fault_of_a_board_still_read(
+        rig: Rig, tmp_path: Path) -> None:
+    from controller.drivers.switch_watch import WatchSettings
+
+    assert rig.backend.scanner is not None
+    rig.backend.scanner.watch.settings = WatchSettings(stuck_after=0.3)
+    rig.sim.set_occupied(1 << 0)  # a soldier on a1: read and recorded
+    expect(rig.page.locator("#moves")).to_contain_text("@a1")
+    rig.sim.stick(3, 3)  # the reed under d4 (the malha) welds shut, no piece there
+    expect(rig.page.locator("#board-fault")).to_have_text(
+        "The board is read, but switch r3c3 (d4) reads closed where no piece should stand: "
+        "if the square is empty, the reed switch is stuck (kharbga-board doctor checks every "
+        "switch).")
+    expect(rig.page.locator("#sensor-problem")).to_be_hidden()
+    rig.page.screenshot(path=str(tmp_path / "gpio-page-stuck.png"))
+    rig.sim.stick(3, 3, False)  # mended: the line goes
+    expect(rig.page.locator("#board-fault")).to_be_hidden()
