@@ -28,7 +28,6 @@ from the expected board until it is put right.  What the players see is
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
 
 from controller.board.events import Button, Frame
 from controller.board.leds import LedMap
@@ -40,7 +39,7 @@ from .present import Display, View, exchange_refusal, leds, status
 from .readings import Mismatch, Readings
 from .settings import Settings
 from .timeline import Timeline, captured_last_turn, set_up_first
-from .unrecorded import Undone, Unrecorded
+from .unrecorded import Table, Undone, Unrecorded
 from .update import Report as _Report
 from .update import Update
 
@@ -50,19 +49,6 @@ SIDES = ("attacker", "defender")
 
 
 UNSEEN = 2.0  # seconds past error_delay a square may read unknown before it is named
-
-
-@dataclass(slots=True)
-class _Table:
-    """What the players asked for with the buttons and the service."""
-
-    flag_presses: list[int] = field(default_factory=list)  # awaiting a settle
-    hajeb_presses: list[int] = field(default_factory=list)  # awaiting a settle
-    draw_offer: int | None = None  # the side offering
-    hint: int = 0  # squares lit until the board changes
-    setup: bool = False  # a leap game's soldiers being set up, until the board first fits
-    resumed: bool = False  # a game resumed, until the board first shows it: no takeback
-    undone: Undone | None = None  # an undo not put back before a restart: till a full reading
 
 
 class Reconciler:
@@ -101,7 +87,7 @@ class Reconciler:
             self._turn.pending = captured_last_turn(self._timeline, standing)
         self._readings = Readings()
         self._mismatch = Mismatch()
-        self._table = _Table(setup=set_up_first(self.game), resumed=resumed)
+        self._table = Table(setup=set_up_first(self.game), resumed=resumed)
         self._report = _Report()
         self._lift: tuple[int, int] | None = None  # soldier in the hand, its targets
         self._deferred: list[Candidate] = []  # unproven explanations of the last reading
@@ -372,6 +358,8 @@ class Reconciler:
         self._mismatch.clear()
         if not self._explainer.nothing_new(self.game, r, self._turn.pending):
             self._mismatch.since = self._now
+        else:  # a new leap game's soldiers already stand: it is set up
+            self._table.setup = False
 
     # ------------------------------------------------------------------
     # Settled readings
@@ -394,6 +382,8 @@ class Reconciler:
         ex = self._explainer
         if ex.nothing_new(g, r, turn.pending):
             self._ok(r)
+            return
+        if self._table.setup and self._resume(r):  # not its moves: it never stood set up
             return
         cand = ex.explain(g, r, turn, weak_ok=False)
         if cand is not None:

@@ -6,13 +6,15 @@ and the squares an undo asks them to put back.  :class:`Unrecorded` is
 that state as a value: :attr:`Reconciler.pending` gives it, the service
 keeps it beside the game, and :meth:`Reconciler.restore` takes it back
 after a restart, so the board goes on as the players left it.
+:class:`Table` is the state machine's own memory of it, and of what the
+players asked for that waits for the board.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-__all__ = ["Undone", "Unrecorded"]
+__all__ = ["Table", "Undone", "Unrecorded"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,3 +35,17 @@ class Unrecorded:
     draw: int | None = None  # the side offering a draw (0 the Attacker, 1 the Defender)
     expected: str | None = None  # the computer's action lit, to be made on the board
     undone: Undone | None = None  # an undo's board still to be put back
+
+
+@dataclass(slots=True)
+class Table:
+    """What the players asked for with the buttons and the service, as the
+    reconciler keeps it."""
+
+    flag_presses: list[int] = field(default_factory=list)  # awaiting a settle
+    hajeb_presses: list[int] = field(default_factory=list)  # awaiting a settle
+    draw_offer: int | None = None  # the side offering
+    hint: int = 0  # squares lit until the board changes
+    setup: bool = False  # a leap game's soldiers being set up, until the board first fits
+    resumed: bool = False  # a game resumed, until the board first shows it: no takeback
+    undone: Undone | None = None  # an undo not put back before a restart: till a full reading

@@ -39,6 +39,7 @@ from .boardview import (
     reason_words,
     status_words,
     stored_settings,
+    wait_over,
     waiting_view,
     with_options,
 )
@@ -223,7 +224,8 @@ class BoardService:
     def _feed_waiting(self, event: Frame | Button) -> Update:
         """A new game waits for the cleared board (or its start position):
         frames until then are not moves."""
-        if isinstance(event, Frame) and self._wait_over(event.occupied):
+        rec = self.reconciler
+        if isinstance(event, Frame) and wait_over(rec.game, rec.saved, event.occupied):
             self.waiting_clear = False
             self.keeper.later(partial(self.store.set_value, "waiting_clear", None))
             self._sensor_lines.append(format_event(event, self.squares))
@@ -233,14 +235,6 @@ class BoardService:
         update = self.reconciler.tick(event.t)
         self._publish(update)
         return update
-
-    def _wait_over(self, occupied: int) -> bool:
-        """Does this reading end the wait: no soldier off the game's start
-        (the board cleared, or being set up as its start), or a game put
-        aside in its moving phase set up again (it is resumed)?"""
-        a, d = self.reconciler.game.bitboards()
-        saved = [g.bitboards() for g in self.reconciler.saved if g.phase == "moving"]
-        return not occupied & ~(a | d) or any(occupied == a2 | d2 for a2, d2 in saved)
 
     def _note_button(self, event: Button) -> None:
         """Flush the log at every press (a resign or draw ends a game), and
@@ -308,7 +302,7 @@ class BoardService:
     def _begin(self, game: AnyGame) -> None:
         """The reconciler's new game (the board's New game button, the board
         cleared): soldiers standing off its start are no moves of it: it waits
-        (:meth:`_wait_over`; the wait kept with its row), read afresh then."""
+        (:func:`.boardview.wait_over`; the wait kept with its row), read afresh then."""
         a, d = game.bitboards()
         wait = bool(self._occupied & ~(a | d))
         self.gid = self.keeper.new_game(game, *self.players, self.game_settings(), wait)
@@ -504,6 +498,10 @@ class BoardService:
         self.draw_offer = self.hint_move = None
         if self.simulated:
             self.feed(Frame.from_occ(self.now(), self.sim.occ))
+        elif not self.waiting_clear and self._last_frame is not None:
+            # The board as it stands, its log's first line, read (a leap
+            # game's soldiers standing: it is set up, its changes are play).
+            self.feed(replace(self._last_frame, t=self.now()))
         else:
             if not self.waiting_clear:
                 self._sensor_lines.append(self._board_line())

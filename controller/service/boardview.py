@@ -341,6 +341,15 @@ def waiting_view(g: AnyGame, occupied: int) -> tuple[str, dict[str, str]]:
             f"still on it, lit red)"), leds
 
 
+def wait_over(g: AnyGame, saved: tuple[AnyGame, ...], occupied: int) -> bool:
+    """Does the reading ``occupied`` end a new game's wait: no soldier off
+    the start of ``g`` (the board cleared, or being set up as its start),
+    or a game put aside in its moving phase (``saved``) set up again?"""
+    a, d = g.bitboards()
+    boards = [x.bitboards() for x in saved if x.phase == "moving"]
+    return not occupied & ~(a | d) or any(occupied == a2 | d2 for a2, d2 in boards)
+
+
 class Turns:
     """A game's numbered record turns for the page, made again only when
     its moves changed (a long game's grouping costs milliseconds; frames

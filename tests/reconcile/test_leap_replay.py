@@ -11,7 +11,7 @@ import random
 import pytest
 from test_replay_games import LENGTHS, random_game
 
-from controller.board.events import Frame
+from controller.board.events import Button, Frame
 from controller.reconcile.reconciler import Reconciler
 from controller.reconcile.replay import replay
 from controller.reconcile.simulator import board_of, simulate_log
@@ -203,3 +203,41 @@ def test_a_soldier_lifted_while_a_capture_is_compulsory_is_told_which_must_captu
     a1 = g.geometry.point_names.index("a1")
     assert status(g, View(lifted=a1)) == \
         "Attacker: a1 lifted, but a capture must be made, by c3; put it back"
+
+
+def test_a_leap_game_put_aside_after_one_move_resumes_when_set_up_again() -> None:
+    """A game cleared after its first move and set up again resumes: the
+    new game's soldiers never stood on their start, so the board is not
+    that move made in it. Before, the move was read in the new game and
+    the game put aside stayed aside, unfinished, with the same move."""
+    g = new_game("checkers")
+    g.play("c3-d4")
+    rec = Reconciler(game=g)
+    moved = _occ(g)
+    _settle(rec, 1.0, moved)
+    _settle(rec, 3.0, "0" * 64)
+    assert rec.saved == (g,) and rec.game.ply == 0
+    _settle(rec, 5.0, moved)
+    assert rec.game is g and [str(m) for m in g.moves] == ["c3-d4"] and not rec.saved
+
+
+def test_a_new_game_on_soldiers_standing_at_its_start_reads_their_changes_as_play() -> None:
+    """The New game button pressed with the soldiers on their start points:
+    they stand set up, so a soldier lifted and set on a wrong point is a
+    wrong move. Before, the reading at the press (no move: not read) left
+    the game being set up: 'Set up the soldiers: 1 starting point still
+    empty; b5: ...'."""
+    g = new_game("sixteen-soldiers")
+    rec = Reconciler(game=g.copy())
+    start = _occ(g)
+    _settle(rec, 1.0, start)
+    rec.feed(Button(3.0, "new", None))
+    names = g.geometry.point_names
+    c4, b5 = names.index("c4"), names.index("b5")
+    lifted = start[:c4] + "0" + start[c4 + 1:]
+    _settle(rec, 4.0, lifted)
+    rec.feed(Frame.from_occ(6.0, lifted[:b5] + "1" + lifted[b5 + 1:]))
+    update = rec.tick(9.0)
+    assert update.status == "c4: put the Attacker's soldier back; b5: no soldier belongs " \
+        "here; take it off"
+    assert update.leds == {"c4": "error", "b5": "error"}

@@ -301,3 +301,64 @@ def test_the_computers_pass_at_the_end_of_its_chain_is_said(tmp_path: Path) -> N
     _play(service, clock, game, next(str(m) for m in game.legal_moves()))
     assert "The computer ended" not in service.state()["status"]  # until the next move
     service.close()
+
+
+def test_the_boards_new_game_after_one_move_never_reads_that_move_in_the_new_game(
+    tmp_path: Path,
+) -> None:
+    """The board's New game button after one move, the soldiers left as
+    they stand, the service restarted (its first reading: the board as
+    left): the game put aside is resumed, as a game put aside set up again
+    is, and the new game, without a move, is finished out of the list.
+    Before, the new game read the board as its first move, and the game
+    left stayed in the archive unfinished with the same move."""
+    clock = Clock(500.0)
+    service = _service(tmp_path, clock, "sixteen-soldiers")
+    game = new_game("sixteen-soldiers")
+    _play(service, clock, game, "a4-a5")
+    old = service.gid
+    service.press("new")
+    clock.t += 0.1
+    service.tick()
+    state = service.state()
+    assert service.gid != old and state["moves"] == [] and state["waiting_clear"]
+    assert state["leds"] == {"a5": "error"}
+    service.close()
+    again = _service(tmp_path, clock, "sixteen-soldiers")
+    clock.t += 0.1
+    again.tick()
+    state = again.state()
+    assert again.gid == old and state["moves"] == ["a4-a5"] and not state["waiting_clear"]
+    assert state["position"] == game.position()
+    assert [g["id"] for g in again.store.list_games()] == [old]
+    again.close()
+
+
+def test_a_new_game_from_the_page_on_a_sensor_board_reads_soldiers_at_start_as_play(
+    tmp_path: Path,
+) -> None:
+    """A new game from the page, a board with sensors whose soldiers stand
+    on their start points: the board as it stands is read, so a soldier
+    set on a wrong point is a wrong move. Before, the new game had no
+    reading until the board changed, and the wrong point was told as
+    'Set up the soldiers: 1 starting point still empty; b5: ...'."""
+    from controller.board.events import Frame
+
+    clock = Clock(500.0)
+    service = BoardService(Config(data_dir=tmp_path, settle=0.05, error_delay=0.2,
+                                  variant="sixteen-soldiers", board="gpio"), clock=clock)
+    game = new_game("sixteen-soldiers")
+    names = game.geometry.point_names
+    a, d = game.bitboards()
+    lifted = (a | d) & ~(1 << names.index("c4"))
+    for occupied in (a | d, None, lifted, lifted | 1 << names.index("b5")):
+        if occupied is None:
+            service.new_game("sixteen-soldiers")
+        else:
+            service.feed(Frame(service.now(), occupied))
+        for _ in range(3):
+            clock.t += 0.1
+            service.tick()
+    assert service.state()["status"] == "c4: put the Attacker's soldier back; b5: no soldier " \
+        "belongs here; take it off"
+    service.close()
