@@ -337,8 +337,11 @@ def waiting_view(g: AnyGame, occupied: int) -> tuple[str, dict[str, str]]:
     names = g.geometry.point_names
     leds = {names[i]: "error" for i in range(g.geometry.size) if extra >> i & 1}
     n = len(leds)
-    return (f"New game: clear the board first ({n} soldier{'s' if n != 1 else ''} "
-            f"still on it, lit red)"), leds
+    soldiers = f"{n} soldier{'s' if n != 1 else ''}"
+    if a | d:  # a game whose soldiers start on the board: set up, or clear it
+        return (f"New game: set the soldiers on their starting {place(g.geometry.name, 2)} "
+                f"or clear the board ({soldiers} off them, lit red)"), leds
+    return f"New game: clear the board first ({soldiers} still on it, lit red)", leds
 
 
 def wait_over(g: AnyGame, saved: tuple[AnyGame, ...], occupied: int) -> bool:

@@ -323,6 +323,10 @@ def test_the_boards_new_game_after_one_move_never_reads_that_move_in_the_new_gam
     state = service.state()
     assert service.gid != old and state["moves"] == [] and state["waiting_clear"]
     assert state["leds"] == {"a5": "error"}
+    # Before: "New game: clear the board first (1 soldier still on it, lit
+    # red)", while putting the soldier back on a4 ends the wait as well.
+    assert state["status"] == ("New game: set the soldiers on their starting points or clear "
+                               "the board (1 soldier off them, lit red)")
     service.close()
     again = _service(tmp_path, clock, "sixteen-soldiers")
     clock.t += 0.1
