@@ -93,6 +93,12 @@ class Scene:
     offset: float = 0.1  # max piece offset from the square centre, in squares
     seed: int = 0
     wood: tuple[int, int, int] = (95, 150, 195)  # BGR
+    # the board moved against its markers (markers on a sheet of their own,
+    # or taped beside it): shifted by (du, dv) board units, then turned by
+    # ``turn`` quarter turns anticlockwise about its centre; the markers stay
+    # (``cells`` are the board's own squares, moved with it)
+    shift: tuple[float, float] = (0.0, 0.0)
+    turn: int = 0
 
 
 @dataclass
@@ -199,14 +205,39 @@ def _board_texture(scene: Scene, rng: np.random.Generator) -> np.ndarray:
     for t in range(8):
         cv2.line(img, (round(_bx(t)), round(_by(0))), (round(_bx(t)), round(_by(7))), line, lw)
         cv2.line(img, (round(_bx(0)), round(_by(t))), (round(_bx(7)), round(_by(t))), line, lw)
+    if not _moved(scene):
+        for x, y, card in _marker_cards():
+            img[y : y + card.shape[0], x : x + card.shape[1]] = card
+    return img
+
+
+def _marker_cards() -> list[tuple[int, int, np.ndarray]]:
+    """Each marker on its white card: the card's top-left corner in texture
+    pixels, and its picture."""
     side = round(MARKER_SIDE * R)
     pad = round(0.1 * R)
+    cards = []
     for mid, (cu, cv) in MARKER_CENTRES.items():
         x, y = round(_bx(cu)) - side // 2, round(_by(cv)) - side // 2
-        img[y - pad : y + side + pad, x - pad : x + side + pad] = (235, 238, 240)
-        img[y : y + side, x : x + side] = _marker_image(mid, side)[..., None].astype(np.float32)
-        img[y : y + side, x : x + side] = img[y : y + side, x : x + side] * 0.8 + 20
-    return img
+        card = np.empty((side + 2 * pad, side + 2 * pad, 3), np.float32)
+        card[:] = (235, 238, 240)
+        card[pad:-pad, pad:-pad] = _marker_image(mid, side)[..., None].astype(np.float32) * 0.8 + 20
+        cards.append((x - pad, y - pad, card))
+    return cards
+
+
+def _moved(scene: Scene) -> bool:
+    return scene.shift != (0.0, 0.0) or scene.turn % 4 != 0
+
+
+def _board_move(scene: Scene) -> np.ndarray:
+    """The board's own units -> where it now lies (turned, then shifted)."""
+    a = np.deg2rad(90.0 * (scene.turn % 4))
+    c, s = round(np.cos(a)), round(np.sin(a))
+    turn = np.array([[c, -s, 3.5 - 3.5 * c + 3.5 * s], [s, c, 3.5 - 3.5 * s - 3.5 * c],
+                     [0, 0, 1]], np.float64)
+    shift = np.array([[1, 0, scene.shift[0]], [0, 1, scene.shift[1]], [0, 0, 1]], np.float64)
+    return np.asarray(shift @ turn)
 
 
 def _draw_pieces(img: np.ndarray, scene: Scene, rng: np.random.Generator) -> None:
@@ -295,8 +326,17 @@ def render(scene: Scene) -> Rendered:
     bg = np.empty((H, W, 3), np.float32)
     bg[:] = (70, 80, 90)
     bg *= (1 + 0.1 * _smooth_noise(rng, (H, W), 8))[..., None]
-    img = cv2.warpPerspective(board, m, (W, H), dst=bg, flags=cv2.INTER_LINEAR,
-                              borderMode=cv2.BORDER_TRANSPARENT)
+    if _moved(scene):  # the board where it now lies, the markers where they were
+        board_m = hm @ _board_move(scene) @ tex
+        img = cv2.warpPerspective(board, board_m, (W, H), dst=bg, flags=cv2.INTER_LINEAR,
+                                  borderMode=cv2.BORDER_TRANSPARENT)
+        for x, y, card in _marker_cards():
+            at = m @ np.array([[1, 0, x], [0, 1, y], [0, 0, 1]], np.float64)
+            img = cv2.warpPerspective(card, at, (W, H), dst=img, flags=cv2.INTER_LINEAR,
+                                      borderMode=cv2.BORDER_TRANSPARENT)
+    else:
+        img = cv2.warpPerspective(board, m, (W, H), dst=bg, flags=cv2.INTER_LINEAR,
+                                  borderMode=cv2.BORDER_TRANSPARENT)
     lt = scene.lighting
     if lt.linear:
         img = (np.clip(img, 0, 255) / 255) ** 2.2
