@@ -17,7 +17,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from calibration.colour import CLASSES, ColourModel, Empty, Features, Grid, features
+from calibration.colour import CLASSES, ColourModel, Empty, Features, Grid, features, lines_beyond
 from calibration.homography import (
     HomographyTracker,
     fit_from_centres,
@@ -31,7 +31,7 @@ from controller.board.words import unreadable
 
 __all__ = ["calibrate_camera", "read_image", "load_profile", "CameraProfile", "CameraReader",
            "check_cells", "Reading", "read_photo", "check_size", "check_board", "fit_size",
-           "size_problem", "board_in_view"]
+           "size_problem", "board_in_view", "moved_towards"]
 
 PROFILE_KIND = "kharbga-camera-profile"
 PROFILE_VERSION = 1
@@ -267,12 +267,15 @@ def calibrate_camera(empty_path: str | Path, layout_path: str | Path, cells: str
 @dataclass
 class Reading:
     """How one frame was read: where the board was, the light taken out of
-    each square's measurements, the frame's class model, and the result."""
+    each square's measurements, the frame's class model, and the result;
+    ``moved``: the sides past whose edge the board's lines go on (the board
+    moved against its markers: every square reads ``?``)."""
 
     homography: np.ndarray
     features: Features
     model: ColourModel
     cells: str
+    moved: tuple[int, ...] = ()
 
 
 class CameraReader:
@@ -315,9 +318,13 @@ class CameraReader:
         if h is None:
             return "?" * 49
         p = self.profile
-        model, feats = p.model.adapted(features(p.grid, p.empty, p.grid.warp(image, h)))
-        cells = model.classify(feats, p.grid, adapt=False)
-        self.last_reading = Reading(h, feats, model, cells)
+        top = p.grid.warp(image, h)
+        model, feats = p.model.adapted(features(p.grid, p.empty, top))
+        # the board moved against its markers: its squares are not where the
+        # profile has them (a whole square's shift keeps the lines in place)
+        moved = lines_beyond(p.grid, p.empty, top)
+        cells = "?" * 49 if moved else model.classify(feats, p.grid, adapt=False)
+        self.last_reading = Reading(h, feats, model, cells, moved)
         return cells
 
     def read(self, image: np.ndarray) -> str:
@@ -344,16 +351,36 @@ LINES_IN_VIEW = 16  # of the 64 grid intersections: fewer, and the board is not 
 
 def board_in_view(reader: CameraReader) -> bool:
     """Whether the frame ``reader`` read last shows the profile's board: it
-    was located, and its grid lines show at 16 or more of the 64
-    intersections (a hand or an arm hides fewer)."""
+    was located, its grid lines show at 16 or more of the 64
+    intersections (a hand or an arm hides fewer), and they do not go on past
+    its edge (the board moved against its markers)."""
     r = reader.last_reading
-    return r is not None and int(r.features.patch_ok[:64].sum()) >= LINES_IN_VIEW
+    return (r is not None and not r.moved
+            and int(r.features.patch_ok[:64].sum()) >= LINES_IN_VIEW)
+
+
+SIDES = ("the a file", "the g file", "rank 1", "rank 7")
+
+
+def moved_towards(reader: CameraReader) -> str | None:
+    """Which way the board read last has moved against its markers, in
+    words ('towards the g file'), or None when it has not been seen moved."""
+    r = reader.last_reading
+    if r is None or not r.moved:
+        return None
+    return "towards " + " and ".join(SIDES[side] for side in r.moved)
 
 
 def check_board(reader: CameraReader, name: str) -> None:
     """A clear ValueError when the board read does not look like the profile's
     board: its grid lines missing at most intersections (another board, or
-    markers moved to another board since calibration)."""
+    markers moved to another board since calibration), or going on past its
+    edge (the board moved against its markers)."""
+    towards = moved_towards(reader)
+    if towards is not None:
+        raise ValueError(f"the board in {name} has moved against its markers since calibration"
+                         f" (its lines go on past its edge {towards}): put it back where it"
+                         " was, or calibrate it again")
     if reader.last_reading is not None and not board_in_view(reader):
         raise ValueError(f"the board in {name} does not look like the one in the profile (its"
                          " grid lines are not where they were at calibration): calibrate this"

@@ -28,7 +28,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-__all__ = ["Grid", "Features", "ColourModel", "CLASSES"]
+__all__ = ["Grid", "Features", "ColourModel", "CLASSES", "lines_beyond"]
 
 CLASSES = (".", "a", "d")
 CLOSE_DIST, CLOSE_MARGIN = 1.5, 1.5
@@ -82,6 +82,15 @@ class Grid:
         centres += [(i + 0.5, j) for j in range(8) for i in range(7)]
         centres += [(i, j + 0.5) for j in range(7) for i in range(8)]
         self.patch_uv = np.array(centres, np.float64) / 7.0  # 176 x 2, board units / 7
+        # 32 patches in the margin, a third of a square beyond the outer lines,
+        # where each grid line would go on (8 a side: the a file's side, the
+        # g file's, rank 1's and rank 7's), and the edge midpoint whose
+        # pattern is that line
+        t = 1 / 3
+        self.margin = np.stack([box(-t, j) for j in range(8)] + [box(7 + t, j) for j in range(8)]
+                               + [box(i, -t) for i in range(8)] + [box(i, 7 + t) for i in range(8)])
+        self.margin_line = np.array([64 + j * 7 for j in range(8)] + [70 + j * 7 for j in range(8)]
+                                    + [120 + i for i in range(8)] + [168 + i for i in range(8)])
         corners, edges, across = [], [], []
         for sq in range(49):
             f, r = sq % 7, sq // 7
@@ -120,6 +129,8 @@ class Empty:
     patch: np.ndarray  # 176 x 3: the board's light at each patch (its bare wood)
     pattern: np.ndarray  # 176 x P zero-mean unit-norm grey patterns
     wood: np.ndarray  # 176 x W: the pixels of each patch farthest from its lines
+    line_contrast: np.ndarray  # 32: the contrast of the line each margin patch faces
+    margin_bare: np.ndarray  # 32 bool: the margin patch does not show that line going on
 
     @classmethod
     def from_warp(cls, grid: Grid, top: np.ndarray) -> Empty:
@@ -131,10 +142,43 @@ class Empty:
         # shadow of a piece reaching into the patch (or the blur of the
         # photo) moves it a lot
         wood = np.argsort(-pattern, axis=1)[:, : int(WOOD * pattern.shape[1])]
-        return cls(disc, _wood_light(flat[grid.patch], wood), pattern, wood)
+        line = flat[grid.patch[grid.margin_line]]
+        contrast = _contrast(line)
+        bare = ~_line_on(flat[grid.margin], pattern[grid.margin_line], contrast)
+        return cls(disc, _wood_light(flat[grid.patch], wood), pattern, wood, contrast, bare)
 
 
 WOOD = 0.4  # the part of a patch's pixels read as its bare wood
+LINE_ON = 0.6  # the correlation of a margin patch with a grid line's pattern that shows it
+LINE_CONTRAST = 0.4  # and the part of the line's contrast at calibration it must keep
+BEYOND = 5  # margin patches of one side (of 8) showing the lines going on: the board moved
+
+
+def _contrast(pix: np.ndarray) -> np.ndarray:
+    g = pix.mean(axis=2)
+    return np.asarray(g.std(axis=1) / (g.mean(axis=1) + 1e-6))
+
+
+def _line_on(pix: np.ndarray, line: np.ndarray, contrast: np.ndarray) -> np.ndarray:
+    """Which margin patches show the grid line they face going on: its
+    pattern, and most of its contrast (the wood's grain can follow a line's
+    direction, faintly)."""
+    ncc = np.sum(_patterns(pix) * line, axis=1)
+    return np.asarray((ncc >= LINE_ON) & (_contrast(pix) >= LINE_CONTRAST * contrast))
+
+
+def lines_beyond(grid: Grid, empty: Empty, top: np.ndarray) -> tuple[int, ...]:
+    """The sides (0: the a file's, 1: the g file's, 2: rank 1's, 3: rank 7's)
+    past whose outer line the board's grid lines go on in the top view
+    ``top``: the board moved that way against its markers since calibration,
+    by half a square or more (by a whole square, every other line is where
+    the profile has one, and each square would be read one square off).  A
+    side counts when 5 of its 8 margin patches show their line, of those
+    the calibration saw bare."""
+    flat = top.reshape(-1, 3).astype(np.float32) + 1.0
+    on = _line_on(flat[grid.margin], empty.pattern[grid.margin_line], empty.line_contrast)
+    on &= empty.margin_bare
+    return tuple(side for side in range(4) if on[8 * side : 8 * side + 8].sum() >= BEYOND)
 
 
 def _wood_light(ppix: np.ndarray, wood: np.ndarray) -> np.ndarray:

@@ -28,7 +28,14 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from calibration.camera import CameraReader, board_in_view, fit_size, load_profile, size_problem
+from calibration.camera import (
+    CameraReader,
+    board_in_view,
+    fit_size,
+    load_profile,
+    moved_towards,
+    size_problem,
+)
 from calibration.frames import camera_node, is_video_file, open_capture, open_problem
 from controller.board.events import Frame
 from controller.board.sensorlog import Event, Header, format_event
@@ -95,6 +102,11 @@ def blindness(image: np.ndarray, reader: CameraReader) -> tuple[str, str] | None
     if reader.last_reading is None:
         return (f"cannot locate the board (only marker{'s' if len(seen) > 1 else ''} "
                 f"{_ids(seen)} in view)", "3 are needed after the camera or board moved")
+    towards = moved_towards(reader)
+    if towards is not None:
+        return ("sees the board moved against its markers",
+                f"its lines go on past its edge {towards}, so every square would be read off:"
+                " put it back where it was at calibration, or calibrate it again")
     return ("does not see the board's lines",
             "something over the whole board, or the board moved against its markers since "
             "calibration: calibrate it again if so")

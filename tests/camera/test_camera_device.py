@@ -139,10 +139,14 @@ class Showing:
 
 def _blinded(picture: np.ndarray, how: str) -> np.ndarray:
     """The camera's picture when it cannot see the board: the light off or
-    the lens covered, the camera knocked to look beside the board, or a
-    cloth over the whole board (its markers still in view)."""
+    the lens covered, the camera knocked to look beside the board, a cloth
+    over the whole board (its markers still in view), or the board moved a
+    square against its markers (its a3 soldier where b3 was)."""
     if how == "dark":
         return np.full_like(picture, 4)
+    if how == "moved":  # the board nudged a square against its markers' sheet
+        return render(Scene(A3, "white-black", CAM, Lighting(level=0.95), seed=3,
+                            shift=(1.0, 0.0))).image
     if how == "turned away":
         away = Camera(CAM.angle, CAM.scale, CAM.tilt, CAM.cx + 2000, CAM.cy)
         return render(Scene("." * 49, "white-black", away, Lighting(level=0.95), seed=3)).image
@@ -158,6 +162,7 @@ def _blinded(picture: np.ndarray, how: str) -> np.ndarray:
     ("dark", "sees only darkness"),
     ("turned away", "sees none of the board's markers"),
     ("covered", "does not see the board's lines"),
+    ("moved", "sees the board moved against its markers"),
 ])
 def test_a_camera_that_cannot_see_the_board_says_so_and_reads_nothing(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, how: str, words: str
