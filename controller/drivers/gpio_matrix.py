@@ -343,7 +343,8 @@ class MatrixScanner:
             self.close()
             raise
         self._debounce = Debouncer(config.debounce_scans)
-        self.watch = SwitchWatch(self.switch_label, watch, place(self.mapping.board))
+        self.watch = SwitchWatch(self.mapping.switch_and_point, watch,
+                                 place(self.mapping.board))
         self.scans = 0
         self.failure: str | None = None  # why the last scan failed, in words
 
@@ -360,10 +361,6 @@ class MatrixScanner:
             )
         for pin in config.column_pins:
             self._columns.append(InputDevice(pin, pull_up=True, pin_factory=pin_factory))
-
-    def switch_label(self, index: int) -> str:
-        """``"r2c3 (d3)"``: a switch and the square over it."""
-        return self.mapping.switch_and_point(index)
 
     def expect(self, occupied: int | None) -> None:
         """The board that should stand on the switches now (a bitboard of
@@ -431,9 +428,14 @@ class MatrixScanner:
             t = clock.sleep_until(t + self.period)
 
     def problem(self) -> str | None:
-        """What is wrong with reading the board now, in words: a scan
-        that fails, stuck or chattering switches; None when all is well."""
-        return self.failure or self.watch.problem()
+        """Why the board is not being read now, in words (a scan that
+        fails); None when it is read."""
+        return self.failure
+
+    def fault(self) -> str | None:
+        """What is wrong with the board while it is read, in words: the
+        stuck or chattering switches; None when there are none."""
+        return self.watch.problem()
 
     def frames(self, clock: Clock, stop: Stop) -> Iterator[Frame]:
         """Scan on ``clock`` until ``stop`` is set, yielding each new frame;

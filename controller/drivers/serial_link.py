@@ -108,7 +108,7 @@ class SerialLink:
     comes back under another name (``/dev/ttyACM1``) is found again.
     ``watch``: a stuck-switch watch (:class:`~controller.drivers.
     switch_watch.PointWatch`) that sees every frame; :meth:`expect` tells
-    it the board that should stand, and :meth:`problem` says what it finds.
+    it the board that should stand, and :meth:`fault` says what it finds.
     """
 
     def __init__(

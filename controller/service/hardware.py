@@ -319,12 +319,12 @@ class GpioBackend:
 
     def problem(self) -> str | None:
         scanner = self.scanner
-        return None if scanner is None else scanner.failure
+        return None if scanner is None else scanner.problem()
 
     def fault(self) -> str | None:
         """The lights failing, and the switches the watch names (the board
         is read, but a welded reed reads as a piece)."""
-        switches = None if self.scanner is None else self.scanner.watch.problem()
+        switches = None if self.scanner is None else self.scanner.fault()
         return "; ".join(f for f in (self._fault, switches) if f) or None
 
     def close(self) -> None:

@@ -119,7 +119,7 @@ def test_a_welded_switch_stays_stuck_while_a_piece_is_in_the_hand(
                 scanner.scan(t / 100)
                 t += 1
         assert [level for level, _ in said(caplog)] == [logging.WARNING]
-        words = scanner.problem()
+        words = scanner.fault()
         assert words is not None and words.startswith(
             "switch r3c3 (d4) reads closed where no piece should stand")
         sim.stick(3, 3, False)  # mended: said once the board is known again
@@ -128,7 +128,7 @@ def test_a_welded_switch_stays_stuck_while_a_piece_is_in_the_hand(
             scanner.scan(t / 100)
             t += 1
     assert said(caplog)[-1] == (logging.INFO, "switch r3c3 (d4) reads as expected again")
-    assert scanner.problem() is None
+    assert scanner.fault() is None
 
 
 def test_the_page_words_name_chattering_and_open_switches(factory: MockFactory) -> None:
@@ -138,7 +138,7 @@ def test_the_page_words_name_chattering_and_open_switches(factory: MockFactory) 
         for n in range(150):
             sim.set_switch(4, 0, n // 4 % 2 == 1)  # a5 chatters meanwhile
             scanner.scan(n / 100)
-        words = scanner.problem()
+        words = scanner.fault()
     assert words is not None
     assert "switch r0c0 (a1) reads open under a piece" in words
     assert "switch r4c0 (a5) is chattering" in words
@@ -164,7 +164,7 @@ def test_the_board_told_what_to_expect_while_it_scans_is_never_a_read_failure(
             while not stop.is_set():
                 t += 0.01
                 scanner.scan(t)
-                scanner.problem()
+                scanner.fault()
         except Exception as exc:  # noqa: BLE001 - the failure the test is for
             errors.append(repr(exc))
 
@@ -177,7 +177,7 @@ def test_the_board_told_what_to_expect_while_it_scans_is_never_a_read_failure(
         while time.monotonic() < end and not errors:
             scanner.expect(0b0101)
             scanner.expect(None)
-            scanner.problem()
+            scanner.fault()
     finally:
         stop.set()
         thread.join()
@@ -199,7 +199,7 @@ def test_a_welded_reed_of_the_37_point_board_is_under_a_point(factory: MockFacto
         sim.stick(row, column)
         for n in range(150):
             scanner.scan(n / 100)
-        words = scanner.problem()
+        words = scanner.fault()
     closed = ("switch r4c2 (c5) reads closed where no piece should stand: if the point is "
               "empty, the reed switch is stuck")
     assert words is not None and words.startswith(closed), words
