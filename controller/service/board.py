@@ -36,6 +36,7 @@ from .boardview import (
     kings,
     lights_of,
     lit_hint,
+    off_start,
     reason_words,
     status_words,
     stored_settings,
@@ -44,7 +45,7 @@ from .boardview import (
     with_options,
 )
 from .config import THINK_MAX, THINK_MIN, Config
-from .keeper import Keeper
+from .keeper import WAITING, Keeper
 from .simboard import RequestError, SimBoard, check_board, fits
 from .store import Store, resumable
 
@@ -128,7 +129,7 @@ class BoardService:
         # So does one started here after the last game ended (its soldiers
         # may still stand), until the board's first reading shows it.
         waiting = self.store.get_value(
-            "waiting_clear", self.gid, "taken as set: a game with no move yet waits for the "
+            WAITING, self.gid, "taken as set: a game with no move yet waits for the "
             "board cleared or set up as its start")
         self.waiting_clear = (fresh or waiting == self.gid) and not game.moves
         if self.simulated:
@@ -227,7 +228,7 @@ class BoardService:
         rec = self.reconciler
         if isinstance(event, Frame) and wait_over(rec.game, rec.saved, event.occupied):
             self.waiting_clear = False
-            self.keeper.later(partial(self.store.set_value, "waiting_clear", None))
+            self.keeper.later(partial(self.store.set_value, WAITING, None))
             self._sensor_lines.append(format_event(event, self.squares))
             update = self.reconciler.feed(event)
             self._after(update)
@@ -303,8 +304,7 @@ class BoardService:
         """The reconciler's new game (the board's New game button, the board
         cleared): soldiers standing off its start are no moves of it: it waits
         (:func:`.boardview.wait_over`; the wait kept with its row), read afresh then."""
-        a, d = game.bitboards()
-        wait = bool(self._occupied & ~(a | d))
+        wait = bool(off_start(game, self._occupied))
         self.gid = self.keeper.new_game(game, *self.players, self.game_settings(), wait)
         if wait:
             self.waiting_clear = True
@@ -485,9 +485,8 @@ class BoardService:
         self.names = (names[0], names[1])
         if self.simulated:
             self._occupied = Frame.from_occ(0, self.sim.occ).occupied
-        a, d = game.bitboards()
         # Pieces left off its start are not the new game's first moves.
-        self.waiting_clear = bool(self._occupied & ~(a | d))
+        self.waiting_clear = bool(off_start(game, self._occupied))
         self.gid = self.keeper.new_game(game, *self.players, self.game_settings(),
                                         self.waiting_clear)
         self.squares = game.geometry.size

@@ -47,6 +47,7 @@ __all__ = [
     "computer_name",
     "status_words",
     "stored_settings",
+    "off_start",
     "waiting_view",
     "with_options",
 ]
@@ -332,13 +333,12 @@ def waiting_view(g: AnyGame, occupied: int) -> tuple[str, dict[str, str]]:
     """The status line and lights of a new game waiting for the board
     cleared (``occupied``: the board's reading): the soldiers that are not
     the game's start are lit red."""
-    a, d = g.bitboards()
-    extra = occupied & ~(a | d)
+    extra = off_start(g, occupied)
     names = g.geometry.point_names
     leds = {names[i]: "error" for i in range(g.geometry.size) if extra >> i & 1}
     n = len(leds)
     soldiers = f"{n} soldier{'s' if n != 1 else ''}"
-    if a | d:  # a game whose soldiers start on the board: set up, or clear it
+    if g.bitboards() != (0, 0):  # a game whose soldiers start on the board: set up, or clear it
         return (f"New game: set the soldiers on their starting {place(g.geometry.name, 2)} "
                 f"or clear the board ({soldiers} off them, lit red)"), leds
     return f"New game: clear the board first ({soldiers} still on it, lit red)", leds
@@ -348,9 +348,15 @@ def wait_over(g: AnyGame, saved: tuple[AnyGame, ...], occupied: int) -> bool:
     """Does the reading ``occupied`` end a new game's wait: no soldier off
     the start of ``g`` (the board cleared, or being set up as its start),
     or a game put aside in its moving phase (``saved``) set up again?"""
-    a, d = g.bitboards()
     boards = [x.bitboards() for x in saved if x.phase == "moving"]
-    return not occupied & ~(a | d) or any(occupied == a2 | d2 for a2, d2 in boards)
+    return not off_start(g, occupied) or any(occupied == a | d for a, d in boards)
+
+
+def off_start(g: AnyGame, occupied: int) -> int:
+    """The points of reading ``occupied`` that hold a soldier off ``g``'s
+    board (soldiers standing that are not the new game's)."""
+    a, d = g.bitboards()
+    return occupied & ~(a | d)
 
 
 class Turns:

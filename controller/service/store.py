@@ -205,10 +205,8 @@ class Store:
             self.db.executemany("INSERT INTO actions (game_id, ply, token, t) VALUES (?, ?, ?, ?)",
                                 [(gid, i, token, now) for i, token in enumerate(tokens)])
             if value is not None:
-                self.db.execute("INSERT OR REPLACE INTO kv (key, value) VALUES (?, ?)",
-                                (value[0], json.dumps(value[1])))
-            self.db.execute("INSERT OR REPLACE INTO kv (key, value) VALUES (?, ?)",
-                            (CURRENT, json.dumps(gid)))
+                self._put_value(*value)
+            self._put_value(CURRENT, gid)
         self._stored[gid] = tokens
         self._next_id = max(self._next_id, gid + 1)
         return gid
@@ -239,8 +237,7 @@ class Store:
                  for i in range(common, len(tokens))],
             )
             if value is not None:
-                self.db.execute("INSERT OR REPLACE INTO kv (key, value) VALUES (?, ?)",
-                                (value[0], json.dumps(value[1])))
+                self._put_value(*value)
         self._stored[gid] = tokens
 
     def rename(self, gid: int, attacker: str, defender: str,
@@ -488,8 +485,12 @@ class Store:
 
     def set_value(self, key: str, value: object) -> None:
         with self.db:
-            self.db.execute("INSERT OR REPLACE INTO kv (key, value) VALUES (?, ?)",
-                            (key, json.dumps(value)))
+            self._put_value(key, value)
+
+    def _put_value(self, key: str, value: object) -> None:
+        """Keep ``value`` under ``key``, in the transaction under way."""
+        self.db.execute("INSERT OR REPLACE INTO kv (key, value) VALUES (?, ?)",
+                        (key, json.dumps(value)))
 
 
 def turn_numbers(game: AnyGame) -> list[int]:
