@@ -12,16 +12,8 @@ from collections.abc import Callable, Iterator
 import pytest
 from fw_helpers import FAST
 
-from controller.drivers.firmware_sim import FirmwareSim, FirmwareSimError, find_micropython
+from controller.drivers.firmware_sim import FirmwareSim
 from controller.drivers.serial_link import SerialLink
-
-
-@pytest.fixture(scope="session")
-def micropython() -> str:
-    try:
-        return find_micropython()
-    except FirmwareSimError as exc:
-        pytest.fail(f"{exc} (make test installs it)", pytrace=False)
 
 
 @pytest.fixture

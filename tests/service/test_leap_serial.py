@@ -14,20 +14,11 @@ from pathlib import Path
 import pytest
 from pico_rig import Rig, occupancy, wait_for
 
-from controller.drivers.firmware_sim import FirmwareSimError, find_micropython
 from controller.rules import new_game
 from controller.service.config import Config, load_config
 from controller.service.hardware import SerialBackend, open_backend
 
 pytestmark = pytest.mark.timeout(120)
-
-
-@pytest.fixture(scope="module")
-def micropython() -> str:
-    try:
-        return find_micropython()
-    except FirmwareSimError as exc:
-        pytest.fail(f"{exc} (make test installs it)", pytrace=False)
 
 
 @pytest.fixture

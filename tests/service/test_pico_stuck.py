@@ -17,7 +17,6 @@ from pathlib import Path
 import pytest
 from pico_rig import Rig, occupancy, wait_for
 
-from controller.drivers.firmware_sim import FirmwareSimError, find_micropython
 from controller.drivers.switch_watch import WatchSettings
 from controller.rules import new_game
 
@@ -25,14 +24,6 @@ pytestmark = pytest.mark.timeout(180)
 
 STUCK_AFTER = 1.0  # seconds (10 by default)
 WATCH = "controller.drivers.switch_watch"
-
-
-@pytest.fixture(scope="module")
-def micropython() -> str:
-    try:
-        return find_micropython()
-    except FirmwareSimError as exc:
-        pytest.fail(f"{exc} (make test installs it)", pytrace=False)
 
 
 @pytest.fixture
