@@ -53,8 +53,11 @@ def _click(page: Page, square: str) -> None:
 
 def _wait_for(server: Server, position: str) -> None:
     deadline = time.monotonic() + 10
-    while server.get("/api/state")["position"] != position:
-        assert time.monotonic() < deadline, f"the board never reached {position}"
+    while (state := server.get("/api/state"))["position"] != position:
+        assert time.monotonic() < deadline, (
+            f"the board never reached {position}: it holds {state['position']}, "
+            f"status {state.get('status')!r}, sim board {state.get('sim_occ')}, "
+            f"lights {state.get('leds')}")
         time.sleep(0.03)
 
 
@@ -112,3 +115,23 @@ def test_a_game_by_clicks(page: tuple[Page, Server], tmp_path: Path) -> None:
     # Numbered by turns, as the record numbers them.
     assert _moves(pg)[0] == " ".join(next(group_turns(game)))
     pg.screenshot(path=str(tmp_path / "board.png"))
+
+
+def test_a_click_survives_the_board_drawn_anew(page: tuple[Page, Server]) -> None:
+    """The page draws the board anew with every state the service sends (a
+    thought of the engine pondering, the other page's click): a press made
+    on the old drawing and released on the new one is still a click."""
+    pg, server = page
+    cell = pg.locator('#board [data-square="c2"]')
+    expect(cell).to_have_attribute("data-led", "setup")
+    box = cell.bounding_box()
+    assert box is not None
+    pg.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    pg.mouse.down()
+    pg.evaluate("render()")  # the state arrives between the press and the release
+    pg.mouse.up()
+    game = Game.new("sabouiyya")
+    c2 = game.geometry.point_names.index("c2")
+    game.play(next(m for m in game.legal_moves() if m.to == c2))
+    _wait_for(server, game.position())
+    expect(cell.locator(".piece")).to_have_count(1)

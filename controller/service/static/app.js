@@ -199,7 +199,7 @@ function drawBoard(el, geo, pieces, occ, leds, clickable, hint) {
   const point = (p, i) => {
     const present = occ ? occ[i] === "1" : pieces[p[0]] !== undefined;
     const sq = drawPoint(p[0], geo, dark, pieces, present, leds, hint);
-    if (clickable) sq.addEventListener("click", () => toggle(i));
+    if (clickable) sq.dataset.index = i;  // a click on it: see takeClicks
     return sq;
   };
   if (geo.kind !== "points") {
@@ -527,6 +527,28 @@ function simBoard() {
   return occ.join("");
 }
 
+function takeClicks(board) {
+  // The board is drawn anew with every state the service sends (an engine
+  // pondering sends several a second): a press on the old drawing released
+  // on the new one would be no click to the browser (its element is gone),
+  // so the board itself pairs the press with the release on the same point.
+  let pressed = null;
+  const at = (ev) => {
+    const sq = ev.target.closest && ev.target.closest("[data-index]");
+    return sq && board.contains(sq) ? sq.dataset.index : null;
+  };
+  board.addEventListener("pointerdown", (ev) => {
+    pressed = ev.button === 0 ? at(ev) : null;
+  });
+  board.addEventListener("pointerup", (ev) => {
+    const i = at(ev);
+    if (i !== null && i === pressed) toggle(Number(i));
+    pressed = null;
+  });
+  // A press that became a scroll or left the page is no click.
+  board.addEventListener("pointercancel", () => { pressed = null; });
+}
+
 async function toggle(i) {
   if (!state || state.sim_occ === null) return;
   // One click is one point: a piece set down or lifted, the rest of the
@@ -754,6 +776,7 @@ flip.addEventListener("change", () => {
   render();
 });
 
+takeClicks($("#board"));
 takeTokenFromAddress();
 loadLegend();
 resync();
