@@ -36,11 +36,9 @@ from .boardview import (
     kings,
     lights_of,
     lit_hint,
-    off_start,
     reason_words,
     status_words,
     stored_settings,
-    wait_over,
     waiting_view,
     with_options,
 )
@@ -48,6 +46,7 @@ from .config import THINK_MAX, THINK_MIN, Config
 from .keeper import WAITING, Keeper
 from .simboard import RequestError, SimBoard, check_board, fits
 from .store import Store, resumable
+from .wait import ClearWait
 
 __all__ = ["BoardService", "RequestError", "reason_words"]
 
@@ -131,7 +130,8 @@ class BoardService:
         waiting = self.store.get_value(
             WAITING, self.gid, "taken as set: a game with no move yet waits for the "
             "board cleared or set up as its start")
-        self.waiting_clear = (fresh or waiting == self.gid) and not game.moves
+        self.wait = ClearWait()
+        self.wait.resume((fresh or waiting == self.gid) and not game.moves, held=not fresh)
         if self.simulated:
             self.feed(Frame.from_occ(self.now(), self.sim.occ))
         else:
@@ -153,6 +153,11 @@ class BoardService:
         return game, active.id if active is not None else 0, self.gid > 1
 
     # ------------------------------------------------------------------
+
+    @property
+    def waiting_clear(self) -> bool:
+        """Does a new game wait for the board cleared (:mod:`.wait`)?"""
+        return self.wait.on
 
     def now(self) -> float:
         return self.clock() - self._t0
@@ -226,8 +231,7 @@ class BoardService:
         """A new game waits for the cleared board (or its start position):
         frames until then are not moves."""
         rec = self.reconciler
-        if isinstance(event, Frame) and wait_over(rec.game, rec.saved, event.occupied):
-            self.waiting_clear = False
+        if isinstance(event, Frame) and self.wait.over(rec.game, rec.saved, event.occupied):
             self.keeper.later(partial(self.store.set_value, WAITING, None))
             self._sensor_lines.append(format_event(event, self.squares))
             update = self.reconciler.feed(event)
@@ -303,11 +307,10 @@ class BoardService:
     def _begin(self, game: AnyGame) -> None:
         """The reconciler's new game (the board's New game button, the board
         cleared): soldiers standing off its start are no moves of it: it waits
-        (:func:`.boardview.wait_over`; the wait kept with its row), read afresh then."""
-        wait = bool(off_start(game, self._occupied))
+        (:mod:`.wait`; the wait kept with its row), read afresh then."""
+        wait = self.wait.start(game, self._occupied)
         self.gid = self.keeper.new_game(game, *self.players, self.game_settings(), wait)
         if wait:
-            self.waiting_clear = True
             self.reconciler = Reconciler(game=game, settings=self.settings,
                                          saved=self.reconciler.saved, keep_finished=False)
 
@@ -486,7 +489,7 @@ class BoardService:
         if self.simulated:
             self._occupied = Frame.from_occ(0, self.sim.occ).occupied
         # Pieces left off its start are not the new game's first moves.
-        self.waiting_clear = bool(off_start(game, self._occupied))
+        self.wait.start(game, self._occupied)
         self.gid = self.keeper.new_game(game, *self.players, self.game_settings(),
                                         self.waiting_clear)
         self.squares = game.geometry.size

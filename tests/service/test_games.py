@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from fake_clock import FakeClock as Clock
 
+from controller.board.sensorlog import Frame
 from controller.reconcile.reconciler import Settings
 from controller.reconcile.replay import replay
 from controller.rules import Game
@@ -459,3 +460,47 @@ def test_a_restart_goes_on_with_the_game_resumed_not_a_newer_one_put_aside(
     assert again.state()["moves"] == shown
     assert sorted(g.id for g in again.store.unfinished()) == [first, second]
     again.close()
+
+
+@pytest.mark.parametrize("restart", [False, True], ids=["read-again", "restart"])
+def test_the_boards_new_game_is_not_undone_by_the_board_read_again(
+    tmp_path: Path, restart: bool,
+) -> None:
+    """New game pressed on the board in the moving phase, the game's
+    soldiers still standing: the board read again as it stood (a camera's
+    reading once a second, a restart's first reading) keeps the new game
+    waiting for the cleared board; the game put aside is resumed once the
+    board has changed and shows it again. Before, the same reading resumed
+    it at once, and after a restart the page showed the old game."""
+    clock = Clock(500.0)
+    service = BoardService(_config(tmp_path), clock=clock)
+    rng = random.Random(1)
+    game = Game.new("sabouiyya")
+    while game.phase != "moving":
+        game.play(rng.choice(lasting_moves(game)))
+        _put(service, clock, game)
+    _play_some(service, clock, game, rng, 3)
+    old = service.gid
+    service.press("new")
+    new = service.gid
+    assert new != old and service.state()["waiting_clear"]
+    if restart:
+        service.close()
+        service = BoardService(_config(tmp_path), clock=clock)
+    else:
+        service.feed(Frame.from_occ(service.now(), occ_of(game)))  # the same reading
+    clock.t += 0.3
+    service.tick()
+    state = service.state()
+    assert (service.gid, state["waiting_clear"], state["moves"]) == (new, True, [])
+    assert state["status"].startswith("New game: clear the board first")
+    occ = occ_of(game)
+    lifted = occ.index("1")
+    service.set_sim_occupancy(occ[:lifted] + "0" + occ[lifted + 1:])  # a soldier lifted
+    clock.t += 0.3
+    service.tick()
+    assert service.gid == new and service.state()["waiting_clear"]
+    _put(service, clock, game)  # and put back: the game set up again
+    assert service.gid == old and not service.state()["waiting_clear"]
+    assert service.state()["position"] == game.position()
+    service.close()

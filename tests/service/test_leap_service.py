@@ -308,10 +308,12 @@ def test_the_boards_new_game_after_one_move_never_reads_that_move_in_the_new_gam
 ) -> None:
     """The board's New game button after one move, the soldiers left as
     they stand, the service restarted (its first reading: the board as
-    left): the game put aside is resumed, as a game put aside set up again
-    is, and the new game, without a move, is finished out of the list.
-    Before, the new game read the board as its first move, and the game
-    left stayed in the archive unfinished with the same move."""
+    left): the new game still waits, as it did before the restart; the
+    soldier lifted and set back, the game put aside is resumed, as a game
+    put aside set up again is, and the new game, without a move, is
+    finished out of the list. Before, the new game read the board as its
+    first move, and the game left stayed in the archive unfinished with the
+    same move; later, the restart's first reading resumed the old game."""
     clock = Clock(500.0)
     service = _service(tmp_path, clock, "sixteen-soldiers")
     game = new_game("sixteen-soldiers")
@@ -331,6 +333,15 @@ def test_the_boards_new_game_after_one_move_never_reads_that_move_in_the_new_gam
     again = _service(tmp_path, clock, "sixteen-soldiers")
     clock.t += 0.1
     again.tick()
+    waiting = again.state()
+    assert again.gid != old and waiting["moves"] == [] and waiting["waiting_clear"]
+    assert (waiting["status"], waiting["leds"]) == (state["status"], state["leds"])
+    a5 = game.geometry.point_names.index("a5")
+    board = occ_of(game)
+    for occ in (board[:a5] + "0" + board[a5 + 1:], board):  # lifted, set back
+        again.set_sim_occupancy(occ)
+        clock.t += 0.1
+        again.tick()
     state = again.state()
     assert again.gid == old and state["moves"] == ["a4-a5"] and not state["waiting_clear"]
     assert state["position"] == game.position()
