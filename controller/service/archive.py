@@ -157,6 +157,10 @@ def _problem(path: Path, exc: sqlite3.DatabaseError) -> str | None:
     if name == "SQLITE_FULL":
         return (f"{path} cannot be written (the disk is full): the board records every move "
                 "there; free some space or give another data directory (--data-dir)")
+    if name.startswith("SQLITE_IOERR"):  # a failing card, a file size limit, a quota
+        return (f"{path} cannot be written (a disk I/O error: {name}): the board records "
+                "every move there; check the disk or card, and the limits on file size "
+                "(ulimit -f) and disk quota, or give another data directory (--data-dir)")
     if name == "SQLITE_NOTADB":
         return f"{path} is damaged or not a SQLite file ({said}): {MOVE_ASIDE}"
     if name.startswith(("SQLITE_CANTOPEN", "SQLITE_READONLY")):

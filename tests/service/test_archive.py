@@ -181,6 +181,29 @@ def _run(data: Path) -> subprocess.CompletedProcess[str]:
         capture_output=True, text=True, timeout=60, check=False)
 
 
+def test_an_archive_the_system_will_not_let_grow_stops_the_board_in_words(
+        tmp_path: Path) -> None:
+    """A limit on the size of the files the service may write (``ulimit
+    -f``, a quota) met as the archive is made: SQLite says only 'disk I/O
+    error'; the board says which file and what to do."""
+    import resource
+
+    def small_files() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (16 * 1024, 16 * 1024))
+
+    data = tmp_path / "data"
+    r = subprocess.run(
+        [sys.executable, "-m", "controller", "run", "--board", "sim", "--port",
+         str(free_port()), "--data-dir", str(data)],
+        capture_output=True, text=True, timeout=60, check=False, preexec_fn=small_files)
+    assert (r.returncode, r.stdout) == (2, "")
+    assert r.stderr.startswith(f"kharbga-board: {data}/games.sqlite3 cannot be written (a "
+                               "disk I/O error: "), r.stderr
+    assert r.stderr.endswith("check the disk or card, and the limits on file size (ulimit -f) "
+                             "and disk quota, or give another data directory (--data-dir)\n")
+    assert r.stderr.count("\n") == 1
+
+
 def _damage(data: Path, kind: str) -> str:
     """``data``'s archive damaged as ``kind``; the line that tells it."""
     path = data / "games.sqlite3"
