@@ -19,14 +19,13 @@ from typing import Any
 
 from controller.board.sensorlog import BUTTONS, Button, Frame, format_event
 from controller.reconcile.reconciler import Reconciler, Settings, Update
-from controller.rules import AnyGame, Game, Move, find_any_variant
+from controller.rules import AnyGame, find_any_variant
 from controller.rules.leap_factory import format_any_options, is_leap, make_game
 
 from .advice import Advice
 from .boardview import (
     Turns,
     board_view,
-    check_level,
     check_name,
     computer_draw_answer,
     computer_name,
@@ -42,15 +41,14 @@ from .boardview import (
     waiting_view,
     with_options,
 )
-from .config import THINK_MAX, THINK_MIN, Config
+from .computer_side import SIDES, EngineSide
+from .config import Config
 from .keeper import WAITING, Keeper
 from .simboard import RequestError, SimBoard, check_board, fits
 from .store import Store, resumable
 from .wait import ClearWait
 
 __all__ = ["BoardService", "RequestError", "reason_words"]
-
-SIDES = ("attacker", "defender")
 
 
 @dataclass
@@ -59,7 +57,7 @@ class _Published:
     state: dict[str, Any] = field(default_factory=dict)
 
 
-class BoardService:
+class BoardService(EngineSide):
     """One physical (or simulated) board and its games."""
 
     def __init__(self, config: Config, clock: Callable[[], float] = time.monotonic) -> None:
@@ -328,91 +326,6 @@ class BoardService:
             self._published.state = state
             for listener in list(self.listeners):
                 listener(self.state())
-
-    def _want_computer(self) -> None:
-        g = self.reconciler.game
-        self.computer_wanted = (self.computer is not None and g.outcome is None
-                                and not (g.removals and isinstance(g, Game))  # a huff: it chooses
-                                and g.to_move == self.computer and self.reconciler.expected is None)
-        self.reconciler.think(self.computer_wanted)  # nothing is taken for its move meanwhile
-
-    def set_computer(self, side: object, seconds: object = None, level: object = None) -> None:
-        """The engine plays ``side`` (None: nobody) at ``level`` (1-5); its
-        moves are lit and the players make them on the board."""
-        if side is not None and side not in SIDES:
-            raise RequestError("computer side must be \"attacker\", \"defender\" or null")
-        if seconds is not None and (isinstance(seconds, bool) or not isinstance(
-                seconds, int | float) or not THINK_MIN <= seconds <= THINK_MAX):
-            raise RequestError(f"seconds must be a number from {THINK_MIN:g} to {THINK_MAX:g}")
-        self.level = self.level if level is None else check_level(level)
-        self.think = self.think if seconds is None else float(seconds)
-        self.computer = None if side is None else str(side)
-        self.reconciler.expect(None)
-        self._rename()
-        self._want_computer()
-        self._publish(self.reconciler.tick(self.now()))
-
-    def think_ahead(self) -> None:
-        """Ponder the position while the person to move thinks (the
-        service's loop calls it every tick; cheap when nothing changed)."""
-        self.advice.follow(self.reconciler.game, self.computer)
-
-    def computer_job(self) -> Callable[[], tuple[int, AnyGame, str | None]]:
-        """The computer's next action, as a job for a worker thread (made
-        on the loop); its result goes to :meth:`play_computer`."""
-        self.computer_wanted = False
-        # Below full strength the level's choice among near-best moves is
-        # drawn under the game's own seed (its id): another game, other
-        # replies to the same moves; the same game, the same ones.
-        return self.advice.computer_job(self.reconciler.game, self.think, self.level,
-                                        seed=self.gid)
-
-    def compute_computer(self) -> tuple[int, AnyGame, str | None]:
-        """The computer's next action (slow: call it off the event loop)."""
-        return self.computer_job()()
-
-    def play_computer(self, marker: int, game: AnyGame, move: Move | str | None) -> None:
-        """Show the computer's action unless the game moved on meanwhile."""
-        if move is not None and game is self.reconciler.game and len(game.moves) == marker and \
-                game.to_move == self.computer:
-            m = next((x for x in game.legal_moves() if str(x) == str(move)), None)
-            if m is None:
-                return
-            self.reconciler.expect(m)
-            update = self.reconciler.tick(self.now())
-            self._after(update)
-            if m.kind == "pass" and self.note is None:  # played at once: nothing lit
-                self.note = "The computer ended its chain there (pass)"
-                self._publish(self.reconciler.tick(self.now()))
-
-    def hint_job(self) -> Callable[[], tuple[int, AnyGame, list[str], str]]:
-        """The engine's suggestion, as a job for a worker thread (made on
-        the loop); its result goes to :meth:`show_hint`."""
-        self.hint_wanted = False
-        return self.advice.hint_job(self.reconciler.game, self.hint_seconds)
-
-    def compute_hint(self) -> tuple[int, AnyGame, list[str], str]:
-        """The engine's suggestion for the current position (slow: call it
-        off the event loop); returns what :meth:`show_hint` needs."""
-        return self.hint_job()()
-
-    def set_ponder(self, on: object) -> None:
-        """The engine's thinking on the person's time (and the page's
-        evaluation bar and line) on or off; kept in the game's settings."""
-        if not isinstance(on, bool):
-            raise RequestError('"on" must be true or false')
-        self.ponder = on
-        self.advice.set_ponder(on)
-        self._rename()
-        self._publish(self.reconciler.tick(self.now()))
-
-    def show_hint(self, marker: int, game: AnyGame, squares: list[str], move: str = "") -> None:
-        """Light the hint unless the game moved on meanwhile."""
-        if game is self.reconciler.game and len(game.moves) == marker:
-            self.hint_move = move or None
-            self.hint_squares = squares
-            self.reconciler.set_hint(squares)
-            self._publish(self.reconciler.tick(self.now()))
 
     # ------------------------------------------------------------------
     # Requests from the web page / API
