@@ -14,6 +14,10 @@ held back alike (:meth:`Keeper.later`), in order, before the game's own,
 so a failure in the middle of a change never writes a game under
 another's id (one that fails for a fault of the service's own, not of
 the archive, is named in the log and dropped: it holds up no other).
+Meanwhile what is held back is written to the journal beside the archive
+(:mod:`.journal`), which a restart writes into the archive first: a
+service killed while the archive could not be written loses no move
+(unless the journal cannot be written either: the words say so).
 What a game's actions do not hold (an exchange flag raised, a draw
 offered, the computer's action lit, an undo's board not yet put back:
 :class:`~controller.reconcile.unrecorded.Unrecorded`) is kept beside them,
@@ -32,6 +36,8 @@ from controller.board.words import named, said
 from controller.reconcile.unrecorded import Undone, Unrecorded
 from controller.rules import AnyGame
 
+from .archive import ArchiveError
+from .journal import Current, Journal, recover
 from .store import CURRENT, Store, StoredGame
 
 __all__ = ["PENDING", "RETRY", "WAITING", "Keeper"]
@@ -47,6 +53,17 @@ class Keeper:
     """The current game's writes, with their failure in words."""
 
     def __init__(self, store: Store, where: str, now: Callable[[], float]) -> None:
+        """Keep the games of ``store``, a journal left behind written into it
+        first (:func:`~.journal.recover`; :class:`ArchiveError`, the store
+        closed, when it cannot be now)."""
+        try:
+            recover(store)
+        except ArchiveError:
+            store.close()
+            raise
+        self.journal = Journal(store.path.parent)
+        self._journal_failed = self._unremoved = False  # said once in the log
+        self._current: Current | None = None  # the game as last handed to keep()
         self.store = store
         self.where = where  # the data directory, for the words
         self.now = now
@@ -78,6 +95,8 @@ class Keeper:
         """Writes to the store, done in order: now, or once the archive
         can be written again (after those held back before them)."""
         self._backlog.extend(steps)
+        if self.journal.live:  # the journal first, as in keep()
+            self._journal()
         self._drain()
 
     def resumed(self, gid: int) -> None:
@@ -128,12 +147,14 @@ class Keeper:
         its actions do not hold (``pending``, in the same transaction;
         :meth:`resumed_pending`) and, with ``flush``, the sensor ``lines``
         (emptied once written)."""
+        ply = len(game.moves)
+        self._current = (gid, game, (PENDING, {"game": gid, "ply": ply, **_value_of(pending)}))
+        if self.journal.live:  # the journal first: it never holds less than the archive
+            self._journal()
         if not self._drain():  # the game's row may be among them
             return
         try:
-            ply = len(game.moves)
-            value = None if self.kept(gid, game, pending) else (PENDING, {
-                "game": gid, "ply": ply, **_value_of(pending)})
+            value = None if self.kept(gid, game, pending) else self._current[2]
             self.store.sync(gid, game, value=value)
             self.pending = (gid, ply, pending)
             if game.outcome is not None and gid != self._finished:
@@ -152,6 +173,14 @@ class Keeper:
                 log.debug("the game's write failed", exc_info=exc)
             self._failed(f"game {gid}", exc, named(exc))
             return
+        if self.journal.live:
+            try:
+                self.journal.remove()
+            except OSError as exc:
+                if not self._unremoved:
+                    log.warning("%s cannot be removed (%s): it is written anew before the "
+                                "archive until it can be", self.journal.path, said(exc))
+                self._unremoved = True
         if self.problem is not None:
             log.info("game %s is written to %s again", gid, self.where)
             self.problem = None
@@ -172,10 +201,27 @@ class Keeper:
             log.error("%s cannot be written to %s: %s", what, self.where, why)
         guess = ("another program holding the archive?" if "locked" in why
                  else "a full disk? a read-only card?")
+        kept = (f"kept in {self.journal.path} and written to the archive" if self._journal()
+                else "kept in memory and written")
         self.problem = (f"the game is not being saved ({why}): the moves shown since are "
-                        f"kept in memory and written once {self.where} can be written "
-                        f"again ({guess})")
+                        f"{kept} once {self.where} can be written again ({guess})")
         self._retry_at = self.now() + RETRY
+
+    def _journal(self) -> bool:
+        """Write what is held back to the journal: False when it cannot be
+        (said once in the log: the moves are then in memory only)."""
+        try:
+            self.journal.write(self._backlog, self._current)
+        except (OSError, ValueError, TypeError) as exc:  # a full disk; a value not JSON
+            if not self._journal_failed:
+                log.error("%s cannot be written either (%s): the moves not yet in the "
+                          "archive are kept in memory only", self.journal.path, named(exc))
+            self._journal_failed = True
+            return False
+        if self._journal_failed:
+            log.info("%s is written again", self.journal.path)
+        self._journal_failed = False
+        return True
 
 
 def _value_of(pending: Unrecorded) -> dict[str, object]:

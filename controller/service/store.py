@@ -183,6 +183,11 @@ class Store:
         self._next_id += 1
         return self._next_id - 1
 
+    def taken(self, gid: int) -> None:
+        """Game ``gid`` is in the archive, written there another way (a
+        journal, :mod:`.journal`): :meth:`reserve_id` gives ids above it."""
+        self._next_id = max(self._next_id, gid + 1)
+
     def new_game(self, game: AnyGame, attacker: str, defender: str,
                  settings: dict[str, object] | None = None, gid: int | None = None,
                  value: tuple[str, object] | None = None) -> int:

@@ -1,0 +1,351 @@
+"""The moves the archive cannot take yet, kept on disk beside it.
+
+While the archive's writes fail (:class:`~controller.service.keeper.Keeper`:
+another program holding its lock, a read-only file), what the keeper holds
+back in memory is written to ``DATA_DIR/journal.json`` too, a small file of
+its own that no lock on the archive reaches: after each failed write, a
+snapshot of the games the held-back writes change (each game's start, its
+players and settings when they change, its actions with their times,
+whether it ended) and of the small values they set (the game a restart
+goes on with, what its actions do not hold, a new game's wait).  It
+replaces the file whole (written beside it, synced, renamed over it, the
+folder synced), so the file is always one whole snapshot, and it is
+written before the state showing the move is published.  Once the archive
+takes every write the journal is removed; while a journal is on disk, it
+is written before the archive, so it never holds less than the archive.
+The raw sensor log is not journaled (a lost tail of it costs no move).
+
+On start, :func:`recover` writes a journal left behind (the service killed
+before the archive let it write) into the archive, in one transaction, and
+removes it: each game is made as the journal has it (its row written if
+the archive lacks it, its actions made the journal's), but a game the
+archive has finished is left as it is, so a journal the archive already
+holds changes nothing.  One that cannot be read, is not of this program's
+making, or does not fit the archive (a game that does not replay, or that
+is another game there) is renamed aside and said in one line; the archive
+is left as it was."""
+
+from __future__ import annotations
+
+import inspect
+import json
+import logging
+import os
+import sqlite3
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager, suppress
+from functools import partial
+from pathlib import Path
+from typing import cast
+
+from controller.board.words import said
+from controller.hall.protocol import Unreplayable, action_tokens, apply_token, stored_start
+from controller.rules import AnyGame
+from controller.rules.leap_factory import format_any_options
+
+from .archive import BUSY_MS, ArchiveError
+from .store import CURRENT, Store
+
+__all__ = ["NAME", "Current", "Journal", "recover"]
+
+log = logging.getLogger("kharbga.store")
+
+NAME = "journal.json"
+FORMAT = 1  # the journal's "journal" field: the layout below
+WAIT_MS = 5000  # how long the start waits for another program's lock to write a journal
+
+# The game being played as the keeper last wrote it: its id, the game, and
+# what its actions do not hold (the store's key and value).
+Current = tuple[int, AnyGame, tuple[str, object]]
+Entry = dict[str, object]
+
+
+class JournalError(ValueError):
+    """A journal that cannot be used: the message says why."""
+
+
+class Journal:
+    """``DATA_DIR/journal.json``: what is held back, written as it changes."""
+
+    def __init__(self, folder: Path) -> None:
+        self.path = folder / NAME
+        self.live = self.path.exists()  # on disk: written before the archive, then removed
+        self._text = ""  # the snapshot last written
+        self._times: dict[int, tuple[list[str], list[float]]] = {}  # each game's, as written
+
+    def write(self, steps: Sequence[Callable[[], object]], current: Current | None) -> None:
+        """Write the snapshot of the writes held back (``steps``, in order)
+        and, after them, of the ``current`` game; ``OSError`` when it cannot
+        be (the file left as it was)."""
+        games, values = snapshot(steps, current)
+        for entry in games:
+            self._stamp(entry)
+        text = json.dumps({"journal": FORMAT, "games": games, "values": values},
+                          separators=(",", ":"))
+        if self.live and text == self._text:
+            return
+        tmp = self.path.with_name(NAME + ".tmp")
+        try:
+            with open(tmp, "w", encoding="utf-8") as fh:
+                fh.write(text + "\n")
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.replace(tmp, self.path)
+        except OSError:
+            with suppress(OSError):
+                tmp.unlink()
+            raise
+        self.live = True
+        _sync_folder(self.path.parent)
+        self._text = text
+
+    def remove(self) -> None:
+        """Everything is in the archive: the journal goes (``OSError`` if
+        it cannot: it stays live, written before the archive)."""
+        self.path.unlink(missing_ok=True)
+        _sync_folder(self.path.parent)
+        self.live, self._text = False, ""
+        self._times.clear()
+
+    def _stamp(self, entry: Entry) -> None:
+        """Each action's time: as first written to the journal."""
+        actions = entry.get("actions")
+        if not isinstance(actions, list):
+            return
+        gid = int(str(entry["id"]))
+        tokens, times = self._times.get(gid, ([], []))
+        common = 0
+        while common < min(len(tokens), len(actions)) and tokens[common] == actions[common]:
+            common += 1
+        now = round(time.time(), 3)
+        stamped = times[:common] + [now] * (len(actions) - common)
+        self._times[gid] = (list(actions), stamped)
+        entry["times"] = stamped
+
+
+def snapshot(steps: Sequence[Callable[[], object]],
+             current: Current | None) -> tuple[list[Entry], dict[str, object]]:
+    """The games and values the held-back ``steps`` write, then the
+    ``current`` game's actions and its pending value (JSON)."""
+    games: dict[int, Entry] = {}
+    values: dict[str, object] = {}
+    for step in steps:
+        _fold(step, games, values)
+    if current is not None:
+        gid, game, (key, value) = current
+        entry = _entry(games, gid, game)
+        if game.outcome is not None:
+            entry["finished"] = True  # the keeper finishes a game over
+        values[key] = value
+    return list(games.values()), values
+
+
+def _entry(games: dict[int, Entry], gid: int, game: AnyGame | None = None) -> Entry:
+    entry = games.setdefault(gid, {"id": gid})
+    if game is not None:
+        entry.update(variant=game.variant.name, options=format_any_options(game.variant),
+                     start=game.start_position, actions=action_tokens(game))
+    return entry
+
+
+def _fold(step: Callable[[], object], games: dict[int, Entry], values: dict[str, object]) -> None:
+    """What ``step``, a write of the store held back, changes, into
+    ``games`` and ``values``.  A write of another kind (the raw sensor
+    lines, the simulated board's pieces) is left out."""
+    if not isinstance(step, partial) or not isinstance(getattr(step.func, "__self__", None),
+                                                       Store):
+        return
+    name = str(getattr(step.func, "__name__", ""))
+    if name not in ("set_value", "new_game", "sync", "finish", "rename", "keep_settings"):
+        return
+    try:
+        bound = inspect.signature(step.func).bind(*step.args, **step.keywords)
+    except (TypeError, ValueError):
+        return
+    bound.apply_defaults()
+    p = bound.arguments
+    gid = p.get("gid")
+    if name == "set_value":
+        values[str(p["key"])] = p["value"]
+        return
+    if not isinstance(gid, int):
+        return
+    game = p.get("game")
+    entry = _entry(games, gid, game if name in ("new_game", "sync", "finish") else None)
+    if name in ("new_game", "rename"):
+        entry.update(attacker=p["attacker"], defender=p["defender"])
+    if p.get("settings") is not None:
+        entry["settings"] = p["settings"]
+    if name == "finish":
+        entry["finished"] = True
+    if name == "new_game":
+        values[CURRENT] = gid
+    value = p.get("value")
+    if isinstance(value, tuple) and len(value) == 2:
+        values[str(value[0])] = value[1]
+
+
+def recover(store: Store) -> None:
+    """Write a journal left in the archive's folder into ``store``, in one
+    transaction, and remove it; one that cannot be used is renamed aside
+    (said in one line).  :class:`ArchiveError` when the archive cannot be
+    written now (the journal kept, for the next start)."""
+    path = store.path.parent / NAME
+    with suppress(OSError):
+        path.with_name(NAME + ".tmp").unlink(missing_ok=True)  # never renamed: not the journal
+    if not path.exists():
+        return
+    try:
+        games, values = _read(path)
+        with _waiting(store.db), store.db:
+            store.db.execute("BEGIN IMMEDIATE")
+            written = {int(str(g["id"])): _apply(store, g) for g in games}
+            for key, value in values.items():
+                store.db.execute("INSERT OR REPLACE INTO kv (key, value) VALUES (?, ?)",
+                                 (key, json.dumps(value)))
+    except JournalError as exc:
+        _aside(path, str(exc))
+        return
+    except (sqlite3.Error, OSError) as exc:
+        why = said(exc) or type(exc).__name__
+        guess = ("another program holding the archive?" if "locked" in why
+                 else "a full disk? a read-only card?")
+        raise ArchiveError(f"{path} holds moves not yet in {store.path}, which cannot be "
+                           f"written ({why}: {guess}): start again once it can be; the "
+                           "journal is kept until then") from None
+    for gid in written:
+        store.taken(gid)
+    done = ", ".join(f"game {gid}: {n} action{'s' * (n != 1)}"
+                     for gid, n in written.items() if n)
+    log.info("%s: written to the archive (%s)", path, done or "it had them already")
+    try:
+        path.unlink()
+        _sync_folder(path.parent)
+    except OSError as exc:
+        log.warning("%s cannot be removed (%s): it is written anew before the archive "
+                    "until it can be", path, said(exc))
+
+
+def _read(path: Path) -> tuple[list[Entry], dict[str, object]]:
+    """The journal's games and values, checked; :class:`JournalError`."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:  # unreadable, not UTF-8, not JSON
+        raise JournalError(f"cannot be read: {said(exc) or type(exc).__name__}") from None
+    if not isinstance(data, dict) or data.get("journal") != FORMAT \
+            or not isinstance(data.get("games"), list) or not isinstance(data.get("values"), dict):
+        raise JournalError("not a journal of this program")
+    games: list[Entry] = data["games"]
+    for g in games:
+        if not _valid(g):
+            raise JournalError(f"not a journal of this program (game {str(g)[:60]})")
+    return games, data["values"]
+
+
+def _valid(g: object) -> bool:
+    if not isinstance(g, dict) or type(g.get("id")) is not int or not 0 < g["id"] < 2**63:
+        return False
+    kinds: dict[str, tuple[type, ...]] = {
+        "variant": (str,), "options": (str,), "start": (str, type(None)), "actions": (list,),
+        "times": (list,), "attacker": (str,), "defender": (str,), "settings": (dict,),
+        "finished": (bool,)}
+    if any(k in g and not isinstance(g[k], t) for k, t in kinds.items()):
+        return False
+    actions, times = g.get("actions"), g.get("times", [])
+    if actions is None:
+        return True
+    return ("variant" in g and all(isinstance(a, str) for a in actions)
+            and ("times" not in g or len(times) == len(actions))
+            and all(type(t) in (int, float) for t in times))
+
+
+def _apply(store: Store, g: Entry) -> int:
+    """Make game ``g`` of the journal so in the archive (in the transaction
+    under way): the number of actions written."""
+    db, gid = store.db, int(str(g["id"]))
+    row = db.execute("SELECT variant, options, start, finished FROM games WHERE id=?",
+                     (gid,)).fetchone()
+    if row is not None and row[3] is not None:
+        return 0  # finished in the archive: as it is
+    actions = g.get("actions")
+    if not isinstance(actions, list):  # the players' names alone
+        if row is not None:
+            _rename(db, gid, g)
+        return 0
+    start = (str(g["variant"]), str(g.get("options", "")), cast("str | None", g.get("start")))
+    try:
+        game = stored_start(*start)
+        for token in actions:
+            apply_token(game, token)
+    except Unreplayable as exc:
+        raise JournalError(f"game {gid} does not replay ({exc})") from None
+    times = [float(t) for t in cast("list[float]", g.get("times", []))]
+    if row is None:
+        db.execute("INSERT INTO games (id, variant, options, start, attacker, defender, created, "
+                   "settings) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                   (gid, *start, g.get("attacker", "Attacker"), g.get("defender", "Defender"),
+                    times[0] if times else time.time(), json.dumps(g.get("settings", {}))))
+    elif (row[0], row[1] or "", row[2]) != start:
+        raise JournalError(f"game {gid} is another game in the archive ({row[0]})")
+    else:
+        _rename(db, gid, g)
+    stored = [r[0] for r in db.execute(
+        "SELECT token FROM actions WHERE game_id=? ORDER BY ply", (gid,))]
+    common = 0
+    while common < min(len(stored), len(actions)) and stored[common] == actions[common]:
+        common += 1
+    if common < len(stored) or common < len(actions):
+        db.execute("DELETE FROM actions WHERE game_id=? AND ply>=?", (gid, common))
+        db.executemany("INSERT INTO actions (game_id, ply, token, t) VALUES (?, ?, ?, ?)",
+                       [(gid, i, actions[i], times[i] if times else time.time())
+                        for i in range(common, len(actions))])
+    if g.get("finished"):
+        outcome = game.outcome
+        db.execute("UPDATE games SET finished=?, result=?, termination=?, record=? WHERE id=?",
+                   (time.time(), outcome.result if outcome else "*",
+                    outcome.reason if outcome else "abandoned", store.record_text(gid, game),
+                    gid))
+    return len(actions) - common
+
+
+def _rename(db: sqlite3.Connection, gid: int, g: Entry) -> None:
+    if "attacker" in g and "defender" in g:
+        db.execute("UPDATE games SET attacker=?, defender=? WHERE id=?",
+                   (g["attacker"], g["defender"], gid))
+    if "settings" in g:
+        db.execute("UPDATE games SET settings=? WHERE id=?", (json.dumps(g["settings"]), gid))
+
+
+def _aside(path: Path, why: str) -> None:
+    """Rename the journal that cannot be used out of the way, said in one line."""
+    n = 1
+    while (aside := path.with_name(f"{NAME}.bad{n if n > 1 else ''}")).exists():
+        n += 1
+    try:
+        path.rename(aside)
+    except OSError as exc:
+        log.warning("%s is not used (%s) and cannot be moved aside (%s): the archive is as it "
+                    "was", path, why, said(exc))
+        return
+    log.warning("%s is not used (%s): kept aside as %s; the archive is as it was",
+                path, why, aside)
+
+
+@contextmanager
+def _waiting(db: sqlite3.Connection) -> Iterator[None]:
+    """The start waits for another program's lock as SQLite's opening does."""
+    db.execute(f"PRAGMA busy_timeout={WAIT_MS}")
+    try:
+        yield
+    finally:
+        db.execute(f"PRAGMA busy_timeout={BUSY_MS}")
+
+
+def _sync_folder(folder: Path) -> None:
+    """The folder's entries (a file renamed, removed) on disk."""
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)

@@ -1,0 +1,315 @@
+"""The journal: moves played while the archive cannot be written (another
+program holding its lock) survive the service killed meanwhile: kept in
+DATA_DIR/journal.json, written into the archive on the next start."""
+
+from __future__ import annotations
+
+import json
+import logging
+import sqlite3
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fake_clock import FakeClock as Clock
+
+from controller.board.events import Frame
+from controller.rules import Game
+from controller.service import journal
+from controller.service.archive import ArchiveError
+from controller.service.board import BoardService
+from controller.service.config import Config
+from controller.service.store import Store
+
+
+def _bits(game: Game) -> int:
+    a, d = game.bitboards()
+    return a | d
+
+
+def _show(service: BoardService, clock: Clock, occupied: int) -> None:
+    clock.t += 0.5
+    service.feed(Frame(service.now(), occupied))
+    clock.t += 0.5
+    service.tick()
+
+
+def _place(service: BoardService, clock: Clock, game: Game, *tokens: str) -> None:
+    for token in tokens:
+        game.play(token)
+        _show(service, clock, _bits(game))
+
+
+def _service(data: Path, clock: Clock) -> BoardService:
+    return BoardService(Config(data_dir=data, board="gpio", settle=0.05, error_delay=0.3), clock)
+
+
+@contextmanager
+def _locked(data: Path) -> Iterator[sqlite3.Connection]:
+    """Another program holding the archive's write lock (a database browser
+    left in a transaction)."""
+    other = sqlite3.connect(data / "games.sqlite3", isolation_level=None)
+    other.execute("BEGIN EXCLUSIVE")
+    other.execute("INSERT INTO kv VALUES ('another program', '1')")
+    try:
+        yield other
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
+
+
+def _crash(service: BoardService) -> None:
+    """The service gone without a word: nothing written at its end (its
+    connections closed, as the system closes a killed process's files)."""
+    service.advice.close()
+    service.store.close()
+
+
+def _dump(data: Path) -> list[tuple[object, ...]]:
+    db = sqlite3.connect(data / "games.sqlite3")
+    rows = [*db.execute("SELECT * FROM games ORDER BY id"),
+            *db.execute("SELECT * FROM actions ORDER BY game_id, ply"),
+            *db.execute("SELECT * FROM kv ORDER BY key")]
+    db.close()
+    return rows
+
+
+def test_moves_played_while_the_archive_is_locked_outlive_a_crash(tmp_path: Path) -> None:
+    """Another program holds the archive's lock while four soldiers are
+    placed, and the service is killed before it lets go: once it has, the
+    service started again has every move in the archive and goes on with
+    the game. Before, the four moves, kept in memory only, were lost."""
+    clock = Clock()
+    first = _service(tmp_path, clock)
+    game = Game.new("kharbga")
+    _place(first, clock, game, "@a1", "@b1")
+    with _locked(tmp_path):
+        _place(first, clock, game, "@a7", "@b7", "@c1", "@d1")
+        words = first.state()["record_problem"]
+        assert first.store.get(first.gid).actions == ("@a1", "@b1")  # type: ignore[union-attr]
+        gid = first.gid
+        _crash(first)
+    # A journal's next snapshot cut short by the crash: never the journal.
+    (tmp_path / "journal.json.tmp").write_text('{"journal": 1, "ga')
+    again = _service(tmp_path, clock)
+    stored = again.store.get(gid)
+    assert stored is not None and list(stored.actions) == [str(m) for m in game.moves]
+    assert not (tmp_path / "journal.json.tmp").exists()
+    assert words is not None and words.startswith(
+        "the game is not being saved (database is locked): the moves shown since are kept in "
+        f"{tmp_path / 'journal.json'} and written to the archive once "), words
+    assert not (tmp_path / "journal.json").exists()
+    assert stored.finished is None and again.gid == gid
+    assert again.state()["moves"] == [str(m) for m in game.moves]
+    _show(again, clock, _bits(game))
+    _place(again, clock, game, "@c7")  # the game goes on
+    assert again.state()["moves"][-1] == "@c7"
+    assert again.store.get(gid).actions[-1] == "@c7"  # type: ignore[union-attr]
+    assert again.state()["record_problem"] is None
+    again.close()
+
+
+def test_a_new_game_while_the_archive_is_locked_outlives_a_crash(tmp_path: Path) -> None:
+    """New game pressed while the archive is locked, the old game's end and
+    the new game's row held back with its moves: after the crash both games
+    are in the archive as played, and the new one goes on."""
+    clock = Clock()
+    first = _service(tmp_path, clock)
+    old_id = first.gid
+    game = Game.new("kharbga")
+    _place(first, clock, game, "@a1", "@b1")
+    with _locked(tmp_path):
+        _place(first, clock, game, "@a7")
+        first.new_game("kharbga")
+        new_id = first.gid
+        _show(first, clock, 0)  # cleared for the new game
+        game = Game.new("kharbga")
+        _place(first, clock, game, "@c1", "@d1")
+        first.set_computer("defender", 1)
+        clock.t += 1.5
+        first.tick()  # the held-back names tried again, and journaled
+        _crash(first)
+    again = _service(tmp_path, clock)
+    old, new = again.store.get(old_id), again.store.get(new_id)
+    assert old is not None and list(old.actions) == ["@a1", "@b1", "@a7"]
+    assert old.finished is not None and old.termination == "abandoned"
+    assert new is not None and list(new.actions) == ["@c1", "@d1"] and new.finished is None
+    assert new.settings["computer"] == "defender"
+    assert again.gid == new_id and again.state()["moves"] == ["@c1", "@d1"]
+    again.close()
+
+
+def test_the_service_killed_during_a_lock_and_started_after_it_keeps_every_move(
+    tmp_path: Path
+) -> None:
+    """The real service killed with SIGKILL while another program holds the
+    archive's lock; the lock let go; the service started again has every
+    move and the game goes on."""
+    from server import Server
+
+    def occ(g: Game) -> str:
+        return "".join("1" if _bits(g) >> i & 1 else "0" for i in range(g.geometry.size))
+
+    def reach(server: Server, n: int) -> Any:
+        deadline = time.monotonic() + 10
+        while len((state := server.get("/api/state"))["moves"]) < n:
+            assert time.monotonic() < deadline, f"{n} moves never reached"
+            time.sleep(0.02)
+        return state
+
+    data = tmp_path / "data"
+    server = Server(data, "kharbga")
+    server.start()
+    game = Game.new("kharbga")
+    try:
+        for token in ("@a1", "@b1"):
+            game.play(token)
+            server.post("/api/sim/occupancy", {"occ": occ(game)})
+            reach(server, len(game.moves))
+        with _locked(data):
+            for token in ("@a7", "@b7", "@c1"):
+                game.play(token)
+                server.post("/api/sim/occupancy", {"occ": occ(game)})
+                state = reach(server, len(game.moves))
+            words = str(state["record_problem"])
+            server.kill()
+        server.start()
+        state = server.get("/api/state")
+        assert state["moves"] == [str(m) for m in game.moves]
+        assert "journal.json" in words
+        stored = server.get(f"/api/games/{state['game_id']}")
+        assert stored["actions"] == [str(m) for m in game.moves]
+        game.play("@d1")
+        server.post("/api/sim/occupancy", {"occ": occ(game)})
+        state = reach(server, len(game.moves))
+        assert state["moves"][-1] == "@d1" and state["record_problem"] is None
+    finally:
+        server.stop()
+    assert not (data / "journal.json").exists()
+
+
+def test_a_restart_while_the_archive_is_still_locked_refuses_and_keeps_the_journal(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Started again while the other program still holds the lock: the
+    service refuses in one line (systemd starts it again), the journal
+    kept; once the lock goes, the start writes it."""
+    monkeypatch.setattr(journal, "WAIT_MS", 100)
+    clock = Clock()
+    first = _service(tmp_path, clock)
+    game = Game.new("kharbga")
+    with _locked(tmp_path):
+        _place(first, clock, game, "@a1", "@b1")
+        _crash(first)
+        with pytest.raises(ArchiveError) as refused:
+            _service(tmp_path, clock)
+        words = str(refused.value)
+        assert "\n" not in words and "database is locked" in words
+        assert words.startswith(f"{tmp_path / 'journal.json'} holds moves not yet in ")
+    assert (tmp_path / "journal.json").exists()
+    again = _service(tmp_path, clock)
+    assert again.state()["moves"] == ["@a1", "@b1"]
+    again.close()
+
+
+@pytest.mark.parametrize(("text", "why"), [
+    (b'{"journal": 1, "games": [{"id": 1, "vari', "cannot be read"),
+    (b"\xff\xfe{", "cannot be read"),
+    (b'{"journal": 9, "games": [], "values": {}}', "not a journal of this program"),
+    (b'{"journal": 1, "games": [{"id": 1, "variant": "kharbga", "options": "", "start": null, '
+     b'"actions": ["@a1", "@a1"]}], "values": {}}', "game 1 does not replay (action 2 (@a1)"),
+    (b'{"journal": 1, "games": [{"id": 1, "variant": "checkers", "options": "", "start": null, '
+     b'"actions": ["c3-d4"]}], "values": {}}', "game 1 is another game in the archive (kharbga)"),
+])
+def test_a_journal_that_cannot_be_used_is_kept_aside_and_said(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, text: bytes, why: str
+) -> None:
+    """A journal damaged, not of this program's making, or not fitting the
+    archive: the board starts with the archive as it was, the journal is
+    renamed aside and said in one line; nothing is written of it."""
+    clock = Clock()
+    first = _service(tmp_path, clock)
+    game = Game.new("kharbga")
+    _place(first, clock, game, "@b1", "@c1")
+    first.close()
+    before = _dump(tmp_path)
+    (tmp_path / "journal.json").write_bytes(text)
+    with caplog.at_level(logging.INFO, logger="kharbga.store"):
+        again = _service(tmp_path, clock)
+    said = [r.getMessage() for r in caplog.records if "journal" in r.getMessage()]
+    assert len(said) == 1 and "\n" not in said[0], said
+    assert why in said[0] and "kept aside as" in said[0] and said[0].endswith(
+        "the archive is as it was"), said
+    assert not (tmp_path / "journal.json").exists()
+    assert (tmp_path / "journal.json.bad").read_bytes() == text
+    assert again.state()["moves"] == ["@b1", "@c1"]
+    again.close()
+    assert _dump(tmp_path) == before
+
+
+def test_a_journal_the_archive_already_has_changes_nothing(tmp_path: Path) -> None:
+    """A journal left behind whose game the archive already has, complete
+    (finished since) or with the same moves: the archive is as it was and
+    the journal goes."""
+    clock = Clock()
+    first = _service(tmp_path, clock)
+    game = Game.new("kharbga")
+    _place(first, clock, game, "@a1", "@b1")
+    done = first.gid
+    with _locked(tmp_path):
+        _place(first, clock, game, "@a7")
+    clock.t += 1.5
+    first.tick()  # written: the journal gone
+    assert not (tmp_path / "journal.json").exists()
+    first.press("resign", "defender")
+    first.tick()
+    first.new_game("kharbga")
+    _show(first, clock, 0)
+    second = Game.new("kharbga")
+    _place(first, clock, second, "@d1", "@e1")
+    playing = first.gid
+    first.close()
+    before = _dump(tmp_path)
+    entry = {"variant": "kharbga", "options": "", "start": None}
+    (tmp_path / "journal.json").write_text(json.dumps({"journal": 1, "games": [
+        {"id": done, **entry, "actions": ["@a1", "@b1", "@a7"], "times": [1.0, 2.0, 3.0]},
+        {"id": playing, **entry, "actions": ["@d1", "@e1"], "attacker": "Attacker",
+         "defender": "Defender"}],
+        "values": {"current": playing}}))
+    again = _service(tmp_path, clock)
+    assert not (tmp_path / "journal.json").exists()
+    assert again.gid == playing and again.state()["moves"] == ["@d1", "@e1"]
+    again.close()
+    assert _dump(tmp_path) == before
+    stored = Store(tmp_path)
+    finished = stored.get(done)
+    assert finished is not None and finished.result == "1-0" and finished.actions[-1] == \
+        "resign:defender"
+    stored.close()
+
+
+def test_a_journal_that_cannot_be_written_either_is_said_as_before(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The journal cannot be written either (here its file's place taken by
+    a folder; a full disk alike): the page says the moves are kept in
+    memory, as before the journal, the log says it once, and the moves are
+    written once the archive lets go."""
+    clock = Clock()
+    service = _service(tmp_path, clock)
+    game = Game.new("kharbga")
+    (tmp_path / "journal.json.tmp").mkdir()
+    with caplog.at_level(logging.INFO, logger="kharbga.store"), _locked(tmp_path):
+        _place(service, clock, game, "@a1", "@b1", "@a7")
+        words = service.state()["record_problem"]
+        assert words is not None and "kept in memory" in words and "journal.json" not in words
+    said = [r.getMessage() for r in caplog.records if "journal.json" in r.getMessage()]
+    assert len(said) == 1 and "cannot be written either" in said[0], said
+    clock.t += 1.5
+    service.tick()
+    assert service.state()["record_problem"] is None
+    assert service.store.get(service.gid).actions == ("@a1", "@b1", "@a7")  # type: ignore[union-attr]
+    service.close()
