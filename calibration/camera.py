@@ -31,7 +31,8 @@ from controller.board.words import unreadable
 
 __all__ = ["calibrate_camera", "read_image", "load_profile", "CameraProfile", "CameraReader",
            "check_cells", "Reading", "read_photo", "check_size", "check_board", "fit_size",
-           "size_problem", "board_in_view", "moved_towards"]
+           "size_problem", "board_in_view", "moved_towards", "unclear", "MOST_UNKNOWN",
+           "LOOKS_CHANGED"]
 
 PROFILE_KIND = "kharbga-camera-profile"
 PROFILE_VERSION = 1
@@ -369,6 +370,39 @@ def moved_towards(reader: CameraReader) -> str | None:
     if r is None or not r.moved:
         return None
     return "towards " + " and ".join(SIDES[side] for side in r.moved)
+
+
+MOST_UNKNOWN = 25  # of the 49 squares read '?' with the board in view: it is not being read
+LINES_OFF = 7  # of the 56 edge patches of the lines one way: those lines are not where they were
+LINES_ON = 28  # while the lines the other way show at this many or more
+LOOKS_CHANGED = ("the squares do not look as they did at calibration: the light changed a lot "
+                 "(sun or a lamp on the board?), other pieces, or the board moved a little "
+                 "against its markers; put things back as they were at calibration, or "
+                 "calibrate it again")
+
+
+def unclear(reader: CameraReader) -> str | None:
+    """Why most squares (25 or more of 49) of the frame ``reader`` read last
+    are ``?`` while its board is in view, in words, or None when they are
+    not.  The board moved a little against its markers (0.2-0.4 of a square)
+    leaves the lines running one way where they were and moves the others
+    off: those show at no more than 7 of their 56 edge patches, the others
+    at half or more.  Otherwise the squares no longer look as they did at
+    calibration (the light, the pieces)."""
+    r = reader.last_reading
+    if r is None or not board_in_view(reader) or r.cells.count("?") < MOST_UNKNOWN:
+        return None
+    ranks = int(r.features.patch_ok[64:120].sum())  # on the lines between the ranks
+    files = int(r.features.patch_ok[120:176].sum())  # on the lines between the files
+    if files <= LINES_OFF and ranks >= LINES_ON:
+        towards, lines = "towards the a or the g file", "files"
+    elif ranks <= LINES_OFF and files >= LINES_ON:
+        towards, lines = "towards rank 1 or rank 7", "ranks"
+    else:
+        return LOOKS_CHANGED
+    return (f"the board seems to have moved a little against its markers, {towards}: the "
+            f"lines between its {lines} are not where they were at calibration; put it back "
+            "where it was at calibration, or calibrate it again")
 
 
 def check_board(reader: CameraReader, name: str) -> None:

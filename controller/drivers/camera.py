@@ -12,8 +12,9 @@ The image analysis (markers, homography, colour model, smoothing) is
 calibration's :class:`~calibration.camera.CameraReader`; this module owns
 the capture device, the thread and the timing.  It logs (``logging``) when
 markers are lost and found again, when the board cannot be located, when
-the camera gives no picture, when its pictures show none of the board, and
-when a video ends.
+the camera gives no picture, when its pictures show none of the board,
+when they read most of its squares as unknown for seconds, and when a video
+ends.
 """
 
 from __future__ import annotations
@@ -29,19 +30,21 @@ import cv2
 import numpy as np
 
 from calibration.camera import (
+    LOOKS_CHANGED,
     CameraReader,
     board_in_view,
     fit_size,
     load_profile,
     moved_towards,
     size_problem,
+    unclear,
 )
 from calibration.frames import camera_node, is_video_file, open_capture, open_problem
 from controller.board.events import Frame
 from controller.board.sensorlog import Event, Header, format_event
 
-__all__ = ["CameraStream", "MarkerWatch", "blindness", "stream_speed", "video_events",
-           "video_frames", "video_log"]
+__all__ = ["CameraStream", "MarkerWatch", "UnclearWatch", "blindness", "stream_speed",
+           "video_events", "video_frames", "video_log"]
 
 log = logging.getLogger(__name__)
 
@@ -50,6 +53,8 @@ SIZE = 7  # the camera reads the 7x7 board
 REOPEN_AFTER = 2.0  # seconds without a picture before a camera is opened again
 BLIND_AFTER = 3.0  # seconds of pictures without the board before it is said (an arm passing)
 DARK = 12.0  # a picture this dark on average (0-255) shows nothing
+UNCLEAR_AFTER = 5.0  # seconds of pictures reading most squares '?' before it is said
+FEW_UNKNOWN = 16  # a picture with the board in view and no more '?' than this ends it
 
 
 class MarkerWatch:
@@ -81,6 +86,54 @@ class MarkerWatch:
                 log.warning("camera %s: the board cannot be located (too few markers, or "
                             "the camera or board moved): every square reads '?'", self.device)
             self.located = located
+
+
+class UnclearWatch:
+    """Pictures of the board, in view, reading most of its squares ``?``
+    (``calibration.camera.unclear``: the board moved a little against its
+    markers, the light changed a lot, other pieces), since when: said after
+    ``UNCLEAR_AFTER`` seconds, and over once a picture of the board reads
+    16 squares or fewer ``?``.  A hand over part of the board hides a few
+    squares for a second or two (at most 24 on rendered frames), and an arm
+    reaching across it in a dim room, up to 30, does not stay for five
+    seconds.  Words saying which way the board moved stay once seen (a
+    hand passing over it for a picture hides the lines that tell)."""
+
+    def __init__(self, device: str) -> None:
+        self.device = device
+        # why, and since when (time.time(), time.monotonic() of its first
+        # picture), replaced as one (the page asks from another thread)
+        self.state: tuple[str, float, float] | None = None
+        self.said = False
+
+    def update(self, reader: CameraReader, wall: float, mono: float) -> None:
+        """Take the picture ``reader`` read last, at ``wall`` (time.time())
+        and ``mono`` (time.monotonic())."""
+        why, state = unclear(reader), self.state
+        if why is not None:
+            if state is None:
+                state = (why, wall, mono)
+            elif why != LOOKS_CHANGED:
+                state = (why, state[1], state[2])
+            self.state = state
+            if not self.said and mono - state[2] >= UNCLEAR_AFTER:
+                log.warning("camera %s: most squares read '?' (%s)", self.device, state[0])
+                self.said = True
+            return
+        r = reader.last_reading
+        if state is not None and board_in_view(reader) and r is not None \
+                and r.cells.count("?") <= FEW_UNKNOWN:
+            if self.said:
+                log.info("camera %s: the board's squares are read again", self.device)
+            self.state, self.said = None, False
+
+    def problem(self, mono: float) -> str | None:
+        """The words for the page at ``mono`` (time.monotonic()), or None."""
+        state = self.state
+        if state is None or mono - state[2] < UNCLEAR_AFTER:
+            return None
+        since = time.strftime("%H:%M:%S", time.localtime(state[1]))
+        return f"the camera {self.device} reads most squares as unknown since {since} ({state[0]})"
 
 
 def _ids(ids: list[int]) -> str:
@@ -189,6 +242,7 @@ class CameraStream:
         # why the pictures show none of the board, since when (time.time(),
         # time.monotonic()): said after BLIND_AFTER seconds
         self._blind: tuple[tuple[str, str], float, float] | None = None
+        self.unclear = UnclearWatch(device)  # most squares '?' with the board in view
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="camera", daemon=True)
 
@@ -225,7 +279,7 @@ class CameraStream:
         if not self._failing and self._shape is not None:
             return f"the camera {self.device} {self._shape}"
         if not self._failing:
-            return self._blindness()
+            return self._blindness() or self.unclear.problem(time.monotonic())
         if self.is_file:
             return f"the video {self.device} ended after {self.pictures} pictures"
         since = time.strftime("%H:%M:%S", time.localtime(self._failing_since))
@@ -310,6 +364,7 @@ class CameraStream:
                 cells = self.reader.read(image)
                 self.watch.update(self.reader)
                 self._sight(image)
+                self.unclear.update(self.reader, time.time(), time.monotonic())
                 self.last = (image, cells, self.reader.last_markers)
             now = time.monotonic()
             if cells != last or now - beat >= 1.0:

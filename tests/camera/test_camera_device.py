@@ -140,13 +140,17 @@ class Showing:
 def _blinded(picture: np.ndarray, how: str) -> np.ndarray:
     """The camera's picture when it cannot see the board: the light off or
     the lens covered, the camera knocked to look beside the board, a cloth
-    over the whole board (its markers still in view), or the board moved a
-    square against its markers (its a3 soldier where b3 was)."""
+    over the whole board (its markers still in view), the board moved a
+    square against its markers (its a3 soldier where b3 was), or a third of
+    one (most squares then read '?')."""
     if how == "dark":
         return np.full_like(picture, 4)
     if how == "moved":  # the board nudged a square against its markers' sheet
         return render(Scene(A3, "white-black", CAM, Lighting(level=0.95), seed=3,
                             shift=(1.0, 0.0))).image
+    if how == "nudged":  # by a third of a square towards rank 1
+        return render(Scene(A3, "white-black", CAM, Lighting(level=0.95), seed=3,
+                            shift=(0.0, -0.33))).image
     if how == "turned away":
         away = Camera(CAM.angle, CAM.scale, CAM.tilt, CAM.cx + 2000, CAM.cy)
         return render(Scene("." * 49, "white-black", away, Lighting(level=0.95), seed=3)).image
@@ -163,6 +167,7 @@ def _blinded(picture: np.ndarray, how: str) -> np.ndarray:
     ("turned away", "sees none of the board's markers"),
     ("covered", "does not see the board's lines"),
     ("moved", "sees the board moved against its markers"),
+    ("nudged", "reads most squares as unknown"),
 ])
 def test_a_camera_that_cannot_see_the_board_says_so_and_reads_nothing(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, how: str, words: str
@@ -175,6 +180,7 @@ def test_a_camera_that_cannot_see_the_board_says_so_and_reads_nothing(
     capture = Showing(board)
     monkeypatch.setattr(camera, "open_capture", lambda device: capture)
     monkeypatch.setattr(camera, "BLIND_AFTER", 0.3)
+    monkeypatch.setattr(camera, "UNCLEAR_AFTER", 0.3)
     stream = camera.CameraStream("/dev/video0", profile)
     stream.start()
     try:
@@ -190,6 +196,11 @@ def test_a_camera_that_cannot_see_the_board_says_so_and_reads_nothing(
         problem = stream.problem()
         assert problem is not None and problem.startswith(f"the camera /dev/video0 {words} "
                                                           "since ")
+        if how == "nudged":  # which way, and what to do
+            assert problem.endswith("(the board seems to have moved a little against its "
+                                    "markers, towards rank 1 or rank 7: the lines between its "
+                                    "ranks are not where they were at calibration; put it back "
+                                    "where it was at calibration, or calibrate it again)")
         frames = []
         while not stream.events.empty():
             frames.append(stream.events.get())
