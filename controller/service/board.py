@@ -410,7 +410,7 @@ class BoardService(EngineSide):
         saved = [g for g in self.reconciler.saved if g.variant == v]
         self.reconciler = Reconciler(game=game, settings=self.settings, saved=saved,
                                      keep_finished=False)
-        self.draw_offer = self.hint_move = None
+        self.draw_offer = self.note = self.hint_move = None
         if self.simulated:
             self.feed(Frame.from_occ(self.now(), self.sim.occ))
         elif not self.waiting_clear and self._last_frame is not None:

@@ -1,0 +1,49 @@
+"""What a player stumbles on in the page (Debian's chromium): words left
+over from another game, a refusal without its reason, a page wider than a
+phone, the viewer opened out of sight, an error that outlives its cause."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from chromium import launch, require_chromium
+from playwright.sync_api import Browser, Page, expect, sync_playwright
+from server import Server
+
+
+@pytest.fixture
+def browser() -> Iterator[Browser]:
+    require_chromium()
+    with sync_playwright() as p:
+        b = launch(p)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[Server]:
+    s = Server(tmp_path / "data", "kharbga")
+    s.start()
+    yield s
+    s.stop()
+
+
+def _page(browser: Browser, server: Server, width: int = 420, height: int = 900) -> Page:
+    pg = browser.new_page(viewport={"width": width, "height": height})
+    pg.goto(server.url + "/")
+    expect(pg.locator("#conn")).to_have_text("live")
+    return pg
+
+
+def test_a_declined_draw_is_not_told_in_the_next_game(browser: Browser, server: Server) -> None:
+    pg = _page(browser, server)
+    pg.click('[data-button="draw"]')
+    pg.click("#draw-decline")
+    expect(pg.locator("#status")).to_contain_text("Defender declines the draw")
+    pg.select_option('#new-game select[name="variant"]', "sixteen-soldiers")
+    pg.click('#new-game button[type="submit"]')
+    expect(pg.locator("#board")).to_have_attribute("data-geometry", "37-point")
+    expect(pg.locator("#status")).to_have_text("Attacker to move")
