@@ -107,6 +107,7 @@ class BoardService(EngineSide):
         offer = self.reconciler.pending.draw  # a draw offered before a restart
         self.draw_offer: str | None = None if offer is None else SIDES[offer]
         self.note: str | None = None  # a draw declined, the computer's pass: until the next move
+        self.refusal: str | None = None  # why the last press did nothing: until the board changes
         self._occupied = 0
         self._published = _Published()
         self._last_update: Update | None = None
@@ -193,9 +194,10 @@ class BoardService(EngineSide):
         """A sensor frame or button press, with the service's clock."""
         if isinstance(event, Frame) and (event.occupied | event.unknown) >> self.squares:
             raise ValueError(f"a frame shows points beyond the game's {self.squares}")
+        if isinstance(event, Button) or event.occupied != self._occupied:
+            self.refusal = None  # the press it answered is over
         if isinstance(event, Frame):
-            self._occupied = event.occupied
-            self._last_frame = event
+            self._occupied, self._last_frame = event.occupied, event
             if self._resume_check:
                 self._resume_check = False
                 self._take_standing(event.occupied)
@@ -261,7 +263,8 @@ class BoardService(EngineSide):
     def _after(self, update: Update) -> None:
         rec = self.reconciler
         if update.played or update.undone or update.new_game or update.resumed is not None:
-            self.draw_offer = self.note = self.hint_move = None
+            self.draw_offer = self.note = self.hint_move = self.refusal = None
+        self.refusal = update.refused or self.refusal
         if update.new_game or update.resumed is not None:
             # What led here belongs to the game that ends or is put aside;
             # the next game's log starts with the board as it is now.
@@ -410,7 +413,7 @@ class BoardService(EngineSide):
         saved = [g for g in self.reconciler.saved if g.variant == v]
         self.reconciler = Reconciler(game=game, settings=self.settings, saved=saved,
                                      keep_finished=False)
-        self.draw_offer = self.note = self.hint_move = None
+        self.draw_offer = self.note = self.hint_move = self.refusal = None
         if self.simulated:
             self.feed(Frame.from_occ(self.now(), self.sim.occ))
         elif not self.waiting_clear and self._last_frame is not None:
@@ -431,8 +434,8 @@ class BoardService(EngineSide):
         if self.waiting_clear and self._last_frame is not None:  # what stands is known
             return waiting_view(self.reconciler.game, self._occupied)
         hint = self.hint_move if self.reconciler.expected is None else None
-        return status_words(update.status, update.leds, self.reconciler.game, hint,
-                            self.note, self.draw_offer)
+        return status_words(update.status, update.leds, self.reconciler.game, hint, self.note,
+                            self.draw_offer, None if update.refused else self.refusal)
 
     def _state(self, update: Update) -> dict[str, Any]:
         g = self.reconciler.game

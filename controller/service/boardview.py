@@ -309,10 +309,15 @@ def _hint_words(hint: str, g: AnyGame) -> str:
 
 
 def status_words(status: str, leds: dict[str, str], g: AnyGame, hint: str | None,
-                 note: str | None, draw_offer: str | None) -> tuple[str, dict[str, str]]:
+                 note: str | None, draw_offer: str | None,
+                 refusal: str | None = None) -> tuple[str, dict[str, str]]:
     """The reconciler's status line and lights as the page shows them:
     the end in words, the lit ``hint`` named, H'ajeb's meaning, a draw
-    declined or the computer's pass (``note``), a draw offered (``draw_offer``: its side)."""
+    declined or the computer's pass (``note``), a draw offered (``draw_offer``: its side),
+    why the last press did nothing (``refusal``: the reconciler says it once, this
+    until the board changes)."""
+    if refusal:
+        status = f"{status} ({refusal})"
     if g.outcome is not None:  # the end is told in words already; a hint means nothing
         leds = {sq: role for sq, role in leds.items() if role != "hint"}
     elif hint and hint_shown(hint, leds, g):

@@ -47,3 +47,15 @@ def test_a_declined_draw_is_not_told_in_the_next_game(browser: Browser, server: 
     pg.click('#new-game button[type="submit"]')
     expect(pg.locator("#board")).to_have_attribute("data-geometry", "37-point")
     expect(pg.locator("#status")).to_have_text("Attacker to move")
+
+
+def test_a_refused_press_says_why_until_the_board_changes(browser: Browser,
+                                                         server: Server) -> None:
+    pg = _page(browser, server)
+    why = "(the exchange is asked with a step: there is none in the setting phase)"
+    pg.click('[data-button="exchange"]')
+    expect(pg.locator("#status")).to_have_text(f"Attacker: place a soldier (1 of 2) {why}")
+    time.sleep(1.5)  # the board's frames and ticks meanwhile keep it
+    expect(pg.locator("#status")).to_contain_text(why)
+    pg.click('#board [data-square="a1"]')  # the board changes: the press is over
+    expect(pg.locator("#status")).to_have_text("Attacker: place a soldier (2 of 2)")
