@@ -328,6 +328,10 @@ class Reconciler:
                 self.hajeb(side)
         elif name in ("undo", "new"):
             a, d = g.bitboards()
+            if name == "undo" and not self._timeline.last_turn_length():
+                self._report.refused = (  # said, not silently nothing
+                    "a resignation or an agreed draw is not taken back"
+                    if g.outcome is not None and g.history else "there is no move to take back")
             if name == "undo":
                 self._undo_turn()
             else:

@@ -59,3 +59,16 @@ def test_a_refused_press_says_why_until_the_board_changes(browser: Browser,
     expect(pg.locator("#status")).to_contain_text(why)
     pg.click('#board [data-square="a1"]')  # the board changes: the press is over
     expect(pg.locator("#status")).to_have_text("Attacker: place a soldier (2 of 2)")
+
+
+def test_undo_with_nothing_to_take_back_says_so(browser: Browser, server: Server) -> None:
+    pg = _page(browser, server)
+    pg.click('[data-button="undo"]')
+    expect(pg.locator("#status")).to_have_text(
+        "Attacker: place a soldier (1 of 2) (there is no move to take back)")
+    pg.click('[data-button="resign"]')
+    pg.click("#confirm-yes")
+    expect(pg.locator("#turn")).to_have_text("Defender wins: resignation")
+    pg.click('[data-button="undo"]')  # the only button left on: it says why it does nothing
+    expect(pg.locator("#status")).to_contain_text(
+        "(a resignation or an agreed draw is not taken back)")
