@@ -72,3 +72,23 @@ def test_undo_with_nothing_to_take_back_says_so(browser: Browser, server: Server
     pg.click('[data-button="undo"]')  # the only button left on: it says why it does nothing
     expect(pg.locator("#status")).to_contain_text(
         "(a resignation or an agreed draw is not taken back)")
+
+
+def test_the_page_fits_a_phone(browser: Browser, server: Server) -> None:
+    # Finished games of long names and variants, the viewer open: nothing
+    # sticks out sideways (a page that scrolls sideways hides its edge).
+    for variant, attacker in (("english-draughts", "Mohamed-Salah Ben Abdallah Ben Youssef"),
+                              ("sixteen-soldiers", "Amira"), ("kharbga-refuge", "Youssef"),
+                              ("khamousiyya", "Amira")):
+        server.post("/api/new", {"variant": variant, "attacker": attacker})
+        server.post("/api/button", {"button": "resign"})
+    pg = _page(browser, server, 360, 740)
+    expect(pg.locator("#games tbody tr")).to_have_count(4)
+    pg.locator("#games button").first.click()
+    expect(pg.locator("#viewer")).to_be_visible()
+    wide = pg.evaluate("""() => { const w = document.documentElement.clientWidth;
+        return [w, document.documentElement.scrollWidth, [...document.querySelectorAll('main *')]
+          .filter((e) => e.getBoundingClientRect().right > w + 0.5)
+          .map((e) => e.tagName + (e.id ? '#' + e.id : ''))]; }""")
+    assert wide[1] <= wide[0] and not wide[2], wide
+    expect(pg.locator("#games tbody tr").first.locator("a")).to_have_text("record")

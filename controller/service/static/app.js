@@ -624,15 +624,19 @@ async function loadGames() {
   body.innerHTML = "";
   for (const g of games) {
     const tr = document.createElement("tr");
-    tr.innerHTML = `<td>#${g.id}</td><td></td><td></td><td></td>` +
-      `<td><a href="/api/games/${g.id}.kgn">record</a></td><td><button>view</button></td>`;
-    tr.children[1].textContent = g.variant;
-    tr.children[2].textContent = `${g.attacker} – ${g.defender}`;
+    // The players with the game's variant under them, the viewer's button
+    // with the record's link: the list fits a phone.
+    tr.innerHTML = `<td>#${g.id}</td><td class="names"></td><td></td>` +
+      `<td class="open"><button>view</button> <a href="/api/games/${g.id}.kgn">record</a></td>`;
+    tr.children[1].textContent = `${g.attacker} – ${g.defender}`;
+    const variant = document.createElement("small");
+    variant.textContent = g.variant;
+    tr.children[1].appendChild(variant);
     // The result and, under it, how the game ended in words.
-    tr.children[3].className = "result";
-    tr.children[3].innerHTML = "<b></b><small></small>";
-    tr.children[3].firstChild.textContent = g.result === "*" ? "" : g.result;
-    tr.children[3].lastChild.textContent = g.outcome;
+    tr.children[2].className = "result";
+    tr.children[2].innerHTML = "<b></b><small></small>";
+    tr.children[2].firstChild.textContent = g.result === "*" ? "" : g.result;
+    tr.children[2].lastChild.textContent = g.outcome;
     outcomes[g.id] = g.outcome;
     tr.querySelector("button").addEventListener("click", () => view(g.id));
     body.appendChild(tr);
