@@ -92,3 +92,17 @@ def test_the_page_fits_a_phone(browser: Browser, server: Server) -> None:
           .map((e) => e.tagName + (e.id ? '#' + e.id : ''))]; }""")
     assert wide[1] <= wide[0] and not wide[2], wide
     expect(pg.locator("#games tbody tr").first.locator("a")).to_have_text("record")
+
+
+def test_the_viewer_opens_in_sight_and_closes(browser: Browser, server: Server) -> None:
+    for _ in range(4):  # a list long enough to push the viewer below the screen
+        server.post("/api/button", {"button": "resign"})
+        server.post("/api/new", {"variant": "kharbga"})
+    pg = _page(browser, server, 1280, 800)
+    expect(pg.locator("#games tbody tr")).to_have_count(5)
+    pg.locator("#games button").nth(1).click()
+    expect(pg.locator("#viewer-title")).to_contain_text("Defender wins (resignation)")
+    expect(pg.locator("#v-ply")).to_be_in_viewport()
+    expect(pg.locator("#viewer-board")).to_be_in_viewport(ratio=1)
+    pg.click("#v-close")
+    expect(pg.locator("#viewer")).to_be_hidden()

@@ -660,7 +660,11 @@ async function view(id) {
   $("#v-next").onclick = () => { ply = Math.min(g.positions.length - 1, ply + 1); show(); };
   $("#v-last").onclick = () => { ply = g.positions.length - 1; show(); };
   show();
+  // Opened from the list, it may be below the screen's edge: brought into sight.
+  $("#viewer").scrollIntoView({block: "nearest"});
 }
+
+$("#v-close").addEventListener("click", () => { $("#viewer").hidden = true; });
 
 // -- the legend of the lights --------------------------------------------------
 
