@@ -106,3 +106,20 @@ def test_the_viewer_opens_in_sight_and_closes(browser: Browser, server: Server) 
     expect(pg.locator("#viewer-board")).to_be_in_viewport(ratio=1)
     pg.click("#v-close")
     expect(pg.locator("#viewer")).to_be_hidden()
+
+
+def test_cannot_be_reached_goes_once_the_service_is_back(browser: Browser,
+                                                        server: Server) -> None:
+    pg = _page(browser, server)
+    server.stop()
+    expect(pg.locator("#conn")).to_contain_text("offline")
+    pg.click('#board [data-square="c2"]')
+    expect(pg.locator("#error")).to_contain_text("The board service cannot be reached")
+    server.start()
+    expect(pg.locator("#conn")).to_have_text("live", timeout=10000)
+    expect(pg.locator("#error")).to_be_hidden()
+    # A refusal is the service's answer: it stays until the next request.
+    pg.route("**/api/sim/occupancy", lambda route: route.fulfill(
+        status=400, content_type="application/json", body='{"error": "the board is busy"}'))
+    pg.click('#board [data-square="c2"]')
+    expect(pg.locator("#error")).to_have_text("Refused: the board is busy")

@@ -54,10 +54,12 @@ $("#token-form").addEventListener("submit", (ev) => {
 
 // -- talking to the service ----------------------------------------------
 
-function showError(message) {
+let unreachable = false;  // the error shown is the service not reached
+function showError(message, lost = false) {
   const err = $("#error");
   err.textContent = message;
   err.hidden = !message;
+  unreachable = lost;
 }
 
 async function api(path, body, timeout) {
@@ -80,7 +82,7 @@ async function api(path, body, timeout) {
       "The board shows what the service holds now." :
       "The board service cannot be reached: nothing was changed. " +
       "The board shows the last state it sent.";
-    if (body !== undefined) showError(message);
+    if (body !== undefined) showError(message, !abort.signal.aborted);
     throw new Error(message);
   }
   let data = null;
@@ -598,7 +600,12 @@ function setConn(text, live) {
 function connect() {
   const proto = location.protocol === "https:" ? "wss:" : "ws:";
   const ws = new WebSocket(`${proto}//${location.host}/ws`);
-  ws.onopen = () => { retry = 500; setConn("live", true); };
+  ws.onopen = () => {
+    retry = 500;
+    setConn("live", true);
+    // The service is heard again: "cannot be reached" no longer holds.
+    if (unreachable) showError("");
+  };
   ws.onmessage = (ev) => {
     accept(JSON.parse(ev.data));
     loadGames();
