@@ -318,8 +318,13 @@ def status_words(status: str, leds: dict[str, str], g: AnyGame, hint: str | None
     until the board changes)."""
     if refusal:
         status = f"{status} ({refusal})"
-    if g.outcome is not None:  # the end is told in words already; a hint means nothing
+    if g.outcome is not None:  # the end is told in words; a hint means nothing
         leds = {sq: role for sq, role in leds.items() if role != "hint"}
+        if not status.startswith("Game over"):  # the board differs from the end: said after it
+            o = g.outcome
+            who = "Draw" if o.winner is None else f"{o.winner.capitalize()} wins"
+            status = (f"Game over: {who} ({reason_words(o.reason)}). Clear the board for a "
+                      f"new game ({status})")
     elif hint and hint_shown(hint, leds, g):
         status = f"{status}. Hint for {g.to_move.capitalize()}: {_hint_words(hint, g)}"
     elif "H'ajeb declared" in status:  # what it allows, in short

@@ -123,3 +123,16 @@ def test_cannot_be_reached_goes_once_the_service_is_back(browser: Browser,
         status=400, content_type="application/json", body='{"error": "the board is busy"}'))
     pg.click('#board [data-square="c2"]')
     expect(pg.locator("#error")).to_have_text("Refused: the board is busy")
+
+
+def test_a_finished_game_says_so_first_when_the_board_differs(browser: Browser,
+                                                              server: Server) -> None:
+    pg = _page(browser, server)
+    pg.click('[data-button="resign"]')
+    pg.click("#confirm-yes")
+    over = "Game over: Defender wins (resignation). Clear the board for a new game"
+    expect(pg.locator("#status")).to_have_text(over)
+    pg.click('#board [data-square="c1"]')  # a soldier set down after the end
+    expect(pg.locator('#board [data-square="c1"]')).to_have_attribute("data-led", "error")
+    expect(pg.locator("#status")).to_have_text(
+        f"{over} (c1: no soldier belongs here; take it off)")
