@@ -303,6 +303,11 @@ def hint_shown(hint: str | None, leds: dict[str, str], g: AnyGame) -> bool:
 
 
 def _hint_words(hint: str, g: AnyGame) -> str:
+    # A move of one point is said in words beside its token: "@c2", "xb4" alone say little.
+    if hint.startswith("@"):
+        return f"{hint} (set a soldier on {hint[1:]})"
+    if hint.startswith("x"):
+        return f"{hint} (take the soldier on {hint[1:]} off)"
     if hint != "pass":
         return hint
     return f"pass (stop the chain here: the {SIDE_NAMES[1 - g.side].capitalize()} plays)"

@@ -136,3 +136,12 @@ def test_a_finished_game_says_so_first_when_the_board_differs(browser: Browser,
     expect(pg.locator('#board [data-square="c1"]')).to_have_attribute("data-led", "error")
     expect(pg.locator("#status")).to_have_text(
         f"{over} (c1: no soldier belongs here; take it off)")
+
+
+def test_a_hinted_placement_is_said_in_words(browser: Browser, server: Server) -> None:
+    pg = _page(browser, server)
+    pg.click('[data-button="hint"]')
+    expect(pg.locator("#board [data-hint]")).to_have_count(1, timeout=15000)
+    to = server.get("/api/state")["hint_squares"]["to"]
+    expect(pg.locator("#status")).to_have_text(
+        f"Attacker: place a soldier (1 of 2). Hint for Attacker: @{to} (set a soldier on {to})")
