@@ -145,3 +145,15 @@ def test_a_hinted_placement_is_said_in_words(browser: Browser, server: Server) -
     to = server.get("/api/state")["hint_squares"]["to"]
     expect(pg.locator("#status")).to_have_text(
         f"Attacker: place a soldier (1 of 2). Hint for Attacker: @{to} (set a soldier on {to})")
+
+
+def test_squares_lit_alike_are_told_in_the_plural(browser: Browser, server: Server) -> None:
+    pg = _page(browser, server)
+    pg.click('[data-button="resign"]')
+    pg.click("#confirm-yes")
+    pg.click('#board [data-square="c1"]')
+    expect(pg.locator('#lit [data-role="error"]')).to_have_text(
+        "c1: out of place: put this square right")
+    pg.click('#board [data-square="a1"]')
+    expect(pg.locator('#lit [data-role="error"]')).to_have_text(
+        "a1, c1: out of place: put these squares right")

@@ -283,7 +283,11 @@ function renderLit(leds, hint, hajeb, pieces) {
     swatch.className = "swatch";
     swatch.style.setProperty("--led", legendRoles[r].colour);
     const text = document.createElement("span");
-    text.textContent = `${byRole[r].sort().join(", ")}: ${words(r)}`;
+    const names = byRole[r].sort();
+    // Several squares lit alike: "put these squares right", "remove these pieces".
+    const said = names.length > 1 ? words(r).replace(/\bthis (square|point|piece)\b/g, "these $1s")
+      : words(r);
+    text.textContent = `${names.join(", ")}: ${said}`;
     li.append(swatch, text);
     list.appendChild(li);
   }
