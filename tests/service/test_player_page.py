@@ -157,3 +157,20 @@ def test_squares_lit_alike_are_told_in_the_plural(browser: Browser, server: Serv
     pg.click('#board [data-square="a1"]')
     expect(pg.locator('#lit [data-role="error"]')).to_have_text(
         "a1, c1: out of place: put these squares right")
+
+
+def test_each_name_says_its_side_and_its_count_what_it_counts(browser: Browser,
+                                                             server: Server) -> None:
+    """Players named: the page says which of them is the Attacker, and the
+    number beside each name is said to be its soldiers on the board."""
+    pg = _page(browser, server)
+    expect(pg.locator("#count-attacker")).to_have_text("0 on board")
+    pg.fill('#new-game input[name="attacker"]', "Amira")
+    pg.fill('#new-game input[name="defender"]', "Youssef")
+    pg.click('#new-game button[type="submit"]')
+    expect(pg.locator("#name-attacker")).to_have_text("Amira")
+    expect(pg.locator("#count-attacker")).to_have_text("Attacker · 0 on board")
+    expect(pg.locator("#count-defender")).to_have_text("Defender · 0 on board")
+    pg.click('#board [data-square="a1"]')
+    expect(pg.locator("#count-attacker")).to_have_text("Attacker · 1 on board")
+    pg.screenshot(path=str(server.data_dir.parent / "names.png"))

@@ -498,8 +498,12 @@ function render() {
   $("#status").textContent = state.status;
   $("#name-attacker").textContent = state.players.attacker;
   $("#name-defender").textContent = state.players.defender;
-  $("#count-attacker").textContent = state.counts.attacker;
-  $("#count-defender").textContent = state.counts.defender;
+  // Each name with its side (when the players are named) and its soldiers
+  // on the board.
+  for (const side of ["attacker", "defender"]) {
+    const named = state.players[side] !== TITLE(side) ? `${TITLE(side)} · ` : "";
+    $(`#count-${side}`).textContent = `${named}${state.counts[side]} on board`;
+  }
   $("#turn").textContent = state.outcome ? outcomeText(state.outcome)
     : `${TITLE(state.to_move)} to play`;
   // The new-game form offers the variant being played (until changed).
