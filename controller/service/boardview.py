@@ -330,14 +330,15 @@ def status_words(status: str, leds: dict[str, str], g: AnyGame, hint: str | None
             who = "Draw" if o.winner is None else f"{o.winner.capitalize()} wins"
             status = (f"Game over: {who} ({reason_words(o.reason)}). Clear the board for a "
                       f"new game ({status})")
-    elif hint and hint_shown(hint, leds, g):
+        return status, leds
+    if hint and hint_shown(hint, leds, g):
         status = f"{status}. Hint for {g.to_move.capitalize()}: {_hint_words(hint, g)}"
     elif "H'ajeb declared" in status:  # what it allows, in short
         status = status.replace("H'ajeb declared", "H'ajeb in force (long moves, "
                                 "captures by any soldier)")
-    elif note and g.outcome is None and not draw_offer:
+    elif note and not draw_offer:
         status = f"{status}. {note}"
-    elif draw_offer and g.outcome is None and "offers a draw" not in status:
+    if draw_offer and "offers a draw" not in status:  # beside a hint too: both stand
         other = "defender" if draw_offer == "attacker" else "attacker"
         status = (f"{status}. {draw_offer.capitalize()} offers a draw: "
                   f"{other.capitalize()} accepts with Draw")

@@ -228,6 +228,10 @@ def test_hint_draw_offer_resign_and_the_end_in_words(board: tuple[Page, Server],
     pg.click('[data-button="draw"]')
     expect(pg.locator("#draw-offer")).to_contain_text(f"{side.capitalize()} offers a draw")
     expect(pg.locator("#draw-accept")).to_have_text(f"{other.capitalize()} accepts")
+    # The status line says both: the hint still lit, and the offer.
+    expect(pg.locator("#status")).to_contain_text(f"Hint for {game.to_move.capitalize()}: ")
+    expect(pg.locator("#status")).to_contain_text(
+        f"{side.capitalize()} offers a draw: {other.capitalize()} accepts with Draw")
     shot(pg, tmp_path, "draw-offer")
     pg.click("#draw-decline")
     expect(pg.locator("#draw-offer")).to_be_hidden()
