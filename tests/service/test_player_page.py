@@ -174,3 +174,20 @@ def test_each_name_says_its_side_and_its_count_what_it_counts(browser: Browser,
     pg.click('#board [data-square="a1"]')
     expect(pg.locator("#count-attacker")).to_have_text("Attacker · 1 on board")
     pg.screenshot(path=str(server.data_dir.parent / "names.png"))
+
+
+def test_the_viewers_buttons_stay_on_one_line_on_a_phone(browser: Browser,
+                                                          server: Server) -> None:
+    """360 px wide: the viewer's step buttons and Close sit in one row, the
+    action's words above them; before, the words sat between the buttons
+    and broke them over three lines."""
+    server.post("/api/button", {"button": "resign"})
+    server.post("/api/new", {"variant": "kharbga"})
+    pg = _page(browser, server, 360, 740)
+    pg.locator("#games button").first.click()
+    expect(pg.locator("#v-ply")).to_contain_text("(action 0 of 0)")
+    tops = {round(pg.locator(f"#{b}").bounding_box()["y"])  # type: ignore[index]
+            for b in ("v-first", "v-prev", "v-next", "v-last", "v-close")}
+    assert len(tops) == 1, tops
+    ply = pg.locator("#v-ply").bounding_box()
+    assert ply is not None and ply["y"] + ply["height"] <= min(tops), (ply, tops)
