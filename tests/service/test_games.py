@@ -109,6 +109,18 @@ def _play_some(service: BoardService, clock: Clock, game: Game, rng: random.Rand
         _put(service, clock, game)
 
 
+def _into_moving(service: BoardService, clock: Clock, rng: random.Random,
+                 steps: int) -> Game:
+    """A sabouiyya game set up on the board and played ``steps`` steps into
+    its moving phase, each action read."""
+    game = Game.new("sabouiyya")
+    while game.phase != "moving":
+        game.play(rng.choice(lasting_moves(game)))
+        _put(service, clock, game)
+    _play_some(service, clock, game, rng, steps)
+    return game
+
+
 def _replays_to_its_record(service: BoardService, gid: int) -> None:
     lines = service.store.replayable_log(gid)
     result = replay(lines, "sabouiyya", Settings(settle=0.05, error_delay=0.2))
@@ -306,12 +318,7 @@ def test_a_game_set_up_again_leaves_no_empty_game_behind(tmp_path: Path) -> None
     showed "Attacker: place a soldier" until the board was read again."""
     clock = Clock(500.0)
     service = BoardService(_config(tmp_path), clock=clock)
-    rng = random.Random(5)
-    game = Game.new("sabouiyya")
-    while game.phase != "moving":
-        game.play(rng.choice(lasting_moves(game)))
-        _put(service, clock, game)
-    _play_some(service, clock, game, rng, 3)
+    game = _into_moving(service, clock, random.Random(5), 3)
     played = service.gid
     for _ in range(2):  # cleared, set up again: twice
         service.set_sim_occupancy("0" * 25)
@@ -474,12 +481,7 @@ def test_the_boards_new_game_is_not_undone_by_the_board_read_again(
     it at once, and after a restart the page showed the old game."""
     clock = Clock(500.0)
     service = BoardService(_config(tmp_path), clock=clock)
-    rng = random.Random(1)
-    game = Game.new("sabouiyya")
-    while game.phase != "moving":
-        game.play(rng.choice(lasting_moves(game)))
-        _put(service, clock, game)
-    _play_some(service, clock, game, rng, 3)
+    game = _into_moving(service, clock, random.Random(1), 3)
     old = service.gid
     service.press("new")
     new = service.gid

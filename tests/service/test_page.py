@@ -14,8 +14,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
-from chromium import launch, require_chromium
-from playwright.sync_api import Browser, Page, Route, expect, sync_playwright
+from playwright.sync_api import Browser, Page, Route, expect
 from server import Server, free_port
 
 from controller.rules import Game
@@ -24,15 +23,6 @@ from controller.rules import Game
 def occ_of(game: Game) -> str:
     a, d = game.bitboards()
     return "".join("1" if (a | d) >> i & 1 else "0" for i in range(game.geometry.size))
-
-
-@pytest.fixture
-def browser() -> Iterator[Browser]:
-    require_chromium()
-    with sync_playwright() as p:
-        b = launch(p)
-        yield b
-        b.close()
 
 
 @pytest.fixture

@@ -9,18 +9,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from chromium import launch, require_chromium
-from playwright.sync_api import Browser, Page, expect, sync_playwright
+from playwright.sync_api import Browser, Page, expect
 from server import Server
-
-
-@pytest.fixture
-def browser() -> Iterator[Browser]:
-    require_chromium()
-    with sync_playwright() as p:
-        b = launch(p)
-        yield b
-        b.close()
 
 
 @pytest.fixture
