@@ -111,22 +111,24 @@ class MatrixConfig:
     def period(self) -> float:
         return 1.0 / self.scan_hz
 
-    def check_size(self, size: int) -> None:
-        """Rows and columns must match the square board."""
-        self.check_shape(size, size, f"{size}x{size} board")
-
-    def check_shape(self, rows: int, columns: int, what: str = "") -> None:
-        """Rows and columns must match the mapping's matrix."""
-        what = what or f"{rows}x{columns} switch matrix"
-        for key, pins, n in (("row_pins", self.row_pins, rows),
-                             ("column_pins", self.column_pins, columns)):
-            if len(pins) != n:
-                raise ConfigError(f"{WHERE}.{key}: the {what} needs {n} pins, got {len(pins)}")
-
     def check_mapping(self, mapping: BoardMapping) -> None:
-        """Rows and columns must match the mapping's matrix."""
-        what = f"{mapping.board} board" if mapping.board in ("5x5", "7x7") else ""
-        self.check_shape(mapping.rows, mapping.columns, what)
+        """Rows and columns must match the mapping's matrix: one line naming
+        the matrix the pins wire, the one the board is read on, and what to
+        change."""
+        rows, columns = mapping.rows, mapping.columns
+        wired = (len(self.row_pins), len(self.column_pins))
+        if wired == (rows, columns):
+            return
+        keys = [key for key, n, want in (("row_pins", wired[0], rows),
+                                         ("column_pins", wired[1], columns)) if n != want]
+        where = f"{WHERE}.{keys[0]}" if len(keys) == 1 else WHERE
+        shape = f"{wired[0]}x{wired[1]}"
+        onto = (f", or map the board onto the {shape} matrix ([gpio.mapping] rows, columns "
+                "and switches)") if wired[0] * wired[1] >= len(mapping.sensed) else ""
+        raise ConfigError(
+            f"{where}: the pins wire {a(shape)} switch matrix, but the {mapping.board} board "
+            f"is read on {a(f'{rows}x{columns}')} one: give {rows} row_pins and {columns} "
+            f"column_pins (or neither, for its stock pins: hardware.md){onto}")
 
     @property
     def pins(self) -> tuple[int, ...]:

@@ -25,7 +25,6 @@ from typing import Any
 from serial.threaded import Protocol
 
 from controller.board.events import Button, Frame
-from controller.board.words import a
 
 from . import protocol as P
 from .link_settings import DeviceInfo, DeviceStats, LinkSettings, LinkStats
@@ -442,11 +441,9 @@ class LinkProtocol(Protocol):
             )
             self.hello_sent = self.clock() + ASK_LATER  # ask again later, not in a loop
             return
-        want_rows, want_cols = self.settings.matrix
-        if rows != want_rows or cols != want_cols:
+        if (rows, cols) != self.settings.matrix:
             self._error(
-                f"firmware reads {a(f'{rows}x{cols}')} board, the host expects "
-                f"{want_rows}x{want_cols}",
+                self.settings.other_matrix(rows, cols),
                 "handshake",
                 logging.ERROR,
             )

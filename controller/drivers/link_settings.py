@@ -6,6 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from controller.board.words import a
+
 from . import protocol as P
 from .mapping import BoardMapping
 
@@ -36,6 +38,7 @@ class LinkSettings:
     rows: int = 0  # 0: ``size``
     cols: int = 0
     points: int = 0  # 0: ``size * size``
+    board: str = ""  # the board's name, for the words ("37-point"); "": the square board
     led_count: int = 0
     led_map: tuple[int, ...] | None = None
     switch_map: tuple[int, ...] | None = None
@@ -69,6 +72,7 @@ class LinkSettings:
             rows=mapping.rows,
             cols=mapping.columns,
             points=mapping.squares,
+            board=mapping.board,
             switch_map=None if square and switch_map == tuple(range(mapping.squares))
             else switch_map,
             **options,
@@ -78,6 +82,26 @@ class LinkSettings:
     def matrix(self) -> tuple[int, int]:
         """Rows and columns of the board's switch matrix."""
         return self.rows or self.size, self.cols or self.size
+
+    @property
+    def board_name(self) -> str:
+        """The board's name: "37-point", "7x7", ..."""
+        return self.board or f"{self.size}x{self.size}"
+
+    def other_matrix(self, rows: int, cols: int) -> str:
+        """Why a device reading a ``rows`` x ``cols`` matrix is not this
+        board's, and what to change, in one line."""
+        want_rows, want_cols = self.matrix
+        said = (f"the firmware reads {a(f'{rows}x{cols}')} switch matrix, but this host reads "
+                f"the {self.board_name} board on {a(f'{want_rows}x{want_cols}')} one")
+        if (rows, cols) == (want_cols, want_rows):
+            return (f"{said}: turn the host's mapping (files = \"rows\" or \"columns\" in "
+                    "[gpio.mapping])")
+        onto = (f", or map the board onto the {rows}x{cols} matrix in [gpio.mapping]"
+                if rows * cols >= self.squares else "")
+        return (f"{said}: set ROW_PINS and COL_PINS (and SWITCH_MAP) in the firmware's "
+                f"board.py for the {self.board_name} board{onto} (hardware.md, "
+                "\"On the Pico\")")
 
     @property
     def squares(self) -> int:

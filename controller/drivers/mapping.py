@@ -240,8 +240,8 @@ class BoardMapping:
         corners = _corners(*shape)
         if self.a1 not in corners:
             raise ConfigError(
-                f"{where}.a1: {self.a1!r} is not a corner of the {shape[0]}x{shape[1]} "
-                f"switch matrix ({', '.join(corners)})"
+                f"{where}.a1: {self.a1!r} is not a corner of the {grid.board} board's "
+                f"{shape[0]}x{shape[1]} switch matrix ({', '.join(corners)})"
             )
         squares = grid.corner_points()
         if self.led_first not in squares:
@@ -285,6 +285,11 @@ class BoardMapping:
         n = slots or len(sensed)
         where = f"{WHERE}.{key}"
         one = "switch" if key == "switches" else "LED"
+        if len(names) != n and slots and not (self.matrix_rows or self.matrix_columns):
+            raise ConfigError(
+                f"{where}: the {grid.board} board's {self.rows}x{self.columns} switch matrix "
+                f"has {n} crossings, one {place(grid.board)} or \"-\" each, but the table "
+                f"lists {len(names)}: give rows and columns for another matrix")
         if len(names) != n:
             raise ConfigError(f"{where}: needs {n} {place(grid.board, n)}, one per {one}, "
                               f"got {len(names)}")

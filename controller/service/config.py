@@ -156,7 +156,9 @@ class Config:
         if board is not None and mapping.board != board:
             raise self._in_file(ConfigError(
                 f"it is for the {mapping.board} board, but variant {self.variant} "
-                f"is played on the {board} board{which}", "gpio.mapping"))
+                f"is played on the {board} board{which}: play a variant of the "
+                f"{mapping.board} board, or name the {board} board there once it is wired "
+                "(hardware.md)", "gpio.mapping"))
 
     def _in_file(self, exc: ConfigError) -> ConfigError:
         return exc.in_file(self.source) if self.source else exc

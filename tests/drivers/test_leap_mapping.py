@@ -94,9 +94,12 @@ def test_a_37_point_board_on_any_matrix_by_table() -> None:
     [
         ({"board": "9x9"}, "gpio.mapping.board: must be one of 5x5, 7x7, 8x8, 37-point"),
         ({"board": "37-point", "size": 5}, "gpio.mapping.size: the 37-point board is not square"),
-        ({"board": "37-point", "a1": "r6c6"}, "'r6c6' is not a corner of the 9x5 switch matrix"),
+        ({"board": "37-point", "a1": "r6c6"},
+         "'r6c6' is not a corner of the 37-point board's 9x5 switch matrix"),
         ({"board": "37-point", "led_first": "b2"}, "'b2' is not a corner square (a1, e1, a9, e9)"),
-        ({"board": "37-point", "switches": ["a1"]}, "needs 45 points, one per switch, got 1"),
+        ({"board": "37-point", "switches": ["a1"]},
+         "the 37-point board's 9x5 switch matrix has 45 crossings, one point or "
+         '"-" each, but the table lists 1: give rows and columns for another matrix'),
         ({"board": "37-point", "rows": 7, "columns": 6, "switches": list(POINTS) + ["a1"] * 5},
          "point a1 appears twice"),
         ({"board": "37-point", "rows": 7, "columns": 6, "switches": list(POINTS[:-1]) + ["-"] * 6},
@@ -151,10 +154,33 @@ def test_a_37_point_configuration_takes_its_stock_pins_and_round_trips(tmp_path:
     path = tmp_path / "board.toml"
     save_config(path, config)
     assert load_config(path) == config and 'board = "37-point"' in path.read_text()
-    with pytest.raises(ConfigError, match="the 9x5 switch matrix needs 9 pins, got 7"):
+    with pytest.raises(ConfigError, match="row_pins: the pins wire a 7x5 switch matrix, but "
+                       "the 37-point board is read on a 9x5 one: give 9 row_pins and 5 "
+                       "column_pins"):
         loads('[gpio.mapping]\nboard = "37-point"\n[gpio.matrix]\nrow_pins = [4, 17, 27, 22, 5, '
               '6, 13]\n')
     assert GpioConfig().mapping.board == "7x7"
+
+
+def test_the_7x7_boards_pins_for_a_37_point_game_are_refused_naming_both_matrices(
+        tmp_path: Path) -> None:
+    # A configuration written for the 7x7 board (its 7 + 7 pins), used for
+    # a 37-point game: one line naming the matrix the pins wire, the one the
+    # board is read on, and what to change; before, 'the 9x5 switch matrix
+    # needs 9 pins, got 7'.
+    from controller.service.config import load_config as load_service_config
+
+    path = tmp_path / "board.toml"
+    path.write_text('[board]\nvariant = "sixteen-soldiers"\n[gpio.matrix]\n'
+                    "row_pins = [4, 17, 27, 22, 5, 6, 13]\n"
+                    "column_pins = [19, 26, 18, 23, 24, 25, 12]\n")
+    with pytest.raises(ConfigError) as err:
+        load_service_config(path).gpio("37-point")
+    assert str(err.value) == (
+        f"{path}: gpio.matrix: the pins wire a 7x7 switch matrix, but the 37-point board is "
+        "read on a 9x5 one: give 9 row_pins and 5 column_pins (or neither, for its stock "
+        "pins: hardware.md), or map the board onto the 7x7 matrix ([gpio.mapping] rows, "
+        "columns and switches)")
 
 
 def test_the_link_settings_of_a_leap_board_carry_its_matrix_and_switch_map() -> None:

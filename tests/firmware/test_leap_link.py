@@ -84,9 +84,48 @@ def test_a_host_expecting_another_board_is_refused(sim37: FirmwareSim) -> None:
     link = connect(sim37, FAST)  # the 7x7 board
     try:
         assert not link.wait_connected(1.5)
-        assert "firmware reads a 9x5 board, the host expects 7x7" in link.stats().last_error
+        assert link.stats().last_error == (
+            "the firmware reads a 9x5 switch matrix, but this host reads the 7x7 board on a "
+            "7x7 one: set ROW_PINS and COL_PINS (and SWITCH_MAP) in the firmware's board.py "
+            'for the 7x7 board (hardware.md, "On the Pico")')
     finally:
         link.close()
+
+
+def test_a_pico_wired_as_the_7x7_board_is_refused_for_the_37_point_board(
+        micropython: str) -> None:
+    # The 7x7 board's Pico, its configuration used for a 37-point game: the
+    # handshake names both matrices and what to change, on the page too;
+    # before, 'firmware reads a 7x7 board, the host expects 9x5'.
+    with FirmwareSim(size=7, micropython=micropython) as sim:
+        link = connect(sim, SETTINGS)
+        try:
+            assert not link.wait_connected(1.5)
+            problem = link.problem()
+        finally:
+            link.close()
+    why = ("the firmware reads a 7x7 switch matrix, but this host reads the 37-point board on "
+           "a 9x5 one: set ROW_PINS and COL_PINS (and SWITCH_MAP) in the firmware's board.py "
+           "for the 37-point board, or map the board onto the 7x7 matrix in [gpio.mapping] "
+           '(hardware.md, "On the Pico")')
+    assert problem == f"the board on {sim.cable.path} is not connected ({why}); trying again"
+
+
+def test_a_pico_with_the_37_point_matrix_turned_is_told_to_turn_the_mapping(
+        micropython: str) -> None:
+    # hardware.md's Pico wiring of the 37-point board is 5 x 9 (files =
+    # "rows" on the host); a host left on the stock 9 x 5 mapping is told so.
+    turned = BoardMapping(board="37-point", size=0, files="rows")
+    with FirmwareSim(size=0, micropython=micropython, mapping=turned) as sim:
+        link = connect(sim, SETTINGS)
+        try:
+            assert not link.wait_connected(1.5)
+            error = link.stats().last_error
+        finally:
+            link.close()
+    assert error == ("the firmware reads a 5x9 switch matrix, but this host reads the 37-point "
+                     'board on a 9x5 one: turn the host\'s mapping (files = "rows" or '
+                     '"columns" in [gpio.mapping])')
 
 
 

@@ -87,8 +87,11 @@ def test_doctor_follows_the_board_of_the_configuration(
         status = main([*argv, "--config", str(five)])
         out = capsys.readouterr().out
     assert refused == 1 and said.err == ""
-    assert said.out == (f"no handshake from a board on {sim.cable.path} within 5 s: firmware "
-                        "reads a 5x5 board, the host expects 7x7\n")
+    assert said.out == (f"no handshake from a board on {sim.cable.path} within 5 s: the "
+                        "firmware reads a 5x5 switch matrix, but this host reads the 7x7 "
+                        "board on a 7x7 one: set ROW_PINS and COL_PINS (and SWITCH_MAP) in "
+                        "the firmware's board.py for the 7x7 board (hardware.md, \"On the "
+                        'Pico")\n')
     assert status == 0, out
     assert "a 5x5 switch matrix, 25 LEDs" in out and out.endswith("all well\n")
 

@@ -174,7 +174,9 @@ def test_the_gpio_board_is_the_variant_s_board_and_another_is_refused(tmp_path: 
     with pytest.raises(ConfigError) as err:
         named.gpio("5x5")
     assert str(err.value) == ("board.toml: gpio.mapping: it is for the 7x7 board, but variant "
-                              "sabouiyya is played on the 5x5 board")
+                              "sabouiyya is played on the 5x5 board: play a variant of the 7x7 "
+                              "board, or name the 5x5 board there once it is wired "
+                              "(hardware.md)")
     # The service refuses a frame of a bigger board rather than reading it.
     service = BoardService(Config(data_dir=tmp_path, variant="sabouiyya"))
     try:
@@ -291,4 +293,5 @@ def test_a_serial_board_mapping_of_another_board_is_refused_naming_the_file(
     assert r.returncode == 2
     assert r.stderr.strip().splitlines() == [
         f"kharbga-board: {path}: gpio.mapping: it is for the 7x7 board, but variant sabouiyya "
-        "is played on the 5x5 board (the serial board)"]
+        "is played on the 5x5 board (the serial board): play a variant of the 7x7 board, "
+        "or name the 5x5 board there once it is wired (hardware.md)"]

@@ -225,12 +225,16 @@ def test_run_names_a_host_it_cannot_listen_on(tmp_path: Path, host: str, words: 
 @pytest.mark.parametrize(("board", "table", "words"), [
     ("gpio", '[gpio.mapping]\nboard = "37-point"\n',
      "gpio.mapping: it is for the 37-point board, but variant checkers is played on the "
-     "8x8 board"),
+     "8x8 board: play a variant of the 37-point board, or name the 8x8 board there once "
+     "it is wired (hardware.md)"),
     ("gpio", '[gpio.matrix]\nrow_pins = [4, 17, 27, 22, 5, 6, 13]\n',
-     "gpio.matrix.row_pins: the 8x8 switch matrix needs 8 pins, got 7"),
+     "gpio.matrix.row_pins: the pins wire a 7x8 switch matrix, but the 8x8 board is read on "
+     "an 8x8 one: give 8 row_pins and 8 column_pins (or neither, for its stock pins: "
+     "hardware.md)"),
     ("serial:/dev/null", '[gpio.mapping]\nboard = "37-point"\n',
      "gpio.mapping: it is for the 37-point board, but variant checkers is played on the "
-     "8x8 board (the serial board)"),
+     "8x8 board (the serial board): play a variant of the 37-point board, or name the 8x8 "
+     "board there once it is wired (hardware.md)"),
     ("camera:0", '[camera]\nprofile = "{tmp}/board.toml"\n',
      "the camera board reads the 7x7 board, but variant checkers is played "
                      "on the 8x8 board"),

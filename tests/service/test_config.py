@@ -169,5 +169,7 @@ def test_the_serial_and_gpio_boards_read_a_mapping_for_the_game_alike() -> None:
     assert (mapping.board, mapping.a1, mapping.squares) == ("5x5", "r4c0", 25)
     other = Config(variant="sabouiyya", gpio_table={"mapping": {"board": "7x7"}})
     with pytest.raises(ConfigError, match=r"^gpio\.mapping: it is for the 7x7 board, but "
-                       r"variant sabouiyya is played on the 5x5 board \(the serial board\)$"):
+                       r"variant sabouiyya is played on the 5x5 board \(the serial board\): play a "
+                       r"variant of the 7x7 board, or name the 5x5 board there once it is "
+                       r"wired \(hardware\.md\)$"):
         other.serial_leds("5x5")
