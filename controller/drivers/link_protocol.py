@@ -25,6 +25,7 @@ from typing import Any
 from serial.threaded import Protocol
 
 from controller.board.events import Button, Frame
+from controller.board.words import place
 
 from . import protocol as P
 from .link_settings import DeviceInfo, DeviceStats, LinkSettings, LinkStats
@@ -466,7 +467,8 @@ class LinkProtocol(Protocol):
         """The device refused the board's CONFIG (``text``, its NOTICE): say
         why once for as long as it lasts, and ask again later, not in a loop."""
         if text == P.CONFIG_WRONG_LENGTH:
-            why = (f"the device's board has another number of points than this host's "
+            what = place(self.settings.board_name, 2)
+            why = (f"the device's board has another number of {what} than this host's "
                    f"{self.squares}: set SWITCH_MAP in the firmware's board.py")
         else:
             why = f"the device refused the board's settings: {text}"

@@ -246,7 +246,7 @@ class BoardMapping:
         squares = grid.corner_points()
         if self.led_first not in squares:
             raise ConfigError(
-                f"{where}.led_first: {self.led_first!r} is not a corner square "
+                f"{where}.led_first: {self.led_first!r} is not a corner {place(grid.board)} "
                 f"({', '.join(squares)})"
             )
         if self.led_runs not in ("ranks", "files"):
@@ -392,7 +392,8 @@ class BoardMapping:
         """``"r2c3 (d3)"``: a switch and the point over it (``"(no point)"``
         for a crossing with none)."""
         square = self._switch_square[index]
-        return f"{self.switch_label(index)} ({self.name(square) if square >= 0 else 'no point'})"
+        where = self.name(square) if square >= 0 else f"no {place(self.board)}"
+        return f"{self.switch_label(index)} ({where})"
 
     def switches_to_squares(self, closed: int) -> int:
         """A bitmask of closed switches as a bitboard of squares (crossings

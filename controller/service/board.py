@@ -18,6 +18,7 @@ from functools import partial
 from typing import Any
 
 from controller.board.sensorlog import BUTTONS, Button, Frame, format_event
+from controller.board.words import place
 from controller.reconcile.reconciler import Reconciler, Settings, Update
 from controller.rules import AnyGame, find_any_variant
 from controller.rules.leap_factory import format_any_options, is_leap, make_game
@@ -193,7 +194,8 @@ class BoardService(EngineSide):
     def feed(self, event: Frame | Button) -> Update:
         """A sensor frame or button press, with the service's clock."""
         if isinstance(event, Frame) and (event.occupied | event.unknown) >> self.squares:
-            raise ValueError(f"a frame shows points beyond the game's {self.squares}")
+            what = place(self.reconciler.game.geometry.name, 2)
+            raise ValueError(f"a frame shows {what} beyond the game's {self.squares}")
         if isinstance(event, Button) or event.occupied != self._occupied:
             self.refusal = None  # the press it answered is over
         if isinstance(event, Frame):

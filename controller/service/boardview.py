@@ -244,7 +244,7 @@ def board_view(game: AnyGame) -> dict[str, Any]:
 
 
 HAJEB_ALLOWS = ("the Attacker moves any distance, orthogonally or diagonally, over empty "
-                "points, and after a capture may capture again with any of its soldiers "
+                "squares, and after a capture may capture again with any of its soldiers "
                 "(or pass); the Defender may rescind it at any time")
 
 

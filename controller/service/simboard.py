@@ -13,6 +13,7 @@ import logging
 import sqlite3
 from collections.abc import Callable, Sequence
 
+from controller.board.words import place
 from controller.rules import AnyGame
 
 from .store import Store
@@ -86,7 +87,7 @@ class SimBoard:
         size = len(self.occ)
         if not isinstance(occ, str) or len(occ) != size or occ.strip("01"):
             raise RequestError(f"'occ' must be a string of {size} characters 0 or 1 "
-                               f"(one a point of the {board} board)")
+                               f"(one a {place(board)} of the {board} board)")
         return self._keep(occ)
 
     def set_point(self, point: object, occupied: object, setup: object,
@@ -96,7 +97,7 @@ class SimBoard:
         at once lose nothing). Refuses as :meth:`set` does."""
         self._check_setup(setup)
         if not isinstance(point, str) or point not in names:
-            raise RequestError(f"'point' must be a point of the {board} board (as a1)")
+            raise RequestError(f"'point' must be a {place(board)} of the {board} board (as a1)")
         if type(occupied) is not bool:
             raise RequestError("'occupied' must be true (a piece set down) or false (lifted)")
         i = names.index(point)

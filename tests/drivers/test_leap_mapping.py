@@ -96,7 +96,7 @@ def test_a_37_point_board_on_any_matrix_by_table() -> None:
         ({"board": "37-point", "size": 5}, "gpio.mapping.size: the 37-point board is not square"),
         ({"board": "37-point", "a1": "r6c6"},
          "'r6c6' is not a corner of the 37-point board's 9x5 switch matrix"),
-        ({"board": "37-point", "led_first": "b2"}, "'b2' is not a corner square (a1, e1, a9, e9)"),
+        ({"board": "37-point", "led_first": "b2"}, "'b2' is not a corner point (a1, e1, a9, e9)"),
         ({"board": "37-point", "switches": ["a1"]},
          "the 37-point board's 9x5 switch matrix has 45 crossings, one point or "
          '"-" each, but the table lists 1: give rows and columns for another matrix'),

@@ -160,3 +160,23 @@ def test_a_firmware_without_the_switch_map_is_named_once_and_in_words(
     assert config == [(logging.WARNING, f"serial link: {why}"),
                       (logging.INFO, "serial link: the device took the board's settings")]
     assert not [m for _lv, m in said if "HEARTBEAT" in m]  # its 45-point heartbeats: the same fault
+
+
+def test_the_8x8_boards_refused_switch_map_counts_squares(micropython: str) -> None:
+    # The dark squares on 8x4, board.py without its SWITCH_MAP: the firmware
+    # reads 32 squares, the host's map has 64; before, '... number of points'.
+    dark = BoardMapping.for_board("8x8", dark_only=True)
+    settings = dataclasses.replace(SETTINGS, **{
+        f: getattr(LinkSettings.for_mapping(dark), f)
+        for f in ("size", "rows", "cols", "points", "board", "switch_map")})
+    sim = FirmwareSim(size=0, micropython=micropython, mapping=dark)
+    sim.switch_map = ""
+    with sim:
+        link = connect(sim, settings)
+        try:
+            assert not link.wait_connected(1.5)
+            error = link.stats().last_error
+        finally:
+            link.close()
+    assert error == ("the device's board has another number of squares than this host's 64: "
+                     "set SWITCH_MAP in the firmware's board.py")

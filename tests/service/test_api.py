@@ -108,7 +108,7 @@ def test_state_and_a_game_played_through_the_api(make: Any) -> None:
         ("/api/sim/occupancy", {"occ": "0" * 49, "setup": "0"}, 400, "'setup' must be"),
         ("/api/sim/occupancy", {"occ": "0" * 49, "setup": 1}, 409, "set up again"),
         ("/api/sim/occupancy", {"point": "h9", "occupied": True}, 400,
-         "'point' must be a point of the 7x7 board"),
+         "'point' must be a square of the 7x7 board"),
         ("/api/sim/occupancy", {"point": "c2", "occupied": 1}, 400, "'occupied' must be true"),
         ("/api/sim/occupancy", {"point": "c2", "occupied": True, "occ": "0" * 49}, 400,
          "not both"),

@@ -180,7 +180,7 @@ def test_the_gpio_board_is_the_variant_s_board_and_another_is_refused(tmp_path: 
     # The service refuses a frame of a bigger board rather than reading it.
     service = BoardService(Config(data_dir=tmp_path, variant="sabouiyya"))
     try:
-        with pytest.raises(ValueError, match="points beyond the game's 25"):
+        with pytest.raises(ValueError, match="^a frame shows squares beyond the game's 25$"):
             service.feed(Frame(0.1, 1 << 30))
         assert service.state()["moves"] == []
     finally:
@@ -250,11 +250,18 @@ def test_a_serial_board_with_more_leds_than_the_handshake_carries_is_refused(
     assert r.returncode == 2 and "Traceback" not in r.stderr
     assert r.stderr.strip().splitlines() == [
         f"kharbga-board: {path}: gpio.mapping.led_offset: the serial board drives at most "
-        "255 LEDs, and led_offset 210 with the 49 points of the 7x7 board makes 259"]
+        "255 LEDs, and led_offset 210 with the 49 squares of the 7x7 board makes 259"]
     from controller.service.hardware import serial_mapping
 
     mapping, _ = serial_mapping(Config(gpio_table={"mapping": {"led_offset": 206}}), "7x7")
     assert mapping.led_count == 255  # the most there is room for
+    # The 8x8 board's places are squares, the 37-point board's points (words.place);
+    # before, 'the 64 points of the 8x8 board' too.
+    for board, places in (("8x8", "64 squares"), ("37-point", "37 points")):
+        offset = {"8x8": 200, "37-point": 230}[board]
+        with pytest.raises(ValueError) as err:
+            serial_mapping(Config(gpio_table={"mapping": {"led_offset": offset}}), board)
+        assert f"led_offset {offset} with the {places} of the {board} board makes" in str(err.value)
 
 
 def test_the_gpio_board_names_its_buttons_on_start(caplog: pytest.LogCaptureFixture) -> None:

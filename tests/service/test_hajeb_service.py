@@ -61,7 +61,7 @@ def test_declare_and_rescind_with_the_button(service: BoardService) -> None:
     state = service.state()
     assert state["moves"][-1] == "hajeb" and state["to_move"] == "attacker"
     assert state["hajeb"]["state"] == "on" and state["hajeb"]["action"] == "rescind"
-    assert "any distance" in state["hajeb"]["allows"]
+    assert "orthogonally or diagonally, over empty squares," in state["hajeb"]["allows"]
     assert state["status"] == ("Attacker to move; H'ajeb in force (long moves, captures by "
                                "any soldier)")
     # The Attacker's press changes nothing, and says why.
