@@ -82,6 +82,18 @@ def play(pg: Page, server: Server, game: AnyGame, tokens: list[str]) -> None:
         take_off(pg, server, game, click(pg, game, token))
 
 
+@pytest.mark.parametrize(("opened", "place"), [("sixteen-soldiers", "point"),
+                                               ("checkers", "square")], indirect=["opened"])
+def test_the_simulated_boards_help_names_its_own_places(opened: tuple[Page, Server],
+                                                        place: str) -> None:
+    # Before, 'click an empty square or point' on every board.
+    pg, _ = opened
+    expect(pg.locator("#sim-help")).to_be_visible()
+    expect(pg.locator("#sim-help-words")).to_have_text(
+        "Simulated board: click a piece to lift it, click an empty "
+        f"{place} to set a piece down.")
+
+
 @pytest.mark.parametrize("opened", ["sixteen-soldiers"], indirect=True)
 def test_sixteen_soldiers_a_huff_and_a_capture(opened: tuple[Page, Server],
                                                tmp_path: Path) -> None:

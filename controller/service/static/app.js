@@ -475,6 +475,10 @@ function render() {
   renderThinking();
   renderHajeb();
   $("#sim-help").hidden = state.sim_occ === null;
+  // The board's own places: points on the 37-point board, squares elsewhere.
+  const place = geo.kind === "points" ? "point" : "square";
+  $("#sim-help-words").textContent = "Simulated board: click a piece to lift it, "
+    + `click an empty ${place} to set a piece down.`;
   // Clearing by hand is a click a soldier: offered where the game asks for
   // a cleared board (a new game waiting, a game over).
   $("#sim-clear").hidden = state.sim_occ === null || !state.sim_occ.includes("1")
