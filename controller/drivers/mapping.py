@@ -25,8 +25,10 @@ The mapping is given either by the board's orientation or, after
   a1, b1, ..; ``"files"``: a1, a2, ..), skipping cells with no point, and
   with ``led_serpentine`` every other run comes back the other way, as a
   strip snaking under the board does; ``leds``, when given, lists the
-  point above each board LED and overrides the rest.  A board has one LED
-  per sensed point (37, 49, 64, or 32 with ``dark_only``).
+  point above each board LED in chain order (``"-"`` for an LED under no
+  point: between squares, in a strip's bends; it stays dark) and overrides
+  the rest.  Every sensed point (37, 49, 64, or 32 with ``dark_only``) has
+  exactly one LED; the chain may have more.
 
 The mapping is a frozen dataclass, read from and written to the TOML table
 ``[gpio.mapping]``; anything off raises :class:`ConfigError`, one line.
@@ -60,7 +62,7 @@ __all__ = [
 FILES = "abcdefghi"
 SIZES = (5, 7, 8)
 WHERE = "gpio.mapping"
-UNUSED = "-"  # a crossing of the matrix with no switch, in ``switches``
+UNUSED = "-"  # a crossing with no switch in ``switches``, an LED under no point in ``leds``
 
 
 def square_name(index: int, size: int = 7) -> str:
@@ -221,7 +223,8 @@ class BoardMapping:
             if sq >= 0:
                 inv_sw[sq] = i
         for i, sq in enumerate(led):
-            inv_led[sq] = i + self.led_offset
+            if sq >= 0:
+                inv_led[sq] = i + self.led_offset
         object.__setattr__(self, "_switch_square", tuple(sw))
         object.__setattr__(self, "_square_switch", tuple(inv_sw))
         object.__setattr__(self, "_led_square", tuple(led))
@@ -278,25 +281,27 @@ class BoardMapping:
         return self._explicit(self.switches, "switches", rows * columns)
 
     def _explicit(self, names: tuple[str, ...], key: str, slots: int = 0) -> list[int]:
+        """The point of each switch (``slots`` crossings) or of each LED in
+        the chain (as many as listed), -1 for ``"-"``: every sensed point
+        once."""
         if not names:
             return []
         grid = self._grid
         sensed = grid.sensed
-        n = slots or len(sensed)
         where = f"{WHERE}.{key}"
         one = "switch" if key == "switches" else "LED"
-        if len(names) != n and slots and not (self.matrix_rows or self.matrix_columns):
+        if len(names) != slots and slots and not (self.matrix_rows or self.matrix_columns):
             raise ConfigError(
                 f"{where}: the {grid.board} board's {self.rows}x{self.columns} switch matrix "
-                f"has {n} crossings, one {place(grid.board)} or \"-\" each, but the table "
+                f"has {slots} crossings, one {place(grid.board)} or \"-\" each, but the table "
                 f"lists {len(names)}: give rows and columns for another matrix")
-        if len(names) != n:
-            raise ConfigError(f"{where}: needs {n} {place(grid.board, n)}, one per {one}, "
-                              f"got {len(names)}")
+        if len(names) != slots and slots:
+            raise ConfigError(f"{where}: needs {slots} {place(grid.board, slots)}, one per "
+                              f"{one}, got {len(names)}")
         out: list[int] = []
         seen: dict[int, int] = {}
         for i, name in enumerate(names):
-            if slots and name.strip() == UNUSED:
+            if name.strip() == UNUSED:
                 out.append(-1)
                 continue
             try:
@@ -374,9 +379,11 @@ class BoardMapping:
         return self._square_led[square]
 
     def square_of_led(self, index: int) -> int | None:
-        """The square above LED ``index`` (None for a spare LED)."""
+        """The square above LED ``index`` (None for a spare LED, or one
+        under no point)."""
         j = index - self.led_offset
-        return self._led_square[j] if 0 <= j < len(self._led_square) else None
+        square = self._led_square[j] if 0 <= j < len(self._led_square) else -1
+        return square if square >= 0 else None
 
     def name(self, square: int) -> str:
         return self.layout.names[square]
@@ -421,7 +428,7 @@ class BoardMapping:
 
     def with_led_table(self, led_squares: list[int]) -> BoardMapping:
         """This mapping with the LEDs given square by square (board LEDs in
-        chain order)."""
+        chain order, -1 for one under no point)."""
         return self._replace_tables(None, led_squares)
 
     def _replace_tables(
@@ -457,7 +464,7 @@ class BoardMapping:
                             fields["led_runs"] = runs
                             fields["led_serpentine"] = serp
                             return BoardMapping.from_table(fields)
-            fields["leds"] = [grid.names[s] for s in led_squares]
+            fields["leds"] = [UNUSED if s < 0 else grid.names[s] for s in led_squares]
         return BoardMapping.from_table(fields)
 
     # -- TOML ------------------------------------------------------------------

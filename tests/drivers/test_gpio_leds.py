@@ -132,3 +132,20 @@ def test_light_and_show_pixels_check_lengths(spi: FakeSPI) -> None:
     assert pixels[mapping.led_of_square(parse_square("c5"))] == (10, 20, 30)
     with pytest.raises(ValueError, match="48 colours for 49 LEDs"):
         leds.show_pixels([(0, 0, 0)] * 48)
+
+
+def test_a_chain_with_leds_between_the_squares_is_written_whole(spi: FakeSPI) -> None:
+    # One LED between squares, snaking by ranks: a1 - b1 - .. - g1 - g2 - f2 ..
+    ranks = [[f"{f}{r}" for f in "abcdefg"][:: -1 if r % 2 == 0 else 1] for r in range(1, 8)]
+    spaced = [x for run in ranks for name in run for x in ("-", name)][1:]
+    mapping = BoardMapping.from_table({"leds": spaced})
+    with SquareLeds(STEADY, mapping, spi) as leds:
+        leds.show({"a1": "capture", "b1": "destination", "g2": "last-to", "g7": "capture"}, 0.0)
+        frame = spi.writes[-1]
+        assert len(frame) == 2 * 64 + 97 * 24  # the whole chain, every frame
+        pixels = decode(frame)
+        assert [i for i, p in enumerate(pixels) if any(p)] == [0, 2, 14, 96]
+        assert pixels[14] == (0, 0, 255)  # g2: after g1 (12) and the LED in the bend (13)
+        leds.light({parse_square("c1"): (10, 20, 30)})
+        assert [i for i, p in enumerate(decode(spi.writes[-1])) if any(p)] == [4]
+    assert spi.writes[-1] == encode(bytes(97 * 3))  # closing blanks the whole chain

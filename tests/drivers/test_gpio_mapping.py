@@ -72,6 +72,41 @@ def test_explicit_tables_override_and_calibrated_orientations_are_recognised() -
     )
 
 
+# A strip with one LED between squares, snaking by ranks under the 7x7
+# board: a1 - b1 - .. - g1 - g2 - f2 - .. (97 LEDs, 48 of them under no square).
+SPACED = [x for r in range(1, 8)
+          for name in [f"{f}{r}" for f in "abcdefg"][:: -1 if r % 2 == 0 else 1]
+          for x in ("-", name)][1:]
+
+
+def test_a_chain_can_have_leds_under_no_square(tmp_path: Path) -> None:
+    m = BoardMapping.from_table({"leds": SPACED, "led_offset": 1})
+    assert m.led_count == 1 + 97
+    assert [m.led_of_square(parse_square(n)) for n in ("a1", "b1", "g1", "g2", "a2", "a3")] == [
+        1, 3, 13, 15, 27, 29]
+    assert m.square_of_led(0) is None and m.square_of_led(2) is None  # spare, between a1 and b1
+    assert m.square_of_led(14) is None and m.square_of_led(97) == parse_square("g7")
+    assert {m.led_of_square(s) for s in range(49)} == set(range(1, 98, 2))
+    path = tmp_path / "board.toml"
+    save_config(path, GpioConfig(mapping=m))
+    assert load_config(path).mapping == m and m.to_table()["leds"] == SPACED
+
+
+@pytest.mark.parametrize(
+    ("leds", "message"),
+    [
+        ([n for n in SPACED if n != "d4"], "gpio.mapping.leds: no LED for d4"),
+        (SPACED + ["-", "d4"], "gpio.mapping.leds: square d4 appears twice (items 49 and 99)"),
+        (SPACED[:-1], "gpio.mapping.leds: no LED for g7"),
+        (["-"] * 49, "gpio.mapping.leds: no LED for a1, b1, c1, d1, e1 (and 44 more)"),
+    ],
+)
+def test_a_chain_with_a_square_missing_or_twice_is_refused(leds: list[str], message: str) -> None:
+    with pytest.raises(ConfigError) as err:
+        BoardMapping.from_table({"leds": leds})
+    assert str(err.value) == message
+
+
 @pytest.mark.parametrize(
     ("table", "message"),
     [
