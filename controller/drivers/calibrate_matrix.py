@@ -1,8 +1,10 @@
 """``kharbga-board calibrate matrix``: find which switch and which LED lie
 under each square, with a person and one piece.
 
-The procedure lights one LED at a time (in chain order) and asks the person
-to put a piece on the lit square, naming the square the current mapping
+The procedure lights one LED at a time (in chain order: the LEDs the
+configured mapping puts under a square, those under none, ``"-"`` in
+``leds``, left dark and kept so) and asks the person to put a piece on the
+lit square, naming the square the current mapping
 expects there; if the light is under another square the person types that
 square's name.  The one switch that closes belongs to the square under the
 piece, and so does the lit LED.  Without LEDs it names the squares in order
@@ -85,7 +87,9 @@ class _Session:
         self.noun = place(self.mapping.board)  # "point" on the 37-point board
         self.ignored = 0  # switches stuck closed on the empty board
         self.switch_square: dict[int, int] = {}
-        self.led_square: dict[int, int] = {}
+        self.led_square: dict[int, int] = {}  # chain index (after led_offset) -> square
+        m = self.mapping
+        self.board_leds = [i for i in range(m.led_count) if m.square_of_led(i) is not None]
 
     def read(self) -> int:
         return self.scanner.settle(self.clock, self.settle_timeout)
@@ -113,14 +117,14 @@ class _Session:
                 return
 
     def find_square(self, k: int) -> None:
-        """The ``k``-th square: LED ``k`` of the chain lit (or the ``k``-th
-        square named), the one switch that closes under the piece."""
+        """The ``k``-th square: the ``k``-th LED under a square lit (or the
+        ``k``-th square named), the one switch that closes under the piece."""
         m, leds, name = self.mapping, self.leds, self.mapping.name
-        expected = m.square_of_led(m.led_offset + k) if leds else m.sensed[k]
+        expected = m.square_of_led(self.board_leds[k]) if leds else m.sensed[k]
         assert expected is not None
         if leds is not None:
             pixels: list[RGB] = [(0, 0, 0)] * m.led_count
-            pixels[m.led_offset + k] = LIT
+            pixels[self.board_leds[k]] = LIT
             leds.show_pixels(pixels)
         where = f"{name(expected)} (it is lit)" if leds else name(expected)
         hint = (f" If the light is under another {self.noun}, type that {self.noun}'s name."
@@ -171,7 +175,7 @@ class _Session:
             return False
         self.switch_square[switch] = square
         if self.leds is not None:
-            self.led_square[k] = square
+            self.led_square[self.board_leds[k] - self.mapping.led_offset] = square
         self.console.say(f"{name(square)}: switch {label(switch)}")
         return True
 
@@ -186,7 +190,7 @@ class _Session:
                 [self.switch_square.get(i, -1) for i in range(m.switch_count)])
             if self.leds is not None:
                 result = result.with_led_table(
-                    [self.led_square[k] for k in range(len(m.sensed))])
+                    [self.led_square.get(j, -1) for j in range(m.led_count - m.led_offset)])
         except ConfigError as exc:
             raise CalibrationAborted(f"calibration gave an inconsistent mapping: {exc}") from None
         return result
@@ -195,7 +199,8 @@ class _Session:
 def _describe(m: BoardMapping) -> str:
     switches = "a table of switches" if m.switches else f"a1 at {m.a1}, files along {m.files}"
     if m.leds:
-        leds = "a table of LEDs"
+        dark = m.leds.count("-")
+        leds = "a table of LEDs" + (f", {dark} of them under no {place(m.board)}" if dark else "")
     else:
         leds = f"LEDs from {m.led_first} along {m.led_runs}" + (
             ", serpentine" if m.led_serpentine else ""

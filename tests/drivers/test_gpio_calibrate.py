@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from gpio_fakes import FakeSPI, SimPerson
+from gpio_fakes import FakeSPI, SimPerson, decode
 from gpiozero.pins.mock import MockFactory  # type: ignore[import-untyped]
 
 from controller.drivers.calibrate_matrix import (
@@ -45,6 +45,31 @@ def test_following_the_lights_finds_the_switches_and_the_leds(
     assert (found.a1, found.files, found.switches) == ("r6c0", "rows", ())
     assert (found.led_first, found.led_runs, found.leds) == ("g7", "files", ())
     assert person.said[-1].startswith("Mapping found: a1 at r6c0, files along rows")
+    assert len([p for p in person.asked if p.action == "place"]) == 49
+
+
+def test_a_chain_with_leds_under_no_square_keeps_them_dark_and_listed(
+    factory: MockFactory, spi: FakeSPI
+) -> None:
+    # A strip with one LED between squares (a1 - b1 - .. - g1 - g2 - ..),
+    # listed so; the builder swapped b1 and c1 in the table by mistake.
+    ranks = [[f"{f}{r}" for f in "abcdefg"][:: -1 if r % 2 == 0 else 1] for r in range(1, 8)]
+    spaced = [x for run in ranks for name in run for x in ("-", name)][1:]
+    truth = BoardMapping(a1="r6c0", files="rows", leds=tuple(spaced))
+    wrong = spaced[:]
+    wrong[2], wrong[4] = "c1", "b1"
+    configured = BoardMapping(leds=tuple(wrong))
+    sim = MatrixSimulator(factory, CONFIG, truth)
+    leds = SquareLeds(LedConfig(), configured, spi)
+    person = SimPerson(sim, spi, truth)
+    with MatrixScanner(CONFIG, configured, pin_factory=factory) as scanner:
+        found = calibrate_matrix(scanner, person, VirtualClock(), leds)
+    same_places(found, truth)
+    assert found.leds == tuple(spaced) and found.led_count == 97
+    assert person.said[-1] == ("Mapping found: a1 at r6c0, files along rows; "
+                               "a table of LEDs, 48 of them under no square.")
+    lit = [[i for i, p in enumerate(decode(w)) if any(p)] for w in spi.writes]
+    assert sorted({i for led in lit for i in led}) == list(range(0, 97, 2))  # never one between
     assert len([p for p in person.asked if p.action == "place"]) == 49
 
 
