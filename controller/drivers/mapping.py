@@ -360,6 +360,26 @@ class BoardMapping:
         """LEDs in the chain, spare ones before the board included."""
         return self.led_offset + len(self._led_square)
 
+    def chain_beyond(self, most: int, driver: str) -> ConfigError | None:
+        """The one-line error for a chain longer than ``driver`` ("the
+        serial board") drives (``most`` LEDs), naming the key that makes it
+        so (``leds`` when it lists LEDs under no point, else
+        ``led_offset``); None when it fits."""
+        count, lit, board = self.led_count, len(self.sensed), self.board
+        if count <= most:
+            return None
+        points = f"{lit} {place(board, lit)} of the {board} board"
+        if len(self.leds) > lit:
+            spare = f"led_offset {self.led_offset} and " if self.led_offset else ""
+            return ConfigError(
+                f"{driver} drives at most {most} LEDs, and {spare}the table's {len(self.leds)} "
+                f"(the {points} and {len(self.leds) - lit} under none) make {count}: "
+                "cut the strip between points and wire across the gaps, or use a strip "
+                "with fewer LEDs a metre", f"{WHERE}.leds")
+        return ConfigError(f"{driver} drives at most {most} LEDs, and led_offset "
+                           f"{self.led_offset} with the {points} makes {count}",
+                           f"{WHERE}.led_offset")
+
     def square_of_switch(self, row: int, column: int) -> int:
         """The point over a switch, -1 for a crossing with none."""
         return self._switch_square[row * self.columns + column]

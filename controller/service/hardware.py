@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from controller.board.config import install_hint
 from controller.board.events import Button, Frame
-from controller.board.words import place, said
+from controller.board.words import said
 from controller.rules import find_any_variant
 
 from .config import Config, load_config
@@ -411,13 +411,9 @@ def serial_mapping(config: Config, board: str) -> tuple[Any, Any]:
     from controller.drivers.protocol import NO_LED
 
     mapping, leds = config.serial_leds(board)
-    if mapping.led_count > NO_LED:  # one byte an LED index in the handshake
-        where = f"{config.source}: " if config.source else ""
-        raise ValueError(
-            f"{where}gpio.mapping.led_offset: the serial board drives at most {NO_LED} LEDs, "
-            f"and led_offset {mapping.led_offset} with the {mapping.squares} "
-            f"{place(board, mapping.squares)} of the "
-            f"{board} board makes {mapping.led_count}")
+    error = mapping.chain_beyond(NO_LED, "the serial board")  # one byte an LED in the handshake
+    if error is not None:
+        raise error.in_file(config.source) if config.source else error
     return mapping, leds
 
 

@@ -264,6 +264,25 @@ def test_a_serial_board_with_more_leds_than_the_handshake_carries_is_refused(
         assert f"led_offset {offset} with the {places} of the {board} board makes" in str(err.value)
 
 
+def test_a_serial_board_whose_leds_table_is_too_long_is_refused_naming_it() -> None:
+    """LEDs under no point ("-" in leds) count in the chain the handshake
+    carries: one that ends past LED 254 is refused naming the table."""
+    from controller.service.hardware import serial_mapping
+
+    squares = [f"{f}{r}" for r in range(1, 8) for f in "abcdefg"]
+    longest = squares + ["-"] * 206
+    mapping, _ = serial_mapping(Config(gpio_table={"mapping": {"leds": longest}}), "7x7")
+    assert mapping.led_count == 255
+    with pytest.raises(ValueError) as err:
+        serial_mapping(Config(gpio_table={"mapping": {"leds": longest + ["-"], "led_offset": 2}},
+                              source="board.toml"), "7x7")
+    assert str(err.value) == (
+        "board.toml: gpio.mapping.leds: the serial board drives at most 255 LEDs, and "
+        "led_offset 2 and the table's 256 (the 49 squares of the 7x7 board and 207 under "
+        "none) make 258: cut the strip between points and wire across the gaps, or use a "
+        "strip with fewer LEDs a metre")
+
+
 def test_the_gpio_board_names_its_buttons_on_start(caplog: pytest.LogCaptureFixture) -> None:
     """A ``[gpio.buttons.pins]`` table lists every shared button wired: the
     log says which, so a table of ``hajeb`` alone does not go unseen."""
