@@ -12,7 +12,7 @@ GPIO in one dataclass.
 The matrix's pins default to the stock pins of the mapping's matrix (9
 rows and 5 columns for the 37-point board, say).  Each part checks
 itself; :class:`GpioConfig` also checks that no GPIO is used twice
-across the parts.  Errors are
+across the parts, and that the SPI port can drive the mapping's chain.  Errors are
 :class:`controller.board.config.ConfigError` (a ``ValueError``), one line
 naming the dotted key; :func:`load_config` adds the file's name.
 :func:`save_config` writes changes back through ``tomlkit``, keeping the
@@ -32,7 +32,7 @@ from .buttons import ButtonConfig
 from .config_table import ConfigError, Table, write_changes
 from .gpio_matrix import MatrixConfig
 from .mapping import BoardMapping, gpio_table_for_board
-from .ws2812 import LedConfig
+from .ws2812 import MOST_LEDS, LedConfig
 
 __all__ = ["GpioConfig", "ConfigError", "gpio_table_for_board", "load_config", "save_config"]
 
@@ -63,6 +63,10 @@ class GpioConfig:
         for i, pin in enumerate(self.matrix.column_pins):
             claim(pin, f"matrix column {i}")
         if self.leds.enabled:
+            too_long = self.mapping.chain_beyond(MOST_LEDS, "the Pi's SPI port (4,096 bytes a "
+                                                 "frame)")
+            if too_long is not None:
+                raise too_long
             mosi, sclk = SPI_PINS[self.leds.spi_port]
             claim(mosi, f"the LED data line (SPI{self.leds.spi_port} MOSI)")
             claim(sclk, f"SPI{self.leds.spi_port} SCLK (the LED port)")

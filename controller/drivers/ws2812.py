@@ -37,6 +37,7 @@ __all__ = [
     "DEFAULT_ROLES",
     "LedConfig",
     "LedOutput",
+    "MOST_LEDS",
     "RGB",
     "RoleStyle",
     "SquareLeds",
@@ -49,6 +50,12 @@ WHERE = "gpio.leds"
 ORDERS = ("GRB", "RGB", "BRG", "BGR", "RBG", "GBR")
 MA_PER_CHANNEL = 20.0  # a WS2812B channel at full duty, milliamps
 MOSI = {0: 10, 1: 20}  # SPI port -> its MOSI GPIO
+# One frame is one SPI write: 24 bytes an LED (a byte a bit at 6.4 MHz)
+# between two 80 us resets (64 bytes each), and Blinka writes it through
+# py-spidev's writebytes, which takes at most 4,096 bytes (as does the
+# kernel's spidev by default).
+SPI_WRITE_BYTES = 4096
+MOST_LEDS = (SPI_WRITE_BYTES - 2 * 64) // 24  # 165
 
 
 DEFAULT_ROLES = DEFAULT_STYLES

@@ -10,6 +10,7 @@ from controller.drivers.matrix_sim import MatrixSimulator
 
 RESET_BYTES = 64  # 80 us of zeros at 6.4 MHz, before and after the data
 BIT0, BIT1 = 0b11000000, 0b11110000
+SPIDEV_BYTES = 4096  # the most one write on the Pi's spidev takes
 
 
 class FakeSPI:
@@ -36,7 +37,10 @@ class FakeSPI:
         self.frequency = baudrate
 
     def write(self, buf: bytes, start: int = 0, end: int | None = None) -> None:
-        self.writes.append(bytes(buf[start:end]))
+        data = bytes(buf[start:end])
+        if len(data) > SPIDEV_BYTES:  # as Blinka's write through py-spidev's writebytes
+            raise OverflowError(f"Argument list size exceeds {SPIDEV_BYTES} bytes.")
+        self.writes.append(data)
 
     def deinit(self) -> None:
         self.deinited = True

@@ -8,6 +8,7 @@ import pytest
 from gpio_fakes import FakeSPI, decode, encode
 
 from controller.board.leds import ROLES, STYLES
+from controller.drivers.config_table import ConfigError
 from controller.drivers.gpio_config import loads
 from controller.drivers.mapping import BoardMapping, parse_square
 from controller.drivers.ws2812 import (
@@ -149,3 +150,28 @@ def test_a_chain_with_leds_between_the_squares_is_written_whole(spi: FakeSPI) ->
         leds.light({parse_square("c1"): (10, 20, 30)})
         assert [i for i, p in enumerate(decode(spi.writes[-1])) if any(p)] == [4]
     assert spi.writes[-1] == encode(bytes(97 * 3))  # closing blanks the whole chain
+
+
+def test_a_chain_longer_than_one_spi_write_is_refused_in_one_line(spi: FakeSPI) -> None:
+    # A frame is one write of 24 bytes an LED and two resets of 64: spidev
+    # takes 4,096 bytes, so 165 LEDs.  Three LEDs a square on the 8x8 board
+    # (a1, then two under none, ..) is 192.
+    squares = BoardMapping(size=8).layout.names
+    longest = loads("[gpio.mapping]\nsize = 8\nleds = %s\n" % (
+        [x for name in squares for x in (name, "-")][:-1] + ["-"] * 38)).mapping
+    assert longest.led_count == 165
+    with SquareLeds(STEADY, longest, spi) as leds:
+        leds.show({"h8": "capture"}, 0.0)
+    assert len(spi.writes[0]) == 4088 and decode(spi.writes[0])[126] == (255, 70, 0)
+    three = [x for name in squares for x in (name, "-", "-")]
+    with pytest.raises(ConfigError) as err:
+        loads(f"[gpio.mapping]\nsize = 8\nleds = {three}\n")
+    assert str(err.value) == (
+        "gpio.mapping.leds: the Pi's SPI port (4,096 bytes a frame) drives at most 165 LEDs, "
+        "and the table's 192 (the 64 squares of the 8x8 board and 128 under none) make 192: "
+        "cut the strip between points and wire across the gaps, or use a strip with fewer "
+        "LEDs a metre")
+    with pytest.raises(ConfigError, match="^gpio.mapping.led_offset: .* at most 165 LEDs, and "
+                       "led_offset 120 with the 49 squares of the 7x7 board makes 169$"):
+        loads("[gpio.mapping]\nled_offset = 120\n")
+    assert loads(f"[gpio.leds]\nenabled = false\n[gpio.mapping]\nsize = 8\nleds = {three}\n")
