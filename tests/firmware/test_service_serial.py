@@ -16,7 +16,7 @@ from controller.drivers import serial_link
 from controller.drivers.firmware_sim import FirmwareSim
 from controller.service.board import BoardService
 from controller.service.config import Config
-from controller.service.hardware import SerialBackend, drain
+from controller.service.hardware import SerialBackend, drain, square_colours
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -42,6 +42,48 @@ def test_service_on_the_pico_board(sim: FirmwareSim, tmp_path: Path) -> None:
     finally:
         backend.close()
         service.close()
+
+
+def test_a_chain_with_leds_between_the_squares_is_driven_whole_by_the_pico(
+        sim: FirmwareSim) -> None:
+    # [gpio.mapping] leds for a strip with one LED between squares, snaking
+    # by ranks (a1 - b1 - .. - g1 - g2 - ..): the handshake carries the
+    # 97-LED chain and its map, the firmware lights the squares' LEDs and
+    # leaves the 48 between them dark.
+    ranks = [[f"{f}{r}" for f in "abcdefg"][:: -1 if r % 2 == 0 else 1] for r in range(1, 8)]
+    spaced = [x for run in ranks for name in run for x in ("-", name)][1:]
+    sim.follow_real_time()
+    backend = SerialBackend(sim.cable.path, Config(gpio_table={"mapping": {"leds": spaced}}),
+                            size=7)
+    backend.start()
+    try:
+        assert backend.link.wait_connected(10)
+        assert backend.link.settings.led_count == 97
+        roles = {"a1": "last-from", "g2": "last-to", "g7": "destination"}  # steady roles
+        backend.show({"leds": roles})
+        colours = square_colours(roles, 0.0, backend.leds, backend.mapping)
+
+        def shown() -> bool:
+            rgb = sim.leds()[1]
+            lit = [i for i in range(len(rgb) // 3) if any(rgb[3 * i:3 * i + 3])]
+            return len(rgb) == 97 * 3 and len(lit) == 3
+
+        wait_for(shown, 15, "the three squares lit on the 97-LED chain")
+        rgb = sim.leds()[1]
+        pixels = [tuple(rgb[3 * i:3 * i + 3]) for i in range(97)]
+        assert [i for i, p in enumerate(pixels) if any(p)] == [0, 14, 96]
+        assert [pixels[i] for i in (0, 14, 96)] == [colours[0], colours[13], colours[48]]
+        backend.close()  # the host silent: the idle wave, on the squares' LEDs only
+
+        def idle() -> bool:
+            rgb = sim.leds()[1]
+            return not any(rgb[0::3]) and not any(rgb[1::3]) and 0 < max(rgb[2::3]) <= 24
+
+        wait_for(idle, 15, "the idle pattern")
+        rgb = sim.leds()[1]
+        assert len(rgb) == 97 * 3 and all(i % 2 == 0 for i in range(97) if rgb[3 * i + 2])
+    finally:
+        backend.close()
 
 
 def test_doctor_reports_a_sound_board_in_words(
