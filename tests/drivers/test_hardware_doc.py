@@ -6,11 +6,17 @@ Pico's switch maps are the ones the host sends in the handshake."""
 from __future__ import annotations
 
 import re
+import tomllib
 from pathlib import Path
 
+import pytest
+
+from controller.drivers.config_table import ConfigError
 from controller.drivers.gpio_matrix import stock_pins
 from controller.drivers.link_settings import LinkSettings
 from controller.drivers.mapping import BoardMapping
+from controller.drivers.protocol import NO_LED
+from controller.drivers.ws2812 import MOST_LEDS
 
 DOC = (Path(__file__).resolve().parents[2] / "hardware.md").read_text(encoding="utf-8")
 
@@ -96,3 +102,32 @@ def test_the_pico_switch_maps_are_the_ones_the_host_sends() -> None:
     assert m is not None
     dark = LinkSettings.for_mapping(BoardMapping.for_board("8x8", dark_only=True))
     assert eval(m[1]) == list(dark.switch_map or ())
+
+
+def test_the_chain_with_leds_between_the_squares_is_the_one_described() -> None:
+    text = section("### Chain layout")
+    m = re.search(r"```toml\n(.*?)```", text, re.S)
+    assert m is not None
+    table = tomllib.loads(m[1])["gpio"]["mapping"]
+    mapping = BoardMapping.from_table(table)
+    assert mapping.led_count == 97 and "is 97 LEDs" in text
+    # a1, one LED between squares along the rank, one in the bend, g2 back to a2, ..
+    assert [mapping.led_of_square(mapping.parse(n)) for n in ("a1", "b1", "g1", "g2", "a2")] == [
+        0, 2, 12, 14, 26]
+    assert {mapping.led_of_square(p) for p in range(49)} == set(range(0, 97, 2))
+    words = " ".join(text.split())
+    quotes = re.findall(r"`(gpio\.mapping\.leds: [^`]+)`", words)
+    assert len(quotes) == 3
+    for quoted in quotes:
+        leds = quoted.split("the table's ")[1].split(" ")[0] if "table's" in quoted else None
+        if leds is None:
+            bad = ([n for n in table["leds"] if n != "d4"] if "no LED" in quoted
+                   else table["leds"] + ["-", "d4"])
+            with pytest.raises(ConfigError) as err:
+                BoardMapping.from_table({"leds": bad})
+            assert str(err.value) == quoted
+        else:
+            names = [n for n in table["leds"] if n != "-"]
+            long = BoardMapping(leds=tuple(names + ["-"] * (int(leds) - 49)))
+            assert str(long.chain_beyond(NO_LED, "the serial board")) == quoted
+    assert f"at most {MOST_LEDS} LEDs (24 bytes each" in " ".join(DOC.split())
