@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from controller.board.events import Frame
 from controller.rules import AnyGame, Game
@@ -212,6 +212,20 @@ class Explainer:
         held, origin = turn.clues.held, turn.clues.origin
         options.sort(key=lambda f: (not held >> f[0] & 1, not origin >> f[0] & 1))
         return options[0]
+
+    def misplaced(self, game: AnyGame, r: Frame, turn: Turn) -> tuple[int, int] | None:
+        """A soldier of the side to move set down on one empty point it
+        cannot go to: the soldier's point and the points it can go to, as
+        :meth:`lift` gives them with that point empty (None: the reading
+        is not that)."""
+        a, d = game.bitboards()
+        extra = r.occupied & ~(a | d) & ~turn.pending.bits
+        if extra.bit_count() != 1 or (r.colour and not (r.attacker, r.defender)[game.side] & extra):
+            return None
+        keep = ~extra
+        found = self.lift(game, replace(r, occupied=r.occupied & keep, attacker=r.attacker & keep,
+                                        defender=r.defender & keep), turn)
+        return None if found is None or found[1] & extra else found
 
     # ------------------------------------------------------------------
     # The search

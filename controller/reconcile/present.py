@@ -26,7 +26,7 @@ THINKING = " (the computer is thinking: its move will be lit)"
 class View:
     """What the status line and the LEDs show besides the game."""
 
-    lifted: int = -1  # the soldier in the hand (-1: none)
+    lifted: int = -1  # the soldier in the hand, or set down where it cannot go (-1: none)
     targets: int = 0  # where it may go
     errors: int = 0  # squares that differ from the expected board, once lit
     standing: int = 0  # pieces the rules took off that still stand
@@ -218,9 +218,9 @@ def _errors(g: AnyGame, v: View) -> str:
         elif (a | d) >> p & 1:
             why = THINKING if v.thinking else _why_not_lifted(g, p)
             what = f"put the {owner}'s soldier back{why}"
-        elif where:
-            what = (f"not a legal {place(g.geometry.name)}; the lifted soldier can go to "
-                    f"{', '.join(_names(g, where))}")
+        elif where:  # the soldier from v.lifted set down here (Mismatch.misplaced)
+            what = (f"not a legal {place(g.geometry.name)}; the soldier from "
+                    f"{g.geometry.point_names[v.lifted]} can go to {', '.join(_names(g, where))}")
         else:
             why = THINKING if v.thinking else _why_not_placed(g, p)
             what = f"no soldier belongs here{why}; take it off"

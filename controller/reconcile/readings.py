@@ -82,8 +82,12 @@ class Mismatch:
     since: float | None = None
     errors: int = 0
     undone: int = 0
+    # A soldier of the side to move set down where it cannot go: its point
+    # and the points it can go to (None: the reading is not that).
+    misplaced: tuple[int, int] | None = None
 
     def clear(self) -> None:
         self.since = None
         self.errors = 0
         self.undone = 0
+        self.misplaced = None

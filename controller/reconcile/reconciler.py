@@ -254,9 +254,11 @@ class Reconciler:
         standing = t.pending.bits
         if self._readings.frame is not None:
             standing &= self._readings.frame.occupied
-        lifted, targets = self._lift if self._lift is not None else (-1, 0)
-        flags = (t.flags[0], t.flags[1])
         m, r, since = self._mismatch, self._readings.frame, self._readings.unseen_since
+        # A soldier set down where it cannot go: once lit, where it can go.
+        misplaced = m.misplaced if m.errors else None
+        lifted, targets = self._lift or misplaced or (-1, 0)
+        flags = (t.flags[0], t.flags[1])
         seen = (r.attacker, r.defender) if r is not None and r.colour and m.errors else None
         waited = since is not None and self._now - since >= self.settings.error_delay + UNSEEN
         return View(lifted, targets, m.errors, standing, t.pending.exchanged, self._table.hint,
@@ -420,6 +422,7 @@ class Reconciler:
         if self._mismatch.since is None:
             self._mismatch.since = now
         self._mismatch.errors = 0
+        self._mismatch.misplaced = ex.misplaced(g, r, turn)
 
     def _ok(self, r: Frame) -> None:
         self._turn.pending.keep(r.occupied)

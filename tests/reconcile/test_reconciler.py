@@ -252,6 +252,25 @@ def test_wrong_square_then_moved_on() -> None:
     assert "error" not in h.leds.values()
 
 
+def test_a_soldier_set_down_where_it_cannot_go_is_told_where_it_can() -> None:
+    # Once lit, the wrong point names the points the soldier can go to, and
+    # they are lit; before, 'f6: no soldier belongs here; take it off' (the
+    # words naming them were never reached: a lift clears the errors).
+    h = Hands("kharbga", CHAIN)
+    h.lift("d4")
+    lit = {sq for sq, role in h.leds.items() if role == "destination"}
+    assert lit and "f6" not in lit
+    h.put("f6", hold=2.0)
+    targets = ", ".join(sorted(lit, key=lambda sq: (sq[1], sq[0])))
+    assert h.last.status == ("d4: put the Attacker's soldier back; f6: not a legal square; "
+                             f"the soldier from d4 can go to {targets}")
+    assert h.leds["f6"] == "error" and h.leds["d4"] == "error"
+    assert {sq for sq, role in h.leds.items() if role == "destination"} == lit
+    h.move("f6", "d4")  # put back: nothing lit, nothing recorded
+    h.hold(DELAY)
+    assert h.moves == [] and not {"error", "destination"} & set(h.leds.values())
+
+
 def test_legal_wrong_square_is_corrected() -> None:
     h = Hands("kharbga", CHAIN)
     h.move("d4", "d5")  # legal, recorded
