@@ -14,7 +14,7 @@ from controller.board.leds import LedMap, paint
 from controller.board.words import place
 from controller.rules import AnyGame, Game, LeapGame, State
 from controller.rules.leap import LeapState
-from controller.rules.moves import STEP, Move, reason_words
+from controller.rules.moves import STEP, Move, action_words, reason_words
 
 __all__ = ["Display", "View", "exchange_refusal", "leds", "status"]
 
@@ -70,7 +70,7 @@ def status(g: AnyGame, v: View) -> str:
         return f"Remove the {what} soldiers on {', '.join(squares)}"
     flag = " (exchange flag raised)" if v.flags[g.side] else ""
     if v.expected is not None and v.lifted < 0:
-        return f"{side} (computer): make the lit move {v.expected}"
+        return f"{side} (computer): make the lit move {action_words(str(v.expected))}"
     if v.thinking:
         return f"{side} (computer) is thinking: its move will be lit"
     if v.lifted >= 0:

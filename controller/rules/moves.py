@@ -14,6 +14,7 @@ __all__ = [
     "Termination",
     "REASONS",
     "reason_words",
+    "action_words",
     "RulesError",
     "IllegalMoveError",
     "NotationError",
@@ -90,6 +91,17 @@ def reason_words(reason: str | None) -> str:
     if not reason:
         return ""
     return REASONS.get(reason, reason.replace("-", " "))
+
+
+def action_words(token: str) -> str:
+    """An action's token, with what to do in words when it is of one point
+    (``@c2 (set a soldier on c2)``, ``xb4 (take the soldier on b4 off)``):
+    a step's two points say it themselves."""
+    if token.startswith("@"):
+        return f"{token} (set a soldier on {token[1:]})"
+    if token.startswith("x"):
+        return f"{token} (take the soldier on {token[1:]} off)"
+    return token
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,7 @@ from controller.rules import (
     find_any_variant,
 )
 from controller.rules.leap_factory import apply_any_options
-from controller.rules.moves import SIDE_NAMES, reason_words
+from controller.rules.moves import SIDE_NAMES, action_words, reason_words
 from controller.rules.record import group_turns
 
 from .config import THINK_MAX, THINK_MIN, name_problem
@@ -304,12 +304,8 @@ def hint_shown(hint: str | None, leds: dict[str, str], g: AnyGame) -> bool:
 
 def _hint_words(hint: str, g: AnyGame) -> str:
     # A move of one point is said in words beside its token: "@c2", "xb4" alone say little.
-    if hint.startswith("@"):
-        return f"{hint} (set a soldier on {hint[1:]})"
-    if hint.startswith("x"):
-        return f"{hint} (take the soldier on {hint[1:]} off)"
     if hint != "pass":
-        return hint
+        return action_words(hint)
     return f"pass (stop the chain here: the {SIDE_NAMES[1 - g.side].capitalize()} plays)"
 
 

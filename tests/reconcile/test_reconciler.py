@@ -585,6 +585,14 @@ def test_a_declined_draw_is_no_longer_on_offer() -> None:
     assert outcome is not None and outcome.reason == "agreement"
 
 
+def test_the_computers_placement_is_said_in_words() -> None:
+    h = Hands("kharbga")
+    place = next(m for m in h.r.game.legal_moves() if str(m) == "@c4")
+    h.r.expect(place)
+    update = h.hold()
+    assert update.status == "Attacker (computer): make the lit move @c4 (set a soldier on c4)"
+
+
 def test_the_computer_action_is_lit_and_only_it_is_accepted_until_withdrawn() -> None:
     h = Hands("kharbga", CHAIN)
     step = next(m for m in h.r.game.legal_moves() if str(m) == "d4-e4")

@@ -180,7 +180,10 @@ def test_the_computer_chooses_its_huff(tmp_path: Path) -> None:
     service.play_computer(*service.compute_computer())
     expected = service.reconciler.expected
     assert expected is not None and expected.kind == "remove"
-    assert service.state()["status"] == f"Defender (computer): make the lit move {expected}"
+    token = str(expected)
+    assert token.startswith("x")  # the huff said in words: take that soldier off
+    assert service.state()["status"] == (f"Defender (computer): make the lit move {token} "
+                                         f"(take the soldier on {token[1:]} off)")
     _play(service, clock, game, str(expected))
     assert service.state()["moves"][-1] == str(expected)
     service.close()
