@@ -233,7 +233,8 @@ class BoardService(EngineSide):
         """A new game waits for the cleared board (or its start position):
         frames until then are not moves."""
         rec = self.reconciler
-        if isinstance(event, Frame) and self.wait.over(rec.game, rec.saved, event.occupied):
+        if isinstance(event, Frame) and self.wait.over(rec.game, rec.saved, event.occupied,
+                                                   event.unknown):
             self.keeper.later(partial(self.store.set_value, WAITING, None))
             self._sensor_lines.append(format_event(event, self.squares))
             update = self.reconciler.feed(event)

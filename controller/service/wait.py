@@ -11,7 +11,9 @@ pressed with a game's soldiers standing leaves that game showing, and a
 board that reads it again (a camera's once-a-second reading, a restart's
 first reading) would otherwise resume it at once.  That reading ends the
 wait as a game put aside only once the board has shown something else
-(a soldier lifted, and put back).
+(a soldier lifted, and put back); a reading with squares it cannot tell
+(``?``: a hand over the board, a glare) shows nothing else, and resumes
+no game put aside.
 """
 
 from __future__ import annotations
@@ -50,9 +52,13 @@ class ClearWait:
         self.on = False
         self._held = None
 
-    def over(self, g: AnyGame, saved: Sequence[AnyGame], occupied: int) -> bool:
-        """Does the reading ``occupied`` end the wait (and so it ends)?"""
-        if self._held == _FIRST:
+    def over(self, g: AnyGame, saved: Sequence[AnyGame], occupied: int,
+             unknown: int = 0) -> bool:
+        """Does the reading ``occupied`` (``unknown``: its squares read
+        ``?``) end the wait (and so it ends)?"""
+        if unknown:  # not the board as it stands: neither changed nor a game set up
+            saved = ()
+        elif self._held == _FIRST:
             self._held = occupied
         elif occupied != self._held:
             self._held = None

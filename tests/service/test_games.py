@@ -506,3 +506,37 @@ def test_the_boards_new_game_is_not_undone_by_the_board_read_again(
     assert service.gid == old and not service.state()["waiting_clear"]
     assert service.state()["position"] == game.position()
     service.close()
+
+
+def _cells(game: Game, unknown: int = -1) -> str:
+    """The camera's reading of ``game``'s board, ``unknown`` read ``?``."""
+    a, d = game.bitboards()
+    return "".join("?" if i == unknown else "a" if a >> i & 1 else "d" if d >> i & 1 else "."
+                   for i in range(game.geometry.size))
+
+
+@pytest.mark.parametrize("restart", [False, True], ids=["read-again", "restart"])
+def test_a_hand_over_the_board_does_not_undo_the_boards_new_game(
+    tmp_path: Path, restart: bool,
+) -> None:
+    """New game pressed with the game's soldiers standing, then a camera's
+    reading with a soldier read '?' (a hand reaching over it, a glare) and
+    the board read as it stood: nothing changed on the board, so the new
+    game still waits. Before, the '?' counted as a change and the same
+    reading after it resumed the game put aside."""
+    clock = Clock(500.0)
+    service = BoardService(_config(tmp_path), clock=clock)
+    game = _into_moving(service, clock, random.Random(1), 3)
+    service.press("new")
+    new = service.gid
+    if restart:
+        service.close()
+        service = BoardService(_config(tmp_path, board="gpio"), clock=clock)
+    soldier = occ_of(game).index("1")
+    for cells in (_cells(game, soldier), _cells(game)):
+        service.feed(Frame.from_cells(service.now(), cells))
+        clock.t += 0.3
+        service.tick()
+    state = service.state()
+    assert (service.gid, state["waiting_clear"], state["moves"]) == (new, True, [])
+    service.close()
