@@ -181,3 +181,27 @@ def test_the_viewers_buttons_stay_on_one_line_on_a_phone(browser: Browser,
     assert len(tops) == 1, tops
     ply = pg.locator("#v-ply").bounding_box()
     assert ply is not None and ply["y"] + ply["height"] <= min(tops), (ply, tops)
+
+
+def test_a_press_let_go_off_the_board_is_no_click_later(browser: Browser,
+                                                        server: Server) -> None:
+    """A press on a1 dragged off the board and let go there is no click;
+    nor is a later press made off the board and let go on a1 (a text
+    selected, say): a browser's click is a press and a release on the same
+    element, neither here. Before, the board kept the press on a1 until its
+    next release on the board, so the second let-go set a soldier on a1."""
+    pg = _page(browser, server)
+    a1 = pg.locator('#board [data-square="a1"]').bounding_box()
+    header = pg.locator("h1").bounding_box()
+    assert a1 is not None and header is not None
+    on_a1 = (a1["x"] + a1["width"] / 2, a1["y"] + a1["height"] / 2)
+    off = (header["x"] + 5, header["y"] + header["height"] / 2)
+    for start, end in ((on_a1, off), (off, on_a1)):
+        pg.evaluate("getSelection().removeAllRanges()")  # no drag of the text selected
+        pg.mouse.move(*start)
+        pg.mouse.down()
+        pg.mouse.move(*end, steps=5)
+        pg.mouse.up()
+    time.sleep(0.5)
+    assert server.get("/api/state")["sim_occ"] == "0" * 49
+    expect(pg.locator("#status")).to_have_text("Attacker: place a soldier (1 of 2)")

@@ -554,7 +554,8 @@ function takeClicks(board) {
   board.addEventListener("pointerdown", (ev) => {
     pressed = ev.button === 0 ? at(ev) : null;
   });
-  board.addEventListener("pointerup", (ev) => {
+  // Heard wherever the press is let go: one let go off the board ends it too.
+  document.addEventListener("pointerup", (ev) => {
     const i = at(ev);
     if (i !== null && i === pressed) toggle(Number(i));
     pressed = null;
