@@ -12,8 +12,9 @@ board that reads it again (a camera's once-a-second reading, a restart's
 first reading) would otherwise resume it at once.  That reading ends the
 wait as a game put aside only once the board has shown something else
 (a soldier lifted, and put back); a reading with squares it cannot tell
-(``?``: a hand over the board, a glare) shows nothing else, and resumes
-no game put aside.
+(``?``: a hand over the board, a glare) shows nothing else, resumes no
+game put aside, and is no cleared board either (the last soldier under
+the hand reaching for it would be read as the new game's first move).
 """
 
 from __future__ import annotations
@@ -56,9 +57,9 @@ class ClearWait:
              unknown: int = 0) -> bool:
         """Does the reading ``occupied`` (``unknown``: its squares read
         ``?``) end the wait (and so it ends)?"""
-        if unknown:  # not the board as it stands: neither changed nor a game set up
-            saved = ()
-        elif self._held == _FIRST:
+        if unknown:  # not the board as it stands: not changed, cleared nor set up
+            return False
+        if self._held == _FIRST:
             self._held = occupied
         elif occupied != self._held:
             self._held = None

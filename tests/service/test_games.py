@@ -540,3 +540,31 @@ def test_a_hand_over_the_board_does_not_undo_the_boards_new_game(
     state = service.state()
     assert (service.gid, state["waiting_clear"], state["moves"]) == (new, True, [])
     service.close()
+
+
+def test_a_hand_over_the_last_soldier_does_not_end_the_wait(tmp_path: Path) -> None:
+    """A new game waiting for the board cleared, the last soldier standing
+    read '?' (the hand reaching for it): the board is not known to be
+    clear, so the wait goes on, and the soldier seen again is no first
+    move. Before, the reading counted as a cleared board: the wait ended
+    and the soldier was read as set down in the new game."""
+    clock = Clock(500.0)
+    service = BoardService(_config(tmp_path, board="gpio"), clock=clock)
+    game = Game.new("sabouiyya")
+    for token in ["@c2", "@a1"]:
+        game.play(token)
+    service.feed(Frame.from_cells(service.now(), _cells(game)))
+    clock.t += 0.3
+    service.tick()
+    service.new_game("sabouiyya")  # the two soldiers still stand: it waits
+    assert service.state()["waiting_clear"]
+    last = Game.new("sabouiyya")
+    last.play("@c2")  # a1 taken off; c2 still there, under the hand
+    c2 = last.geometry.point_names.index("c2")
+    for cells in (_cells(last, c2), _cells(last)):
+        service.feed(Frame.from_cells(service.now(), cells))
+        clock.t += 0.3
+        service.tick()
+        state = service.state()
+        assert state["waiting_clear"] and state["moves"] == [], cells
+    service.close()
