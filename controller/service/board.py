@@ -109,7 +109,7 @@ class BoardService(EngineSide):
         self.draw_offer: str | None = None if offer is None else SIDES[offer]
         self.note: str | None = None  # a draw declined, the computer's pass: until the next move
         self.refusal: str | None = None  # why the last press did nothing: until the board changes
-        self._occupied = 0
+        self._occupied = self._refused_on = 0  # the board's reading; as the press was refused
         self._published = _Published()
         self._last_update: Update | None = None
         self._sensor_lines: list[str] = []
@@ -196,8 +196,8 @@ class BoardService(EngineSide):
         if isinstance(event, Frame) and (event.occupied | event.unknown) >> self.squares:
             what = place(self.reconciler.game.geometry.name, 2)
             raise ValueError(f"a frame shows {what} beyond the game's {self.squares}")
-        if isinstance(event, Button) or event.occupied != self._occupied:
-            self.refusal = None  # the press it answered is over
+        if isinstance(event, Button) or (not event.unknown and event.occupied != self._refused_on):
+            self.refusal = None  # the press it answered is over (a '?' is no change)
         if isinstance(event, Frame):
             self._occupied, self._last_frame = event.occupied, event
             if self._resume_check:
@@ -267,7 +267,8 @@ class BoardService(EngineSide):
         rec = self.reconciler
         if update.played or update.undone or update.new_game or update.resumed is not None:
             self.draw_offer = self.note = self.hint_move = self.refusal = None
-        self.refusal = update.refused or self.refusal
+        if update.refused:
+            self.refusal, self._refused_on = update.refused, self._occupied
         if update.new_game or update.resumed is not None:
             # What led here belongs to the game that ends or is put aside;
             # the next game's log starts with the board as it is now.

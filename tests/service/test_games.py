@@ -568,3 +568,30 @@ def test_a_hand_over_the_last_soldier_does_not_end_the_wait(tmp_path: Path) -> N
         state = service.state()
         assert state["waiting_clear"] and state["moves"] == [], cells
     service.close()
+
+
+def test_a_refused_press_is_said_until_the_board_changes_not_a_glare(tmp_path: Path) -> None:
+    """A camera board: a press the rules refuse is said until the board
+    changes; a reading with a square read '?' (a hand over it, a glare) is
+    no change. Before, the '?' took the reason away."""
+    clock = Clock(500.0)
+    service = BoardService(_config(tmp_path, board="gpio"), clock=clock)
+    game = Game.new("sabouiyya")
+    why = "(the exchange is not a rule of sabouiyya)"
+    game.play("@c2")
+    service.feed(Frame.from_cells(service.now(), _cells(game)))
+    clock.t += 0.3
+    service.tick()
+    service.press("exchange")
+    assert service.state()["status"].endswith(why)
+    c2 = game.geometry.point_names.index("c2")
+    service.feed(Frame.from_cells(service.now(), _cells(game, c2)))  # a hand over c2
+    clock.t += 0.3
+    service.tick()
+    assert service.state()["status"].endswith(why)
+    game.play("@a1")  # the board changes: the press is over
+    service.feed(Frame.from_cells(service.now(), _cells(game)))
+    clock.t += 0.3
+    service.tick()
+    assert why not in service.state()["status"]
+    service.close()
