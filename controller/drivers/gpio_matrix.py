@@ -45,7 +45,7 @@ from controller.board.words import a, place
 
 from .config_table import ConfigError, Table, check_pins
 from .mapping import BoardMapping
-from .switch_watch import SwitchWatch, WatchSettings
+from .switch_watch import NoPoint, SwitchWatch, WatchSettings
 
 __all__ = [
     "Clock",
@@ -346,7 +346,7 @@ class MatrixScanner:
             raise
         self._debounce = Debouncer(config.debounce_scans)
         self.watch = SwitchWatch(self.mapping.switch_and_point, watch,
-                                 place(self.mapping.board))
+                                 place(self.mapping.board), NoPoint.of(self.mapping))
         self.scans = 0
         self.failure: str | None = None  # why the last scan failed, in words
 
@@ -435,8 +435,10 @@ class MatrixScanner:
         return self.failure
 
     def fault(self) -> str | None:
-        """What is wrong with the board while it is read, in words: the
-        stuck or chattering switches; None when there are none."""
+        """What is wrong with the board while it is read, in words: a
+        switch closed where the board has no point (the matrix wired for
+        another board), the stuck or chattering switches; None when there
+        are none."""
         return self.watch.problem()
 
     def frames(self, clock: Clock, stop: Stop) -> Iterator[Frame]:

@@ -18,7 +18,14 @@ when it ends:
   longer closes).  Without an expectation nothing is called stuck: a reed
   welded shut reads exactly like a piece; nor is a stuck switch called
   mended (a piece in the hand leaves the board unknown), until the
-  expected board is known again and agrees.
+  expected board is known again and agrees;
+- **closed under no point** (:class:`NoPoint`): a switch at a crossing
+  the board has no point over (8 of the 37-point board's 9x5 matrix)
+  that reads closed for ``no_point_after`` seconds.  No piece can close
+  it, so it is said whatever the board expected: the matrix is wired for
+  another board (a 7x7 board's, whose 14 pins the 37-point board's stock
+  pins are) or a diode is shorted.  Such a switch is not also called
+  stuck.  It has ended once the switch reads open.
 
 :meth:`SwitchWatch.problem` says the faults there are now in words, for
 the page.
@@ -29,7 +36,11 @@ Switches are bits ``row * size + column`` and are named by ``label``
 A board read through a microcontroller (the Pico's serial link) reports
 only its debounced readings, as frames of points: :class:`PointWatch`
 feeds them to a :class:`SwitchWatch` as both its raw and its settled
-reading.  Stuck switches are called as on the GPIO board.  Chattering
+reading.  Stuck switches are called as on the GPIO board.  The
+frames carry only the points: the firmware names the crossings with no
+point that read closed in a NOTICE before each heartbeat
+(:meth:`PointWatch.see_no_point`), so one is said after
+``no_point_after`` seconds too (up to a heartbeat more).  Chattering
 is called only when it passes the device's debouncing (runs of 12 ms or
 more, changing in six bursts within a second, as on GPIO); the bounces the
 firmware rejects never reach the host (``doctor --serial`` counts them
@@ -43,14 +54,13 @@ import threading
 from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
-from controller.board.words import place
+from controller.board.words import a, place
 
-if TYPE_CHECKING:
-    from .mapping import BoardMapping
+from .layout import BOARDS
+from .mapping import BoardMapping
 
-__all__ = ["PointWatch", "SwitchWatch", "WatchSettings"]
+__all__ = ["NoPoint", "PointWatch", "SwitchWatch", "WatchSettings"]
 
 log = logging.getLogger(__name__)
 
@@ -63,12 +73,55 @@ class WatchSettings:
     window: float = 1.0  # seconds
     burst: float = 0.15  # seconds: changes this soon after a burst began are bounce
     stuck_after: float = 10.0  # seconds of disagreement with the expected board
+    no_point_after: float = 1.0  # seconds a crossing with no point reads closed
 
     def __post_init__(self) -> None:
         if self.chatter_bursts < 2:
             raise ValueError(f"chatter_bursts must be 2 or more, not {self.chatter_bursts}")
-        if self.window <= 0 or self.stuck_after <= 0 or self.burst < 0:
-            raise ValueError("window and stuck_after must be positive, burst not negative")
+        if (self.window <= 0 or self.stuck_after <= 0 or self.no_point_after <= 0
+                or self.burst < 0):
+            raise ValueError("window, stuck_after and no_point_after must be positive, "
+                             "burst not negative")
+
+
+@dataclass(frozen=True)
+class NoPoint:
+    """The crossings of a matrix with no point over them (bitmask, bit
+    ``row * columns + column``), and the words for one read closed."""
+
+    crossings: int
+    name: Callable[[int], str]  # a switch by its crossing: "r1c0"
+    board: str  # "37-point"
+    noun: str  # "point"
+    guess: str = ""  # the other board's matrix read as this one, if any
+
+    @classmethod
+    def of(cls, mapping: BoardMapping) -> NoPoint | None:
+        """The mapping's crossings with no point; None when it has none."""
+        crossings = sum(1 << i for i in range(mapping.switch_count)
+                        if mapping.square_of_switch_index(i) < 0)
+        if not crossings:
+            return None
+        shape = (mapping.rows, mapping.columns)
+        guess = ""
+        for board in BOARDS:  # a stock matrix on as many pins: read as this one
+            other = BoardMapping.for_board(board)
+            if board != mapping.board and (other.rows + other.columns == sum(shape)
+                                           and (other.rows, other.columns) != shape):
+                guess = (f"{a(f'{other.rows}x{other.columns}')} matrix read as the "
+                         f"{mapping.board} board's {shape[0]}x{shape[1]}?")
+                break
+        return cls(crossings, mapping.switch_label, mapping.board, place(mapping.board), guess)
+
+    def words(self, closed: int) -> str:
+        """What the crossings ``closed`` (with no point) read closed mean."""
+        names = [self.name(i) for i in _bits(closed)]
+        which = (f"switch {names[0]} closes" if len(names) == 1 else
+                 f"switches {', '.join(names[:-1])} and {names[-1]} close")
+        guess = f" ({self.guess})" if self.guess else ""
+        return (f"{which} where the {self.board} board has no {self.noun}: the matrix "
+                f"seems wired for another board{guess} or a diode is shorted "
+                "(hardware.md, \"The leap games' boards\")")
 
 
 def _bits(mask: int) -> Iterator[int]:
@@ -82,12 +135,15 @@ class SwitchWatch:
     """Chattering and stuck switches, from the raw and settled readings."""
 
     def __init__(self, label: Callable[[int], str], settings: WatchSettings | None = None,
-                 noun: str = "square") -> None:
+                 noun: str = "square", no_point: NoPoint | None = None) -> None:
         self.label = label
+        self.no_point = no_point  # the crossings no piece can close
         self.noun = noun  # what the board's places are called: "point" on the 37-point board
         self.settings = settings or WatchSettings()
         self.chattering = 0  # switches chattering now (bitmask)
         self.stuck = 0  # switches stuck now (bitmask)
+        self.miswired = 0  # switches with no point over them read closed now (bitmask)
+        self._closed_since: dict[int, float] = {}  # switch with no point -> closed since
         self._raw: int | None = None
         self._bursts: dict[int, deque[float]] = {}  # switch -> when its last bursts began
         self._last_change: dict[int, float] = {}
@@ -120,8 +176,15 @@ class SwitchWatch:
                 self._end_chatter(now)
             if settled is not None:
                 self._settled = settled
+                self._check_no_point(now, settled)
                 if self._expected is not None:
                     self._check_stuck(now, settled, self._expected)
+
+    def see_no_point(self, now: float, closed: int) -> None:
+        """The switches with no point over them that read closed at ``now``
+        (a board whose frames carry only its points: the Pico's)."""
+        with self._lock:
+            self._check_no_point(now, closed)
 
     def problem(self, most: int = 3) -> str | None:
         """The stuck and chattering switches now, in words (naming ``most``
@@ -130,6 +193,9 @@ class SwitchWatch:
             return self._problem(most)
 
     def _problem(self, most: int) -> str | None:
+        wiring = None
+        if self.miswired and self.no_point is not None:
+            wiring = self.no_point.words(self.miswired)
         said = []
         for switch in _bits(self.stuck):
             if self._settled >> switch & 1:
@@ -143,9 +209,28 @@ class SwitchWatch:
             said.append(f"switch {self.label(switch)} is chattering (a worn reed, or a "
                         "magnet at the edge of its range)")
         if not said:
-            return None
+            return wiring
         more = f"; and {len(said) - most} more" if len(said) > most else ""
-        return "; ".join(said[:most]) + more + " (kharbga-board doctor checks every switch)"
+        switches = "; ".join(said[:most]) + more + " (kharbga-board doctor checks every switch)"
+        return switches if wiring is None else f"{wiring}; {switches}"
+
+    def _check_no_point(self, now: float, closed: int) -> None:
+        if self.no_point is None:
+            return
+        closed &= self.no_point.crossings
+        for switch in _bits(self.miswired & ~closed):
+            self.miswired &= ~(1 << switch)
+            log.info("switch %s, under no %s, reads open again", self.no_point.name(switch),
+                     self.no_point.noun)
+        for switch in list(self._closed_since):
+            if not closed >> switch & 1:
+                del self._closed_since[switch]
+        for switch in _bits(closed & ~self.miswired):
+            since = self._closed_since.setdefault(switch, now)
+            if now - since >= self.settings.no_point_after:
+                self.miswired |= 1 << switch
+                log.warning("%s (read closed for %.1f s)", self.no_point.words(1 << switch),
+                            now - since)
 
     def _count_changes(self, now: float, changed: int) -> None:
         s = self.settings
@@ -175,6 +260,8 @@ class SwitchWatch:
 
     def _check_stuck(self, now: float, settled: int, expected: int) -> None:
         wrong = settled ^ expected
+        if self.no_point is not None:  # said as such (_check_no_point), not as stuck
+            wrong &= ~self.no_point.crossings
         for switch in _bits(self.stuck & ~wrong):
             self.stuck &= ~(1 << switch)
             log.info("switch %s reads as expected again", self.label(switch))
@@ -206,12 +293,18 @@ class PointWatch:
 
     def __init__(self, mapping: BoardMapping, settings: WatchSettings | None = None) -> None:
         self.mapping = mapping
-        self.switches = SwitchWatch(mapping.switch_and_point, settings, place(mapping.board))
+        self.switches = SwitchWatch(mapping.switch_and_point, settings, place(mapping.board),
+                                    NoPoint.of(mapping))
 
     def see(self, now: float, occupied: int) -> None:
         """A frame: the points read occupied at ``now``."""
         closed = self.mapping.squares_to_switches(occupied)
         self.switches.update(now, closed, closed)
+
+    def see_no_point(self, now: float, closed: int) -> None:
+        """The crossings with no point over them that read closed at ``now``
+        (bitmask of switches: the firmware's NOTICE before a heartbeat)."""
+        self.switches.see_no_point(now, closed)
 
     def expect(self, occupied: int | None) -> None:
         """The points that should hold a piece now (None: unknown)."""
@@ -219,5 +312,6 @@ class PointWatch:
         self.switches.expect(None if occupied is None else m.squares_to_switches(occupied))
 
     def problem(self) -> str | None:
-        """The stuck and chattering switches now, in words (None: none)."""
+        """The switches closed under no point, stuck or chattering now, in
+        words (None: none)."""
         return self.switches.problem()

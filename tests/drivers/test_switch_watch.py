@@ -208,3 +208,66 @@ def test_a_welded_reed_of_the_37_point_board_is_under_a_point(factory: MockFacto
     for n in range(150):
         watch.see(n / 100, 1 << c5)
     assert (watch.problem() or "").startswith(closed)
+
+
+LEAP = "(hardware.md, \"The leap games' boards\")"
+NO_POINT = ("closes where the 37-point board has no point: the matrix seems wired for another "
+            "board (a 7x7 matrix read as the 37-point board's 9x5?) or a diode is shorted " + LEAP)
+
+
+def test_a_7x7_matrix_read_as_the_37_point_board_is_said_by_a_switch_under_no_point(
+    factory: MockFactory, caplog: pytest.LogCaptureFixture
+) -> None:
+    # A configuration naming neither pins nor board: the 37-point board's
+    # stock pins are the 7x7 board's 14, its 9 rows the 7x7 board's 7 and
+    # its files a and b.  A 7x7 piece on files c..g lands on the 9x5
+    # reading; on c2 that is r1c0, a crossing with no point (a2).  Said
+    # after a second, with nothing expected; before, never (the frames
+    # leave that crossing out) or, against an expected board, after 10 s
+    # as a stuck reed under "no point".
+    mapping = BoardMapping.for_board("37-point")
+    config = MatrixConfig.stock(mapping)
+    assert sorted(config.pins) == sorted(MatrixConfig().pins)
+    sim = MatrixSimulator(factory, MatrixConfig(), BoardMapping())  # wired as the 7x7 board
+    caplog.set_level(logging.INFO, logger=LOGGER)
+    with MatrixScanner(config, mapping, pin_factory=factory, watch=WatchSettings()) as scanner:
+        sim.set_occupied(1 << 7 + 2)  # c2 of the 7x7 board
+        for n in range(90):
+            scanner.scan(n / 100)
+        assert scanner.occupied == 0 and scanner.fault() is None  # a bounce, so far
+        for n in range(90, 120):
+            scanner.scan(n / 100)
+        assert scanner.fault() == f"switch r1c0 {NO_POINT}"
+        assert said(caplog) == [
+            (logging.WARNING, f"switch r1c0 {NO_POINT} (read closed for 1.0 s)")]
+        sim.set_occupied(0)
+        for n in range(120, 130):
+            scanner.scan(n / 100)
+        assert scanner.fault() is None
+    assert said(caplog)[1:] == [(logging.INFO, "switch r1c0, under no point, reads open "
+                                               "again")]
+
+
+def test_a_switch_under_no_point_is_never_said_on_a_37_point_board_wired_as_it_is_read(
+    factory: MockFactory,
+) -> None:
+    # Every point held, then the pieces moved about for seconds: nothing
+    # closes under no point, nothing is said.  One diode shorted (b3's),
+    # three pieces make a ghost at the fourth corner (a2: no point), said
+    # as such; before, nothing was said, and a ghost on a point read as a
+    # piece.
+    mapping = BoardMapping.for_board("37-point")
+    config = MatrixConfig.stock(mapping)
+    sim = MatrixSimulator(factory, config, mapping)
+    every = sum(1 << p for p in mapping.sensed)
+    with MatrixScanner(config, mapping, pin_factory=factory, watch=WatchSettings()) as scanner:
+        for n in range(600):
+            sim.set_occupied(every if n < 300 else every >> n // 30 % 7)
+            scanner.scan(n / 100)
+            assert scanner.fault() is None
+        sim.set_occupied(0)
+        sim.remove_diode(2, 1)  # b3
+        sim.set_occupied(sum(1 << mapping.parse(p) for p in ("b2", "a3", "b3")))
+        for n in range(600, 720):
+            scanner.scan(n / 100)
+        assert scanner.fault() == f"switch r1c0 {NO_POINT}"
