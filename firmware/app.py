@@ -136,6 +136,9 @@ class Firmware:
                 state |= P.STATE_NO_SESSION
             else:
                 session = link.nonce & 0xFFFF
+            closed = self.closed_without_point()
+            if closed:  # the frames carry points only: these never reach them
+                link.send(P.NOTICE, P.pack_notice(P.NOTICE_NO_POINT, closed))
             bits = self.occupancy()
             at = self.debouncer.settled_until(now)
             beat = P.pack_heartbeat(at, link.next_seq, state, session, bits, self.squares)
@@ -162,6 +165,24 @@ class Firmware:
                 bits |= 1 << sq
             sq += 1
         return bits
+
+    def closed_without_point(self):
+        """The crossings with no point over them that read closed (the
+        matrix wired for another board, or a shorted diode), as their
+        numbers spaced; "" for none."""
+        if self.switch_map is None:
+            return ""
+        stable = self.debouncer.stable
+        out = []
+        for r in range(self.board_rows):
+            bits = stable[r] & self.board_mask
+            s = r * self.cols
+            while bits:
+                if bits & 1 and s not in self.switch_map:
+                    out.append(str(s))
+                bits >>= 1
+                s += 1
+        return " ".join(out)
 
     def switch_chatter(self):
         """The debouncer's chatter counts of the board's crossings, row by

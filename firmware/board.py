@@ -10,7 +10,8 @@ fewer than seven columns adds button-only columns (BUTTON_COL_PINS).
 """
 
 NAME = "kharbga-pico"
-VERSION = (0, 2, 0)  # 0.2: the hajeb button (index 6), button-only columns
+VERSION = (0, 3, 0)  # 0.2: the hajeb button (index 6), button-only columns;
+# 0.3: the crossings with no point that read closed (NOTICE 3)
 
 # Rows are driven one at a time (open drain: low selects, released otherwise).
 ROW_PINS = (0, 1, 2, 3, 4, 5, 6)  # ranks 1..7

@@ -135,6 +135,7 @@ class LinkProtocol(Protocol):
     ) -> None:
         self.events = events
         self.watch = watch  # sees every frame delivered
+        self.no_point = 0  # crossings with no point the device says read closed
         self.settings = settings or LinkSettings()
         self.settings.check()  # LinkError early, not on the device
         self.size = self.settings.size
@@ -387,6 +388,9 @@ class LinkProtocol(Protocol):
                 self.c.resyncs += 1
                 self._lost_session()
                 return False
+            closed, self.no_point = self.no_point, 0
+            if self.state == READY and self.watch is not None:
+                self.watch.see_no_point(self.clock(), closed)
             if state & P.STATE_OVERFLOW:
                 self.c.device_overflows += 1
                 self._log_once("overflow", "the device dropped readings the host did not take")
@@ -416,17 +420,24 @@ class LinkProtocol(Protocol):
             self.stats_event.set()
             return False
         if kind == P.NOTICE:
-            code, text = P.parse_notice(payload)
-            self.c.notices.append(f"{code}: {text}")
-            if code == P.NOTICE_CONFIG and text.startswith("CONFIG") and self.state == CONFIGURING:
-                self._refuse(text)
-            else:  # a fault in the firmware's loop repeats at every pass: once in a while
-                if code == P.NOTICE_ERROR:
-                    self.fault = (self.clock(), text)
-                self._log_once(f"notice {code} {text}", f"the device says {code}: {text}")
+            self._notice(*P.parse_notice(payload))
             return False
         self.c.bad_messages += 1
         return False
+
+    def _notice(self, code: int, text: str) -> None:
+        if code == P.NOTICE_NO_POINT:  # for the heartbeat that follows
+            rows, cols = self.settings.matrix
+            self.no_point = sum(1 << int(w) for w in text.split()
+                                if w.isdigit() and int(w) < rows * cols)
+            return
+        self.c.notices.append(f"{code}: {text}")
+        if code == P.NOTICE_CONFIG and text.startswith("CONFIG") and self.state == CONFIGURING:
+            self._refuse(text)
+        else:  # a fault in the firmware's loop repeats at every pass: once in a while
+            if code == P.NOTICE_ERROR:
+                self.fault = (self.clock(), text)
+            self._log_once(f"notice {code} {text}", f"the device says {code}: {text}")
 
     def _hello_ack(self, payload: bytes) -> None:
         (version, nonce, boot, now, rows, cols, sides, leds, next_seq, fw_version, name) = (

@@ -65,6 +65,9 @@ CONFIG_SWITCH_MAP = 0x02
 # NOTICE codes
 NOTICE_ERROR = 1  # an error inside the firmware's loop
 NOTICE_CONFIG = 2  # a host message the device could not use
+# Crossings with no point that read closed (their numbers, row * columns +
+# column, spaced): sent before each heartbeat while there are any.
+NOTICE_NO_POINT = 3
 # The CONFIG refusal that means the device's board has another point count
 CONFIG_WRONG_LENGTH = "CONFIG: maps of the wrong length"
 

@@ -166,8 +166,11 @@ class SwitchWatch:
             if closed is None:
                 self._wrong_since.clear()
 
-    def update(self, now: float, raw: int, settled: int | None) -> None:
-        """One scan: the raw reading and the debounced one (None until known)."""
+    def update(self, now: float, raw: int, settled: int | None, every: bool = True) -> None:
+        """One scan: the raw reading and the debounced one (None until known);
+        ``every``: of every crossing (False: of the points' only, as a
+        Pico's frames, whose crossings with no point come to
+        :meth:`see_no_point`)."""
         with self._lock:
             if self._raw is not None and raw != self._raw:
                 self._count_changes(now, raw ^ self._raw)
@@ -176,7 +179,8 @@ class SwitchWatch:
                 self._end_chatter(now)
             if settled is not None:
                 self._settled = settled
-                self._check_no_point(now, settled)
+                if every:
+                    self._check_no_point(now, settled)
                 if self._expected is not None:
                     self._check_stuck(now, settled, self._expected)
 
@@ -299,7 +303,7 @@ class PointWatch:
     def see(self, now: float, occupied: int) -> None:
         """A frame: the points read occupied at ``now``."""
         closed = self.mapping.squares_to_switches(occupied)
-        self.switches.update(now, closed, closed)
+        self.switches.update(now, closed, closed, every=False)
 
     def see_no_point(self, now: float, closed: int) -> None:
         """The crossings with no point over them that read closed at ``now``

@@ -20,6 +20,7 @@ from controller.drivers.firmware_sim import FirmwareSim
 from controller.drivers.link_settings import LinkSettings
 from controller.drivers.mapping import BoardMapping
 from controller.drivers.serial_link import SerialLink
+from controller.drivers.switch_watch import PointWatch, WatchSettings
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -180,3 +181,42 @@ def test_the_8x8_boards_refused_switch_map_counts_squares(micropython: str) -> N
             link.close()
     assert error == ("the device's board has another number of squares than this host's 64: "
                      "set SWITCH_MAP in the firmware's board.py")
+
+
+def test_a_7x7_board_read_through_the_37_point_firmware_is_said_by_a_switch_under_no_point(
+        sim37: FirmwareSim) -> None:
+    # The firmware reports points only: a closed crossing with no point
+    # over it (r1c0, under no a2) comes in a NOTICE before each heartbeat,
+    # and the link's fault says it once it has held a second; before, the
+    # host never knew.  Every point held on the board wired as read: none.
+    watch = PointWatch(MAPPING, WatchSettings())
+    every = sum(1 << p for p in MAPPING.sensed)
+    sim37.set_occupancy(every)
+    link = SerialLink(sim37.cable.path, SETTINGS, watch=watch)
+    sim37.follow_real_time()
+    link.start()
+    try:
+        assert link.wait_connected(10), link.stats()
+        collect(link, lambda ev: any(isinstance(e, Frame) and e.occupied == every for e in ev))
+        time.sleep(1.5)
+        assert link.fault() is None
+        # The 7x7 board's wiring as the 9x5 reading sees it (the same pins
+        # in the same order): its files c..g are the 9x5 matrix's columns,
+        # its files a and b two more rows, read by no column.
+        sim37.wire([r * 5 + c - 2 if c >= 2 else 255 for r in range(7) for c in range(7)])
+        sim37.set_occupancy(1 << 7 + 2)  # c2 of the 7x7 board: crossing r1c0
+        deadline = time.monotonic() + 5
+        while link.fault() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert link.fault() == (
+            "switch r1c0 closes where the 37-point board has no point: the matrix seems wired "
+            "for another board (a 7x7 matrix read as the 37-point board's 9x5?) or a diode is "
+            "shorted (hardware.md, \"The leap games' boards\")")
+        assert link.stats().notices == ()
+        sim37.set_occupancy(0)
+        deadline = time.monotonic() + 5
+        while link.fault() is not None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert link.fault() is None
+    finally:
+        link.close()

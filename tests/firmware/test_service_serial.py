@@ -94,7 +94,7 @@ def test_doctor_reports_a_sound_board_in_words(
     out, err = capsys.readouterr()
     assert status == 0, out
     lines = out.splitlines()
-    assert lines[0] == (f"board on {sim.cable.path}: kharbga-pico 0.2.0 (protocol 1), a 7x7 "
+    assert lines[0] == (f"board on {sim.cable.path}: kharbga-pico 0.3.0 (protocol 1), a 7x7 "
                         "switch matrix, 49 LEDs, buttons: shared, attacker, defender")
     assert lines[-1] == "all well" and err == ""
     assert not re.search(r"DeviceInfo|\w=|[{}]|\(\)", out)  # no Python reprs
