@@ -5,8 +5,8 @@ service also calls :meth:`Reconciler.tick` as time passes.
 
 This module is the state machine: it waits for a reading to *settle* (the
 board shows it for ``settle`` seconds; contact bounce and hovering hands
-are shorter), handles the buttons, and keeps the games.  A settled reading
-is explained (:mod:`.explain`, :mod:`.timeline`), in this order, as:
+are shorter) and handles the buttons.  A settled reading is explained
+(:mod:`.explain`, :mod:`.timeline`), in this order, as:
 
 1. the expected board, with some captured pieces still waiting to be
    lifted off (nothing new happened);
@@ -21,8 +21,9 @@ is explained (:mod:`.explain`, :mod:`.timeline`), in this order, as:
 6. a cleared board: a new game (or a game put aside set up again: resumed);
 otherwise the reading is wrong, nothing is recorded, and after
 ``error_delay`` seconds the LEDs show ``error`` on every square that differs
-from the expected board until it is put right.  What the players see is
-:mod:`.present`'s business.
+from the expected board until it is put right.  Playing, taking back and
+putting games aside is :mod:`.games`'s business; what the players see is
+:mod:`.present`'s.
 """
 
 from __future__ import annotations
@@ -32,21 +33,19 @@ from collections.abc import Callable, Iterable
 from controller.board.events import Button, Frame
 from controller.board.leds import LedMap
 from controller.rules import AnyGame, AnyVariant, Game, find_any_variant, new_game
-from controller.rules.moves import HAJEB, PASS, RESCIND, STEP, Move
+from controller.rules.moves import HAJEB, PASS, RESCIND, Move
 
-from .explain import Candidate, Explainer, Turn, difference, fits
+from .explain import Candidate, Explainer, Turn, difference
+from .games import SIDES, Games
 from .present import Display, View, exchange_refusal, leds, status
 from .readings import Mismatch, Readings
 from .settings import Settings
-from .timeline import Timeline, captured_last_turn, set_up_first
+from .timeline import captured_last_turn, set_up_first
 from .unrecorded import Table, Undone, Unrecorded
 from .update import Report as _Report
 from .update import Update
 
 __all__ = ["Settings", "Unrecorded", "Update", "Reconciler"]
-
-SIDES = ("attacker", "defender")
-
 
 UNSEEN = 2.0  # seconds past error_delay a square may read unknown before it is named
 
@@ -77,18 +76,17 @@ class Reconciler:
         self.variant = find_any_variant(variant) if game is None else game.variant
         self.settings = settings or Settings()
         self.on_new_game = on_new_game
-        self._timeline = Timeline(game if game is not None else new_game(self.variant))
-        self._saved = list(saved)
-        self._finished: list[AnyGame] | None = [] if keep_finished else None
+        game = game if game is not None else new_game(self.variant)
         self._explainer = Explainer(self.settings)
         self._display = Display()
         self._turn = Turn()
-        if standing:  # a game resumed whose last captures still stand
-            self._turn.pending = captured_last_turn(self._timeline, standing)
         self._readings = Readings()
         self._mismatch = Mismatch()
-        self._table = Table(setup=set_up_first(self.game), resumed=resumed)
-        self._report = _Report()
+        self._table = Table(setup=set_up_first(game), resumed=resumed)
+        self._games = Games(game, self._turn, self._table, self._mismatch, self._explainer,
+                            saved=saved, keep_finished=keep_finished)
+        if standing:  # a game resumed whose last captures still stand
+            self._turn.pending = captured_last_turn(self._games.timeline, standing)
         self._lift: tuple[int, int] | None = None  # soldier in the hand, its targets
         self._deferred: list[Candidate] = []  # unproven explanations of the last reading
         self._now = 0.0
@@ -99,7 +97,7 @@ class Reconciler:
     @property
     def game(self) -> AnyGame:
         """The game being played."""
-        return self._timeline.game
+        return self._games.game
 
     @property
     def expected(self) -> Move | None:
@@ -114,12 +112,12 @@ class Reconciler:
     @property
     def saved(self) -> tuple[AnyGame, ...]:
         """Unfinished games put aside; setting one up again resumes it."""
-        return tuple(self._saved)
+        return tuple(self._games.saved)
 
     @property
     def finished(self) -> tuple[AnyGame, ...]:
         """Games finished or replaced so far (none if not kept)."""
-        return tuple(self._finished or ())
+        return tuple(self._games.finished or ())
 
     # ------------------------------------------------------------------
     # Events
@@ -161,7 +159,7 @@ class Reconciler:
         self._advance(t)
         if self._deferred and self._lift is not None and rd.frame is not None:
             self._lift = None
-            self._play(self._deferred[0], rd.frame)
+            self._games.play(self._deferred[0], rd.frame)
             self._deferred = []
         return self._finish_update(Update(t, "", {}))
 
@@ -171,8 +169,8 @@ class Reconciler:
         once."""
         self._turn.thinking = False
         if move is not None and move.kind == PASS:
-            self._timeline.push(PASS, -1, -1, False)
-            self._report.played.append("pass")
+            self._games.timeline.push(PASS, -1, -1, False)
+            self._games.report.played.append("pass")
             self._turn.expected = None
             return
         self._turn.expected = move
@@ -192,20 +190,20 @@ class Reconciler:
         Returns the action played (``"hajeb"`` or ``"rescind"``), or None
         with the reason in :attr:`Update.refused` of the next update."""
         s = side if isinstance(side, int) else SIDES.index(side)
-        g = self.game
+        g, games = self.game, self._games
         if not isinstance(g, Game):
-            self._report.refused = f"H'ajeb is not a rule of {g.variant.name}"
+            games.report.refused = f"H'ajeb is not a rule of {g.variant.name}"
             return None
         if s != 1:
-            self._report.refused = "only the Defender declares or rescinds H'ajeb"
+            games.report.refused = "only the Defender declares or rescinds H'ajeb"
             return None
         action = RESCIND if g.hajeb == "on" else HAJEB
         reason = g.hajeb_refusal(action)
         if reason is not None:
-            self._report.refused = f"H'ajeb: {reason}"
+            games.report.refused = f"H'ajeb: {reason}"
             return None
-        self._timeline.push(action, -1, -1, False)
-        self._report.played.append(action)
+        games.timeline.push(action, -1, -1, False)
+        games.report.played.append(action)
         self._turn.expected = None
         self._table.draw_offer = None
         r = self._readings.frame
@@ -266,7 +264,7 @@ class Reconciler:
                     t.thinking, self._table.setup)
 
     def _finish_update(self, update: Update) -> Update:
-        report, self._report = self._report, _Report()
+        report, self._games.report = self._games.report, _Report()
         update.played = report.played
         update.undone = report.undone
         update.new_game = report.new_game
@@ -308,10 +306,10 @@ class Reconciler:
         g = self.game
         side = SIDES.index(event.side) if event.side else g.side
         name = event.button
-        table = self._table
+        table, games = self._table, self._games
         if name == "exchange":
             if (refused := exchange_refusal(g)) is not None:
-                self._report.refused = refused
+                games.report.refused = refused
             elif not self._readings.settled:
                 # The board is still settling from a move made before the
                 # press: the flag is for the next step, not that one.
@@ -319,7 +317,7 @@ class Reconciler:
             else:
                 self._turn.flags[side] = not self._turn.flags[side]
         elif name == "hint" and g.outcome is not None:
-            self._report.refused = "the game is over: there is no move to suggest"
+            games.report.refused = "the game is over: there is no move to suggest"
         elif name == "hint":
             update.hint_requested = SIDES[side]
         elif name == "hajeb":
@@ -330,12 +328,12 @@ class Reconciler:
                 self.hajeb(side)
         elif name in ("undo", "new"):
             a, d = g.bitboards()
-            if name == "undo" and not self._timeline.last_turn_length():
-                self._report.refused = (  # said, not silently nothing
+            if name == "undo" and not games.timeline.last_turn_length():
+                games.report.refused = (  # said, not silently nothing
                     "a resignation or an agreed draw is not taken back"
                     if g.outcome is not None and g.history else "there is no move to take back")
             if name == "undo":
-                self._undo_turn()
+                games.undo_turn()
             else:
                 self._new_game()
             # The board must be put back; the old reading is no move.
@@ -346,11 +344,11 @@ class Reconciler:
                 self._mismatch.undone = (a ^ a2) | (d ^ d2)
         elif name == "resign" and g.outcome is None:
             g.resign(SIDES[side])
-            self._timeline.ended_by_players()
+            games.timeline.ended_by_players()
         elif name == "draw" and g.outcome is None:
             if table.draw_offer is not None and table.draw_offer != side:
                 g.agree_draw()
-                self._timeline.ended_by_players()
+                games.timeline.ended_by_players()
                 table.draw_offer = None
             else:
                 table.draw_offer = side
@@ -385,15 +383,15 @@ class Reconciler:
         turn.clues = self._readings.clues(a | d, held)
         deferred, self._deferred = self._deferred, []
         self._lift = None
-        ex = self._explainer
+        ex, games = self._explainer, self._games
         if ex.nothing_new(g, r, turn.pending):
-            self._ok(r)
+            games.ok(r)
             return
-        if self._table.setup and self._resume(r):  # not its moves: it never stood set up
+        if self._table.setup and games.resume(r):  # not its moves: it never stood set up
             return
         cand = ex.explain(g, r, turn, weak_ok=False)
         if cand is not None:
-            self._play(cand, r)
+            games.play(cand, r)
             return
         self._lift = ex.lift(g, r, turn)
         if self._lift is not None:
@@ -402,190 +400,34 @@ class Reconciler:
             # same occupancy): decided by what the board shows next.
             self._deferred = ex.unproven(g, r, turn)
             return
-        if deferred and self._resolve(deferred, r):
+        if deferred and games.resolve(deferred, r):
             return
         cand = ex.explain(g, r, turn)
         if cand is not None:
-            self._play(cand, r)
+            games.play(cand, r)
             return
         if r.occupied == 0 and (g.phase == "moving" or g.outcome is not None):
             # Not a takeback to the empty board: the game is put aside.
             self._new_game()
             if self._explainer.nothing_new(self.game, r, self._turn.pending):
-                self._ok(r)
+                games.ok(r)
             else:  # a leap game: its soldiers go on their lit starting points
                 self._mismatch.clear()
                 self._mismatch.since = now
             return
-        if self._takeback(r) or self._correction(r) or self._resume(r):
+        if games.takeback(r) or games.correction(r) or games.resume(r):
             return
         if self._mismatch.since is None:
             self._mismatch.since = now
         self._mismatch.errors = 0
         self._mismatch.misplaced = ex.misplaced(g, r, turn)
 
-    def _ok(self, r: Frame) -> None:
-        self._turn.pending.keep(r.occupied)
-        self._mismatch.clear()
-        self._table.setup = self._table.resumed = False
-
-    def _resolve(self, deferred: list[Candidate], r: Frame) -> bool:
-        """Does an unproven explanation of the last reading, followed by
-        what ``r`` shows, explain ``r``?  Then play both."""
-        g = self.game
-        turn = self._turn
-        ex = self._explainer
-        for w in deferred:
-            saved = turn.pending
-            turn.pending = saved.copy()
-            n = g.ply
-            for m in w.actions:
-                g.push(m.kind, m.frm, m.to, m.flag)
-            turn.pending.add(w)
-            ok = ex.nothing_new(g, r, turn.pending) or \
-                ex.explain(g, r, turn, weak_ok=False) is not None
-            while g.ply > n:
-                g.pop()
-            turn.pending = saved
-            if ok:
-                self._play(w, r)
-                if not ex.nothing_new(g, r, turn.pending):
-                    nxt = ex.explain(g, r, turn, weak_ok=False)
-                    if nxt is not None:
-                        self._play(nxt, r)
-                return True
-        return False
-
-    def _play(self, cand: Candidate, r: Frame) -> None:
-        g = self.game
-        turn = self._turn
-        turn.expected = None
-        for m in cand.actions:
-            side = g.side
-            self._timeline.push(m.kind, m.frm, m.to, m.flag)
-            self._report.played.append(str(g.last_move))
-            if m.kind == STEP:
-                turn.flags[side] = False
-        self._table.draw_offer = None
-        self._table.hint = 0
-        turn.pending.add(cand)
-        self._auto_pass()
-        self._ok(r)
-
-    def _auto_pass(self) -> None:
-        """End an optional chain when passing wins at once (a player does
-        not play on past a won game)."""
-        g = self.game
-        if g.chain_point < 0 or g.outcome is not None:
-            return
-        mover = g.side
-        if any(m.kind == PASS for m in g.legal_moves()):
-            self._timeline.push(PASS, -1, -1, False)
-            if g.outcome is not None and g.outcome.winner == SIDES[mover]:
-                self._report.played.append("pass")
-                return
-            self._timeline.pop()
-
-    def _takeback(self, r: Frame) -> bool:
-        """The board is back at an earlier position of this game: undo to it."""
-        k = self._timeline.takeback_point(r)
-        if k is None or self._table.resumed:  # after a restart: a board not set up yet
-            return False
-        while len(self._timeline.boards) > k + 1:
-            self._pop()
-        self._turn.pending.clear()
-        self._ok(r)
-        return True
-
-    def _correction(self, r: Frame) -> bool:
-        """The last turn made another way (set down wrong, then moved on):
-        the same piece's turn, no longer than it was."""
-        tl = self._timeline
-        g = tl.game
-        n = tl.last_turn_length()
-        if n == 0:
-            return False
-        turn = self._turn
-        made = [m for _, m in g.history[-n:]]
-        before = (turn.pending.copy(), turn.flags[:])
-        for _ in range(n):
-            tl.pop()
-        turn.pending.clear()
-        if made[0].kind == STEP:
-            turn.flags[g.side] = made[0].flag  # the flag it was made with
-        cand = self._explainer.explain(g, r, turn, weak_ok=False)
-        if (
-            cand is not None
-            and [str(x) for x in cand.actions] != [str(x) for x in made]
-            and len(cand.actions) <= len(made)
-            and (cand.actions[0].kind, cand.actions[0].frm) == (made[0].kind, made[0].frm)
-        ):
-            self._report.undone += n
-            self._play(cand, r)
-            return True
-        for m in made:
-            tl.push(m.kind, m.frm, m.to, m.flag)
-        turn.pending, turn.flags = before
-        return False
-
-    def _pop(self) -> None:
-        self._timeline.pop()
-        self._report.undone += 1
-        self._table.hint = 0  # a hint was for the position taken back
-
-    def _undo_turn(self) -> None:
-        """The undo button: take back the last turn."""
-        for _ in range(self._timeline.last_turn_length()):
-            self._pop()
-        self._turn.pending.clear()
-        self._turn.expected = None  # the computer's reply to the turn taken back
-
     # ------------------------------------------------------------------
     # Games
 
-    def _resume(self, r: Frame) -> bool:
-        """The board set up as a saved unfinished game: play on with it."""
-        for saved in self._saved:
-            a, d = saved.bitboards()
-            if saved.phase == "moving" and fits(r, a, d):
-                self._saved.remove(saved)
-                self._put_aside(self.game)
-                self._switch(saved)
-                self._report.resumed = saved
-                self._ok(r)
-                return True
-        return False
-
     def _new_game(self) -> None:
-        """Another game of the variant being played, with its options
-        (sabouiyya's H'ajeb stays on), whatever game was resumed."""
+        """Another game of the variant being played (see :meth:`Games.new_game`)."""
         self.variant = self.game.variant
-        self._put_aside(self.game)
-        self._switch(new_game(self.variant))
-        self._report.new_game = True
+        self._games.new_game()
         if self.on_new_game is not None:
             self.on_new_game(self.game)
-
-    def _put_aside(self, game: AnyGame) -> None:
-        """The game is no longer played: saved if unfinished in the moving
-        phase (set up again, it resumes), else finished if it has moves;
-        without a move, reported as dropped."""
-        if not game.moves:
-            self._report.dropped.append(game)
-            return
-        if game.outcome is None and game.phase == "moving":
-            self._saved.append(game)
-            self._report.saved.append(game)
-        else:
-            if self._finished is not None:
-                self._finished.append(game)
-            self._report.finished.append(game)
-
-    def _switch(self, game: AnyGame) -> None:
-        self._timeline = Timeline(game)
-        self._turn.pending.clear()
-        self._turn.flags = [False, False]
-        self._table.draw_offer, self._table.undone = None, None
-        self._table.hint = 0
-        self._table.setup = set_up_first(game)
-

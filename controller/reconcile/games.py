@@ -1,0 +1,231 @@
+"""The game being played and the games put aside: what the state machine
+(:mod:`.reconciler`) does to them once it knows what a reading or a
+press means.
+
+:class:`Games` plays a settled reading's actions (ending an optional
+chain when passing wins at once), takes turns back (the board set back to
+an earlier position, the undo button), makes the last turn again another
+way (a correction), and puts the game aside for a new one or for a game
+put aside earlier and set up again (resumed).  What it did waits in
+:attr:`Games.report` for the next update.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from controller.board.events import Frame
+from controller.rules import AnyGame, new_game
+from controller.rules.moves import PASS, STEP
+
+from .explain import Candidate, Explainer, Turn, fits
+from .readings import Mismatch
+from .timeline import Timeline, set_up_first
+from .unrecorded import Table
+from .update import Report
+
+__all__ = ["SIDES", "Games"]
+
+SIDES = ("attacker", "defender")
+
+
+class Games:
+    """The game being played (:attr:`timeline`), the unfinished games put
+    aside (:attr:`saved`: set up again, they resume) and the finished ones
+    kept (:attr:`finished`, None if none are kept).  ``turn``, ``table``,
+    ``mismatch`` and ``explainer`` are the state machine's own."""
+
+    def __init__(
+        self,
+        game: AnyGame,
+        turn: Turn,
+        table: Table,
+        mismatch: Mismatch,
+        explainer: Explainer,
+        *,
+        saved: Iterable[AnyGame] = (),
+        keep_finished: bool = True,
+    ) -> None:
+        self.timeline = Timeline(game)
+        self.saved = list(saved)
+        self.finished: list[AnyGame] | None = [] if keep_finished else None
+        self.report = Report()  # what happened since the last update
+        self._turn = turn
+        self._table = table
+        self._mismatch = mismatch
+        self._explainer = explainer
+
+    @property
+    def game(self) -> AnyGame:
+        """The game being played."""
+        return self.timeline.game
+
+    # ------------------------------------------------------------------
+    # Actions played
+
+    def ok(self, r: Frame) -> None:
+        """Reading ``r`` is the game's board, as it now stands."""
+        self._turn.pending.keep(r.occupied)
+        self._mismatch.clear()
+        self._table.setup = self._table.resumed = False
+
+    def play(self, cand: Candidate, r: Frame) -> None:
+        """Play ``cand``, the explanation of reading ``r``."""
+        g = self.game
+        turn = self._turn
+        turn.expected = None
+        for m in cand.actions:
+            side = g.side
+            self.timeline.push(m.kind, m.frm, m.to, m.flag)
+            self.report.played.append(str(g.last_move))
+            if m.kind == STEP:
+                turn.flags[side] = False
+        self._table.draw_offer = None
+        self._table.hint = 0
+        turn.pending.add(cand)
+        self._auto_pass()
+        self.ok(r)
+
+    def resolve(self, deferred: list[Candidate], r: Frame) -> bool:
+        """Does an unproven explanation of the last reading, followed by
+        what ``r`` shows, explain ``r``?  Then play both."""
+        g = self.game
+        turn = self._turn
+        ex = self._explainer
+        for w in deferred:
+            saved = turn.pending
+            turn.pending = saved.copy()
+            n = g.ply
+            for m in w.actions:
+                g.push(m.kind, m.frm, m.to, m.flag)
+            turn.pending.add(w)
+            ok = ex.nothing_new(g, r, turn.pending) or \
+                ex.explain(g, r, turn, weak_ok=False) is not None
+            while g.ply > n:
+                g.pop()
+            turn.pending = saved
+            if ok:
+                self.play(w, r)
+                if not ex.nothing_new(g, r, turn.pending):
+                    nxt = ex.explain(g, r, turn, weak_ok=False)
+                    if nxt is not None:
+                        self.play(nxt, r)
+                return True
+        return False
+
+    def _auto_pass(self) -> None:
+        """End an optional chain when passing wins at once (a player does
+        not play on past a won game)."""
+        g = self.game
+        if g.chain_point < 0 or g.outcome is not None:
+            return
+        mover = g.side
+        if any(m.kind == PASS for m in g.legal_moves()):
+            self.timeline.push(PASS, -1, -1, False)
+            if g.outcome is not None and g.outcome.winner == SIDES[mover]:
+                self.report.played.append("pass")
+                return
+            self.timeline.pop()
+
+    # ------------------------------------------------------------------
+    # Actions taken back
+
+    def takeback(self, r: Frame) -> bool:
+        """The board is back at an earlier position of this game: undo to it."""
+        k = self.timeline.takeback_point(r)
+        if k is None or self._table.resumed:  # after a restart: a board not set up yet
+            return False
+        while len(self.timeline.boards) > k + 1:
+            self._pop()
+        self._turn.pending.clear()
+        self.ok(r)
+        return True
+
+    def correction(self, r: Frame) -> bool:
+        """The last turn made another way (set down wrong, then moved on):
+        the same piece's turn, no longer than it was."""
+        tl = self.timeline
+        g = tl.game
+        n = tl.last_turn_length()
+        if n == 0:
+            return False
+        turn = self._turn
+        made = [m for _, m in g.history[-n:]]
+        before = (turn.pending.copy(), turn.flags[:])
+        for _ in range(n):
+            tl.pop()
+        turn.pending.clear()
+        if made[0].kind == STEP:
+            turn.flags[g.side] = made[0].flag  # the flag it was made with
+        cand = self._explainer.explain(g, r, turn, weak_ok=False)
+        if (
+            cand is not None
+            and [str(x) for x in cand.actions] != [str(x) for x in made]
+            and len(cand.actions) <= len(made)
+            and (cand.actions[0].kind, cand.actions[0].frm) == (made[0].kind, made[0].frm)
+        ):
+            self.report.undone += n
+            self.play(cand, r)
+            return True
+        for m in made:
+            tl.push(m.kind, m.frm, m.to, m.flag)
+        turn.pending, turn.flags = before
+        return False
+
+    def undo_turn(self) -> None:
+        """The undo button: take back the last turn."""
+        for _ in range(self.timeline.last_turn_length()):
+            self._pop()
+        self._turn.pending.clear()
+        self._turn.expected = None  # the computer's reply to the turn taken back
+
+    def _pop(self) -> None:
+        self.timeline.pop()
+        self.report.undone += 1
+        self._table.hint = 0  # a hint was for the position taken back
+
+    # ------------------------------------------------------------------
+    # Games put aside
+
+    def resume(self, r: Frame) -> bool:
+        """The board set up as a saved unfinished game: play on with it."""
+        for saved in self.saved:
+            a, d = saved.bitboards()
+            if saved.phase == "moving" and fits(r, a, d):
+                self.saved.remove(saved)
+                self._put_aside(self.game)
+                self._switch(saved)
+                self.report.resumed = saved
+                self.ok(r)
+                return True
+        return False
+
+    def new_game(self) -> None:
+        """Another game of the variant being played, with its options
+        (sabouiyya's H'ajeb stays on), whatever game was resumed."""
+        self._put_aside(self.game)
+        self._switch(new_game(self.game.variant))
+        self.report.new_game = True
+
+    def _put_aside(self, game: AnyGame) -> None:
+        """The game is no longer played: saved if unfinished in the moving
+        phase (set up again, it resumes), else finished if it has moves;
+        without a move, reported as dropped."""
+        if not game.moves:
+            self.report.dropped.append(game)
+            return
+        if game.outcome is None and game.phase == "moving":
+            self.saved.append(game)
+            self.report.saved.append(game)
+        else:
+            if self.finished is not None:
+                self.finished.append(game)
+            self.report.finished.append(game)
+
+    def _switch(self, game: AnyGame) -> None:
+        self.timeline = Timeline(game)
+        self._turn.pending.clear()
+        self._turn.flags = [False, False]
+        self._table.draw_offer, self._table.undone = None, None
+        self._table.hint = 0
+        self._table.setup = set_up_first(game)
