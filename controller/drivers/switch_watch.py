@@ -124,6 +124,18 @@ class NoPoint:
                 "(hardware.md, \"The leap games' boards\")")
 
 
+def _held(since: dict[int, float], now_on: int, now: float,
+          after: float) -> list[tuple[int, float]]:
+    """The switches of ``now_on`` that have been so for ``after`` seconds,
+    with how long: ``since`` keeps when each became so, and forgets those
+    no longer in ``now_on``."""
+    for switch in list(since):
+        if not now_on >> switch & 1:
+            del since[switch]
+    held = [(switch, now - since.setdefault(switch, now)) for switch in _bits(now_on)]
+    return [(switch, t) for switch, t in held if t >= after]
+
+
 def _bits(mask: int) -> Iterator[int]:
     while mask:
         low = mask & -mask
@@ -226,15 +238,10 @@ class SwitchWatch:
             self.miswired &= ~(1 << switch)
             log.info("switch %s, under no %s, reads open again", self.no_point.name(switch),
                      self.no_point.noun)
-        for switch in list(self._closed_since):
-            if not closed >> switch & 1:
-                del self._closed_since[switch]
-        for switch in _bits(closed & ~self.miswired):
-            since = self._closed_since.setdefault(switch, now)
-            if now - since >= self.settings.no_point_after:
-                self.miswired |= 1 << switch
-                log.warning("%s (read closed for %.1f s)", self.no_point.words(1 << switch),
-                            now - since)
+        for switch, held in _held(self._closed_since, closed & ~self.miswired, now,
+                                  self.settings.no_point_after):
+            self.miswired |= 1 << switch
+            log.warning("%s (read closed for %.1f s)", self.no_point.words(1 << switch), held)
 
     def _count_changes(self, now: float, changed: int) -> None:
         s = self.settings
@@ -269,22 +276,18 @@ class SwitchWatch:
         for switch in _bits(self.stuck & ~wrong):
             self.stuck &= ~(1 << switch)
             log.info("switch %s reads as expected again", self.label(switch))
-        for switch in list(self._wrong_since):
-            if not wrong >> switch & 1:
-                del self._wrong_since[switch]
-        for switch in _bits(wrong & ~self.stuck):
-            since = self._wrong_since.setdefault(switch, now)
-            if now - since >= self.settings.stuck_after:
-                self.stuck |= 1 << switch
-                closed = bool(settled >> switch & 1)
-                log.warning(
-                    "switch %s is stuck %s: it has read %s for %.1f s where %s",
-                    self.label(switch),
-                    "closed" if closed else "open",
-                    "closed" if closed else "open",
-                    now - since,
-                    "no piece should stand" if closed else "a piece should stand",
-                )
+        for switch, held in _held(self._wrong_since, wrong & ~self.stuck, now,
+                                  self.settings.stuck_after):
+            self.stuck |= 1 << switch
+            closed = bool(settled >> switch & 1)
+            log.warning(
+                "switch %s is stuck %s: it has read %s for %.1f s where %s",
+                self.label(switch),
+                "closed" if closed else "open",
+                "closed" if closed else "open",
+                held,
+                "no piece should stand" if closed else "a piece should stand",
+            )
 
 
 class PointWatch:
