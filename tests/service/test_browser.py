@@ -35,6 +35,9 @@ def served_page(tmp_path: Path, width: int, height: int,
             browser = launch(p)
             pg = browser.new_page(viewport={"width": width, "height": height})
             pg.goto(server.url + "/")
+            # The page has drawn the service's first state (the form set to
+            # its variant): a test's own changes are not undone by it.
+            expect(pg.locator("#board [data-square]").first).to_be_visible()
             yield pg, server
             browser.close()
     finally:
