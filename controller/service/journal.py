@@ -72,15 +72,18 @@ class Journal:
         self.path = folder / NAME
         self.live = self.path.exists()  # on disk: written before the archive, then removed
         self._text = ""  # the snapshot last written
-        self._times: dict[int, tuple[list[str], list[float]]] = {}  # each game's, as written
 
-    def write(self, steps: Sequence[Callable[[], object]], current: Current | None) -> None:
+    def write(self, steps: Sequence[Callable[[], object]], current: Current | None,
+              played: Callable[[int, Sequence[str]], list[float]]) -> None:
         """Write the snapshot of the writes held back (``steps``, in order)
-        and, after them, of the ``current`` game; ``OSError`` when it cannot
-        be (the file left as it was)."""
+        and, after them, of the ``current`` game, each game's actions with
+        the time each was ``played`` (:meth:`Store.played`); ``OSError``
+        when it cannot be (the file left as it was)."""
         games, values = snapshot(steps, current)
         for entry in games:
-            self._stamp(entry)
+            actions = entry.get("actions")
+            if isinstance(actions, list):
+                entry["times"] = played(int(str(entry["id"])), actions)
         text = json.dumps({"journal": FORMAT, "games": games, "values": values},
                           separators=(",", ":"))
         if self.live and text == self._text:
@@ -106,22 +109,6 @@ class Journal:
         self.path.unlink(missing_ok=True)
         _sync_folder(self.path.parent)
         self.live, self._text = False, ""
-        self._times.clear()
-
-    def _stamp(self, entry: Entry) -> None:
-        """Each action's time: as first written to the journal."""
-        actions = entry.get("actions")
-        if not isinstance(actions, list):
-            return
-        gid = int(str(entry["id"]))
-        tokens, times = self._times.get(gid, ([], []))
-        common = 0
-        while common < min(len(tokens), len(actions)) and tokens[common] == actions[common]:
-            common += 1
-        now = round(time.time(), 3)
-        stamped = times[:common] + [now] * (len(actions) - common)
-        self._times[gid] = (list(actions), stamped)
-        entry["times"] = stamped
 
 
 def snapshot(steps: Sequence[Callable[[], object]],

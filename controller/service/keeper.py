@@ -33,6 +33,7 @@ from dataclasses import replace
 from functools import partial
 
 from controller.board.words import named, said
+from controller.hall.protocol import action_tokens
 from controller.reconcile.unrecorded import Undone, Unrecorded
 from controller.rules import AnyGame
 
@@ -148,6 +149,7 @@ class Keeper:
         :meth:`resumed_pending`) and, with ``flush``, the sensor ``lines``
         (emptied once written)."""
         ply = len(game.moves)
+        self.store.played(gid, action_tokens(game))  # each move's time: now, as it is played
         self._current = (gid, game, (PENDING, {"game": gid, "ply": ply, **_value_of(pending)}))
         if self.journal.live:  # the journal first: it never holds less than the archive
             self._journal()
@@ -211,7 +213,7 @@ class Keeper:
         """Write what is held back to the journal: False when it cannot be
         (said once in the log: the moves are then in memory only)."""
         try:
-            self.journal.write(self._backlog, self._current)
+            self.journal.write(self._backlog, self._current, self.store.played)
         except (OSError, ValueError, TypeError) as exc:  # a full disk; a value not JSON
             if not self._journal_failed:
                 log.error("%s cannot be written either (%s): the moves not yet in the "

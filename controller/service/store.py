@@ -13,7 +13,7 @@ import logging
 import sqlite3
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -153,6 +153,11 @@ class Store:
         self._local = threading.local()
         self._views: dict[int, bytes] = {}  # finished games for the viewer (final)
         self._stored: dict[int, list[str]] = {}
+        # Each game's actions with the wall-clock time each was first seen
+        # (:meth:`played`): the time written for it, however late the write.
+        self._played: dict[int, tuple[list[str], list[float]]] = {}
+        self._reserved: dict[int, float] = {}  # an id reserved, and when (the game's start)
+        self.wall: Callable[[], float] = time.time
         self._sensor_seq: dict[int, int] = {}
         self._next_id = 1  # the lowest id a new game may take (reserve_id)
         if not read_only:
@@ -181,6 +186,7 @@ class Store:
         else:
             self._next_id = max(self._next_id, int(row[0] or 0) + 1)
         self._next_id += 1
+        self._reserved[self._next_id - 1] = self.wall()
         return self._next_id - 1
 
     def taken(self, gid: int) -> None:
@@ -197,7 +203,8 @@ class Store:
         and its value, :meth:`set_value`), that value in the same
         transaction: a crash keeps both or neither."""
         tokens = action_tokens(game)
-        now = time.time()
+        now = self._reserved.get(gid, 0.0) if gid is not None else 0.0
+        now = now or self.wall()
         with self.db:
             self.db.execute("BEGIN IMMEDIATE")
             cur = self.db.execute(
@@ -207,38 +214,55 @@ class Store:
                  attacker, defender, now, json.dumps(settings or {})),
             )
             gid = int(cur.lastrowid or 0)
+            times = self.played(gid, tokens)
             self.db.executemany("INSERT INTO actions (game_id, ply, token, t) VALUES (?, ?, ?, ?)",
-                                [(gid, i, token, now) for i, token in enumerate(tokens)])
+                                [(gid, i, token, times[i]) for i, token in enumerate(tokens)])
             if value is not None:
                 self._put_value(*value)
             self._put_value(CURRENT, gid)
         self._stored[gid] = tokens
+        self._reserved.pop(gid, None)
         self._next_id = max(self._next_id, gid + 1)
         return gid
+
+    def played(self, gid: int, tokens: Sequence[str]) -> list[float]:
+        """The wall-clock time of each of game ``gid``'s actions ``tokens``:
+        when it was first seen here (by this call or :meth:`sync`), now for
+        those not seen before; an action taken back and played again anew.
+        A write held back while the archive could not be written keeps the
+        time each move was played, not the time it was written."""
+        seen, times = self._played.get(gid, ([], []))
+        common = _common(seen, tokens)
+        if common == len(seen) == len(tokens):
+            return times
+        now = round(self.wall(), 3)
+        stamped = times[:common] + [now] * (len(tokens) - common)
+        self._played[gid] = (list(tokens), stamped)
+        return stamped
 
     def sync(self, gid: int, game: AnyGame, times: Sequence[float] = (),
              value: tuple[str, object] | None = None) -> None:
         """Make the stored actions of ``gid`` those of ``game`` (undo
-        included), in one synced transaction; with ``value`` (a key and its
-        value, :meth:`set_value`), that value in the same transaction: a
-        crash keeps both or neither."""
+        included), in one synced transaction, each with its time (``times``;
+        by default when it was played, :meth:`played`); with ``value`` (a
+        key and its value, :meth:`set_value`), that value in the same
+        transaction: a crash keeps both or neither."""
         tokens = action_tokens(game)
         stored = self._stored.get(gid)
         if stored is None:
             stored = [r[0] for r in self.db.execute(
                 "SELECT token FROM actions WHERE game_id=? ORDER BY ply", (gid,))]
-        common = 0
-        while common < min(len(tokens), len(stored)) and tokens[common] == stored[common]:
-            common += 1
+        common = _common(tokens, stored)
         if common == len(tokens) == len(stored) and value is None:
             return
-        now = time.time()
+        stamps = list(times) or self.played(gid, tokens)
+        now = self.wall()
         with self.db:
             self.db.execute("BEGIN IMMEDIATE")
             self.db.execute("DELETE FROM actions WHERE game_id=? AND ply>=?", (gid, common))
             self.db.executemany(
                 "INSERT INTO actions (game_id, ply, token, t) VALUES (?, ?, ?, ?)",
-                [(gid, i, tokens[i], times[i] if i < len(times) else now)
+                [(gid, i, tokens[i], stamps[i] if i < len(stamps) else now)
                  for i in range(common, len(tokens))],
             )
             if value is not None:
@@ -271,7 +295,7 @@ class Store:
         with self.db:
             self.db.execute(
                 "UPDATE games SET finished=?, result=?, termination=?, record=? WHERE id=?",
-                (time.time(), result, outcome.reason if outcome else "abandoned", record, gid),
+                (self.wall(), result, outcome.reason if outcome else "abandoned", record, gid),
             )
 
     def active(self) -> StoredGame | None:
@@ -496,6 +520,14 @@ class Store:
         """Keep ``value`` under ``key``, in the transaction under way."""
         self.db.execute("INSERT OR REPLACE INTO kv (key, value) VALUES (?, ?)",
                         (key, json.dumps(value)))
+
+
+def _common(a: Sequence[str], b: Sequence[str]) -> int:
+    """The length of the actions ``a`` and ``b`` share from the start."""
+    n = 0
+    while n < min(len(a), len(b)) and a[n] == b[n]:
+        n += 1
+    return n
 
 
 def turn_numbers(game: AnyGame) -> list[int]:

@@ -313,3 +313,44 @@ def test_a_journal_that_cannot_be_written_either_is_said_as_before(
     assert service.state()["record_problem"] is None
     assert service.store.get(service.gid).actions == ("@a1", "@b1", "@a7")  # type: ignore[union-attr]
     service.close()
+
+
+class _Wall:
+    """The wall clock the archive stamps moves with, moved by the test."""
+
+    def __init__(self, t: float) -> None:
+        self.t = t
+
+    def __call__(self) -> float:
+        return self.t
+
+
+def test_moves_written_after_a_lock_keep_the_time_they_were_played(tmp_path: Path) -> None:
+    """Four soldiers placed while another program holds the archive are
+    written once it lets go, each with the time it was played, so the
+    record's clock shows each turn as it was, not one long turn and three
+    instant ones at the moment the archive came back; a new game pressed
+    during the lock is written as created when it was pressed."""
+    clock, wall = Clock(), _Wall(1_000_000.0)
+    service = _service(tmp_path, clock)
+    service.store.wall = wall
+    game = Game.new("kharbga")
+    _place(service, clock, game, "@a1", "@b1")
+    with _locked(tmp_path):
+        for token in ("@a7", "@b7", "@c1", "@d1"):
+            wall.t += 60.0  # a minute a placement
+            _place(service, clock, game, token)
+        assert service.state()["record_problem"] is not None
+        wall.t += 60.0
+        service.new_game("kharbga")
+        new_id, pressed = service.gid, wall.t
+        wall.t += 3600.0  # the other program lets go an hour later
+    clock.t += 1.5
+    service.tick()
+    assert service.state()["record_problem"] is None
+    old = service.store.get(service.gid - 1)
+    assert old is not None and list(old.actions) == [str(m) for m in game.moves]
+    assert list(old.times) == [1_000_000.0] * 2 + [1_000_000.0 + 60.0 * k for k in (1, 2, 3, 4)]
+    new = service.store.get(new_id)
+    assert new is not None and new.created == pressed
+    service.close()
