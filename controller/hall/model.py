@@ -20,126 +20,26 @@ from __future__ import annotations
 import logging
 import re
 import time
-from dataclasses import dataclass, field
-from functools import lru_cache
-from typing import Any, TypeGuard
+from typing import Any
 
 from controller.board.words import named
-from controller.rules import AnyGame
 from controller.rules.leap_factory import format_any_options
-from controller.rules.record import RESULTS, Record, parse_record
+from controller.rules.record import parse_record
 
+from .boards import HallBoard, HallGame, Left
 from .geometry import checked_geometry
-from .protocol import BOARD_ID, Unreplayable, action_tokens, apply_token, stored_start
-from .trust import MAX_JUMP, move_time, seq_trouble, strict_json
-from .turns import Replay, Turns, turns_of
+from .protocol import BOARD_ID, action_tokens
+from .records import GAME_ID, STORE_TAG, count_actions, positions_of, record_text
+from .trust import MAX_JUMP, is_int, move_time, seq_trouble, strict_json
 
 log = logging.getLogger("kharbga.hall")
 SAY_EVERY = 60.0  # seconds between two log lines of one board's same trouble
 
-__all__ = ["Hall", "HallGame", "HallBoard"]
+__all__ = ["Hall"]
 
 MAX_PAYLOAD = 256 * 1024
 MAX_GAMES = 1000  # per board: the oldest are dropped beyond this
 MAX_START = 2000  # characters kept of a game's start position or options
-GAME_ID = re.compile(r'^\[GameId "(\d{1,12})"\]', re.M)
-STORE_TAG = re.compile(r'^\[Store "([^"\n]{0,64})"\]', re.M)
-COMMENT = re.compile(r"\{[^}]*\}")
-
-
-@dataclass
-class HallGame:
-    id: int
-    variant: str
-    options: str = ""  # the variant's rule options (key=value words)
-    start: str | None = None  # the position it was set up from; None: the variant's start
-    attacker: str = "Attacker"
-    defender: str = "Defender"
-    moves: list[str] = field(default_factory=list)
-    positions: list[str] = field(default_factory=list)
-    times: list[float] = field(default_factory=list)
-    result: str | None = None
-    record: str | None = None  # the board's own record of ``record_moves``
-    record_moves: list[str] = field(default_factory=list)
-    gap: bool = False  # moves were missed: the next record fills them
-    epoch: int = 0  # grows when moves are taken back or replaced (not appended)
-    replay: Replay | None = field(default=None, repr=False, compare=False)
-
-    def turns(self) -> Turns:
-        """The moves numbered by turn as the board page and the KGN write
-        them, and how the game ended in words."""
-        key = (self.epoch, self.variant, self.options, self.start)
-        self.replay, shown = turns_of(self.replay, key, self.variant, self.options, self.start,
-                                      self.moves)
-        return shown
-
-    def summary(self) -> dict[str, Any]:
-        return {"game_id": self.id, "variant": self.variant, "options": self.options,
-                "known_variant": _known_variant(self.variant),
-                "attacker": self.attacker, "defender": self.defender, "ply": len(self.moves),
-                "result": self.result, "ending": self.turns().ending,
-                "last_time": self.times[-1] if self.times else None,
-                "last_move": self.moves[-1] if self.moves else None,
-                "position": self.positions[-1] if self.positions else None}
-
-
-@dataclass
-class Left:
-    """A board's store it left for a new one, kept to go back to: its
-    games, its current game and the highest ``seq`` heard from it."""
-
-    store: str
-    games: dict[int, HallGame]
-    current: int | None
-    seq: int
-
-
-@dataclass
-class HallBoard:
-    id: str
-    state: dict[str, Any] | None = None
-    online: bool | None = None
-    seq: int = 0
-    games: dict[int, HallGame] = field(default_factory=dict)
-    current: int | None = None
-    pending: tuple[int, str] | None = None  # a record not read yet: game id, text
-    heard: float = 0.0  # when a move or record last came (monotonic)
-    heard_at: float | None = None  # when the board last spoke itself (wall clock; not retained)
-    store: str | None = None  # the board's store its messages come from
-    old_stores: set[str] = field(default_factory=set)
-    left: Left | None = None  # the store it last left, to go back to if that one goes on
-    earlier: list[HallGame] = field(default_factory=list)  # games of its earlier stores
-    told: set[str] = field(default_factory=set)  # troubles said once in the log
-
-    def game(self) -> HallGame | None:
-        return None if self.current is None else self.games.get(self.current)
-
-    def summary(self) -> dict[str, Any]:
-        g = self.game()
-        s = self.state or {}
-        out: dict[str, Any] = {"board": self.id, "online": self.online, "heard": self.heard_at,
-                               "status": s.get("status"), "to_move": s.get("to_move"),
-                               "size": s.get("size"),
-                               # the board to draw, as the service sent it (any variant's)
-                               "geometry": s.get("geometry") if isinstance(s.get("geometry"), dict)
-                               else None}
-        if g is not None:
-            out.update(g.summary())
-            out["heard"] = self.heard_at or out["last_time"]  # else: its last move's time
-            if out["position"] is None and s.get("game_id") == g.id:
-                out["position"] = s.get("position")
-        if out.get("position") and not _is_int(out.get("size")):
-            out["size"] = len(str(out["position"]).split(" ")[0].split("/"))
-        return out
-
-    def detail(self) -> dict[str, Any]:
-        out = self.summary()
-        g = self.game()
-        out["moves"] = list(g.moves) if g else []
-        out["positions"] = list(g.positions) if g else []
-        out["times"] = list(g.times) if g else []
-        out["turns"] = g.turns().turns if g else []
-        return out
 
 
 class Hall:
@@ -244,7 +144,7 @@ class Hall:
             raise ValueError("not an object")
         seq, gid, ply = m["seq"], m["game_id"], m["ply"]
         position, variant = m["position"], m["variant"]
-        if not (_is_int(seq) and _is_int(gid) and _is_int(ply) and ply >= 0 and
+        if not (is_int(seq) and is_int(gid) and is_int(ply) and ply >= 0 and
                 isinstance(position, str) and isinstance(variant, str)):
             raise ValueError("bad fields")
         undo = m.get("undo") is True
@@ -311,7 +211,7 @@ class Hall:
         return True
 
     def _state(self, name: str, s: Any) -> bool:
-        if not isinstance(s, dict) or not _is_int(s.get("game_id")) or \
+        if not isinstance(s, dict) or not is_int(s.get("game_id")) or \
                 not isinstance(s.get("position"), str):
             raise ValueError("not a state")
         board = self.board(name)
@@ -343,7 +243,7 @@ class Hall:
         if not isinstance(store, str) or store == board.store:
             return True
         left = board.left
-        if left is not None and store == left.store and _is_int(m.get("seq")) \
+        if left is not None and store == left.store and is_int(m.get("seq")) \
                 and m["seq"] > left.seq:
             self._go_back(board, left)
             return True
@@ -398,7 +298,7 @@ class Hall:
         g = board.games.get(gid)
         board.pending = (gid, text)
         board.heard = time.monotonic()
-        if g is None or g.gap or _count_actions(text) > len(g.moves):
+        if g is None or g.gap or count_actions(text) > len(g.moves):
             return self._apply_record(name)
         return True
 
@@ -461,7 +361,7 @@ class Hall:
             g.record, g.record_moves = text, list(tokens)
         elif len(tokens) >= len(g.moves) or g.gap:
             # The stored game: it holds what the hall missed.
-            positions = _positions(game, tokens)
+            positions = positions_of(game, tokens)
             keep = [t for t, tok in zip(g.times, g.moves, strict=False)]
             now = time.time()
             g.moves, g.positions = tokens, positions
@@ -489,7 +389,7 @@ class Hall:
         for name, board in sorted(self.boards.items()):
             for g in [*board.earlier, *(g for _, g in sorted(board.games.items()))]:
                 if g.moves or g.record:
-                    text = _record_text(name, g)
+                    text = record_text(name, g)
                     if text is not None:
                         out.append(text)
                     elif f"unknown {g.id}" not in board.told:
@@ -499,80 +399,6 @@ class Hall:
         return "\n".join(out)
 
 
-@lru_cache(maxsize=256)
-def _known_variant(name: str) -> bool:
-    """Whether these rules know ``name``: the hall numbers its moves by
-    turn and writes its games in the evening's file; else the page says
-    the moves are shown as the board sent them."""
-    from controller.rules import find_any_variant
-
-    try:
-        find_any_variant(name)
-    except (ValueError, LookupError):
-        return False
-    return True
-
-
-def _record_text(board: str, g: HallGame) -> str | None:
-    """The game's record for the evening's file: the board's own, or the
-    moves as received replayed from the start they carried (up to the
-    first one these rules refuse, named in a ``Note`` tag; without the
-    moves when the rules refuse the start or options, said in the same
-    tag); None for a variant unknown here."""
-    if g.record is not None and g.record_moves == g.moves:
-        first, _, rest = g.record.partition("\n")
-        text = f'{first}\n[BoardId "{board}"]\n{rest}'
-        return text if text.endswith("\n") else text + "\n"
-    from controller.rules import new_game
-
-    if not _known_variant(g.variant):
-        return None
-    tags = {"Attacker": g.attacker, "Defender": g.defender, "BoardId": board,
-            "GameId": str(g.id)}
-    try:
-        game = stored_start(g.variant, g.options, g.start)
-        moves = g.moves
-    except Unreplayable as exc:  # options or a start position these rules refuse
-        try:
-            game = stored_start(g.variant, g.options, None)
-        except Unreplayable:
-            game = new_game(g.variant)
-        moves = []
-        tags["Note"] = f"the game received does not replay: {exc}"[:300]
-    for token in moves:
-        try:
-            apply_token(game, token)
-        except Unreplayable as exc:  # a garbled message, or a game set up from a position
-            tags["Note"] = f"the moves received do not replay from {exc}"[:300]
-            break
-    return str(Record.from_game(game, tags))
-
-
-def _count_actions(text: str) -> int:
-    """How many actions a record's moves hold, read fast (no rules)."""
-    parts = text.split("\n\n", 1)
-    moves = COMMENT.sub(" ", parts[1] if len(parts) > 1 else "")
-    n = 0
-    for tok in moves.split():
-        if tok in RESULTS or tok.rstrip(".").isdigit():
-            continue  # a turn number or the result
-        if tok.startswith(("@", "x")) or tok == "pass":
-            n += 1
-        else:
-            n += max(1, tok.count("-") + tok.count("x"))
-    return n if "[Termination" not in parts[0] else n + 1
-
-
-def _positions(game: AnyGame, tokens: list[str]) -> list[str]:
-    replay = game.copy()
-    out = []
-    for _ in tokens:
-        out.append(replay.position())
-        replay.pop()
-    out.reverse()
-    return out
-
-
 def _short(v: object, what: str) -> str | None:
     """A message's ``options`` or ``start``: a string of at most
     ``MAX_START`` characters, or null; anything else makes the message
@@ -580,8 +406,3 @@ def _short(v: object, what: str) -> str | None:
     if v is None or (isinstance(v, str) and len(v) <= MAX_START):
         return v
     raise ValueError(f"bad {what}")
-
-
-def _is_int(v: object) -> TypeGuard[int]:
-    return isinstance(v, int) and not isinstance(v, bool)
-

@@ -33,7 +33,8 @@ from aiohttp import WSMsgType, web
 
 from controller.board.config import install_hint, listen_failure
 
-from .model import Hall, HallBoard
+from .boards import HallBoard
+from .model import Hall
 from .protocol import BroadcastConfig
 
 __all__ = ["HallServer", "serve_hall"]

@@ -17,7 +17,7 @@ import math
 from typing import Any, TypeGuard
 
 __all__ = [
-    "MAX_AGE", "MAX_AHEAD", "MAX_JUMP", "MAX_SEQ", "move_time", "seq_trouble", "span",
+    "MAX_AGE", "MAX_AHEAD", "MAX_JUMP", "MAX_SEQ", "is_int", "move_time", "seq_trouble", "span",
     "strict_json",
 ]
 
@@ -54,6 +54,11 @@ def move_time(t: object, received: float, sent: object = None) -> tuple[float, s
 
 def _number(v: object) -> TypeGuard[int | float]:
     return isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
+
+
+def is_int(v: object) -> TypeGuard[int]:
+    """A JSON integer: an int, not a bool."""
+    return isinstance(v, int) and not isinstance(v, bool)
 
 
 def seq_trouble(seq: int, last: int) -> str | None:
