@@ -2,9 +2,10 @@
 
 Each check is a function of the hardware objects, a clock and a console
 (all parameters, so the simulator runs them in tests) and returns
-:class:`Finding` objects; :func:`run_doctor` runs them all and gives a
-:class:`DoctorReport`, and :func:`render_report` / :func:`render_switches`
-draw them for the terminal.
+:class:`~controller.drivers.doctor_report.Finding` objects;
+:func:`run_doctor` runs them all and gives a
+:class:`~controller.drivers.doctor_report.DoctorReport`, which
+:mod:`controller.drivers.doctor_report` draws for the terminal.
 
 - :func:`walk_leds` lights each LED in turn and says which square it should
   be under (the person watches);
@@ -16,10 +17,11 @@ draw them for the terminal.
   is **neighbour** (a magnet too strong for the spacing), one flickering
   while the piece stands still is **chattering**;
 - :func:`check_ghosting` asks for pieces on a few patterns (two per row and
-  per column, :func:`ghost_patterns`) under which any switch with a missing
-  diode makes a switch that has no piece read closed: a **ghost**, reported
-  with the switches whose diode may be missing.  Ghosts need released rows
-  to float (``row_drive = "open-drain"``, the default).
+  per column: :mod:`controller.drivers.ghosts`) under which any switch
+  with a missing diode makes a switch that has no piece read closed: a
+  **ghost**, reported with the switches whose diode may be missing.
+  Ghosts need released rows to float (``row_drive = "open-drain"``, the
+  default).
 - :func:`live_view` redraws every switch's raw state until stopped.
 
 Answering ``q`` to any question (or closing the input) stops the doctor:
@@ -35,65 +37,26 @@ from dataclasses import dataclass, field
 from controller.board.words import place
 
 from .console import Console, Prompt
+from .doctor_report import DoctorReport, Finding, render_report, render_switches
+from .ghosts import ghost_suspects, matrix_ghost_patterns
 from .gpio_matrix import Clock, MatrixScanner, Stop
 from .mapping import BoardMapping, points
 from .ws2812 import RGB, LedOutput
 
 __all__ = [
-    "DoctorReport",
-    "Finding",
     "Observation",
     "check_empty",
     "check_ghosting",
     "check_squares",
-    "ghost_patterns",
     "live_from_config",
     "live_view",
     "doctor_from_config",
     "observe",
-    "render_report",
-    "render_switches",
     "run_doctor",
     "walk_leds",
 ]
 
-KINDS = ("stuck", "chattering", "never-closes", "misplaced", "neighbour", "ghost")
 LIT: RGB = (255, 255, 255)
-
-
-@dataclass(frozen=True)
-class Finding:
-    """One fault: its kind (:data:`KINDS`), the switch (``row * columns +
-    column``), the square the mapping puts there (-1 for a crossing with
-    no switch), and what was seen.
-    ``suspects`` are switches whose diode may be missing (ghosts)."""
-
-    kind: str
-    switch: int
-    square: int
-    detail: str
-    suspects: tuple[int, ...] = ()
-
-
-@dataclass
-class DoctorReport:
-    size: int
-    findings: list[Finding] = field(default_factory=list)
-    leds_walked: int = 0
-    checks: list[str] = field(default_factory=list)
-    stopped: bool = False  # the person stopped it before every check ran
-
-    @property
-    def ok(self) -> bool:
-        return not self.findings and not self.stopped
-
-    def switches(self, kind: str) -> set[int]:
-        """The switches with a finding of this kind."""
-        return {f.switch for f in self.findings if f.kind == kind}
-
-    def suspects(self) -> set[int]:
-        """Switches whose diode may be missing."""
-        return {s for f in self.findings for s in f.suspects}
 
 
 # ----------------------------------------------------------------------
@@ -286,75 +249,6 @@ def check_squares(
     return out
 
 
-def ghost_patterns(size: int = 7) -> list[list[int]]:
-    """Switch patterns with two closed switches in every row and column
-    (diagonals ``k`` and ``k + 1``), covering every switch: under each, a
-    missing diode at any of its switches shows as a ghost."""
-    out = []
-    for k in range(0, size, 2):
-        cells = set()
-        for r in range(size):
-            cells.add(r * size + (r + k) % size)
-            cells.add(r * size + (r + k + 1) % size)
-        out.append(sorted(cells))
-    return out
-
-
-def _suspects(size: int, pattern: set[int], ghost: int) -> tuple[int, ...]:
-    """Closed switches (r, c) with (s, c) and (r, d) closed, for the ghost
-    at (s, d): the current path runs through (r, c) backwards (``size``:
-    the matrix's columns)."""
-    s, d = divmod(ghost, size)
-    out = []
-    for sw in sorted(pattern):
-        r, c = divmod(sw, size)
-        if r != s and c != d and s * size + c in pattern and r * size + d in pattern:
-            out.append(sw)
-    return tuple(out)
-
-
-def _exposed(columns: int, pattern: set[int]) -> set[int]:
-    """The switches of ``pattern`` whose missing diode shows as a ghost
-    under it: some (s, c) and (r, d) closed with (s, d) open."""
-    out = set()
-    for sw in pattern:
-        r, c = divmod(sw, columns)
-        for other in pattern:
-            s, d0 = divmod(other, columns)
-            if d0 != c or s == r:
-                continue
-            if any(x // columns == r and x % columns != c
-                   and s * columns + x % columns not in pattern for x in pattern):
-                out.add(sw)
-                break
-    return out
-
-
-def matrix_ghost_patterns(mapping: BoardMapping) -> list[list[int]]:
-    """Ghost patterns for the mapping's matrix: the square board's
-    diagonals; on another matrix, pairs of diagonals wrapped around its
-    columns, cut to the crossings that have a switch, chosen greedily
-    while one exposes switches not exposed before."""
-    rows, columns = mapping.rows, mapping.columns
-    if mapping.size and rows == columns == mapping.size and len(mapping.sensed) == rows * rows:
-        return ghost_patterns(rows)
-    usable = {i for i in range(rows * columns) if mapping.square_of_switch_index(i) >= 0}
-    candidates = []
-    for k in range(columns):
-        for gap in range(1, columns):
-            pattern = {r * columns + (r + j) % columns for r in range(rows) for j in (k, k + gap)}
-            pattern &= usable
-            candidates.append((sorted(pattern), _exposed(columns, pattern)))
-    out: list[list[int]] = []
-    covered: set[int] = set()
-    while True:
-        best, shows = max(candidates, key=lambda c: len(c[1] - covered))
-        if not shows - covered:
-            return out
-        covered |= shows
-        out.append(best)
-
-
 def check_ghosting(
     scanner: MatrixScanner,
     console: Console,
@@ -384,7 +278,7 @@ def check_ghosting(
             if ghost in seen_ghosts:
                 continue
             seen_ghosts.add(ghost)
-            suspects = _suspects(m.columns, set(pattern), ghost)
+            suspects = ghost_suspects(m.columns, set(pattern), ghost)
             out.append(
                 Finding(
                     "ghost",
@@ -445,72 +339,6 @@ def run_doctor(
 
 # ----------------------------------------------------------------------
 # Terminal
-
-
-def render_switches(closed: int, mapping: BoardMapping, marks: dict[int, str] | None = None) -> str:
-    """The board as the switches see it: ``#`` closed, ``.`` open, or a
-    mark per switch (``S`` stuck, ``G`` ghost, ..); rank 1 at the bottom,
-    a blank where the board's grid has no sensed point."""
-    grid = mapping.layout
-    marks = marks or {}
-    lines = []
-    files = "abcdefghi"[: grid.width]
-    for rank in range(grid.height - 1, -1, -1):
-        cells = []
-        for f in range(grid.width):
-            square = grid.point_at(f, rank)
-            switch = mapping.switch_index_of_square(square) if square >= 0 else -1
-            if switch < 0:
-                cells.append(" ")
-                continue
-            mark = marks.get(switch)
-            cells.append(mark if mark else ("#" if closed >> switch & 1 else "."))
-        lines.append(f"{rank + 1} " + " ".join(cells))
-    if grid.dark_only:  # four dark squares a rank, from file a or b
-        lines.append("  (dark squares)")
-    else:
-        lines.append("  " + " ".join(files))
-    return "\n".join(lines)
-
-
-MARKS = {
-    "stuck": "S",
-    "chattering": "C",
-    "never-closes": "N",
-    "misplaced": "M",
-    "neighbour": "X",
-    "ghost": "G",
-}
-
-
-def render_report(report: DoctorReport, mapping: BoardMapping) -> str:
-    """A short report: the board with a letter on every faulty switch and
-    one line per finding."""
-    marks = {f.switch: MARKS[f.kind] for f in report.findings}
-    done = ", ".join(report.checks) or "none"
-    if report.ok:
-        head = f"Doctor: all well (checks: {done})."
-    elif report.stopped:
-        head = (f"Doctor: stopped before the end, {len(report.findings)} problem(s) found "
-                f"(checks done: {done}).")
-    else:
-        head = f"Doctor: {len(report.findings)} problem(s) (checks: {done})."
-    lines = [head, render_switches(0, mapping, marks)]
-    for f in report.findings:
-        lines.append(
-            f"  {f.kind:<12} {mapping.switch_label(f.switch):<5} "
-            f"{mapping.name(f.square) if f.square >= 0 else '-':<3} {f.detail}"
-        )
-    suspects = report.suspects()
-    if suspects:
-        lines.append(
-            "  missing diode: check " + ", ".join(mapping.switch_label(s) for s in sorted(suspects))
-        )
-    lines.append(
-        "  key: # closed . open S stuck C chattering N never closes M misplaced "
-        "X closes a neighbour too G ghost"
-    )
-    return "\n".join(lines)
 
 
 def live_view(

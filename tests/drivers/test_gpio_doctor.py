@@ -17,14 +17,13 @@ from controller.drivers.doctor import (
     check_ghosting,
     check_squares,
     doctor_from_config,
-    ghost_patterns,
     live_from_config,
     live_view,
-    render_report,
-    render_switches,
     run_doctor,
     walk_leds,
 )
+from controller.drivers.doctor_report import render_report, render_switches
+from controller.drivers.ghosts import ghost_patterns
 from controller.drivers.gpio_matrix import MatrixConfig, MatrixScanner
 from controller.drivers.mapping import BoardMapping, parse_square
 from controller.drivers.matrix_sim import MatrixSimulator, VirtualClock

@@ -10,13 +10,9 @@ import pytest
 from gpio_fakes import FakeSPI, SimPerson
 from gpiozero.pins.mock import MockFactory  # type: ignore[import-untyped]
 
-from controller.drivers.doctor import (
-    _exposed,
-    matrix_ghost_patterns,
-    render_report,
-    render_switches,
-    run_doctor,
-)
+from controller.drivers.doctor import run_doctor
+from controller.drivers.doctor_report import render_report, render_switches
+from controller.drivers.ghosts import _exposed, matrix_ghost_patterns
 from controller.drivers.gpio_matrix import MatrixConfig, MatrixScanner
 from controller.drivers.mapping import BoardMapping
 from controller.drivers.matrix_sim import MatrixSimulator, VirtualClock
