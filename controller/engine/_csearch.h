@@ -1,7 +1,8 @@
 /* The engine's search in C (controller.engine._csearch): the evaluation of
- * controller/engine/evaluate.py and the search of search.py, on the
- * compiled rules core's game (controller/rules/_ccore_rules.h).  Plain C;
- * the Python binding is _csearch.c.  See docs/engine-c.md. */
+ * controller/engine/evaluate.py and the search of search.py and
+ * negamax.py, on the compiled rules core's game
+ * (controller/rules/_ccore_rules.h).  Plain C; the Python binding is
+ * _csearch.c.  See docs/engine-c.md. */
 #ifndef CS_SEARCH_H
 #define CS_SEARCH_H
 

@@ -1,8 +1,8 @@
-/* The search of controller/engine/search.py in C: iterative deepening
- * negamax alpha-beta with principal-variation search, aspiration windows,
- * late-move reductions, reverse futility pruning, capture-threat
- * extensions, quiescence over captures, a transposition table, killers and
- * history.  One ply is one action of the rules core; a child's score is
+/* The search of controller/engine/search.py and negamax.py in C:
+ * iterative deepening negamax alpha-beta with principal-variation search,
+ * aspiration windows, late-move reductions, reverse futility pruning,
+ * capture-threat extensions, quiescence over captures, a transposition
+ * table, killers and history.  One ply is one action of the rules core; a child's score is
  * negated only when the side to move changed.  See docs/engine-c.md. */
 #define _POSIX_C_SOURCE 199309L
 #include <stdlib.h>
@@ -91,7 +91,7 @@ static int terminal(const ctx *c, int ply)
     return s->o_winner == s->side ? CS_WIN - ply : -(CS_WIN - ply);
 }
 
-/* search.Searcher._order: a stable sort, best first. */
+/* negamax.Negamax._order: a stable sort, best first. */
 void cs_order(ctx *c, kc_act *m, int n, const kc_act *tt_move, int ply, int side)
 {
     long long keys[KC_MAXACTS];
@@ -223,7 +223,7 @@ static uint64_t load(const uint64_t *w)
     return __atomic_load_n(w, __ATOMIC_RELAXED);
 }
 
-/* search.Searcher._probe: 1 and *score when the entry settles the node. */
+/* negamax.Negamax._probe: 1 and *score when the entry settles the node. */
 static int probe(ctx *c, uint64_t key, int depth, int alpha, int beta, int ply, int *score,
                  kc_act *tt_move, int *has_move)
 {
@@ -275,7 +275,7 @@ void cs_store(ctx *c, uint64_t key, int depth, int best, int alpha0, int beta, i
     __atomic_store_n(&t->w[3], w3, __ATOMIC_RELAXED);
 }
 
-/* search.Searcher._prune: reverse futility pruning; 1 and *cut to cut. */
+/* negamax.Negamax._prune: reverse futility pruning; 1 and *cut to cut. */
 static int prune(ctx *c, int depth, int beta, const kc_act *m, int n, int *cut)
 {
     const kc_state *s = &c->g->s;

@@ -23,7 +23,8 @@ from controller.rules import Game
 
 from . import book as opening_book
 from . import csearch
-from .search import INF, WON, AnyGame, Searcher, SearchResult
+from .negamax import INF, WON, AnyGame
+from .search import Searcher, SearchResult
 
 __all__ = ["Level", "LEVELS", "BLUNDER", "MAX_SECONDS", "best_move", "DEFAULT_HINT_SECONDS"]
 

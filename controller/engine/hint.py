@@ -19,7 +19,7 @@ from controller.rules.moves import SIDE_NAMES, reason_words
 
 from . import WIN
 from .api import DEFAULT_HINT_SECONDS, LEVELS, MAX_SECONDS, best_move
-from .search import WON
+from .negamax import WON
 
 __all__ = ["hint_command", "interruptible"]
 

@@ -45,7 +45,7 @@ from controller.rules.leap import LeapGame
 from controller.rules.leap_variants import LEAP_VARIANTS
 
 from .api import LEVELS, MAX_SECONDS, best_move
-from .search import AnyGame
+from .negamax import AnyGame
 
 __all__ = [
     "Player",

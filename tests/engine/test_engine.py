@@ -16,7 +16,7 @@ from controller.engine.match import (
     run_match,
     wilson,
 )
-from controller.engine.search import WON
+from controller.engine.negamax import WON
 from controller.rules import Game
 
 FILES = "abcdefg"

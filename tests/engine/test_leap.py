@@ -16,7 +16,7 @@ from controller.engine.match import (
     random_player,
     run_match,
 )
-from controller.engine.search import AnyGame, Raw
+from controller.engine.negamax import AnyGame, Raw
 from controller.rules.leap import LeapGame
 from controller.rules.moves import REMOVE
 
