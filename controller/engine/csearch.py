@@ -15,11 +15,11 @@ import time
 from dataclasses import astuple
 from types import ModuleType
 
-from controller.rules import Game, Move
+from controller.rules import Game
 from controller.rules.moves import PASS, PLACE, REMOVE, STEP
 
 from .evaluate import masks, weights
-from .search import SearchResult
+from .search import SearchResult, to_move
 
 __all__ = ["VARIANTS", "available", "evaluate", "search", "search_speed"]
 
@@ -76,11 +76,6 @@ def _match(game: Game, act: Act) -> tuple[str, int, int, int, bool] | None:
     return None
 
 
-def _to_move(raw: tuple[str, int, int, int, bool], names: tuple[str, ...]) -> Move:
-    kind, frm, to, caps, flag = raw
-    return Move(kind, to, frm, bool(caps), flag, names)
-
-
 def search(game: Game, seconds: float | None = None, max_depth: int = 64,
            max_nodes: int | None = None, *, use_tt: bool = True, selective: bool = True,
            qdepth: int = 8, threads: int = 1) -> SearchResult:
@@ -109,7 +104,7 @@ def search(game: Game, seconds: float | None = None, max_depth: int = 64,
     raw = _match(game, move)
     if raw is None:
         raise RuntimeError(f"C search returned an action that is not legal: {move}")
-    return SearchResult(_to_move(raw, names), score, _pv_strings(game, pv), depth, nodes,
+    return SearchResult(to_move(raw, names), score, _pv_strings(game, pv), depth, nodes,
                         time.perf_counter() - began)
 
 
@@ -123,7 +118,7 @@ def _pv_strings(game: Game, pv: list[Act]) -> list[str]:
         raw = _match(g, act)
         if raw is None:
             break
-        out.append(str(_to_move(raw, g.geometry.point_names)))
+        out.append(str(to_move(raw, g.geometry.point_names)))
         g.push(raw[0], raw[1], raw[2], raw[4])
     return out
 

@@ -31,7 +31,7 @@ from controller.rules import Move
 from .evaluate import WIN
 from .negamax import CHECK_EVERY, EXACT, INF, LOWER, UPPER, WON, Negamax, OutOfTime, Raw
 
-__all__ = ["SearchResult", "Searcher"]
+__all__ = ["SearchResult", "Searcher", "to_move"]
 
 ASPIRATION = (40, 200)
 """Half-widths of the root windows tried around the last score before an
@@ -142,13 +142,13 @@ class Searcher(Negamax):
             if now + took * growth * share > self._deadline:
                 break
         return SearchResult(
-            move=_to_move(best, names),
+            move=to_move(best, names),
             score=best_score,
             pv=self._pv_strings(best_pv),
             depth=depth_done,
             nodes=self.nodes,
             seconds=time.perf_counter() - start,
-            scores={str(_to_move(m, names)): s for m, s in scores.items()},
+            scores={str(to_move(m, names)): s for m, s in scores.items()},
         )
 
     def _aspirate(
@@ -211,11 +211,12 @@ class Searcher(Negamax):
         for m in pv:
             if g.outcome is not None or m not in g.raw_moves():
                 break
-            out.append(str(_to_move(m, g.geometry.point_names)))
+            out.append(str(to_move(m, g.geometry.point_names)))
             g.push(m[0], m[1], m[2], m[4])
         return out
 
 
-def _to_move(m: Raw, names: tuple[str, ...]) -> Move:
+def to_move(m: Raw, names: tuple[str, ...]) -> Move:
+    """A raw move (the Python or the C search's) as the API's ``Move``."""
     kind, frm, to, caps, flag = m
     return Move(kind, to, frm, bool(caps), flag, names)

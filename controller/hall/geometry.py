@@ -5,7 +5,9 @@ is drawn from its position instead."""
 
 from __future__ import annotations
 
-from typing import Any, TypeGuard
+from typing import Any
+
+from .trust import is_int
 
 __all__ = ["checked_geometry"]
 
@@ -21,14 +23,14 @@ def checked_geometry(g: object) -> dict[str, Any] | None:
     if not isinstance(g, dict):
         return None
     w, h, points = g.get("width"), g.get("height"), g.get("points")
-    if not (g.get("kind") in ("grid", "points") and _is_int(w) and _is_int(h)
+    if not (g.get("kind") in ("grid", "points") and is_int(w) and is_int(h)
             and 0 < w <= MAX_SIDE and 0 < h <= MAX_SIDE
             and isinstance(points, list) and 0 < len(points) <= w * h):
         return None
     names = set()
     for p in points:
         if not (isinstance(p, list) and len(p) == 3 and isinstance(p[0], str)
-                and 0 < len(p[0]) <= 8 and all(_is_int(c) for c in p[1:])
+                and 0 < len(p[0]) <= 8 and all(is_int(c) for c in p[1:])
                 and 0 <= p[1] < w and 0 <= p[2] < h):
             return None
         names.add(p[0])
@@ -43,6 +45,3 @@ def checked_geometry(g: object) -> dict[str, Any] | None:
             return None
     return g
 
-
-def _is_int(v: object) -> TypeGuard[int]:
-    return isinstance(v, int) and not isinstance(v, bool)
