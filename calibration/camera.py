@@ -265,6 +265,26 @@ def calibrate_camera(empty_path: str | Path, layout_path: str | Path, cells: str
         raise ValueError(f"cannot write camera profile {out}: {exc}") from None
 
 
+LINES_OFF = 7  # of the 56 edge patches of the lines one way: those lines are not where they were
+LINES_ON = 28  # while the lines the other way show at this many or more
+
+
+def lines_off(feats: Features) -> str | None:
+    """Which of the board's lines are not where they were at calibration
+    while the others are ('files': the lines between its files, 'ranks'),
+    or None: the board moved a little against its markers (0.2-0.4 of a
+    square) leaves the lines running one way where they were and moves the
+    others off, which then show at no more than 7 of their 56 edge patches
+    while the others show at half or more (a hand hides both alike)."""
+    ranks = int(feats.patch_ok[64:120].sum())  # on the lines between the ranks
+    files = int(feats.patch_ok[120:176].sum())  # on the lines between the files
+    if files <= LINES_OFF and ranks >= LINES_ON:
+        return "files"
+    if ranks <= LINES_OFF and files >= LINES_ON:
+        return "ranks"
+    return None
+
+
 @dataclass
 class Reading:
     """How one frame was read: where the board was, the light taken out of
@@ -324,7 +344,10 @@ class CameraReader:
         # the board moved against its markers: its squares are not where the
         # profile has them (a whole square's shift keeps the lines in place)
         moved = lines_beyond(p.grid, p.empty, top)
-        cells = "?" * 49 if moved else model.classify(feats, p.grid, adapt=False)
+        # nor, moved less, with its lines one way off: a piece a third of a
+        # square off its place can read as its neighbour's colour
+        off = moved or lines_off(feats) is not None
+        cells = "?" * 49 if off else model.classify(feats, p.grid, adapt=False)
         self.last_reading = Reading(h, feats, model, cells, moved)
         return cells
 
@@ -373,8 +396,6 @@ def moved_towards(reader: CameraReader) -> str | None:
 
 
 MOST_UNKNOWN = 25  # of the 49 squares read '?' with the board in view: it is not being read
-LINES_OFF = 7  # of the 56 edge patches of the lines one way: those lines are not where they were
-LINES_ON = 28  # while the lines the other way show at this many or more
 LOOKS_CHANGED = ("the squares do not look as they did at calibration: the light changed a lot "
                  "(sun or a lamp on the board?), other pieces, or the board moved a little "
                  "against its markers; put things back as they were at calibration, or "
@@ -392,14 +413,10 @@ def unclear(reader: CameraReader) -> str | None:
     r = reader.last_reading
     if r is None or not board_in_view(reader) or r.cells.count("?") < MOST_UNKNOWN:
         return None
-    ranks = int(r.features.patch_ok[64:120].sum())  # on the lines between the ranks
-    files = int(r.features.patch_ok[120:176].sum())  # on the lines between the files
-    if files <= LINES_OFF and ranks >= LINES_ON:
-        towards, lines = "towards the a or the g file", "files"
-    elif ranks <= LINES_OFF and files >= LINES_ON:
-        towards, lines = "towards rank 1 or rank 7", "ranks"
-    else:
+    lines = lines_off(r.features)
+    if lines is None:
         return LOOKS_CHANGED
+    towards = "towards the a or the g file" if lines == "files" else "towards rank 1 or rank 7"
     return (f"the board seems to have moved a little against its markers, {towards}: the "
             f"lines between its {lines} are not where they were at calibration; put it back "
             "where it was at calibration, or calibrate it again")
