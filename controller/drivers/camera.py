@@ -54,7 +54,8 @@ REOPEN_AFTER = 2.0  # seconds without a picture before a camera is opened again
 BLIND_AFTER = 3.0  # seconds of pictures without the board before it is said (an arm passing)
 DARK = 12.0  # a picture this dark on average (0-255) shows nothing
 UNCLEAR_AFTER = 5.0  # seconds of pictures reading most squares '?' before it is said
-FEW_UNKNOWN = 16  # a picture with the board in view and no more '?' than this ends it
+FEW_UNKNOWN = 16  # pictures with the board in view and no more '?' than this end it,
+CLEAR_FOR = 1.0  # once they have come for this many seconds with none reading most '?'
 
 
 class MarkerWatch:
@@ -92,12 +93,15 @@ class UnclearWatch:
     """Pictures of the board, in view, reading most of its squares ``?``
     (``calibration.camera.unclear``: the board moved a little against its
     markers, the light changed a lot, other pieces), since when: said after
-    ``UNCLEAR_AFTER`` seconds, and over once a picture of the board reads
-    16 squares or fewer ``?``.  A hand over part of the board hides a few
-    squares for a second or two (at most 24 on rendered frames), and an arm
-    reaching across it in a dim room, up to 30, does not stay for five
-    seconds.  Words saying which way the board moved stay once seen (a
-    hand passing over it for a picture hides the lines that tell)."""
+    ``UNCLEAR_AFTER`` seconds, and over once pictures of the board have
+    read 16 squares or fewer ``?`` for ``CLEAR_FOR`` seconds with none
+    reading most of them ``?`` between (one good picture now and then does
+    not end it).  A hand over part of the board hides a few squares for a
+    second or two (at most 24 on rendered frames), and an arm reaching
+    across it in a dim room, up to 30, does not stay for five seconds: the
+    board between moves ends it.  Words saying which way the board moved
+    stay once seen (a hand passing over it for a picture hides the lines
+    that tell)."""
 
     def __init__(self, device: str) -> None:
         self.device = device
@@ -105,6 +109,7 @@ class UnclearWatch:
         # picture), replaced as one (the page asks from another thread)
         self.state: tuple[str, float, float] | None = None
         self.said = False
+        self.clear_since: float | None = None  # time.monotonic() of the first good picture
 
     def update(self, reader: CameraReader, wall: float, mono: float) -> None:
         """Take the picture ``reader`` read last, at ``wall`` (time.time())
@@ -115,17 +120,21 @@ class UnclearWatch:
                 state = (why, wall, mono)
             elif why != LOOKS_CHANGED:
                 state = (why, state[1], state[2])
-            self.state = state
+            self.state, self.clear_since = state, None
             if not self.said and mono - state[2] >= UNCLEAR_AFTER:
                 log.warning("camera %s: most squares read '?' (%s)", self.device, state[0])
                 self.said = True
             return
         r = reader.last_reading
-        if state is not None and board_in_view(reader) and r is not None \
-                and r.cells.count("?") <= FEW_UNKNOWN:
+        if state is None or not board_in_view(reader) or r is None \
+                or r.cells.count("?") > FEW_UNKNOWN:
+            return
+        if self.clear_since is None:
+            self.clear_since = mono
+        if mono - self.clear_since >= CLEAR_FOR:
             if self.said:
                 log.info("camera %s: the board's squares are read again", self.device)
-            self.state, self.said = None, False
+            self.state, self.said, self.clear_since = None, False, None
 
     def problem(self, mono: float) -> str | None:
         """The words for the page at ``mono`` (time.monotonic()), or None."""

@@ -127,11 +127,23 @@ def test_a_board_moved_a_little_is_said_after_five_seconds_and_not_before() -> N
     assert words is not None and words.startswith("the camera 0 reads most squares as unknown "
                                                   "since ")
     assert "moved a little against its markers, towards rank 1 or rank 7" in words
-    # put back: the first picture of the board read again ends it
+    # put back: a second of pictures of the board read again ends it
     reader = CameraReader(_profile("blue-pink"))
-    reader.read(_photo("blue-pink", 620))
-    watch.update(reader, 1_000_007.0, 7.0)
-    assert watch.problem(7.0) is None
+    for t in (7.0, 7.5, 8.0):
+        reader.read(_photo("blue-pink", 620 + int(t)))
+        watch.update(reader, 1_000_000.0 + t, t)
+        assert (watch.problem(t) is None) == (t >= 8.0)
+
+
+def test_a_board_read_badly_but_for_one_good_picture_now_and_then_is_said() -> None:
+    # the board nudged by a third of a square towards the g file, put back
+    # for one picture in four (before, that picture ended the count: never said)
+    pictures = [(t / 2, _photo("red-green", 640 + t, (0.0, 0.0) if t % 4 == 3 else (0.34, 0.0)))
+                for t in range(14)]
+    said: list[tuple[float, str | None]] = []
+    _watched(pictures, _profile("red-green"), lambda t, p: said.append((t, p)))
+    assert all(p is None for t, p in said if t < 5.0)
+    assert all(p is not None and "towards the a or the g file" in p for t, p in said if t >= 5.0)
 
 
 def _play(pieces: str, seed: int, condition: str | None) -> list[tuple[float, np.ndarray]]:
