@@ -344,10 +344,7 @@ class CameraReader:
         # the board moved against its markers: its squares are not where the
         # profile has them (a whole square's shift keeps the lines in place)
         moved = lines_beyond(p.grid, p.empty, top)
-        # nor, moved less, with its lines one way off: a piece a third of a
-        # square off its place can read as its neighbour's colour
-        off = moved or lines_off(feats) is not None
-        cells = "?" * 49 if off else model.classify(feats, p.grid, adapt=False)
+        cells = "?" * 49 if moved else model.classify(feats, p.grid, adapt=False)
         self.last_reading = Reading(h, feats, model, cells, moved)
         return cells
 

@@ -172,28 +172,3 @@ def test_hands_over_the_board_in_a_dim_or_lamp_lit_room_are_never_said(
 def test_held_back_hands_over_the_board_are_never_said(pieces: str, condition: str) -> None:
     _watched(_play(pieces, 920, condition), _profile(pieces), _never_said)
 
-
-def _nudged_wrong(pieces: str, seeds: range) -> int:
-    """Squares read as another value than their own on pictures of a board
-    nudged 0.3-0.42 of a square (each seed its own way and amount)."""
-    wrong = 0
-    for seed in seeds:
-        rng = np.random.default_rng(seed)
-        by, way = float(rng.uniform(0.3, 0.42)), list(AXIS)[seed % 4]
-        cells = CameraReader(_profile(pieces)).read(_photo(pieces, seed, (by * way[0],
-                                                                          by * way[1])))
-        wrong += sum(g not in ("?", c) for g, c in zip(cells, PIECES, strict=True))
-    return wrong
-
-
-@pytest.mark.parametrize("pieces", ["stone-brown", "stones"])
-def test_pale_pieces_on_a_board_nudged_a_third_of_a_square_read_no_square_wrong(
-        pieces: str) -> None:
-    # Before, the pictures of seeds 100-119 read 19 squares as another value
-    # (a piece a third of a square off its place read as its neighbour's
-    # colour): 8 of the 40 pictures, 1-4 squares each.
-    assert _nudged_wrong(pieces, range(100, 120)) == 0
-
-
-def test_held_back_pale_pieces_on_a_nudged_board_read_no_square_wrong() -> None:
-    assert _nudged_wrong("stone-brown", range(960, 980)) == 0
