@@ -32,7 +32,7 @@ from controller.board.words import unreadable
 __all__ = ["calibrate_camera", "read_image", "load_profile", "CameraProfile", "CameraReader",
            "check_cells", "Reading", "read_photo", "check_size", "check_board", "fit_size",
            "size_problem", "board_in_view", "moved_towards", "unclear", "MOST_UNKNOWN",
-           "LOOKS_CHANGED"]
+           "LOOKS_CHANGED", "unknown_pieces", "square_names"]
 
 PROFILE_KIND = "kharbga-camera-profile"
 PROFILE_VERSION = 1
@@ -417,6 +417,35 @@ def unclear(reader: CameraReader) -> str | None:
     return (f"the board seems to have moved a little against its markers, {towards}: the "
             f"lines between its {lines} are not where they were at calibration; put it back "
             "where it was at calibration, or calibrate it again")
+
+
+STRANGE = 4.5  # distance to the bare board (the frame's empty class) of a '?' square's piece
+
+
+def unknown_pieces(reader: CameraReader) -> tuple[frozenset[int], frozenset[int]] | None:
+    """The squares of the frame ``reader`` read last that show a piece the
+    calibration does not know, and those it read (empty or a piece); None
+    when its board is not in view.  A piece it does not know: the square
+    reads ``?`` with all four of its corners showing the board (no hand
+    over or beside it, its light known) and its colour more than 4.5 sigma
+    from the bare board's (a piece stands there, of neither calibrated
+    colour)."""
+    r = reader.last_reading
+    if r is None or not board_in_view(reader):
+        return None
+    f = r.features
+    far = r.model.distances(f.f, f.spread)[:, CLASSES.index(".")] > STRANGE
+    strange = frozenset(i for i in range(49)
+                        if r.cells[i] == "?" and f.valid[i] == 4 and far[i])
+    return strange, frozenset(i for i in range(49) if r.cells[i] != "?")
+
+
+def square_names(squares: list[int], shown: int = 2) -> str:
+    """'a1, b3 and 17 more squares' (squares numbered a1 = 0 .. g7 = 48)."""
+    names = ["abcdefg"[i % 7] + str(i // 7 + 1) for i in sorted(squares)]
+    if len(names) <= shown + 1:
+        return ", ".join(names[:-1]) + " and " + names[-1] if len(names) > 1 else names[0]
+    return f"{', '.join(names[:shown])} and {len(names) - shown} more squares"
 
 
 def check_board(reader: CameraReader, name: str) -> None:

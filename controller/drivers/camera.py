@@ -13,8 +13,9 @@ calibration's :class:`~calibration.camera.CameraReader`; this module owns
 the capture device, the thread and the timing.  It logs (``logging``) when
 markers are lost and found again, when the board cannot be located, when
 the camera gives no picture, when its pictures show none of the board,
-when they read most of its squares as unknown for seconds, and when a video
-ends.
+when they read most of its squares as unknown for seconds, when they show
+pieces of neither calibrated colour on the same squares for seconds, and
+when a video ends.
 """
 
 from __future__ import annotations
@@ -37,14 +38,16 @@ from calibration.camera import (
     load_profile,
     moved_towards,
     size_problem,
+    square_names,
     unclear,
+    unknown_pieces,
 )
 from calibration.frames import camera_node, is_video_file, open_capture, open_problem
 from controller.board.events import Frame
 from controller.board.sensorlog import Event, Header, format_event
 
-__all__ = ["CameraStream", "MarkerWatch", "UnclearWatch", "blindness", "stream_speed",
-           "video_events", "video_frames", "video_log"]
+__all__ = ["CameraStream", "MarkerWatch", "PiecesWatch", "UnclearWatch", "blindness",
+           "stream_speed", "video_events", "video_frames", "video_log"]
 
 log = logging.getLogger(__name__)
 
@@ -56,6 +59,8 @@ DARK = 12.0  # a picture this dark on average (0-255) shows nothing
 UNCLEAR_AFTER = 5.0  # seconds of pictures reading most squares '?' before it is said
 FEW_UNKNOWN = 16  # pictures with the board in view and no more '?' than this end it,
 CLEAR_FOR = 1.0  # once they have come for this many seconds with none reading most '?'
+PIECES_AFTER = 5.0  # seconds a square shows a piece the calibration does not know before it counts
+FEW_PIECES = 4  # this many such squares at once are said
 
 
 class MarkerWatch:
@@ -143,6 +148,65 @@ class UnclearWatch:
             return None
         since = time.strftime("%H:%M:%S", time.localtime(state[1]))
         return f"the camera {self.device} reads most squares as unknown since {since} ({state[0]})"
+
+
+class PiecesWatch:
+    """Squares showing a piece of neither calibrated colour
+    (``calibration.camera.unknown_pieces``: read ``?`` with no hand over or
+    beside them and far from the bare board), picture after picture, since
+    when.  A square counts once it has shown one for ``PIECES_AFTER``
+    seconds and has not been read (empty or a piece) for ``CLEAR_FOR``
+    seconds running since, nor gone ``PIECES_AFTER`` seconds without
+    showing one; a picture where it is hidden or not judged (a hand, a
+    corner not seen) changes nothing else.  ``FEW_PIECES`` squares counting
+    at once are said (a piece set played that is not the one calibrated):
+    a hand moves, and the squares beside it are read again once it has
+    gone."""
+
+    def __init__(self, device: str, profile: str | Path = "camera.json") -> None:
+        self.device = device
+        self.profile = str(profile)
+        self.since: dict[int, tuple[float, float]] = {}  # square: (time.time(), monotonic)
+        self.last: dict[int, float] = {}  # square: monotonic of the last picture showing one
+        self.read_since: dict[int, float] = {}  # square: monotonic of its first reading since
+        self.said: tuple[list[int], float] | None = None  # squares said, since (time.time())
+
+    def update(self, reader: CameraReader, wall: float, mono: float) -> None:
+        """Take the picture ``reader`` read last, at ``wall`` (time.time())
+        and ``mono`` (time.monotonic())."""
+        judged = unknown_pieces(reader)
+        if judged is None:
+            return
+        strange, read = judged
+        for i in strange:
+            self.since.setdefault(i, (wall, mono))
+            self.last[i] = mono
+            self.read_since.pop(i, None)
+        for i in list(self.since):
+            if i in read and mono - self.read_since.setdefault(i, mono) >= CLEAR_FOR \
+                    or mono - self.last[i] >= PIECES_AFTER:
+                del self.since[i], self.last[i]
+                self.read_since.pop(i, None)
+        long = sorted(i for i, (_, m) in self.since.items() if mono - m >= PIECES_AFTER)
+        if len(long) >= FEW_PIECES:
+            if self.said is None:
+                log.warning("camera %s: pieces of neither calibrated colour on %s",
+                            self.device, square_names(long))
+            self.said = (long, min(self.since[i][0] for i in long))
+        elif self.said is not None:
+            log.info("camera %s: the pieces are told apart again", self.device)
+            self.said = None
+
+    def problem(self) -> str | None:
+        """The words for the page, or None."""
+        said = self.said
+        if said is None:
+            return None
+        since = time.strftime("%H:%M:%S", time.localtime(said[1]))
+        return (f"the camera {self.device} cannot tell the pieces on {square_names(said[0])} "
+                f"from the calibrated ones since {since} (another piece set? calibrate it "
+                f"again with these pieces: kharbga-board calibrate camera --live "
+                f"{self.device} --out {self.profile})")
 
 
 def _ids(ids: list[int]) -> str:
@@ -252,6 +316,7 @@ class CameraStream:
         # time.monotonic()): said after BLIND_AFTER seconds
         self._blind: tuple[tuple[str, str], float, float] | None = None
         self.unclear = UnclearWatch(device)  # most squares '?' with the board in view
+        self.pieces = PiecesWatch(device, profile_path)  # pieces the calibration does not know
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="camera", daemon=True)
 
@@ -288,7 +353,8 @@ class CameraStream:
         if not self._failing and self._shape is not None:
             return f"the camera {self.device} {self._shape}"
         if not self._failing:
-            return self._blindness() or self.unclear.problem(time.monotonic())
+            return (self._blindness() or self.unclear.problem(time.monotonic())
+                    or self.pieces.problem())
         if self.is_file:
             return f"the video {self.device} ended after {self.pictures} pictures"
         since = time.strftime("%H:%M:%S", time.localtime(self._failing_since))
@@ -374,6 +440,7 @@ class CameraStream:
                 self.watch.update(self.reader)
                 self._sight(image)
                 self.unclear.update(self.reader, time.time(), time.monotonic())
+                self.pieces.update(self.reader, time.time(), time.monotonic())
                 self.last = (image, cells, self.reader.last_markers)
             now = time.monotonic()
             if cells != last or now - beat >= 1.0:

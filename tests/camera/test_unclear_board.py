@@ -24,7 +24,7 @@ from calibration.bench import LAYOUT
 from calibration.camera import CameraProfile, CameraReader, calibrate, unclear
 from calibration.conditions import CONDITIONS
 from calibration.render import Lighting, Scene, render, room_lighting
-from controller.drivers.camera import UnclearWatch, blindness
+from controller.drivers.camera import PiecesWatch, UnclearWatch, blindness
 
 PIECES = "a.d..a." "..a.d.." "d...a.." ".a.d..d" "..d...a" "a...d.." ".d.a..."
 AXIS = {(1, 0): "towards the a or the g file", (-1, 0): "towards the a or the g file",
@@ -104,13 +104,15 @@ def _watched(pictures: list[tuple[float, np.ndarray]], profile: CameraProfile,
              check: Callable[[float, str | None], None]) -> UnclearWatch:
     """The watch over pictures taken at the times given (seconds), one
     reader following them as the stream's does; ``check`` sees the page's
-    words after each."""
+    words after each (those of the watch for pieces the calibration does
+    not know too)."""
     reader = CameraReader(profile)
-    watch = UnclearWatch("0")
+    watch, pieces = UnclearWatch("0"), PiecesWatch("0")
     for t, image in pictures:
         reader.read(image)
         watch.update(reader, 1_000_000.0 + t, t)
-        check(t, watch.problem(t))
+        pieces.update(reader, 1_000_000.0 + t, t)
+        check(t, watch.problem(t) or pieces.problem())
     return watch
 
 
