@@ -18,6 +18,7 @@ import cv2
 import numpy as np
 
 from calibration.colour import CLASSES, ColourModel, Empty, Features, Grid, features, lines_beyond
+from calibration.foreign import foreign_squares
 from calibration.homography import (
     HomographyTracker,
     fit_from_centres,
@@ -290,13 +291,16 @@ class Reading:
     """How one frame was read: where the board was, the light taken out of
     each square's measurements, the frame's class model, and the result;
     ``moved``: the sides past whose edge the board's lines go on (the board
-    moved against its markers: every square reads ``?``)."""
+    moved against its markers: every square reads ``?``); ``foreign``: the
+    squares read ``?`` because they sat far from their class as calibrated,
+    with 4 or more such (``calibration.foreign``: pieces of another set)."""
 
     homography: np.ndarray
     features: Features
     model: ColourModel
     cells: str
     moved: tuple[int, ...] = ()
+    foreign: frozenset[int] = frozenset()
 
 
 class CameraReader:
@@ -345,7 +349,9 @@ class CameraReader:
         # profile has them (a whole square's shift keeps the lines in place)
         moved = lines_beyond(p.grid, p.empty, top)
         cells = "?" * 49 if moved else model.classify(feats, p.grid, adapt=False)
-        self.last_reading = Reading(h, feats, model, cells, moved)
+        far = foreign_squares(model, feats, cells)
+        cells = "".join("?" if i in far else c for i, c in enumerate(cells))
+        self.last_reading = Reading(h, feats, model, cells, moved, far)
         return cells
 
     def read(self, image: np.ndarray) -> str:
@@ -429,14 +435,15 @@ def unknown_pieces(reader: CameraReader) -> tuple[frozenset[int], frozenset[int]
     reads ``?`` with all four of its corners showing the board (no hand
     over or beside it, its light known) and its colour more than 4.5 sigma
     from the bare board's (a piece stands there, of neither calibrated
-    colour)."""
+    colour), or read ``?`` as one far from its class as calibrated
+    (``Reading.foreign``)."""
     r = reader.last_reading
     if r is None or not board_in_view(reader):
         return None
     f = r.features
     far = r.model.distances(f.f, f.spread)[:, CLASSES.index(".")] > STRANGE
     strange = frozenset(i for i in range(49)
-                        if r.cells[i] == "?" and f.valid[i] == 4 and far[i])
+                        if r.cells[i] == "?" and f.valid[i] == 4 and far[i]) | r.foreign
     return strange, frozenset(i for i in range(49) if r.cells[i] != "?")
 
 

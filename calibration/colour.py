@@ -361,6 +361,9 @@ class ColourModel:
         self.means = np.asarray(means, np.float64)  # 3 x 3 (class, channel)
         self.base = self.means  # the calibration's means (a frame's model adapts them)
         self.covs = np.asarray(covs, np.float64)  # 3 x 3 x 3
+        # the calibration's classes as they look in a frame's light (its means
+        # scaled to the frame's piece contrast) and spreads, before the frame moves them
+        self.expected, self.calibrated_covs = self.means, self.covs
         self.floor = floor
         self.max_dist = max_dist
         self.margin = margin
@@ -464,6 +467,7 @@ class ColourModel:
                 means, covs = best, self.covs  # the frame pulled the classes together
             model = ColourModel(means, covs, self.floor, self.max_dist, self.margin)
         model.base = self.means
+        model.expected, model.calibrated_covs = best, self.covs
         return model, feats
 
     def classify(self, feats: Features, grid: Grid, adapt: bool = True) -> str:
