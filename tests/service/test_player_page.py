@@ -205,3 +205,53 @@ def test_a_press_let_go_off_the_board_is_no_click_later(browser: Browser,
     time.sleep(0.5)
     assert server.get("/api/state")["sim_occ"] == "0" * 49
     expect(pg.locator("#status")).to_have_text("Attacker: place a soldier (1 of 2)")
+
+
+def _wider_than_the_page(pg: Page) -> list[object]:
+    return list(pg.evaluate("""() => { const w = document.documentElement.clientWidth;
+        return [w, document.documentElement.scrollWidth, [...document.querySelectorAll('main *')]
+          .filter((e) => e.getBoundingClientRect().right > w + 0.5)
+          .map((e) => e.tagName + (e.id ? '#' + e.id : ''))]; }"""))
+
+
+@pytest.mark.parametrize("attacker", ["Amina", "Abdelkarim-Ben-Mohamed-Salah-El-Tounsi"])
+def test_named_players_fit_a_phone(browser: Browser, server: Server, attacker: str) -> None:
+    """Both players named, each count says its side ("Attacker · 0 on
+    board"): on a 320 or 360 px phone the names and counts wrap in their
+    corners. Before, they kept the page 368 px wide, the Defender's name
+    cut at the screen's edge and the page scrolling sideways."""
+    server.post("/api/new", {"variant": "kharbga", "attacker": attacker, "defender": "Youssef"})
+    for width in (320, 360):
+        pg = _page(browser, server, width, 740)
+        expect(pg.locator("#count-defender")).to_have_text("Defender · 0 on board")
+        wide = _wider_than_the_page(pg)
+        assert wide[1] <= wide[0] and not wide[2], wide  # type: ignore[operator]
+        pg.close()
+
+
+def _luminance(rgb: tuple[float, ...]) -> float:
+    lin = [c / 255 / 12.92 if c / 255 <= 0.04045 else ((c / 255 + 0.055) / 1.055) ** 2.4
+           for c in rgb]
+    return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+
+
+def test_a_lit_dark_squares_name_can_be_read(browser: Browser, server: Server) -> None:
+    """On the draughts board a lit square's name sits on a white badge: on
+    the dark squares (the only ones played on) it is written in dark ink.
+    Before, it kept the dark squares' cream ink, unreadable on the badge:
+    the lifted soldier's square and every square it could go to showed a
+    blank white tag."""
+    server.post("/api/new", {"variant": "checkers"})
+    pg = _page(browser, server)
+    pg.click('#board [data-square="c3"]')
+    for square, led in (("c3", "lifted"), ("b4", "destination"), ("d4", "destination")):
+        cell = pg.locator(f'#board [data-square="{square}"]')
+        expect(cell).to_have_attribute("data-led", led)
+        ink, badge, wood = cell.locator(".label").evaluate("""(e) => {
+            const rgb = (s) => s.match(/[\\d.]+/g).map(Number);
+            return [rgb(getComputedStyle(e).color), rgb(getComputedStyle(e).backgroundColor),
+                    rgb(getComputedStyle(e.parentElement).backgroundColor)]; }""")
+        alpha = badge[3] if len(badge) > 3 else 1.0
+        under = tuple(alpha * b + (1 - alpha) * w for b, w in zip(badge[:3], wood[:3], strict=True))
+        light, dark = sorted((_luminance(tuple(ink[:3])), _luminance(under)), reverse=True)
+        assert (light + 0.05) / (dark + 0.05) >= 3, (square, ink, badge, wood)
