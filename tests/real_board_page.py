@@ -91,7 +91,8 @@ def check_real_board_page(
     expect(pg.locator('#board [data-square="d4"]')).to_have_attribute("data-led", "error")
     expect(pg.locator('#lit li[data-role="error"]')).to_contain_text("d4")
     expect(pg.locator("#status")).to_contain_text(
-        "d4: no soldier belongs here (the malha stays empty until the first move); take it off")
+        "d4: no soldier belongs here (the malha, the centre square, stays empty until the first "
+        "move); take it off")
     error_lit()
     shot(pg, tmp_path, shot_name)
     # Taken off: the light goes out and no recorded move was lost.

@@ -96,8 +96,8 @@ def status(g: AnyGame, v: View) -> str:
         placed = (g.count(0) + g.count(1)) % 2 + 1
         near = g.geometry.centre_adjacent
         allowed = _placeable(g) if isinstance(g, Game) else 0
-        where = " next to the malha" if allowed and allowed & ~near == 0 else ""
-        return f"{side}: place a soldier{where} ({placed} of 2)"
+        where = " next to the malha, the centre square" if allowed and allowed & ~near == 0 else ""
+        return f"{side}: place a soldier ({placed} of 2){where}"
     hajeb = g.hajeb if isinstance(g, Game) else "off"
     if g.chain_square is not None and hajeb == "on" and g.side == 0:
         return f"{side}: H'ajeb: capture again with any soldier, or carry on (pass)"
@@ -296,17 +296,17 @@ def _why_not_placed(g: AnyGame, p: int) -> str:
         return ""
     geo = g.geometry
     if p == geo.centre:
-        return " (the malha stays empty until the first move)"
+        return " (the malha, the centre square, stays empty until the first move)"
     allowed = _placeable(g)
     if allowed >> p & 1 or not allowed:
         return ""
     near = geo.centre_adjacent
     if allowed & ~near == 0 and not near >> p & 1:
-        return (f" (the {TITLE[g.side]}'s soldier must go next to the malha: "
+        return (f" (the {TITLE[g.side]}'s soldier must go next to the malha, the centre square: "
                 f"{', '.join(_names(g, allowed))})")
     if near >> p & 1 and g.side == 1:
-        return (" (the Defender may not close the malha while the Attacker has no soldier "
-                "next to it)")
+        return (" (the Defender may not close the malha, the centre square, while the Attacker "
+                "has no soldier next to it)")
     return ""
 
 

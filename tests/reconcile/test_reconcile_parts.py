@@ -171,14 +171,19 @@ def test_every_refusal_says_which_rule() -> None:
     # The setting phase: the malha, and the squares next to it.
     g = Game.new("kharbga")
     assert status(g, View(errors=_bits(g, "d4"))) == (
-        "d4: no soldier belongs here (the malha stays empty until the first move); take it off")
+        "d4: no soldier belongs here (the malha, the centre square, stays empty until the first "
+        "move); take it off")
     g = Game.new("sabouiyya")  # a turn's first soldier goes next to the malha
+    # The malha is named with what it is: the words are read by people
+    # who may never have heard the word.
+    assert status(g, View()) == (
+        "Attacker: place a soldier (1 of 2) next to the malha, the centre square")
     assert status(g, View(errors=_bits(g, "a1"))) == (
-        "a1: no soldier belongs here (the Attacker's soldier must go next to the malha: "
-        "c2, b3, d3, c4); take it off")
+        "a1: no soldier belongs here (the Attacker's soldier must go next to the malha, "
+        "the centre square: c2, b3, d3, c4); take it off")
     assert status(g, View(errors=_bits(g, "a1", "b1"))) == (
-        "a1, b1: no soldier belongs here (the Attacker's soldier must go next to the malha: "
-        "c2, b3, d3, c4); take them off")
+        "a1, b1: no soldier belongs here (the Attacker's soldier must go next to the malha, "
+        "the centre square: c2, b3, d3, c4); take them off")
     g.play("@c2")
     assert status(g, View(errors=_bits(g, "c2"))) == (
         "c2: put the Attacker's soldier back (nothing moves in the setting phase)")
@@ -186,8 +191,8 @@ def test_every_refusal_says_which_rule() -> None:
     g = Game.new("kharbga")
     g.play_all(["@a1", "@a2", "@d5", "@c4", "@a3", "@a4", "@e4"])
     assert status(g, View(errors=_bits(g, "d3"))) == (
-        "d3: no soldier belongs here (the Defender may not close the malha while the Attacker "
-        "has no soldier next to it); take it off")
+        "d3: no soldier belongs here (the Defender may not close the malha, the centre square, "
+        "while the Attacker has no soldier next to it); take it off")
     # The moving phase: another soldier during a chain, the other side's soldier.
     g = Game.from_position("kharbga",
                            "......./......./......./...A.../.D...../......./A...... a m - 7")

@@ -74,7 +74,9 @@ def lights(pg: Page, role: str) -> list[str]:
 
 
 def listed(pg: Page) -> list[str]:
-    return list(pg.locator("#legend li").evaluate_all("els => els.map(e => e.dataset.role)"))
+    """The lights the legend lists (the malha's cross, not a light, is left out)."""
+    return [r for r in pg.locator("#legend li").evaluate_all("els => els.map(e => e.dataset.role)")
+            if r != "malha"]
 
 
 def test_the_legend_lists_the_lights_this_game_can_show(board: tuple[Page, Server]) -> None:
@@ -87,8 +89,15 @@ def test_the_legend_lists_the_lights_this_game_can_show(board: tuple[Page, Serve
     words = {"capture": "captured: remove this piece",
              "continue": "this soldier may capture again (or pass)",
              "setup": "the next soldier may be set here (the rules keep it off the others)"}
-    items = pg.locator("#legend li")
+    items = pg.locator("#legend li:not([data-role=malha])")
     expect(items).to_have_count(len(shown))
+    # The cross drawn on the centre square is said too, with what the word means.
+    expect(pg.locator('#legend [data-role="malha"]')).to_have_text(
+        "c3: the malha, the centre square: it stays empty while the soldiers are set, "
+        "and the first move goes into it")
+    assert pg.locator('#board [data-square="c3"]').get_attribute("title") == (
+        "c3: the malha, the centre square: it stays empty while the soldiers are set, "
+        "and the first move goes into it")
     for i, r in enumerate(shown):
         item = items.nth(i)
         expect(item).to_have_attribute("data-role", str(r["role"]))
@@ -108,6 +117,7 @@ def test_the_legend_lists_the_lights_this_game_can_show(board: tuple[Page, Serve
     # back; a checkers game crowns kings and has no exchange.
     server.post("/api/new", {"variant": "kharbga"})
     expect(pg.locator('#legend [data-role="exchange-request"]')).to_have_count(1)
+    expect(pg.locator('#legend [data-role="malha"]')).to_contain_text("d4: the malha")
     assert listed(pg) == [r for r in everything if r != "king"]
     expect(pg.locator('#legend [data-role="continue"]')).to_contain_text(
         "continue: this soldier must capture again")  # kharbga's chains are mandatory
@@ -115,6 +125,7 @@ def test_the_legend_lists_the_lights_this_game_can_show(board: tuple[Page, Serve
     server.post("/api/new", {"variant": "checkers"})
     expect(pg.locator('#legend [data-role="king"]')).to_have_count(1)
     assert listed(pg) == [r for r in everything if r not in ("exchange", "exchange-request")]
+    expect(pg.locator('#legend [data-role="malha"]')).to_have_count(0)  # no malha in checkers
     expect(pg.locator('[data-button="exchange"]')).to_be_hidden()
 
 

@@ -149,7 +149,10 @@ function drawPoint(name, geo, dark, pieces, present, leds, hint) {
   const sq = document.createElement("div");
   sq.className = "sq";
   sq.dataset.square = name;
-  if (name === geo.centre) sq.classList.add("malha");
+  if (name === geo.centre) {
+    sq.classList.add("malha");
+    sq.title = `${name}: ${MALHA}`;
+  }
   if (dark.has(name)) sq.classList.add("dark");
   const role = leds && leds[name];
   if (role) paintLight(sq, role);
@@ -705,9 +708,14 @@ function meaning(role) {
   return here || (legendRoles[role] || {}).meaning || role;
 }
 
+// The cross on the Kharbga family's centre square, said in the legend.
+const MALHA = "the malha, the centre square: it stays empty while the soldiers " +
+  "are set, and the first move goes into it";
+
 function renderLegend() {
   const looks = Object.keys(state.lights || legendRoles).filter((r) => legendRoles[r]);
-  const key = looks.map((r) => r + "=" + meaning(r)).join("|");
+  const centre = state.geometry ? state.geometry.centre : null;
+  const key = looks.map((r) => r + "=" + meaning(r)).join("|") + "|centre=" + centre;
   if (key === legendShown) return;
   legendShown = key;
   const list = $("#legend");
@@ -724,6 +732,16 @@ function renderLegend() {
     const blink = r.blink > 0 ? ` (blinks every ${r.blink} s)` : "";
     text.textContent = `${r.role}: ${meaning(role)}${blink}`;
     li.append(swatch, text);
+    list.appendChild(li);
+  }
+  if (centre) {
+    const li = document.createElement("li");
+    li.dataset.role = "malha";
+    const mark = document.createElement("span");
+    mark.className = "swatch malha";
+    const text = document.createElement("span");
+    text.textContent = `${centre}: ${MALHA}`;
+    li.append(mark, text);
     list.appendChild(li);
   }
 }
