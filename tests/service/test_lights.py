@@ -101,7 +101,10 @@ def test_the_legend_lists_the_lights_this_game_can_show(board: tuple[Page, Serve
     for i, r in enumerate(shown):
         item = items.nth(i)
         expect(item).to_have_attribute("data-role", str(r["role"]))
-        expect(item).to_contain_text(f'{r["role"]}: {words.get(str(r["role"]), str(r["meaning"]))}')
+        # In words only: the role's name ("hint-to") is the program's, not a player's.
+        period = float(str(r["blink"]))
+        blink = f' (blinks every {period:g} s)' if period > 0 else ""
+        expect(item).to_have_text(f'{words.get(str(r["role"]), str(r["meaning"]))}{blink}')
         colour = str(r["colour"])
         rgb = tuple(int(colour[k:k + 2], 16) for k in (1, 3, 5))
         ring = item.locator(".swatch").evaluate("e => getComputedStyle(e).boxShadow")
@@ -120,7 +123,7 @@ def test_the_legend_lists_the_lights_this_game_can_show(board: tuple[Page, Serve
     expect(pg.locator('#legend [data-role="malha"]')).to_contain_text("d4: the malha")
     assert listed(pg) == [r for r in everything if r != "king"]
     expect(pg.locator('#legend [data-role="continue"]')).to_contain_text(
-        "continue: this soldier must capture again")  # kharbga's chains are mandatory
+        "this soldier must capture again")  # kharbga's chains are mandatory
     expect(pg.locator('[data-button="exchange"]')).to_be_visible()
     server.post("/api/new", {"variant": "checkers"})
     expect(pg.locator('#legend [data-role="king"]')).to_have_count(1)

@@ -730,7 +730,9 @@ function renderLegend() {
     swatch.style.setProperty("--period", r.blink + "s");
     const text = document.createElement("span");
     const blink = r.blink > 0 ? ` (blinks every ${r.blink} s)` : "";
-    text.textContent = `${r.role}: ${meaning(role)}${blink}`;
+    // The light's meaning in words: its role's name ("hint-to", "last-from")
+    // is the program's, not a player's.
+    text.textContent = `${meaning(role)}${blink}`;
     li.append(swatch, text);
     list.appendChild(li);
   }
