@@ -176,11 +176,14 @@ def test_the_viewers_buttons_stay_on_one_line_on_a_phone(browser: Browser,
     pg = _page(browser, server, 360, 740)
     pg.locator("#games button").first.click()
     expect(pg.locator("#v-ply")).to_contain_text("(action 0 of 0)")
-    tops = {round(pg.locator(f"#{b}").bounding_box()["y"])  # type: ignore[index]
-            for b in ("v-first", "v-prev", "v-next", "v-last", "v-close")}
-    assert len(tops) == 1, tops
+    # One row: their tops within a pixel (Close, a text button, is a
+    # fraction of a pixel shorter than the icons, centred in the row; a
+    # rounding of the tops split them as the content above them moved).
+    tops = [pg.locator(f"#{b}").bounding_box()["y"]  # type: ignore[index]
+            for b in ("v-first", "v-prev", "v-next", "v-last", "v-close")]
+    assert max(tops) - min(tops) < 1, tops
     ply = pg.locator("#v-ply").bounding_box()
-    assert ply is not None and ply["y"] + ply["height"] <= min(tops), (ply, tops)
+    assert ply is not None and ply["y"] + ply["height"] <= min(tops) + 0.5, (ply, tops)
 
 
 def test_a_press_let_go_off_the_board_is_no_click_later(browser: Browser,
@@ -214,18 +217,25 @@ def _wider_than_the_page(pg: Page) -> list[object]:
           .map((e) => e.tagName + (e.id ? '#' + e.id : ''))]; }"""))
 
 
-@pytest.mark.parametrize("attacker", ["Amina", "Abdelkarim-Ben-Mohamed-Salah-El-Tounsi"])
+@pytest.mark.parametrize("attacker", ["", "Amina", "Abdelkarim-Ben-Mohamed-Salah-El-Tounsi"])
 def test_named_players_fit_a_phone(browser: Browser, server: Server, attacker: str) -> None:
     """Both players named, each count says its side ("Attacker · 0 on
     board"): on a 320 or 360 px phone the names and counts wrap in their
-    corners. Before, they kept the page 368 px wide, the Defender's name
-    cut at the screen's edge and the page scrolling sideways."""
-    server.post("/api/new", {"variant": "kharbga", "attacker": attacker, "defender": "Youssef"})
+    corners, a name keeps its side's dot on its line, and only a name
+    longer than its corner is broken. Before, they kept the page 368 px
+    wide, the Defender's name cut at the screen's edge and the page
+    scrolling sideways."""
+    defender = "Youssef" if attacker else ""
+    server.post("/api/new", {"variant": "kharbga", "attacker": attacker, "defender": defender})
     for width in (320, 360):
         pg = _page(browser, server, width, 740)
-        expect(pg.locator("#count-defender")).to_have_text("Defender · 0 on board")
+        expect(pg.locator("#count-defender")).to_contain_text("0 on board")
         wide = _wider_than_the_page(pg)
         assert wide[1] <= wide[0] and not wide[2], wide  # type: ignore[operator]
+        names = ["#name-defender"] + (["#name-attacker"] if len(attacker) < 20 else [])
+        for name in names:  # one line each: the dot and the name together
+            lines = pg.locator(name).evaluate("e => e.getClientRects().length")
+            assert lines == 1, (width, name, lines)
         pg.close()
 
 
