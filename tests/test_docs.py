@@ -46,3 +46,16 @@ def test_the_service_docs_configuration_names_every_key(tmp_path: Path) -> None:
     path = tmp_path / "config.toml"
     path.write_text(_toml_blocks((ROOT / "docs" / "service.md").read_text())[0])
     assert load_config(path).level == 5
+
+
+def test_the_page_docs_lights_say_what_the_page_says() -> None:
+    # docs/page.md's table of lights gives each light's meaning as the page
+    # and the API's legend say it (the doc may add when it is lit).
+    from controller.board.leds import MEANINGS
+
+    rows = [line.split("|") for line in (ROOT / "docs" / "page.md").read_text().splitlines()
+            if line.startswith("| `")]
+    documented = {cells[1].strip().strip("`"): cells[4].strip() for cells in rows}
+    assert set(documented) == set(MEANINGS)
+    for role, meaning in MEANINGS.items():
+        assert documented[role].startswith(meaning), (role, meaning, documented[role])

@@ -95,7 +95,7 @@ DEFAULT_STYLES: dict[str, RoleStyle] = {
 }
 
 MEANINGS: dict[str, str] = {
-    "king": "a king (a crowned soldier) stands here (steady gold)",
+    "king": "a king (a crowned soldier) stands here",
     "setup": "put a piece here to set the board up",
     "last-from": "the last move started here",
     "last-to": "the last move ended here",
