@@ -108,3 +108,27 @@ def test_board_page_shows_the_broker_link(tmp_path: Path) -> None:
     finally:
         b.stop()
         broker.stop()
+
+
+def test_the_halls_counts_say_one_board_in_the_singular(tmp_path: Path) -> None:
+    """One board with one move: "1 board · 1 move shown"; before, "1 boards
+    · 1 moves shown"."""
+    from bchelp import board
+
+    require_chromium()
+    broker = Broker(tmp_path / "broker").start()
+    h = hall(tmp_path, broker.url).start("/api/boards")
+    b = board(tmp_path, "solo", broker.url).start()
+    try:
+        with sync_playwright() as p:
+            browser = launch(p)
+            page = browser.new_page()
+            page.goto(h.url + "/")
+            b.post("/api/sim/occupancy", {"point": "c2", "occupied": True})
+            expect(page.locator("#counts")).to_have_text(
+                "1 board · 1 move shown · 0 messages ignored", timeout=15_000)
+            browser.close()
+    finally:
+        b.stop()
+        h.stop()
+        broker.stop()

@@ -263,8 +263,9 @@ function renderHeader() {
   }
   if (stats) {
     const moves = Object.values(games).reduce((a, g) => a + g.moves.length, 0);
-    $("#counts").textContent = `${stats.boards} boards · ${moves} moves shown · ` +
-      `${stats.ignored} messages ignored`;
+    const n = (count, what) => `${count} ${what}${count === 1 ? "" : "s"}`;
+    $("#counts").textContent = `${n(stats.boards, "board")} · ${n(moves, "move")} shown · ` +
+      `${n(stats.ignored, "message")} ignored`;
   }
   $("#empty").hidden = Object.keys(boards).length > 0;
 }
