@@ -350,6 +350,9 @@ def test_an_empty_data_dir_is_refused(command: list[str],
      "{tmp}/m99.toml: gpio.mapping.board: must be one of 5x5, 7x7, 8x8, 37-point, not '9x9'"),
     (["hall", "--config", "{tmp}/hall.toml"],
      "hall.toml: broadcast.ca_file: {tmp}/hall.toml holds no usable certificate"),
+    # The option is named, as a file's key is (before: "'table 7': 1 to 64 ...").
+    (["run", "--data-dir", "{tmp}/d", "--broker", "mqtt://127.0.0.1:1", "--board-id", "table 7"],
+     "kharbga-board: --board-id 'table 7': 1 to 64 letters, digits, '.', '_' or '-'"),
 ])
 def test_empty_devices_bad_durations_and_tls_files_are_refused_before_anything_starts(
         argv: list[str], words: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -102,7 +102,8 @@ def _load(t: Table, broker: str | None, board_id: str | None,
     if need_id and not name:
         raise ConfigError("a broker needs a board id (--board-id NAME or [broadcast] board_id)")
     if name and not BOARD_ID.fullmatch(name):
-        raise ConfigError(f"{name!r}: 1 to 64 letters, digits, '.', '_' or '-' "
+        given = "--board-id " if board_id else ""  # the option at fault named, as the key is
+        raise ConfigError(f"{given}{name!r}: 1 to 64 letters, digits, '.', '_' or '-' "
                           "(no '/', '+' or '#')", "" if board_id else "broadcast.board_id")
     for key in ("ca_file", "cert_file", "key_file"):
         if values[key] and not Path(values[key]).is_file():
