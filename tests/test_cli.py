@@ -219,6 +219,40 @@ def test_games_archive_commands(tmp_path: Path, capsys: pytest.CaptureFixture[st
     assert capsys.readouterr().err == f"kharbga-board: no game {huge} in {tmp_path}\n"
 
 
+def test_a_stored_game_that_does_not_replay_is_named(tmp_path: Path,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    """An archive edited by hand (an action no rules read, a variant no
+    longer known): show and export name the game and the archive, as the
+    service's log does. Before, the line was the bare cause ("action 2
+    (zz9): cannot read move 'zz9'", "its start (nosuch): ..."), the game
+    and the archive unnamed."""
+    import sqlite3
+
+    from controller.service.store import Store
+
+    store = Store(tmp_path)
+    game = Game.new("sabouiyya")
+    gid = store.new_game(game, "Amel", "Youssef")
+    for token in ["@c2", "@a1", "@b3"]:
+        game.play(token)
+    store.sync(gid, game)
+    other = store.new_game(Game.new("kharbga"), "Amel", "Youssef")
+    store.close()
+    with sqlite3.connect(tmp_path / "games.sqlite3") as db:
+        db.execute("UPDATE actions SET token='zz9' WHERE game_id=? AND ply=1", (gid,))
+        db.execute("UPDATE games SET variant='nosuch' WHERE id=?", (other,))
+    archive = tmp_path / "games.sqlite3"
+    for action, g, why in (("show", gid, "action 2 (zz9): cannot read move 'zz9'"),
+                           ("export", gid, "action 2 (zz9): cannot read move 'zz9'"),
+                           ("show", other, "its start (nosuch): unknown variant 'nosuch'")):
+        assert main(["games", action, str(g), "--data-dir", str(tmp_path)]) == 2
+        out, err = capsys.readouterr()
+        assert not out and err.startswith(
+            f"kharbga-board: game {g} in {archive} does not replay under these rules "
+            f"({why}"), err
+        assert err.count("\n") == 1
+
+
 @pytest.mark.parametrize("gid", ["\u00b2", "\u0663", "1\u00b9", "-1", "1.0"])
 def test_a_game_id_is_ascii_digits(gid: str, tmp_path: Path,
                                    capsys: pytest.CaptureFixture[str]) -> None:

@@ -9,6 +9,9 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from controller.board.words import said
+from controller.hall.protocol import Unreplayable
+
 from .archive import archive_errors
 from .store import Store
 
@@ -58,9 +61,13 @@ def _games(store: Store, action: str, gid_text: str | None, data_dir: Path) -> N
                   f"edited by hand?) {'are' if left_out != 1 else 'is'} left out", file=sys.stderr)
         for line in lines:
             print(line)
-    elif action == "show":
-        game = stored.game()
-        print(store.record_text(gid), end="")
-        print(f"position: {game.position()}")
-    else:
-        sys.stdout.write(store.record_text(gid))
+        return
+    try:  # the record and the position are the stored game replayed
+        record = store.record_text(gid)
+        position = stored.game().position() if action == "show" else ""
+    except Unreplayable as exc:  # the game said, as the service's log and page say it
+        raise ValueError(f"game {gid} in {store.path} does not replay under these rules "
+                         f"({said(exc)})") from None
+    sys.stdout.write(record)
+    if action == "show":
+        print(f"position: {position}")
