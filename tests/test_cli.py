@@ -384,6 +384,11 @@ def test_an_empty_data_dir_is_refused(command: list[str],
      "{tmp}/m99.toml: gpio.mapping.board: must be one of 5x5, 7x7, 8x8, 37-point, not '9x9'"),
     (["hall", "--config", "{tmp}/hall.toml"],
      "hall.toml: broadcast.ca_file: {tmp}/hall.toml holds no usable certificate"),
+    # A camera board started from the command line alone is told where its
+    # profile goes (before: only "camera.profile: a camera board needs its profile").
+    (["run", "--board", "camera:0", "--data-dir", "{tmp}/d"],
+     "camera.profile: a camera board needs its profile (made by kharbga-board calibrate "
+     "camera), named by [camera] profile in the configuration file (--config FILE)"),
     # The option is named, as a file's key is (before: "'table 7': 1 to 64 ...").
     (["run", "--data-dir", "{tmp}/d", "--broker", "mqtt://127.0.0.1:1", "--board-id", "table 7"],
      "kharbga-board: --board-id 'table 7': 1 to 64 letters, digits, '.', '_' or '-'"),

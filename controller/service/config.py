@@ -289,4 +289,5 @@ def _check(c: Config, overridden: set[str]) -> None:
         raise error("sensor_log_limit", "must not be negative")
     if c.board.startswith("camera:") and not c.camera_profile:
         raise ConfigError("a camera board needs its profile (made by kharbga-board calibrate "
-                          "camera)", "camera.profile", c.source)
+                          "camera), named by [camera] profile in the configuration file "
+                          "(--config FILE)", "camera.profile", c.source)
