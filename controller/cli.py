@@ -379,8 +379,10 @@ def _add_replay_parser(sub: Any) -> None:
     )
     rp.add_argument("log", metavar="LOG", help="sensor log (JSON Lines); - for standard input")
     rp.add_argument(
-        "--variant", default=DEFAULT_VARIANT, help=_variant_help()
-    )
+        "--variant", default=None,
+        help=_variant_help().replace(f"(default: {DEFAULT_VARIANT})",
+                                     "(default: the game the log's header names, as in a log "
+                                     f"written by games log; else {DEFAULT_VARIANT})"))
     rp.add_argument(
         "--trace",
         action="store_true",

@@ -67,6 +67,17 @@ def test_replay_trace_has_one_object_per_line(tmp_path: Path,
         ('{"t": 0, "board": "7x7", "sensor": "colour"}\n{"t": 1, "occ": "' + "0" * 49 + '"}\n',
          "an 'occ' frame in a colour log"),
         ('{"t": -1, "board": "7x7", "sensor": "colour"}\n', "non-negative"),
+        # The game a header names (a log written by games log), when it is of no use.
+        ('{"t": 0, "board": "7x7", "sensor": "occupancy", "variant": "chess"}\n',
+         "header: unknown variant 'chess'"),
+        ('{"t": 0, "board": "7x7", "sensor": "occupancy", "variant": 7}\n',
+         "header 'variant' must be a string"),
+        ('{"t": 0, "board": "7x7", "sensor": "occupancy", "variant": "sabouiyya"}\n',
+         "variant sabouiyya is played on 5x5"),
+        ('{"t": 0, "board": "7x7", "sensor": "occupancy", "variant": "kharbga", '
+         '"start": "AAA a m - 1"}\n', "header: its start 'AAA a m - 1' is not a kharbga position"),
+        ('{"t": 0, "board": "7x7", "sensor": "occupancy", "variant": "kharbga", '
+         '"options": "no-such-option"}\n', "header: "),
     ],
 )
 def test_bad_logs_exit_2_with_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str],
@@ -210,7 +221,8 @@ def test_games_archive_commands(tmp_path: Path, capsys: pytest.CaptureFixture[st
     assert [str(m) for m in record.game().moves] == ["@c2", "@a1", "@b3"]
     assert main(["games", "log", str(gid), "--data-dir", str(tmp_path)]) == 0
     out = capsys.readouterr().out  # a header, then the log: replayable as it is
-    assert out.splitlines() == ['{"t": 0.0, "board": "5x5", "sensor": "occupancy"}',
+    assert out.splitlines() == ['{"t": 0.0, "board": "5x5", "sensor": "occupancy", '
+                                '"variant": "sabouiyya"}',
                                 '{"t": 0.0, "occ": "' + "0" * 25 + '"}']
     assert main(["games", "show", "77", "--data-dir", str(tmp_path)]) == 2
     assert "no game 77" in capsys.readouterr().err

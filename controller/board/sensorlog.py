@@ -42,6 +42,7 @@ __all__ = [
 ]
 
 SENSORS = ("occupancy", "colour")
+MAX_GAME_TEXT = 400  # the longest variant, options or start a header may give
 # The boards a header may name, with the characters of each frame.
 BOARDS: dict[str, int] = {"7x7": 49, "5x5": 25, "37-point": 37, "8x8": 64}
 
@@ -52,11 +53,17 @@ class LogError(ValueError):
 
 @dataclass(frozen=True)
 class Header:
-    """The first line: board and sensor kind."""
+    """The first line: board and sensor kind; and, in a log the service
+    wrote for a game (``games log``), the game's variant, its options and
+    the position it started from (none: the variant's start), so that a
+    replay needs no ``--variant``."""
 
     t: float
     board: str
     sensor: str
+    variant: str | None = None
+    options: str | None = None
+    start: str | None = None
 
     @property
     def size(self) -> int:
@@ -103,7 +110,14 @@ def parse_line(text: str, squares: int | None, sensor: str | None = None) -> Eve
             raise ValueError(f"header 'board' must be one of {known}, not {board!r}")
         if kind not in SENSORS:
             raise ValueError(f"header 'sensor' must be \"occupancy\" or \"colour\", not {kind!r}")
-        return Header(t, board, str(kind))
+        game: dict[str, str | None] = {}
+        for key in ("variant", "options", "start"):
+            value = obj.get(key)
+            if value is not None and (not isinstance(value, str) or len(value) > MAX_GAME_TEXT):
+                raise ValueError(f"header '{key}' must be a string of at most {MAX_GAME_TEXT} "
+                                 f"characters, not {str(value)[:40]!r}")
+            game[key] = value
+        return Header(t, board, str(kind), **game)
     keys = {"occ", "cells", "button"} & obj.keys()
     if len(keys) != 1:
         raise ValueError("a line needs exactly one of 'occ', 'cells' or 'button'")
@@ -176,7 +190,11 @@ def format_event(event: Event, squares: int) -> str:
     """One log line (no newline) for ``event``."""
     t = round(event.t, 4)
     if isinstance(event, Header):
-        return json.dumps({"t": t, "board": event.board, "sensor": event.sensor})
+        head: dict[str, object] = {"t": t, "board": event.board, "sensor": event.sensor}
+        for key in ("variant", "options", "start"):
+            if getattr(event, key):
+                head[key] = getattr(event, key)
+        return json.dumps(head)
     if isinstance(event, Button):
         obj: dict[str, object] = {"t": t, "button": event.button}
         if event.side is not None:

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from controller.board.sensorlog import Button, Event, Frame, Header, LogError, read_log
 from controller.board.words import a
 from controller.rules import AnyVariant, LeapVariant, find_any_variant, game_from_position
+from controller.rules.leap_factory import apply_any_options
 from controller.rules.record import Record
 
 from .reconciler import Reconciler, Settings, Update
@@ -58,30 +59,42 @@ def log_events(lines: Iterable[str]) -> Iterator[Event]:
 
 def replay_events(
     events: Iterable[Event],
-    variant: str | AnyVariant = "kharbga",
+    variant: str | AnyVariant | None = "kharbga",
     settings: Settings | None = None,
     trace: bool = False,
     start: str | None = None,
 ) -> ReplayResult:
     """Feed an event source through a fresh reconciler (its game from the
-    position string ``start``, if given; else the variant's start).
+    position string ``start``, if given; else the variant's start).  With
+    ``variant`` None, the game the log's header names (variant, options
+    and start: a log the service wrote), else kharbga.
 
     :class:`LogError` if the source does not start with a header for the
-    variant's board (and whatever the source itself raises).
+    variant's board, or names a game these rules do not know (and whatever
+    the source itself raises).
     """
-    v = find_any_variant(variant)
-    board = v.board if isinstance(v, LeapVariant) else f"{v.size}x{v.size}"
+    given = None if variant is None else find_any_variant(variant)  # before the log is read
     it = iter(events)
     header = next(it, None)
     if not isinstance(header, Header):
         raise LogError("the log does not start with a header line")
+    v = _variant(header) if given is None else given
+    if variant is None and start is None:
+        start = header.start
+    board = v.board if isinstance(v, LeapVariant) else f"{v.size}x{v.size}"
     if header.board != board:
         raise LogError(
             f"header: the log is for {a(header.board)} board, "
             f"variant {v.name} is played on {board}"
         )
+    try:
+        game = game_from_position(v, start) if start else None
+    except ValueError as exc:
+        if variant is not None:
+            raise
+        raise LogError(f"header: its start {start!r} is not a {v.name} position ({exc})"
+                       ) from None
     out = ReplayResult()
-    game = game_from_position(v, start) if start else None
     rec = Reconciler(v, settings, game=game)
     out.reconciler = rec
     if trace:
@@ -97,6 +110,15 @@ def replay_events(
         if game.moves:
             out.records.append(Record.from_game(game))
     return out
+
+
+def _variant(header: Header) -> AnyVariant:
+    """The variant a header names, with its options (kharbga if none)."""
+    try:
+        return apply_any_options(find_any_variant(header.variant or "kharbga"),
+                                 header.options or "")
+    except ValueError as exc:
+        raise LogError(f"header: {exc}") from None
 
 
 def replay(

@@ -490,7 +490,8 @@ class Store:
             last = round(t + shift, 4)
             event["t"] = last
             out.append(json.dumps(event))
-        header = Header(0.0, geometry.name, "colour" if colour else "occupancy")
+        header = Header(0.0, geometry.name, "colour" if colour else "occupancy",
+                        stored.variant, stored.options or None, stored.start)
         return [format_event(header, geometry.size), *out], left_out
 
     # -- small settings ------------------------------------------------------

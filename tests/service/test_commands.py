@@ -72,11 +72,12 @@ def test_games_log_replays_and_stops_quietly_in_a_pipe(tmp_path: Path) -> None:
     gid = _stored_game(tmp_path)
     r = _cli("games", "log", str(gid), "--data-dir", str(tmp_path))
     assert r.returncode == 0
-    assert r.stdout.startswith('{"t": 0.0, "board": "5x5", "sensor": "occupancy"}\n')
+    assert r.stdout.startswith('{"t": 0.0, "board": "5x5", "sensor": "occupancy", '
+                               '"variant": "sabouiyya"}\n')
     log = tmp_path / "g.jsonl"
     log.write_text(r.stdout)
-    replayed = _cli("replay", str(log), "--variant", "sabouiyya", "--settle", "0.05",
-                    "--error-delay", "0.2")
+    # The header names the game: no --variant needed.
+    replayed = _cli("replay", str(log), "--settle", "0.05", "--error-delay", "0.2")
     assert replayed.returncode == 0, replayed.stderr
     recorded = parse_record(_cli("games", "export", str(gid), "--data-dir",
                                  str(tmp_path)).stdout)
