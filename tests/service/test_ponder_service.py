@@ -43,7 +43,10 @@ def test_frames_flow_while_the_computer_thinks_at_full_load(tmp_path: Path) -> N
     try:
         server.post("/api/new", {"variant": "sabouiyya", "position": POSITION})
         start = time.monotonic()
-        server.post("/api/computer", {"side": "defender", "seconds": 5})
+        # 10 s to think: the touches below end 2.5 s in, and each takes
+        # more than half a second (more on a loaded machine): the engine
+        # must still be thinking through the last of them.
+        server.post("/api/computer", {"side": "defender", "seconds": 10})
         board = _occ(POSITION)
         lifted, restored = [], []
         thinking = "Defender (computer) is thinking: its move will be lit"
@@ -67,7 +70,7 @@ def test_frames_flow_while_the_computer_thinks_at_full_load(tmp_path: Path) -> N
         assert max(lifted) < 0.5 + 0.4 and max(restored) < 0.4, (lifted, restored)
         # ... and it thought all that time (no move for 2 s): its move
         # is lit after it.
-        lit = _wait(lambda: server.get("/api/state")["expected"], 15)
+        lit = _wait(lambda: server.get("/api/state")["expected"], 25)
         assert server.get("/api/state")["to_move"] == "defender" and "-" in lit
     finally:
         server.stop()
