@@ -342,3 +342,41 @@ def test_a_new_game_on_the_simulated_board_offers_to_clear_it(
         assert set(state["sim_occ"]) == {"0"}
     finally:
         server.stop()
+
+
+def test_the_moves_notation_is_said_in_words(browser: Browser, server: Server,
+                                             tmp_path: Path) -> None:
+    """Under the moves, each kind of move listed is said in words, once,
+    with its first example from the game: a player who never read the
+    rules' notation can read the list."""
+    pg = _page(browser, server.url + "/")
+    key = pg.locator("#notation li")
+    expect(pg.locator("#notation")).to_be_hidden()  # no moves, nothing to explain
+    game = Game.new("sabouiyya")
+    for token in ["@c2", "@a1"]:
+        game.play(token)
+        _set(server, game)
+    expect(key).to_have_count(1)
+    expect(key.first).to_have_text("@c2: a soldier set on c2")
+    position = "D.DAD/.DA../DA.../AA.../....A d m - 10"  # the Defender to move
+    server.post("/api/new", {"variant": "sabouiyya", "position": position})
+    game = Game.from_position("sabouiyya", position)
+    expect(pg.locator("#notation")).to_be_hidden()
+    rng = random.Random(3)
+    kinds: set[str] = set()
+    while {"x", "-"} - kinds and game.outcome is None:
+        moves = [str(m) for m in game.legal_moves()]
+        captures = [m for m in moves if "x" in m]
+        token = rng.choice(captures or moves)
+        kinds.add("x" if "x" in token else "-")
+        game.play(token)
+        _set(server, game)
+    first = {k: next(t for turn in game.moves for t in [str(turn)] if k in t) for k in kinds}
+    expect(key).to_have_count(len(kinds))
+    src, dst = first["-"].split("-")
+    expect(pg.locator("#notation")).to_contain_text(
+        f"{first['-']}: a step from {src} to {dst.rstrip('=')}")
+    src, dst = first["x"].split("x")[:2]
+    expect(pg.locator("#notation")).to_contain_text(
+        f"{first['x']}: a capture: the soldier on {src} goes to {dst}")
+    pg.screenshot(path=str(tmp_path / "notation.png"))

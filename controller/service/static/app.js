@@ -404,15 +404,50 @@ function outcomeText(o) {
   return `${who}: ${o.words || o.reason}`;
 }
 
+// The notation of the moves listed, in words: each kind of move that
+// appears, once, with its first example from this game.
+const NOTATION = [
+  [(t) => /^@/.test(t), (t) => `a soldier set on ${t.slice(1)}`],
+  [(t) => /^x[a-z]/.test(t), (t) => `the soldier on ${t.slice(1)} removed (huffed)`],
+  [(t) => /^[a-z]\d+-[a-z]\d+=?$/.test(t), (t) => `a step from ${t.slice(0, t.indexOf("-"))}`
+    + ` to ${t.replace("=", "").slice(t.indexOf("-") + 1)}`],
+  [(t) => /^[a-z]\d+x[a-z]\d+=?$/.test(t), (t) => `a capture: the soldier on `
+    + `${t.slice(0, t.indexOf("x"))} goes to ${t.replace("=", "").slice(t.indexOf("x") + 1)}`],
+  [(t) => /^[a-z]\d+(x[a-z]\d+){2,}/.test(t), () => "a chain: one soldier capturing again"],
+  [(t) => /=$/.test(t), () => "the soldier that stepped asks the exchange (two for one)"],
+  [(t) => t === "pass", () => "the chain stopped"],
+  [(t) => t === "hajeb", () => "the Defender declares H'ajeb"],
+  [(t) => t === "rescind", () => "the Defender rescinds H'ajeb"],
+];
+
 function renderMoves() {
   const list = $("#moves");
   list.innerHTML = "";
+  const key = $("#notation");
+  key.innerHTML = "";
+  const seen = new Set();
   for (const [n, tokens] of state.turns || []) {
     const li = document.createElement("li");
     li.value = n;
     li.textContent = tokens.join(" ");
     list.appendChild(li);
+    for (const t of tokens) {
+      NOTATION.forEach(([is, words], kind) => {
+        if (seen.has(kind) || !is(t)) return;
+        seen.add(kind);
+        const item = document.createElement("li");
+        item.dataset.kind = String(kind);
+        const code = document.createElement("code");
+        code.textContent = t;
+        item.append(code, `: ${words(t)}`);
+        key.appendChild(item);
+      });
+    }
   }
+  // In the order of the table, not of the game: placements, then steps, captures...
+  [...key.children].sort((a, b) => a.dataset.kind - b.dataset.kind)
+    .forEach((item) => key.appendChild(item));
+  key.hidden = !key.children.length;
 }
 
 function renderOffer() {
