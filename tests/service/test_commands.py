@@ -151,10 +151,11 @@ def test_games_show_and_log_of_a_leap_game(tmp_path: Path) -> None:
     assert shown.returncode == 0 and '[Variant "checkers"]' in shown.stdout
     assert f"position: {game.position()}" in shown.stdout
     log = _cli("games", "log", str(gid), "--data-dir", str(tmp_path))
-    assert log.stdout.startswith('{"t": 0.0, "board": "8x8", "sensor": "occupancy"}')
+    assert log.stdout.startswith('{"t": 0.0, "board": "8x8", "sensor": "occupancy", '
+                                 '"variant": "checkers"}\n')
     path = tmp_path / "g.jsonl"
     path.write_text(log.stdout)
-    again = _cli("replay", str(path), "--variant", "checkers", "--settle", "0.05")
+    again = _cli("replay", str(path), "--settle", "0.05")  # the header names checkers
     assert again.returncode == 0
     assert [str(m) for m in parse_record(again.stdout).game().moves] == \
         [str(m) for m in game.moves]
