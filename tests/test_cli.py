@@ -14,6 +14,7 @@ from controller.cli import main
 from controller.reconcile.simulator import simulate_log
 from controller.rules import Game
 from controller.rules.record import parse_record
+from controller.service.store import Store
 
 
 def _game(variant: str, seed: int, limit: int) -> Game:
@@ -202,15 +203,20 @@ def test_demo_refuses_a_negative_count(capsys: pytest.CaptureFixture[str]) -> No
     assert capsys.readouterr().err == "kharbga-board: --max-moves must be 0 or more, not -5\n"
 
 
-def test_games_archive_commands(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from controller.service.store import Store
-
-    store = Store(tmp_path)
+def _three_placements(data: Path) -> tuple[Store, int]:
+    """An archive in ``data`` with a sabouiyya game of three placements,
+    Amel against Youssef: the store (open) and the game's id."""
+    store = Store(data)
     game = Game.new("sabouiyya")
     gid = store.new_game(game, "Amel", "Youssef")
     for token in ["@c2", "@a1", "@b3"]:
         game.play(token)
     store.sync(gid, game)
+    return store, gid
+
+
+def test_games_archive_commands(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    store, gid = _three_placements(tmp_path)
     store.append_sensor(gid, ['{"t": 0.0, "occ": "' + "0" * 25 + '"}'])
     store.close()
     assert main(["games", "list", "--data-dir", str(tmp_path)]) == 0
@@ -240,14 +246,7 @@ def test_a_stored_game_that_does_not_replay_is_named(tmp_path: Path,
     and the archive unnamed."""
     import sqlite3
 
-    from controller.service.store import Store
-
-    store = Store(tmp_path)
-    game = Game.new("sabouiyya")
-    gid = store.new_game(game, "Amel", "Youssef")
-    for token in ["@c2", "@a1", "@b3"]:
-        game.play(token)
-    store.sync(gid, game)
+    store, gid = _three_placements(tmp_path)
     other = store.new_game(Game.new("kharbga"), "Amel", "Youssef")
     store.close()
     with sqlite3.connect(tmp_path / "games.sqlite3") as db:
