@@ -212,7 +212,7 @@ def _errors(g: AnyGame, v: View) -> str:
         owner = TITLE[0] if a >> p & 1 else TITLE[1]
         if v.seen is not None and (a | d) >> p & 1 and v.seen[a >> p & 1] >> p & 1:
             what = f"wrong side's soldier (the {owner}'s belongs here)"
-        elif v.undone >> p & 1:
+        elif v.undone >> p & 1 and g.outcome is None:  # once over, what the end asks
             back = f"put the {owner}'s soldier back" if (a | d) >> p & 1 else "take it off"
             what = f"taken back by undo; {back}"
         elif (a | d) >> p & 1:

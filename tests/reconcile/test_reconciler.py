@@ -359,6 +359,27 @@ def test_undo_tells_the_squares_it_changed_as_taken_back() -> None:
     assert "a7: no soldier belongs here; take it off" in h.hold(DELAY + 0.1).status
 
 
+def test_after_the_end_an_undo_not_put_back_is_told_as_the_end_asks() -> None:
+    # The undo's board not yet put back when the game ends: its squares are
+    # said for what the end asks (the board cleared), not as taken back.
+    h = Hands("khamousiyya")
+    h.put("c4", "a")
+    h.put("d3", "a")
+    h.press("undo")
+    h.hold(DELAY + 0.1)
+    h.press("resign", "attacker")
+    status = h.hold(DELAY + 0.1).status
+    assert status == "d3, c4: no soldier belongs here; take them off"
+    h = Hands("kharbga", CHAIN)
+    h.move("d4", "e4")
+    h.press("undo")
+    h.hold(DELAY + 0.1)
+    h.press("resign", "defender")
+    status = h.hold(DELAY + 0.1).status
+    assert "undo" not in status
+    assert "e4: no soldier belongs here; take it off" in status
+
+
 def test_nothing_is_taken_for_the_computer_while_it_thinks() -> None:
     h = Hands("kharbga", CHAIN)
     h.r.think(True)  # the computer plays the Attacker and searches its move
