@@ -68,7 +68,7 @@ def status(g: AnyGame, v: View) -> str:
         if len(squares) == 1:
             return f"{squares[0]}: remove the {what} soldier"
         return f"Remove the {what} soldiers on {', '.join(squares)}"
-    flag = " (exchange flag raised)" if v.flags[g.side] else ""
+    flag = _flag(g) if v.flags[g.side] else ""
     if v.expected is not None and v.lifted < 0:
         return f"{side} (computer): make the lit move {action_words(str(v.expected))}"
     if v.thinking:
@@ -115,7 +115,7 @@ def status(g: AnyGame, v: View) -> str:
     if g.removals:
         return f"{side}: remove one of your own pieces (blocked side rule)"
     declared = "; H'ajeb declared" if hajeb == "on" else ""
-    return f"{side} to move{_again(g)}{flag}{_exchange(g)}{declared}{_must_capture(g)}"
+    return f"{side} to move{_again(g)}{_exchange(g)}{flag}{declared}{_must_capture(g)}"
 
 
 def _must_capture(g: AnyGame) -> str:
@@ -146,6 +146,26 @@ def _again(g: AnyGame) -> str:
     if before.side != g.side or last.kind != STEP or before.removals:
         return ""
     return f" again (the {TITLE[1 - g.side]} is blocked)"
+
+
+def _flag(g: AnyGame) -> str:
+    """What the raised exchange flag of the side to move does with its
+    next step (RULES.md, "Exchange (two for one)")."""
+    e, names = g.exchange, g.geometry.point_names
+    raised = " (exchange flag raised: "
+    if g.side == 1 and e is not None and e.stage in (2, 4):
+        s, first = names[e.soldier], names[e.first]
+        if e.stage == 2:
+            return f"{raised}stepping {s} takes {first}, and a second soldier is asked)"
+        off = f"{s}, {first} and {names[e.second]}"
+        return f"{raised}stepping {s} ends the exchange: {off} come off)"
+    if g.side == 1:
+        return f"{raised}the soldier the Defender steps asks an exchange)"
+    a, _ = g.bitboards()
+    if e is None or e.stage not in (1, 3) or a.bit_count() < 2:
+        return " (exchange flag raised, but no exchange is asked: nothing to offer)"
+    offered = f"for {names[e.soldier]}" if e.stage == 1 else f"as the second, not {names[e.first]}"
+    return f"{raised}the soldier the Attacker steps is offered {offered})"
 
 
 def _exchange(g: AnyGame) -> str:

@@ -132,7 +132,8 @@ def test_timeline_turns_and_takebacks() -> None:
 def test_status_and_leds_from_the_view() -> None:
     g = _game()
     assert status(g, View()) == "Attacker to move"
-    assert status(g, View(flags=(True, False))) == "Attacker to move (exchange flag raised)"
+    assert status(g, View(flags=(True, False))) == (
+        "Attacker to move (exchange flag raised, but no exchange is asked: nothing to offer)")
     a, d = g.bitboards()
     a2, c2, d2 = (g.geometry.parse_point(n) for n in ("a2", "c2", "d2"))
     assert a >> a2 & 1 and a >> d2 & 1 and d >> c2 & 1
@@ -263,3 +264,30 @@ def test_the_end_is_told_in_words_in_the_status_itself() -> None:
     g = Game.from_position("kharbga", "/".join(["......."] * 5) + "/A....../DA..... d m - 2")
     assert status(g, View()) == ("Game over: Defender wins (blocked on the first move). "
                                  "Clear the board for a new game")
+
+
+def test_a_raised_exchange_flag_says_what_the_next_step_does() -> None:
+    pos = "......./......./......./...A.../.D...../......./A...... d m - 7"
+    g = Game.from_position("kharbga", pos)
+    flags = View(flags=(True, True))
+    said = [status(g, flags)]
+    for frm, to in (("b3", "b4"), ("d4", "d5"), ("b4", "b3"), ("a1", "a2")):
+        g.play(g.find_move(frm, to, True))
+        said.append(status(g, flags))
+    assert said == [
+        "Defender to move (exchange flag raised: the soldier the Defender steps asks an "
+        "exchange)",
+        "Attacker to move; the Defender asks an exchange with b4 (exchange flag raised: the "
+        "soldier the Attacker steps is offered for b4)",
+        "Defender to move; exchange: the Attacker offers d5 (exchange flag raised: stepping b4 "
+        "takes d5, and a second soldier is asked)",
+        "Attacker to move; exchange: the Defender took d5, a second soldier is asked (exchange "
+        "flag raised: the soldier the Attacker steps is offered as the second, not d5)",
+        "Defender to move; exchange: the Attacker offers a2 as well (exchange flag raised: "
+        "stepping b3 ends the exchange: b3, d5 and a2 come off)",
+    ]
+    # The soldier in the hand is told the same.
+    lifted = View(flags=(True, True), lifted=g.geometry.parse_point("b3"),
+                  targets=1 << g.geometry.parse_point("b2"))
+    assert status(g, lifted).endswith("(exchange flag raised: stepping b3 ends the exchange: "
+                                      "b3, d5 and a2 come off)")
