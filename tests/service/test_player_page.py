@@ -265,3 +265,29 @@ def test_a_lit_dark_squares_name_can_be_read(browser: Browser, server: Server) -
         under = tuple(alpha * b + (1 - alpha) * w for b, w in zip(badge[:3], wood[:3], strict=True))
         light, dark = sorted((_luminance(tuple(ink[:3])), _luminance(under)), reverse=True)
         assert (light + 0.05) / (dark + 0.05) >= 3, (square, ink, badge, wood)
+
+
+@pytest.mark.parametrize("width", [360, 1280])
+def test_buttons_greyed_after_the_end_say_why_in_words(browser: Browser, server: Server,
+                                                      width: int) -> None:
+    """A phone shows no hover title: the greyed buttons' reason is a line
+    under them, there only while some are greyed."""
+    pg = _page(browser, server, width, 900)
+    off = pg.locator("#buttons-off")
+    expect(off).to_be_hidden()
+    pg.click('[data-button="resign"]')
+    pg.click("#confirm-yes")
+    expect(pg.locator('[data-button="hint"]')).to_be_disabled()
+    expect(off).to_be_visible()
+    expect(off).to_have_text(
+        "Hint, Exchange, Draw and Resign are off until a new game: this one is over.")
+    box, row = off.bounding_box(), pg.locator(".buttons").first.bounding_box()
+    assert box is not None and row is not None and box["y"] >= row["y"] + row["height"] - 1
+    assert box["x"] + box["width"] <= width
+    pg.screenshot(path=str(server.data_dir.parent / f"buttons-off-{width}.png"), full_page=True)
+    # A game of a variant without the exchange names only its own buttons.
+    pg.select_option('#new-game select[name="variant"]', "sixteen-soldiers")
+    pg.click('#new-game button[type="submit"]')
+    expect(off).to_be_hidden()
+    server.post("/api/button", {"button": "resign"})
+    expect(off).to_have_text("Hint, Draw and Resign are off until a new game: this one is over.")

@@ -524,12 +524,19 @@ function render() {
   renderBoardHelp();
   // The exchange belongs to kharbga's rules only.
   $('[data-button="exchange"]').hidden = !state.exchange;
-  // A game over takes no hint, offer or resignation: the buttons say so.
+  // A game over takes no hint, offer or resignation: the buttons say so,
+  // in a line under them too (a phone shows no hover title).
+  const off = [];
   for (const name of ["hint", "exchange", "draw", "resign"]) {
     const b = $(`[data-button="${name}"]`);
     b.disabled = !!state.outcome;
     b.title = state.outcome ? "The game is over: clear the board or start a new game" : "";
+    if (b.disabled && !b.hidden) off.push(b.textContent);
   }
+  const last = off.pop();
+  $("#buttons-off").hidden = !last;
+  $("#buttons-off").textContent = !last ? "" : `${off.length ? `${off.join(", ")} and ` : ""}`
+    + `${last} ${off.length ? "are" : "is"} off until a new game: this one is over.`;
   if (state.outcome) $("#confirm").hidden = true;
   renderLegend();
   const camera = typeof state.board === "string" && state.board.startsWith("camera:");
