@@ -45,7 +45,7 @@ from controller.rules import AnyGame
 from controller.rules.leap_factory import format_any_options
 
 from .archive import BUSY_MS, ArchiveError
-from .store import CURRENT, Store
+from .store import CURRENT, Store, common_length
 
 __all__ = ["NAME", "Current", "Journal", "recover"]
 
@@ -279,9 +279,7 @@ def _apply(store: Store, g: Entry) -> int:
         _rename(db, gid, g)
     stored = [r[0] for r in db.execute(
         "SELECT token FROM actions WHERE game_id=? ORDER BY ply", (gid,))]
-    common = 0
-    while common < min(len(stored), len(actions)) and stored[common] == actions[common]:
-        common += 1
+    common = common_length(stored, actions)
     if common < len(stored) or common < len(actions):
         db.execute("DELETE FROM actions WHERE game_id=? AND ply>=?", (gid, common))
         db.executemany("INSERT INTO actions (game_id, ply, token, t) VALUES (?, ?, ?, ?)",

@@ -38,7 +38,7 @@ from .boardview import board_view
 
 log = logging.getLogger("kharbga.store")
 
-__all__ = ["CURRENT", "Store", "StoredGame"]
+__all__ = ["CURRENT", "Store", "StoredGame", "common_length"]
 
 CURRENT = "current"  # kv: the game last started or resumed (resumed after a restart)
 
@@ -203,7 +203,7 @@ class Store:
         and its value, :meth:`set_value`), that value in the same
         transaction: a crash keeps both or neither."""
         tokens = action_tokens(game)
-        now = self._reserved.get(gid, 0.0) if gid is not None else 0.0
+        now = self._reserved.get(gid) if gid is not None else None
         now = now or self.wall()
         with self.db:
             self.db.execute("BEGIN IMMEDIATE")
@@ -232,7 +232,7 @@ class Store:
         A write held back while the archive could not be written keeps the
         time each move was played, not the time it was written."""
         seen, times = self._played.get(gid, ([], []))
-        common = _common(seen, tokens)
+        common = common_length(seen, tokens)
         if common == len(seen) == len(tokens):
             return times
         now = round(self.wall(), 3)
@@ -252,7 +252,7 @@ class Store:
         if stored is None:
             stored = [r[0] for r in self.db.execute(
                 "SELECT token FROM actions WHERE game_id=? ORDER BY ply", (gid,))]
-        common = _common(tokens, stored)
+        common = common_length(tokens, stored)
         if common == len(tokens) == len(stored) and value is None:
             return
         stamps = list(times) or self.played(gid, tokens)
@@ -523,7 +523,7 @@ class Store:
                         (key, json.dumps(value)))
 
 
-def _common(a: Sequence[str], b: Sequence[str]) -> int:
+def common_length(a: Sequence[str], b: Sequence[str]) -> int:
     """The length of the actions ``a`` and ``b`` share from the start."""
     n = 0
     while n < min(len(a), len(b)) and a[n] == b[n]:
