@@ -354,11 +354,11 @@ def _data_dir(text: str) -> str:
     return text
 
 
-def _variant_help() -> str:
+def _variant_help(default: str = DEFAULT_VARIANT) -> str:
     from controller.rules import LEAP_VARIANTS, VARIANTS
 
     names = ", ".join([v.name for v in VARIANTS] + [v.name for v in LEAP_VARIANTS])
-    return f"rules variant: {names} (default: {DEFAULT_VARIANT})"
+    return f"rules variant: {names} (default: {default})"
 
 
 def _add_demo_options(parser: argparse.ArgumentParser) -> None:
@@ -380,9 +380,8 @@ def _add_replay_parser(sub: Any) -> None:
     rp.add_argument("log", metavar="LOG", help="sensor log (JSON Lines); - for standard input")
     rp.add_argument(
         "--variant", default=None,
-        help=_variant_help().replace(f"(default: {DEFAULT_VARIANT})",
-                                     "(default: the game the log's header names, as in a log "
-                                     f"written by games log; else {DEFAULT_VARIANT})"))
+        help=_variant_help("the game the log's header names, as in a log written by games "
+                           f"log; else {DEFAULT_VARIANT}"))
     rp.add_argument(
         "--trace",
         action="store_true",
