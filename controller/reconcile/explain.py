@@ -106,9 +106,13 @@ class Turn:
 
 def difference(game: AnyGame, pend: Pending, r: Frame) -> int:
     """The squares where reading ``r`` differs from ``game``'s board, the
-    pieces ``pend`` (taken off by the rules) allowed to stand."""
+    pieces ``pend`` (taken off by the rules) allowed to stand. Once the
+    game is over, a soldier taken off is the board being cleared for the
+    next game, as the status asks: not a difference."""
     a, d = game.bitboards()
     diff = (r.occupied ^ (a | d)) & ~(pend.bits & r.occupied)
+    if game.outcome is not None:
+        diff &= r.occupied
     if r.colour:
         diff |= (r.attacker & d) | (r.defender & a)
         diff |= r.attacker & pend.d | r.defender & pend.a

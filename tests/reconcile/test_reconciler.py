@@ -726,3 +726,20 @@ def test_a_chain_back_home_is_read_when_its_soldier_moves() -> None:
     h.lift("d6")
     assert h.moves == ["d5xd4", "d4xd5"]
     assert "error" not in h.leds.values()
+
+
+def test_clearing_the_board_after_the_end_lights_nothing_and_keeps_the_end_in_words() -> None:
+    # Once the game is over the status asks for the board to be cleared: a
+    # soldier taken off is that, not a piece to put back. A piece set down
+    # where none stood is still lit, and the empty board starts a new game.
+    h = Hands("kharbga", "/".join(["......."] * 5) + "/A....../DA..... d m - 2")
+    end = "Game over: Defender wins (blocked on the first move). Clear the board for a new game"
+    assert h.last.status == end
+    for square in ("b1", "a2"):
+        u = h.lift(square, hold=2 * DELAY)
+        assert u.status == end and u.leds == {}
+    u = h.put("d4", hold=2 * DELAY)
+    assert u.leds == {"d4": "error"} and "d4: no soldier belongs here" in u.status
+    h.lift("d4")
+    u = h.lift("a1", hold=2 * DELAY)
+    assert u.status == "Attacker: place a soldier (1 of 2)" and h.r.game.ply == 0
