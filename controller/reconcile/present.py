@@ -115,7 +115,8 @@ def status(g: AnyGame, v: View) -> str:
     if g.removals:
         return f"{side}: remove one of your own pieces (blocked side rule)"
     declared = "; H'ajeb declared" if hajeb == "on" else ""
-    return f"{side} to move{_again(g)}{_exchange(g)}{flag}{declared}{_must_capture(g)}"
+    told = _exchange(g, bool(flag))
+    return f"{side} to move{_again(g)}{told}{flag}{declared}{_must_capture(g)}"
 
 
 def _must_capture(g: AnyGame) -> str:
@@ -168,19 +169,41 @@ def _flag(g: AnyGame) -> str:
     return f"{raised}the soldier the Attacker steps is offered {offered})"
 
 
-def _exchange(g: AnyGame) -> str:
-    """The exchange in progress, in words (its soldiers are lit)."""
+def _exchange(g: AnyGame, raised: bool) -> str:
+    """The exchange in progress, in words (its soldiers are lit), and,
+    while the side to answer has not raised its flag, how to answer."""
     e = g.exchange
     if e is None or g.outcome is not None:
         return ""
     names = g.geometry.point_names
     if e.stage == 1:
-        return f"; the Defender asks an exchange with {names[e.soldier]}"
-    if e.stage == 2:
-        return f"; exchange: the Attacker offers {names[e.first]}"
-    if e.stage == 3:
-        return f"; exchange: the Defender took {names[e.first]}, a second soldier is asked"
-    return f"; exchange: the Attacker offers {names[e.second]} as well"
+        said = f"; the Defender asks an exchange with {names[e.soldier]}"
+    elif e.stage == 2:
+        said = f"; exchange: the Attacker offers {names[e.first]}"
+    elif e.stage == 3:
+        said = f"; exchange: the Defender took {names[e.first]}, a second soldier is asked"
+    else:
+        said = f"; exchange: the Attacker offers {names[e.second]} as well"
+    return said if raised else said + _how_to_answer(g)
+
+
+def _how_to_answer(g: AnyGame) -> str:
+    """How the side to move answers the exchange asked (RULES.md, "Exchange
+    (two for one)"): with its flag raised, or refusing with a plain step."""
+    e, names = g.exchange, g.geometry.point_names
+    assert e is not None
+    flag = "press Exchange, then step"
+    if e.stage in (2, 4):
+        s = names[e.soldier]
+        what = "to take it" if e.stage == 2 else "to end the exchange"
+        return f" ({what}, {flag} {s} again; a step without it withdraws the request)"
+    a, _ = g.bitboards()
+    if a.bit_count() < 2:
+        return " (one soldier left cannot be offered: any step refuses)"
+    if e.stage == 1:
+        return f" (to accept, {flag} the soldier you offer; a step without it refuses)"
+    return (f" (to give it, {flag} another soldier; a step without it refuses, "
+            f"and nothing comes off)")
 
 
 def _names(g: AnyGame, bits: int) -> list[str]:

@@ -286,6 +286,28 @@ def test_a_raised_exchange_flag_says_what_the_next_step_does() -> None:
         "Defender to move; exchange: the Attacker offers a2 as well (exchange flag raised: "
         "stepping b3 ends the exchange: b3, d5 and a2 come off)",
     ]
+    # With the flag down, the side to answer is told how: with the flag, or
+    # refusing with a plain step.
+    g = Game.from_position("kharbga", pos)
+    said = []
+    for frm, to in (("b3", "b4"), ("d4", "d5"), ("b4", "b3"), ("a1", "a2")):
+        g.play(g.find_move(frm, to, True))
+        said.append(status(g, View()))
+    assert said == [
+        "Attacker to move; the Defender asks an exchange with b4 (to accept, press Exchange, "
+        "then step the soldier you offer; a step without it refuses)",
+        "Defender to move; exchange: the Attacker offers d5 (to take it, press Exchange, then "
+        "step b4 again; a step without it withdraws the request)",
+        "Attacker to move; exchange: the Defender took d5, a second soldier is asked (to give "
+        "it, press Exchange, then step another soldier; a step without it refuses, and "
+        "nothing comes off)",
+        "Defender to move; exchange: the Attacker offers a2 as well (to end the exchange, "
+        "press Exchange, then step b3 again; a step without it withdraws the request)",
+    ]
+    alone = Game.from_position("kharbga", pos.replace("A......", "......."))
+    alone.play(alone.find_move("b3", "b4", True))
+    assert status(alone, View()).endswith(
+        "asks an exchange with b4 (one soldier left cannot be offered: any step refuses)")
     # The soldier in the hand is told the same.
     lifted = View(flags=(True, True), lifted=g.geometry.parse_point("b3"),
                   targets=1 << g.geometry.parse_point("b2"))

@@ -176,7 +176,12 @@ def test_an_exchange_request_is_lit_on_its_soldiers_and_told() -> None:
         "kharbga", "DAAADDD/DAA.AAA/ADDAAAD/DA.DAAA/DDA.ADA/ADADADD/ADDDDAD a m - 3 "
         "ex=1:d4 np=1 off=0,0,0,2,0,0")
     assert leds(game, View()).get("d4") == "exchange-request"
-    assert status(game, View()) == "Attacker to move; the Defender asks an exchange with d4"
+    assert status(game, View()) == (
+        "Attacker to move; the Defender asks an exchange with d4 (to accept, press Exchange, "
+        "then step the soldier you offer; a step without it refuses)")
+    # With the Attacker's flag raised, what the step will do instead.
+    assert status(game, View(flags=(True, False))).endswith(
+        "with d4 (exchange flag raised: the soldier the Attacker steps is offered for d4)")
 
 
 def test_after_a_restart_a_captured_soldier_still_standing_is_asked_off(tmp_path: Path) -> None:
