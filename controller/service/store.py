@@ -430,7 +430,7 @@ class Store:
         tags = {"Attacker": stored.attacker, "Defender": stored.defender,
                 "Date": _date(stored.created, "%Y.%m.%d", "????.??.??"),
                 "Board": "sensor", "GameId": str(gid), **(more or {})}
-        clocks = _turn_clocks(g, stored.times)
+        clocks = _turn_clocks(g, stored.times, stored.created)
         return str(Record.from_game(g, tags, clocks))
 
     # -- raw sensor log --------------------------------------------------
@@ -559,13 +559,17 @@ def action_labels(actions: Sequence[str], turns: Sequence[int]) -> list[str]:
     return out
 
 
-def _turn_clocks(game: AnyGame, times: Sequence[float]) -> list[float]:
-    """Seconds each turn took, from the wall-clock time of each action."""
+def _turn_clocks(game: AnyGame, times: Sequence[float], start: object) -> list[float]:
+    """Seconds each turn took, from the wall-clock time of each action; the
+    first turn's from ``start``, the game's (none that is not a time at or
+    before the first action: an archive edited by hand)."""
     from controller.rules.record import group_turns
 
     out = []
     i = 0
     last = times[0] if times else 0.0
+    if isinstance(start, (int, float)) and not isinstance(start, bool) and start <= last:
+        last = float(start)
     for turn in group_turns(game):
         i += sum(_actions_in(tok) for tok in turn)
         t = times[min(i, len(times)) - 1] if times and i else last

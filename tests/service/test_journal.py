@@ -354,3 +354,23 @@ def test_moves_written_after_a_lock_keep_the_time_they_were_played(tmp_path: Pat
     new = service.store.get(new_id)
     assert new is not None and new.created == pressed
     service.close()
+
+
+def test_the_first_turns_clock_counts_from_the_start_of_the_game(tmp_path: Path) -> None:
+    """The record's clock for the first turn is the time from New game (or
+    the service's start) to that turn, as every other turn's is from the
+    turn before; it read 0:00:00 whatever the wait."""
+    from controller.rules.record import parse_record
+
+    clock, wall = Clock(), _Wall(1_000_000.0)
+    service = _service(tmp_path, clock)
+    service.store.wall = wall
+    service.new_game("kharbga")
+    game = Game.new("kharbga")
+    wall.t += 95.0  # the Attacker thinks a minute and a half
+    _place(service, clock, game, "@a1", "@b1")
+    wall.t += 12.0
+    _place(service, clock, game, "@a7", "@b7")
+    record = parse_record(service.store.record_text(service.gid))
+    assert [t.comments for t in record.turns] == [["{[%clk 0:01:35]}"], ["{[%clk 0:00:12]}"]]
+    service.close()
