@@ -305,6 +305,10 @@ def _cmd_doctor(args: argparse.Namespace) -> int:
     from controller.drivers.doctor import doctor_from_config, live_from_config
 
     config = args.config or "config.toml"
+    defaults = args.config is None  # no file named: the wiring of hardware.md without one
+    if defaults and not os.path.exists(config):
+        print("No config.toml here: checking the board as hardware.md wires it (the "
+              "defaults); give --config FILE for another wiring.")
     if args.live:
         import threading
 
@@ -319,8 +323,10 @@ def _cmd_doctor(args: argparse.Namespace) -> int:
             sys.stdout.flush()
 
         threading.Thread(target=wait_for_enter, daemon=True).start()
-        return live_from_config(config, write, stop, board=_board_of(config))
-    report = doctor_from_config(config, TerminalConsole(), board=_board_of(config))
+        return live_from_config(config, write, stop, board=_board_of(config),
+                                missing_ok=defaults)
+    report = doctor_from_config(config, TerminalConsole(), board=_board_of(config),
+                                missing_ok=defaults)
     return 0 if report.ok else 1
 
 
@@ -474,8 +480,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     dp = sub.add_parser("doctor", help="self-test of the GPIO board (LEDs, switches, "
                         "ghosting), a Pico board (--serial) or a camera (--camera)")
-    dp.add_argument("--config", help="TOML configuration file (default: config.toml; with "
-                    "--serial, the defaults: the 7x7 board)")
+    dp.add_argument("--config", help="TOML configuration file (default: config.toml, or "
+                    "without one the wiring of hardware.md; with --serial, the defaults: the "
+                    "7x7 board)")
     dp.add_argument("--live", action="store_true", help="show every switch live until Enter")
     dp.add_argument("--serial", metavar="PORT", help="check a Pico board on this serial port")
     dp.add_argument("--camera", metavar="DEVICE", help="check a camera (device number, "

@@ -458,3 +458,22 @@ def test_a_hint_for_a_blocked_side_says_who_plays(capsys: pytest.CaptureFixture[
     game = Game.from_position("kharbga", position)
     assert game.to_move == "defender" and lines[0] in {str(m) for m in game.legal_moves()}
     assert lines[-1] == "the Attacker is blocked: the Defender plays"
+
+
+def test_doctor_without_a_config_file_checks_the_board_wired_as_hardware_md_says(
+        tmp_path: Path) -> None:
+    # As `run --board gpio` plays without one; a file named and missing is
+    # still refused. gpiozero's own mock pins (GPIOZERO_PIN_FACTORY) stand
+    # for the Pi's; Enter at once ends the live view.
+    import os
+
+    env = {**os.environ, "GPIOZERO_PIN_FACTORY": "mock"}
+    run = [sys.executable, "-m", "controller", "doctor", "--live"]
+    proc = subprocess.run(run, cwd=tmp_path, input="\n", capture_output=True, text=True,
+                          env=env, check=False, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("No config.toml here: checking the board as hardware.md "
+                                  "wires it (the defaults)")
+    proc = subprocess.run([*run, "--config", "config.toml"], cwd=tmp_path, input="\n",
+                          capture_output=True, text=True, env=env, check=False, timeout=60)
+    assert proc.returncode == 2 and proc.stderr == "kharbga-board: config.toml: no such file\n"

@@ -370,16 +370,18 @@ def doctor_from_config(
     squares: bool = True,
     ghosts: bool = True,
     board: str | None = None,
+    missing_ok: bool = False,
 ) -> DoctorReport:
     """``kharbga-board doctor [--config FILE]``: open the matrix and the
     LEDs (unless disabled) as configured for a game on ``board`` (the
-    file's variant's) and run every check.  A missing or wrong file is a
-    ``ConfigError`` naming it, before any pin is opened."""
+    file's variant's) and run every check.  A missing (unless
+    ``missing_ok``: the defaults) or wrong file is a ``ConfigError``
+    naming it, before any pin is opened."""
     from .gpio_config import load_config
     from .gpio_matrix import MonotonicClock
     from .ws2812 import SquareLeds
 
-    config = load_config(config_path, board=board)
+    config = load_config(config_path, board=board, missing_ok=missing_ok)
     with MatrixScanner(config.matrix, config.mapping, pin_factory=pin_factory) as scanner:
         leds = SquareLeds(config.leds, config.mapping, spi) if config.leds.enabled else None
         try:
@@ -399,12 +401,13 @@ def live_from_config(
     pin_factory: object = None,
     clock: Clock | None = None,
     board: str | None = None,
+    missing_ok: bool = False,
 ) -> int:
     """``kharbga-board doctor --live``: every switch, redrawn until
     ``stop`` is set (the command sets it on Ctrl-C or Enter)."""
     from .gpio_config import load_config
     from .gpio_matrix import MonotonicClock
 
-    config = load_config(config_path, board=board)
+    config = load_config(config_path, board=board, missing_ok=missing_ok)
     with MatrixScanner(config.matrix, config.mapping, pin_factory=pin_factory) as scanner:
         return live_view(scanner, clock or MonotonicClock(), write, stop)
