@@ -63,6 +63,10 @@ def test_twenty_boards_on_the_hall_page(tmp_path: Path) -> None:
             assert page.locator("#large-moves li").all_inner_texts() == \
                 turn_texts("sabouiyya", one.actions)
             expect(page.locator("#large-board .sq")).to_have_count(25)
+            # Drawn as the board's own page draws it: a Kharbga board's
+            # squares alike (no draughts chequer), the players named once.
+            expect(page.locator("#large-board .sq.odd")).to_have_count(0)
+            expect(page.locator("#large-players")).to_have_text("Attacker – Defender")
             page.screenshot(path=str(tmp_path / "hall-large.png"))
             page.click("#close")
             expect(page.locator("#large")).to_be_hidden()

@@ -79,7 +79,8 @@ function drawBoard(el, position, move, geo) {
     for (let y = 0; y < h; y++) {
       for (let x = 0; x < w; x++) {
         const name = at.get(`${x},${y}`);
-        const odd = dark.size ? dark.has(name) : (x + y) % 2 === 1;
+        // dark squares where the board has them (draughts); a Kharbga board's are all alike
+        const odd = dark.has(name);
         el.appendChild(name ? square(name, odd) : document.createElement("div"));
       }
     }
@@ -212,6 +213,13 @@ function renderCard(id) {
   el.querySelector(".note").textContent = unknownVariant(s);
 }
 
+// A player's name with the side they play ("Amel (Attacker)"); the side
+// alone where the board gave no name or the side's own.
+function player(name, side) {
+  const n = (name || "").trim();
+  return !n || n.toLowerCase() === side.toLowerCase() ? side : `${n} (${side})`;
+}
+
 function renderLarge() {
   const box = $("#large");
   box.hidden = openId === null;
@@ -221,8 +229,8 @@ function renderLarge() {
   const n = g.moves.length;
   $("#large-title").textContent = `${openId}, game ${s.game_id ?? ""}`;
   $("#large-variant").textContent = variantText(s);
-  $("#large-players").textContent = `${s.attacker || "Attacker"} (attacker) – ${s.defender || "Defender"} (defender)` +
-    (s.result ? `  ${s.result}` : "");
+  $("#large-players").textContent = `${player(s.attacker, "Attacker")} – ` +
+    `${player(s.defender, "Defender")}` + (s.result ? `  ${s.result}` : "");
   drawBoard($("#large-board"), n ? g.positions[n - 1] : s.position, lastTurn(g), s.geometry);
   // A quiet board's last status ("Defender to move") may be stale: say so instead.
   const quiet = silence(s);
