@@ -443,7 +443,8 @@ def _add_run_and_hint(sub: Any) -> None:
 
     hp = sub.add_parser("hint", help="the engine's best move for a position")
     hp.add_argument("--variant", default=DEFAULT_VARIANT, help=_variant_help())
-    hp.add_argument("--position", required=True, help="position string (docs/rules.md)")
+    hp.add_argument("--position", help="position string (docs/rules.md; default: the "
+                    "variant's start)")
     hp.add_argument("--time", type=float, help="seconds to think, more than 0 and at most "
                     "600 (default: 0.9)")
     hp.add_argument("--level", type=int, help="playing level 1 (beginner) to 5 (full "

@@ -26,11 +26,11 @@ __all__ = ["hint_command", "interruptible"]
 _R = TypeVar("_R")
 
 
-def hint_command(variant_name: str, position: str, time: float | None, level: int | None,
-                 seed: int) -> int:
-    """``kharbga-board hint``: print the best move of ``position``, its
-    score and line; ``ValueError`` in one line for a bad option or
-    position."""
+def hint_command(variant_name: str, position: str | None, time: float | None,
+                 level: int | None, seed: int) -> int:
+    """``kharbga-board hint``: print the best move of ``position`` (None:
+    the variant's start), its score and line; ``ValueError`` in one line
+    for a bad option or position."""
     seconds = DEFAULT_HINT_SECONDS if time is None else time
     if not 0 < seconds <= MAX_SECONDS:
         raise ValueError(f"--time must be more than 0 and at most {MAX_SECONDS:g} seconds, "
@@ -39,6 +39,8 @@ def hint_command(variant_name: str, position: str, time: float | None, level: in
         raise ValueError(f"--level must be one of {', '.join(map(str, LEVELS))}, "
                          f"not {level}")
     variant = find_any_variant(variant_name)
+    if position is None:
+        position = new_game(variant).position()
     if isinstance(variant, Variant):
         ranks = len(position.split()[0].split("/")) if position.split() else 0
         fits = _variants_with_ranks(ranks)

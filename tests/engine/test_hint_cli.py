@@ -25,6 +25,10 @@ def test_hint_plays_the_leap_games(capsys: pytest.CaptureFixture[str]) -> None:
                  "--time", "0.1"]) == 0
     first = capsys.readouterr().out.splitlines()[0]
     assert first in {str(m) for m in g.legal_moves()}
+    # Without --position: the variant's start.
+    assert main(["hint", "--variant", "english-draughts", "--time", "0.1"]) == 0
+    first = capsys.readouterr().out.splitlines()[0]
+    assert first in {str(m) for m in g.legal_moves()}
 
 
 
