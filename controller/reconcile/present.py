@@ -16,7 +16,7 @@ from controller.rules import AnyGame, Game, LeapGame, State
 from controller.rules.leap import LeapState
 from controller.rules.moves import STEP, Move, action_words, reason_words
 
-__all__ = ["Display", "View", "exchange_refusal", "leds", "status"]
+__all__ = ["Display", "View", "end_words", "exchange_refusal", "leds", "status"]
 
 TITLE = ("Attacker", "Defender")
 THINKING = " (the computer is thinking: its move will be lit)"
@@ -41,6 +41,19 @@ class View:
     setup: bool = False  # a leap game's soldiers being set up (the board has not yet fit)
 
 
+def end_words(g: AnyGame) -> str:
+    """The end of the game, in words, and how the next one starts: on a
+    cleared board, or (a leap game) with the soldiers set straight back
+    on their starting points."""
+    o = g.outcome
+    assert o is not None
+    who = "Draw" if o.winner is None else f"{o.winner.capitalize()} wins"
+    how = ("Clear the board, or set the soldiers back on their starting "
+           f"{place(g.geometry.name, 2)}, for a new game" if isinstance(g, LeapGame)
+           else "Clear the board for a new game")
+    return f"Game over: {who} ({reason_words(o.reason)}). {how}"
+
+
 def status(g: AnyGame, v: View) -> str:
     """The one-line status: what the players should do next."""
     if v.unseen:
@@ -56,10 +69,8 @@ def status(g: AnyGame, v: View) -> str:
         return f"{told}; {_errors(g, replace(v, errors=stray))}" if stray else told
     if v.errors:
         return _errors(g, v)
-    o = g.outcome
-    if o is not None:
-        who = "Draw" if o.winner is None else f"{o.winner.capitalize()} wins"
-        return f"Game over: {who} ({reason_words(o.reason)}). Clear the board for a new game"
+    if g.outcome is not None:
+        return end_words(g)
     side = TITLE[g.side]
     pend = v.standing
     if pend:

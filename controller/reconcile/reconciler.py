@@ -35,7 +35,7 @@ from controller.board.leds import LedMap
 from controller.rules import AnyGame, AnyVariant, Game, find_any_variant, new_game
 from controller.rules.moves import HAJEB, PASS, RESCIND, Move
 
-from .explain import Candidate, Explainer, Turn, difference
+from .explain import Candidate, Explainer, Turn, difference, fits
 from .games import SIDES, Games
 from .present import Display, View, exchange_refusal, leds, status
 from .readings import Mismatch, Readings
@@ -415,6 +415,12 @@ class Reconciler:
                 self._mismatch.clear()
                 self._mismatch.since = now
             return
+        if g.outcome is not None and r.occupied and self._at_start(r):
+            # The soldiers set straight back on their starting points after
+            # the end (draughts players do): the next game, as a cleared board.
+            self._new_game()
+            games.ok(r)
+            return
         if games.takeback(r) or games.correction(r) or games.resume(r):
             return
         if self._mismatch.since is None:
@@ -424,6 +430,12 @@ class Reconciler:
 
     # ------------------------------------------------------------------
     # Games
+
+    def _at_start(self, r: Frame) -> bool:
+        """Is reading ``r`` a new game's board (a leap game's soldiers on
+        their starting points)?"""
+        a, d = new_game(self.game.variant).bitboards()
+        return fits(r, a, d)
 
     def _new_game(self) -> None:
         """Another game of the variant being played (see :meth:`Games.new_game`)."""

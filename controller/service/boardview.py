@@ -15,6 +15,7 @@ from typing import Any
 from controller.board.geometry import Geometry
 from controller.board.leds import MEANINGS, STYLES
 from controller.board.words import place
+from controller.reconcile.present import end_words
 from controller.rules import (
     AnyGame,
     AnyVariant,
@@ -322,10 +323,7 @@ def status_words(status: str, leds: dict[str, str], g: AnyGame, hint: str | None
     if g.outcome is not None:  # the end is told in words; a hint means nothing
         leds = {sq: role for sq, role in leds.items() if role != "hint"}
         if not status.startswith("Game over"):  # the board differs from the end: said after it
-            o = g.outcome
-            who = "Draw" if o.winner is None else f"{o.winner.capitalize()} wins"
-            status = (f"Game over: {who} ({reason_words(o.reason)}). Clear the board for a "
-                      f"new game ({status})")
+            status = f"{end_words(g)} ({status})"
         return status, leds
     if hint and hint_shown(hint, leds, g):
         status = f"{status}. Hint for {g.to_move.capitalize()}: {_hint_words(hint, g)}"

@@ -169,3 +169,28 @@ def test_the_37_point_board_s_places_are_points_in_the_status_line() -> None:
     a, d = c.bitboards()
     assert status(c, View(errors=a | d, setup=True)) == \
         "Set up the soldiers: 24 starting squares still empty"
+
+
+def test_after_the_end_soldiers_set_back_on_their_starting_points_start_a_new_game() -> None:
+    # Draughts players put the men straight back for the next game; the end
+    # says so, and the board need not be cleared first.
+    from controller.reconcile.reconciler import Settings
+    from controller.rules import find_any_variant
+
+    won = "......../......../......../......../......../......../.A....../A....... d m - 30"
+    g = game_from_position(find_any_variant("english-draughts"), won)
+    r = Reconciler(game=g, settings=Settings(settle=0.25, error_delay=1.0))
+    a, d = g.bitboards()
+    r.feed(Frame(0.0, a | d))
+    assert r.tick(0.3).status == ("Game over: Attacker wins (all soldiers captured). Clear the "
+                                  "board, or set the soldiers back on their starting squares, "
+                                  "for a new game")
+    start = new_game("english-draughts")
+    a, d = start.bitboards()
+    half = a | d & ~_bits(start, "b8", "d8")  # on the way: not yet a game
+    r.feed(Frame(1.0, half))
+    assert r.tick(3.0).leds != {} and r.game is g
+    r.feed(Frame(4.0, a | d))
+    u = r.tick(4.5)
+    assert r.game is not g and r.game.ply == 0 and u.status == "Attacker to move"
+    assert u.leds == {} and g.outcome is not None
