@@ -9,6 +9,7 @@ cause in words and what to do; nothing is ever moved aside by itself.
 
 from __future__ import annotations
 
+import math
 import os
 import sqlite3
 from collections.abc import Iterator
@@ -18,7 +19,8 @@ from urllib.parse import quote
 
 from controller.board import words
 
-__all__ = ["BUSY_MS", "ArchiveError", "archive_errors", "open_read_only", "open_writable", "ro_uri"]
+__all__ = ["BUSY_MS", "ArchiveError", "archive_errors", "open_read_only", "open_writable",
+           "optional_text", "ro_uri", "seconds_value", "text_value"]
 
 # The columns of our tables since the first archive (``settings`` came
 # later and is added on opening to write).
@@ -187,3 +189,25 @@ def _unwritable(path: Path) -> str | None:
     if path.exists() and not os.access(path, os.R_OK | os.W_OK):
         return "no permission to write it"
     return None
+
+
+def text_value(value: object) -> str:
+    """A text column's value as text: the archive edited by hand may hold
+    bytes (invalid UTF-8 replaced) or a number there."""
+    if isinstance(value, bytes):
+        return value.decode("utf-8", "replace")
+    return value if isinstance(value, str) else str(value)
+
+
+def optional_text(value: object) -> str | None:
+    """:func:`text_value` of a column that may be NULL."""
+    return None if value is None else text_value(value)
+
+
+def seconds_value(value: object) -> float:
+    """A time column's value in seconds; NaN, a time unknown (shown as
+    such), for one that is not a number (the archive edited by hand)."""
+    try:
+        return float(value) if isinstance(value, int | float | str) else math.nan
+    except ValueError:
+        return math.nan

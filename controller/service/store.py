@@ -32,7 +32,10 @@ from .archive import (
     columns,
     open_read_only,
     open_writable,
+    optional_text,
     ro_uri,
+    seconds_value,
+    text_value,
 )
 from .boardview import board_view
 
@@ -343,9 +346,11 @@ class Store:
         except ValueError:
             settings = {}
         return StoredGame(
-            int(row[0]), row[1], row[2], row[3], row[4], row[5], float(row[6]),
-            None if row[7] is None else float(row[7]), row[8], row[9],
-            tuple(a[0] for a in acts), tuple(float(a[1]) for a in acts),
+            int(row[0]), text_value(row[1]), text_value(row[2]), optional_text(row[3]),
+            text_value(row[4]), text_value(row[5]), seconds_value(row[6]),
+            None if row[7] is None else seconds_value(row[7]),
+            text_value(row[8]), optional_text(row[9]),
+            tuple(text_value(a[0]) for a in acts), tuple(seconds_value(a[1]) for a in acts),
             settings if isinstance(settings, dict) else {},
         )
 
@@ -409,9 +414,9 @@ class Store:
             "FROM games g WHERE g.finished IS NULL OR EXISTS "
             "(SELECT 1 FROM actions a WHERE a.game_id=g.id) ORDER BY g.id DESC").fetchall()
         return [
-            {"id": r[0], "variant": r[1], "attacker": r[2], "defender": r[3],
-             "created": _date(r[4]), "finished": r[5] is not None, "result": r[6],
-             "termination": r[7], "actions": r[8]}
+            {"id": r[0], "variant": text_value(r[1]), "attacker": text_value(r[2]),
+             "defender": text_value(r[3]), "created": _date(r[4]), "finished": r[5] is not None,
+             "result": text_value(r[6]), "termination": optional_text(r[7]), "actions": r[8]}
             for r in rows
         ]
 

@@ -315,3 +315,41 @@ def test_games_log_of_a_hand_edited_sensor_log_replays(
     log.write_text(out)
     assert main(["replay", str(log), "--variant", "kharbga"]) == 0
     assert "@e4" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("edit", [
+    "UPDATE games SET created='yesterday'",
+    "UPDATE actions SET t='noon' WHERE ply=1",
+    "UPDATE games SET attacker=X'416d656c'",  # "Amel", written as bytes
+    "UPDATE actions SET token=X'406534' WHERE ply=1",  # "@e4", written as bytes
+], ids=["created-text", "time-text", "name-bytes", "action-bytes"])
+def test_values_of_another_type_edited_by_hand_are_read(
+        edit: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A time that is not a number, or text written as bytes (the archive
+    edited by hand), neither stops the board nor the ``games`` commands:
+    the game is resumed and shown, an unknown time as an unknown date."""
+    from controller.service.board import BoardService
+    from controller.service.config import Config
+
+    store = Store(tmp_path)
+    game = Game.new("kharbga")
+    gid = store.new_game(game, "Amel", "Youssef")
+    for token in ["@a1", "@e4"]:
+        game.play(token)
+    store.sync(gid, game)
+    store.close()
+    db = sqlite3.connect(tmp_path / "games.sqlite3")
+    with db:
+        db.execute(edit)
+    db.close()
+    service = BoardService(Config(data_dir=tmp_path))
+    try:
+        assert service.gid == gid and service.state()["moves"] == ["@a1", "@e4"]
+        assert [g["attacker"] for g in service.store.archive()] == ["Amel"]
+    finally:
+        service.close()
+    status, out, err = _games(tmp_path, "export", str(gid), capsys=capsys)
+    assert (status, err) == (0, "")
+    assert '[Attacker "Amel"]' in out and "1. @a1 @e4" in out
+    if "created" in edit:
+        assert '[Date "????.??.??"]' in out
