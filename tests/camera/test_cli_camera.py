@@ -42,6 +42,21 @@ def test_camera_commands(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> 
     assert capsys.readouterr().err.count("\n") == 1
 
 
+@pytest.mark.parametrize(("out", "words"), [
+    # Before: "error: OpenCV(5.0.0) ... could not find a writer for the
+    # specified extension in function 'imwrite_' (KHARBGA_DEBUG=1 shows details)".
+    ("sheet.txt", "sheet.txt: not a picture file name: give one ending in .png"),
+    (".", ".: is a directory: give the PNG file to write in it"),
+])
+def test_the_marker_sheet_needs_a_png_file_name(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+        out: str, words: str) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert main(["calibrate", "markers", "--out", out]) == 2
+    assert capsys.readouterr().err == f"kharbga-board: {words}\n"
+    assert list(tmp_path.iterdir()) == []
+
+
 @pytest.mark.parametrize(("option", "value", "words"), [
     # Before: "cannot convert float NaN to integer".
     ("--square-mm", "nan", "--square-mm must be a positive number of millimetres, not nan"),
