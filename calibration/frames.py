@@ -156,10 +156,24 @@ def _explain(out: str | None, name: str, image: np.ndarray, reader: CameraReader
                          " (use .png or .jpg)")
 
 
+def _check_explain(out: str) -> None:
+    """Refuse an ``--explain`` name no picture can be written to, before
+    any frame is read."""
+    path = Path(out.replace("{}", "0"))
+    if path.is_dir():
+        raise ValueError(f"cannot write --explain {out}: is a directory: give the picture "
+                         "to write in it (.png or .jpg)")
+    if not cv2.haveImageWriter(str(path)):
+        raise ValueError(f"cannot write --explain {out}: not a picture name OpenCV can "
+                         "encode (use .png or .jpg)")
+
+
 def read_frames(source: str | Path, profile_path: str | Path,
                 explain: str | None = None) -> Iterator[str]:
     """The output lines of ``camera read SOURCE``."""
     profile: CameraProfile = load_profile(profile_path)
+    if explain is not None:
+        _check_explain(explain)
     kind, frames = frames_of(source)
     if kind == "photo":
         name, image = next(frames)

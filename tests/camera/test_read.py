@@ -120,3 +120,23 @@ def test_a_profile_from_another_board_is_one_line(setup: tuple[Path, Path], tmp_
                  str(d / "profile.json")]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "does not look like the one in the profile" in err
+
+
+@pytest.mark.parametrize(("explain", "words"), [
+    # Before: the photos were read, their cells printed, then "cannot write
+    # frame.txt: OpenCV(5.0.0) .../loadsave.cpp:1072: error: (-2:Unspecified
+    # error) could not find a writer for the specified extension in function 'imwrite_'".
+    ("frame.txt", "frame.txt: not a picture name OpenCV can encode (use .png or .jpg)"),
+    ("frame-{}", "frame-{}: not a picture name OpenCV can encode (use .png or .jpg)"),
+    (".", ".: is a directory: give the picture to write in it (.png or .jpg)"),
+])
+def test_an_explain_name_that_cannot_be_written_is_refused_first(
+        setup: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch, explain: str, words: str) -> None:
+    d, photos = setup
+    monkeypatch.chdir(tmp_path)
+    assert main(["camera", "read", str(photos), "--profile", str(d / "profile.json"),
+                 "--explain", explain]) == 2
+    out, err = capsys.readouterr()
+    assert (out, err) == ("", f"kharbga-board: cannot write --explain {words}\n")
+    assert list(tmp_path.iterdir()) == []
