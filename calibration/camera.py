@@ -147,15 +147,20 @@ def _invertible(h: np.ndarray) -> bool:
     return bool(sv[0] > 0 and sv[-1] > 1e-12 * sv[0])
 
 
+MARKER_REACH = 50.0  # board units (squares): the markers lie just beyond the board's edge
+
+
 def _marker_corners(d: Any) -> dict[int, np.ndarray]:
     """The profile's four markers' corners in board units (ids 0-3, 4 corners each)."""
-    words = "marker corners: ids 0, 1, 2, 3 each with 4 corners"
+    words = (f"marker corners: ids 0, 1, 2, 3 each with 4 corners, within {MARKER_REACH:g} "
+             "squares of the board")
     try:
         markers = {int(k): np.array(v, np.float64) for k, v in d.items()}
     except (AttributeError, TypeError, ValueError):
         raise ValueError(words) from None
     if (sorted(markers) != [0, 1, 2, 3]
-            or any(v.shape != (4, 2) or not np.isfinite(v).all() for v in markers.values())):
+            or any(v.shape != (4, 2) or not (np.abs(v) <= MARKER_REACH).all()
+                   for v in markers.values())):
         raise ValueError(words)
     return markers
 
