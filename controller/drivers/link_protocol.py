@@ -42,6 +42,12 @@ LOG_EVERY = 10.0  # seconds between two log lines about the same kind of bad inp
 ASK_LATER = 5.0  # seconds before asking again a device that refused the handshake or CONFIG
 
 
+def _printable(text: str) -> str:
+    """The device's words on one line: a line break or a control character
+    in them (a garbled or foreign firmware) shown as '?'."""
+    return "".join(c if c.isprintable() else "?" for c in text)
+
+
 @dataclass
 class _Counters:
     connects: int = 0
@@ -431,6 +437,7 @@ class LinkProtocol(Protocol):
             self.no_point = sum(1 << int(w) for w in text.split()
                                 if w.isdigit() and int(w) < rows * cols)
             return
+        text = _printable(text)
         self.c.notices.append(f"{code}: {text}")
         if code == P.NOTICE_CONFIG and text.startswith("CONFIG") and self.state == CONFIGURING:
             self._refuse(text)
@@ -461,7 +468,7 @@ class LinkProtocol(Protocol):
             )
             self.hello_sent = self.clock() + ASK_LATER
             return
-        info = DeviceInfo(version, boot, rows, cols, sides, leds, name, fw_version)
+        info = DeviceInfo(version, boot, rows, cols, sides, leds, _printable(name), fw_version)
         if self.device is not None and self.device.boot != boot:
             self.c.device_restarts += 1
             log.warning("the device restarted (boot id %08x, was %08x)", boot, self.device.boot)

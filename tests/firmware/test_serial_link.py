@@ -360,6 +360,25 @@ def test_device_notices_and_overflows_are_logged(caplog: pytest.LogCaptureFixtur
         "serial link: the device says 1: OSError(5)"]
 
 
+def test_a_device_text_with_line_breaks_is_logged_on_one_line(
+        caplog: pytest.LogCaptureFixture) -> None:
+    """A NOTICE's text and the firmware's name are the device's words: a
+    line break or a control character in them is shown as '?', so that a
+    device (a garbled or foreign firmware) never writes lines of its own
+    into the log or the doctor's report."""
+    proto, dev, _events = make()
+    proto.connection_made(dev.port)
+    nonce = P.parse_hello(dev.port.take()[-1][2])[1]
+    dev.send(P.HELLO_ACK, 0, P.pack_hello_ack(nonce, 1, 0, 7, 7, 7, 49, 0, (0, 1, 0),
+                                              "pico\nfake"))
+    assert proto.device is not None and proto.device.firmware == "pico?fake"
+    caplog.set_level(logging.WARNING, logger="controller.drivers.link_protocol")
+    dev.send(P.NOTICE, 1, P.pack_notice(1, "Traceback:\n  File \"app.py\"\x1b[2J"))
+    assert [r.getMessage() for r in caplog.records] == [
+        'serial link: the device says 1: Traceback:?  File "app.py"?[2J']
+    assert proto.snapshot().notices[-1] == '1: Traceback:?  File "app.py"?[2J'
+
+
 def test_a_port_failing_under_an_answer_is_the_link_lost_not_bad_input() -> None:
     proto, dev, _events = make()
     dev.handshake()
