@@ -39,6 +39,9 @@ EDGE_BY_HAND = 1.0  # the largest distance to empty of a square whose edge the h
 NEAR_HAND = 2.5  # the largest distance to its class of a piece reading beside the hand
 NEAR_HAND_EMPTY = 1.5  # and of an empty reading
 SCALES = np.linspace(0.5, 1.8, 14)  # per-frame contrast of the pieces against the board
+# The largest number of a profile's colour model: far beyond a colour's
+# statistics, and far below what overflows the reading's arithmetic.
+MODEL_LIMIT = 1e6
 CLIP = 10.0  # a square's largest say in choosing that contrast, in floor units
 ADAPT = (0, 1, 2)
 PRIOR = 3.0  # the calibration's weight in a frame's class means, in squares
@@ -521,6 +524,8 @@ class ColourModel:
                 raise ValueError(f"{key} must be a positive number, not {json.dumps(x)[:20]}")
             if not (np.isfinite(x) and x > 0):
                 raise ValueError(f"{key} must be a positive number, not {x:g}")
+            if x > MODEL_LIMIT:
+                raise ValueError(f"{key} must be at most {MODEL_LIMIT:g}, not {x:g}")
             numbers.append(float(x))
         m = cls(d["means"], d["covs"], *numbers)
         if m.means.shape != (3, 3) or m.covs.shape != (3, 3, 3):
@@ -529,6 +534,8 @@ class ColourModel:
             raise ValueError("class means are not finite numbers")
         if not np.isfinite(m.covs).all():
             raise ValueError("class spreads are not finite numbers")
+        if max(np.abs(m.means).max(), np.abs(m.covs).max()) > MODEL_LIMIT:
+            raise ValueError(f"class statistics must be numbers of at most {MODEL_LIMIT:g}")
         if (np.abs(m.covs - m.covs.transpose(0, 2, 1)).max() > 1e-9
                 or np.linalg.eigvalsh(m.covs).min() < -1e-9):
             raise ValueError("class spreads are not covariances")

@@ -293,6 +293,14 @@ WITHIN = "marker corners: ids 0, 1, 2, 3 each with 4 corners, within 50 squares 
      "margin must be a positive number, not true"),
     ("distance not a number", lambda d: d["model"].update(max_dist=NAN),
      "max_dist must be a positive number, not nan"),
+    # Before: "OverflowError: (34, 'Numerical result out of range')
+    # (KHARBGA_DEBUG=1 shows details)" on reading a photo.
+    ("floor huge", lambda d: d["model"].update(floor=1e200),
+     "floor must be at most 1e+06, not 1e+200"),
+    # Before: NumPy's "RuntimeWarning: overflow encountered in dot" (two
+    # lines), then a board read with '?' on every empty square.
+    ("means huge", lambda d: d["model"]["means"][0].__setitem__(0, 1e300),
+     "class statistics must be numbers of at most 1e+06"),
     ("size a string", lambda d: d.update(image_size="1280x720"),
      "image_size must be two positive whole numbers"),
     ("size negative", lambda d: d.update(image_size=[-5, 0]),
