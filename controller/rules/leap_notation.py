@@ -67,7 +67,7 @@ def split_token(geometry: Geometry, token: str) -> list[str]:
     if not _CHAIN_RE.fullmatch(token):
         raise NotationError(f"cannot read move {quoted(token)}")
     squares = re.findall(_POINT, token)
-    seps = re.findall(r"[-x]", token)
+    seps = re.findall(r"(?<=[1-9])[-x]", token)  # after a square: the x of x4 is no capture
     out = [f"{squares[i]}{seps[i]}{squares[i + 1]}" for i in range(len(seps))]
     for action in out:
         parse_action(geometry, action)

@@ -94,7 +94,7 @@ def split_token(geometry: Geometry, token: str) -> list[str]:
     if not m:
         raise NotationError(f"cannot read move {quoted(token)}")
     squares = re.findall(_SQUARE, token)
-    seps = re.findall(r"[-x]", token)
+    seps = re.findall(r"(?<=[1-9])[-x]", token)  # after a square: the x of x4 is no capture
     flag = token.endswith("=")
     out = [f"{squares[i]}{seps[i]}{squares[i + 1]}" for i in range(len(seps))]
     if flag:

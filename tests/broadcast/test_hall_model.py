@@ -126,6 +126,9 @@ def test_malformed_and_foreign_messages_are_counted() -> None:
         ("kharbga/b1/state", b'{"game_id": true, "position": 3}'),
         ("kharbga/b1/game", b"[Variant \"nonsense\"]\n\n1. @z9 *\n"),
         ("kharbga/b1/game", b"1. @c2 *\n"),  # no GameId
+        # A square named x read as a capture: before, an IndexError out of handle().
+        ("kharbga/b1/game", b'[Variant "kharbga"]\n[GameId "1"]\n\n1. @a1 a1-x2 *\n'),
+        ("kharbga/b1/game", b'[Variant "checkers"]\n[GameId "2"]\n\n1. c3-x4 *\n'),
         ("kharbga/b1/online", b"yes"),
         ("kharbga/b1/other", b"{}"),
         ("kharbga/a+b/moves", b"{}"),

@@ -88,6 +88,8 @@ def test_record_reads_from_a_handle_and_writes_back() -> None:
         (GOOD.replace("@b3", "@b9"), r"line 5: token '@b9'"),
         (GOOD.replace("@a3 @a4", "@a3 @a3"), r"line 6: token '@a3': illegal move"),
         (GOOD.replace("@b3", "b3"), r"line 5: token 'b3': cannot read move"),
+        # Before: "IndexError: list index out of range" (the x of x4 taken for a capture).
+        (GOOD.replace("@b3", "b3-x4"), r"line 5: token 'b3-x4': bad square"),
         (GOOD.replace(" *\n", "\n"), "does not end with a result"),
         (GOOD.replace("[Result", "[Result oops"), r"line 3: cannot read tag"),
         (GOOD.replace("sabouiyya", "go"), "unknown variant 'go'"),
