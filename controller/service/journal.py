@@ -30,6 +30,7 @@ from __future__ import annotations
 import inspect
 import json
 import logging
+import math
 import os
 import sqlite3
 import time
@@ -244,7 +245,14 @@ def _valid(g: object) -> bool:
         return True
     return ("variant" in g and all(isinstance(a, str) for a in actions)
             and ("times" not in g or len(times) == len(actions))
-            and all(type(t) in (int, float) for t in times))
+            and all(_a_time(t) for t in times))
+
+
+def _a_time(t: object) -> bool:
+    """A time the journal may hold: a number of seconds SQLite keeps."""
+    if type(t) is int:
+        return abs(t) < 2**53
+    return type(t) is float and math.isfinite(t)
 
 
 def _apply(store: Store, g: Entry) -> int:

@@ -223,6 +223,15 @@ def test_a_restart_while_the_archive_is_still_locked_refuses_and_keeps_the_journ
      b'"actions": ["@a1", "@a1"]}], "values": {}}', "game 1 does not replay (action 2 (@a1)"),
     (b'{"journal": 1, "games": [{"id": 1, "variant": "checkers", "options": "", "start": null, '
      b'"actions": ["c3-d4"]}], "values": {}}', "game 1 is another game in the archive (kharbga)"),
+    # A time that is no time.  Before: NaN stopped the board, "... holds moves not yet in
+    # games.sqlite3, which cannot be written (NOT NULL constraint failed: actions.t: a full
+    # disk? a read-only card?)"; a number of 400 digits, "OverflowError: int too large to
+    # convert to float".
+    (b'{"journal": 1, "games": [{"id": 9, "variant": "kharbga", "options": "", "start": null, '
+     b'"actions": ["@a1"], "times": [NaN]}], "values": {}}', "not a journal of this program"),
+    (b'{"journal": 1, "games": [{"id": 9, "variant": "kharbga", "options": "", "start": null, '
+     b'"actions": ["@a1"], "times": [1' + b"0" * 400 + b']}], "values": {}}',
+     "not a journal of this program"),
 ])
 def test_a_journal_that_cannot_be_used_is_kept_aside_and_said(
     tmp_path: Path, caplog: pytest.LogCaptureFixture, text: bytes, why: str
