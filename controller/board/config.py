@@ -141,15 +141,22 @@ def kind_of(value: object) -> str:
     return type(value).__name__
 
 
+MAX_CONFIG_BYTES = 2**20  # far beyond any configuration file
+
+
 def read_toml(path: str | Path) -> dict[str, Any]:
     """The TOML document in ``path``; :class:`ConfigError` naming the file
     when it is missing, unreadable, not UTF-8 or not TOML."""
     name = str(path)
     p = Path(path)
     try:
-        raw = p.read_bytes()
+        with p.open("rb") as f:
+            raw = f.read(MAX_CONFIG_BYTES + 1)
     except OSError as exc:
         raise ConfigError(unreadable(exc), file=name) from None
+    if len(raw) > MAX_CONFIG_BYTES:  # a video given by mistake, /dev/zero: never read whole
+        raise ConfigError(f"larger than {MAX_CONFIG_BYTES // 2**20} MiB: not a configuration "
+                          "file", file=name)
     if raw.startswith(b"\xef\xbb\xbf"):  # what some Windows editors write first
         raise ConfigError("starts with a byte-order mark (BOM), which TOML does not allow: "
                           "save it as UTF-8 without BOM", file=name)

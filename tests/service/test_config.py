@@ -84,6 +84,20 @@ def test_unreadable_files(tmp_path: Path) -> None:
         load_config(bom)
 
 
+def test_a_file_too_large_to_be_a_configuration_is_refused_unread(tmp_path: Path) -> None:
+    """A video or a disk image given as --config (a slip of the shell's
+    completion), or an endless device: refused once it passes a size no
+    configuration reaches.  Before: read whole into memory first (for
+    /dev/zero, until memory ran out)."""
+    big = tmp_path / "clip.mp4"
+    big.write_bytes(b"\0" * (2 * 1024 * 1024))
+    with pytest.raises(ConfigError, match=r"clip\.mp4: larger than 1 MiB: not a configuration "
+                       r"file$"):
+        load_config(big)
+    with pytest.raises(ConfigError, match=r"^/dev/zero: larger than 1 MiB"):
+        load_config("/dev/zero")
+
+
 def test_a_whole_file_is_read_once(tmp_path: Path) -> None:
     path = tmp_path / "c.toml"
     path.write_text(
