@@ -378,7 +378,7 @@ class Reconciler:
     def _settle_reading(self, r: Frame, now: float) -> None:
         g = self.game
         a, d = g.bitboards()
-        held = 1 << self._lift[0] if self._lift is not None else 0
+        lift, held = self._lift, 1 << self._lift[0] if self._lift is not None else 0
         turn = self._turn
         turn.clues = self._readings.clues(a | d, held)
         deferred, self._deferred = self._deferred, []
@@ -423,10 +423,26 @@ class Reconciler:
             return
         if games.takeback(r) or games.correction(r) or games.resume(r):
             return
+        if self._readmit(r):  # then read again, as if they had never been lifted
+            self._lift, self._deferred = lift, deferred
+            self._settle_reading(r, now)
+            return
         if self._mismatch.since is None:
             self._mismatch.since = now
         self._mismatch.errors = 0
         self._mismatch.misplaced = ex.misplaced(g, r, turn)
+
+    def _readmit(self, r: Frame) -> bool:
+        """Pieces the last turn captured, lifted off and set back down on
+        their squares (by mistake, or to look) before the opponent acted:
+        they are those pieces still to come off, not stray ones.  Tried
+        only when nothing else explains ``r``: a soldier stepping onto a
+        square a capture freed is a move."""
+        pend = self._turn.pending
+        back = captured_last_turn(self._games.timeline, r.occupied & ~pend.bits)
+        pend.a |= back.a
+        pend.d |= back.d
+        return bool(back.bits)
 
     # ------------------------------------------------------------------
     # Games

@@ -1,0 +1,83 @@
+"""What real hands do on a real board: sliding soldiers, touching down on
+a wrong square, knocking a neighbour, taking captured pieces off early, late
+or back on again, pauses in a chain, a flickering switch. Each scenario checks
+what is recorded and what the players are told."""
+
+from __future__ import annotations
+
+from test_reconciler import CHAIN, DELAY, Hands
+
+# CHAIN: a2xb2 takes c2, b2xb3 takes c3, b3xb4 takes c4 (the Attacker to move).
+
+
+def test_a_captured_soldier_set_back_down_is_still_to_come_off() -> None:
+    # Lifted off, then set back down (by mistake, or to look) once the
+    # board settled: it is the captured soldier still to come off, lit
+    # 'capture'; before, 'c2: no soldier belongs here; take it off', lit
+    # 'error'.
+    h = Hands("kharbga", CHAIN)
+    h.move("a2", "b2")
+    h.lift("c2")
+    h.put("c2", "d", hold=DELAY + 0.5)
+    assert h.moves == ["a2xb2"]
+    assert h.leds["c2"] == "capture" and "error" not in h.leds.values()
+    assert h.last.status == "c2: remove the captured soldier"
+
+
+def test_the_chain_goes_on_with_a_captured_soldier_set_back_down() -> None:
+    # The chain's next step is read with c2 standing again; before, nothing
+    # was recorded and the words asked to put b2 back and take b3 off.
+    h = Hands("kharbga", CHAIN)
+    h.move("a2", "b2")
+    h.lift("c2")
+    h.put("c2", "d")
+    h.lift("b2")
+    assert h.leds["b2"] == "lifted" and h.leds["b3"] == "destination"
+    h.put("b3", hold=DELAY + 0.5)
+    assert h.moves == ["a2xb2", "b2xb3"]
+    assert h.leds["c2"] == "capture" and h.leds["c3"] == "capture"
+    assert "error" not in h.leds.values()
+    h.lift("c2")
+    h.lift("c3")
+    assert h.last.status == "Attacker: continue the capture with b3"
+
+
+def test_a_captured_soldier_set_back_down_after_the_turn_is_still_to_come_off() -> None:
+    h = Hands("kharbga", CHAIN)
+    for frm, to, taken in (("a2", "b2", "c2"), ("b2", "b3", "c3"), ("b3", "b4", "c4")):
+        h.move(frm, to)
+        h.lift(taken)
+    assert h.r.game.to_move == "defender"
+    h.put("c4", "d", hold=DELAY + 0.5)
+    assert h.leds["c4"] == "capture" and h.last.status == "c4: remove the captured soldier"
+    # The Defender moving on with it still standing is read as ever.
+    h.move("g1", "g2")
+    assert h.moves[-1] == "g1-g2"
+    assert h.leds.get("c4") == "capture"
+    h.lift("c4")
+    assert "error" not in h.leds.values() and "capture" not in h.leds.values()
+
+
+def test_a_captured_soldier_set_back_down_after_the_opponent_moved_is_a_stray() -> None:
+    h = Hands("kharbga", CHAIN)
+    for frm, to, taken in (("a2", "b2", "c2"), ("b2", "b3", "c3"), ("b3", "b4", "c4")):
+        h.move(frm, to)
+        h.lift(taken)
+    h.move("g1", "g2")
+    h.put("c4", "d", hold=DELAY + 0.5)
+    assert h.moves[-1] == "g1-g2" and h.leds["c4"] == "error"
+    assert h.last.status == "c4: no soldier belongs here; take it off"
+
+
+def test_a_soldier_stepping_onto_a_freed_square_is_a_move_at_once() -> None:
+    # Not a captured soldier set back down: the Defender's soldier from c5
+    # steps onto c4, freed by the capture.
+    pos = "......./......./..D..../..DA.../..DA.../A.DA.../......D a m - 5"
+    h = Hands("kharbga", pos)
+    for frm, to, taken in (("a2", "b2", "c2"), ("b2", "b3", "c3"), ("b3", "b4", "c4")):
+        h.move(frm, to)
+        h.lift(taken)
+    h.move("c5", "c4")
+    assert h.moves[-1] == "c5-c4"
+    assert h.leds == {"c5": "last-from", "c4": "last-to"}
+
