@@ -10,7 +10,9 @@ an :class:`Explainer` answers:
   (:meth:`Explainer.explain`), and which runs fit it that occupancy cannot
   prove (:meth:`Explainer.unproven`);
 - is a soldier of the side to move in the hand, and where may it go
-  (:meth:`Explainer.lift`).
+  (:meth:`Explainer.lift`);
+- which one piece, knocked off while an action was made, is all that keeps
+  the reading from being that action (:meth:`Explainer.knocked`).
 
 The search plays actions on the game to look ahead and takes them back
 before it returns: the game is left as it was given.  The explanations of
@@ -30,6 +32,8 @@ from controller.rules.moves import PASS, PLACE, REMOVE, STEP, Move
 from .settings import Settings
 
 __all__ = ["Candidate", "Clues", "Explainer", "Pending", "Turn", "fits"]
+
+_KNOCKED = 3  # most pieces missing for one of them to be tried as knocked off
 
 
 @dataclass(frozen=True, slots=True)
@@ -230,6 +234,24 @@ class Explainer:
         found = self.lift(game, replace(r, occupied=r.occupied & keep, attacker=r.attacker & keep,
                                         defender=r.defender & keep), turn)
         return None if found is None or found[1] & extra else found
+
+    def knocked(self, game: AnyGame, r: Frame, turn: Turn) -> int:
+        """A piece knocked off its square while an action was made: the one
+        expected piece missing from ``r`` that, set back, leaves a reading
+        a legal run of actions explains (0: there is none)."""
+        a, d = game.bitboards()
+        missing = (a | d) & ~r.occupied & ~r.unknown
+        if not 0 < missing.bit_count() <= _KNOCKED:
+            return 0
+        while missing:
+            bit = missing & -missing
+            missing ^= bit
+            back = replace(r, occupied=r.occupied | bit)
+            if r.colour:
+                back = replace(back, attacker=r.attacker | bit & a, defender=r.defender | bit & d)
+            if self.explain(game, back, turn, weak_ok=False) is not None:
+                return bit
+        return 0
 
     # ------------------------------------------------------------------
     # The search

@@ -85,9 +85,12 @@ class Mismatch:
     # A soldier of the side to move set down where it cannot go: its point
     # and the points it can go to (None: the reading is not that).
     misplaced: tuple[int, int] | None = None
+    # A piece knocked off while an action was made: the one square lit.
+    knocked: int = 0
 
     def clear(self) -> None:
         self.since = None
         self.errors = 0
         self.undone = 0
         self.misplaced = None
+        self.knocked = 0

@@ -298,6 +298,8 @@ class Reconciler:
         m = self._mismatch
         if m.since is not None and self._now >= m.since + self.settings.error_delay:
             m.errors = difference(self.game, self._turn.pending, r)
+            if m.errors & m.knocked:  # the rest is an action, once it is set back
+                m.errors = m.knocked
 
     # ------------------------------------------------------------------
     # Buttons
@@ -431,6 +433,7 @@ class Reconciler:
             self._mismatch.since = now
         self._mismatch.errors = 0
         self._mismatch.misplaced = ex.misplaced(g, r, turn)
+        self._mismatch.knocked = 0 if self._mismatch.misplaced else ex.knocked(g, r, turn)
 
     def _readmit(self, r: Frame) -> bool:
         """Pieces the last turn captured, lifted off and set back down on

@@ -81,3 +81,31 @@ def test_a_soldier_stepping_onto_a_freed_square_is_a_move_at_once() -> None:
     assert h.moves[-1] == "c5-c4"
     assert h.leds == {"c5": "last-from", "c4": "last-to"}
 
+
+def test_a_neighbour_knocked_off_during_a_move_is_the_one_square_named() -> None:
+    # d4-e4 made, d3 knocked off on the way: only d3 is to be put back,
+    # and then the move is read; before, 'd3, d4: put the Attacker's
+    # soldiers back; e4: no soldier belongs here; take it off' asked to
+    # undo the move too.
+    h = Hands("kharbga", CHAIN)
+    h.lift("d4", hold=0.1)
+    h.lift("d3", hold=0.1)
+    h.put("e4", hold=DELAY + 0.5)
+    assert h.moves == []
+    assert h.leds == {"d3": "error"}
+    assert h.last.status == "d3: put the Attacker's soldier back"
+    h.put("d3")
+    assert h.moves == ["d4-e4"]
+    assert h.leds == {"d4": "last-from", "e4": "last-to"}
+
+
+def test_two_soldiers_lifted_at_once_are_both_to_go_back() -> None:
+    h = Hands("kharbga", CHAIN)
+    h.lift("d4", "d3", hold=DELAY + 0.5)
+    assert h.moves == []
+    assert h.last.status == "d3, d4: put the Attacker's soldiers back"
+    h.put("d3")
+    assert h.leds == {"d4": "lifted", "d5": "destination", "e4": "destination"}
+    h.put("e4")
+    assert h.moves == ["d4-e4"]
+
