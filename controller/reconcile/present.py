@@ -259,8 +259,9 @@ def _errors(g: AnyGame, v: View) -> str:
     if many is not None:
         return many
     told: dict[str, list[str]] = {}  # what to do there -> the squares, in order
-    for p, name in zip(range(len(g.geometry.point_names)), g.geometry.point_names,
-                       strict=True):
+    points = g.geometry.point_names
+    # The soldier's own square first, then where it was set down.
+    for p in sorted(range(len(points)), key=lambda p: bool(where) and p != v.lifted):
         if not v.errors >> p & 1:
             continue
         owner = TITLE[0] if a >> p & 1 else TITLE[1]
@@ -274,11 +275,11 @@ def _errors(g: AnyGame, v: View) -> str:
             what = f"put the {owner}'s soldier back{why}"
         elif where:  # the soldier from v.lifted set down here (Mismatch.misplaced)
             what = (f"not a legal {place(g.geometry.name)}; the soldier from "
-                    f"{g.geometry.point_names[v.lifted]} can go to {', '.join(_names(g, where))}")
+                    f"{points[v.lifted]} can go to {', '.join(_names(g, where))}")
         else:
             why = THINKING if v.thinking else _why_not_placed(g, p)
             what = f"no soldier belongs here{why}; take it off"
-        told.setdefault(what, []).append(name)
+        told.setdefault(what, []).append(points[p])
     # Squares with the same words are named together, the words said once
     # ("a1, b1: no soldier belongs here (...); take them off").
     said = [f"{', '.join(names)}: {_plural(what) if len(names) > 1 else what}"

@@ -109,3 +109,19 @@ def test_two_soldiers_lifted_at_once_are_both_to_go_back() -> None:
     h.put("e4")
     assert h.moves == ["d4-e4"]
 
+
+def test_a_chain_soldier_set_back_where_it_came_from_is_told_soldier_first() -> None:
+    # As everywhere else: the soldier's square first, then where it was set
+    # down; before, the square order put a2 first ('a2: not a legal square;
+    # the soldier from b2 can go to b3; b2: put the Attacker's soldier back').
+    h = Hands("kharbga", CHAIN)
+    h.move("a2", "b2")
+    h.lift("c2")
+    h.move("b2", "a2")
+    h.hold(DELAY)
+    assert h.moves == ["a2xb2"]
+    assert h.last.status == ("b2: put the Attacker's soldier back; a2: not a legal square; "
+                             "the soldier from b2 can go to b3")
+    assert h.leds == {"a2": "error", "b2": "error", "b3": "destination"}
+    h.put("c2", "d")  # the capture taken back
+    assert h.moves == [] and h.leds == {}
