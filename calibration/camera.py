@@ -173,12 +173,21 @@ def _image_size(d: Any) -> tuple[int, int]:
     return d[0], d[1]
 
 
+MAX_PROFILE_BYTES = 2**24  # a profile is tens of kilobytes
+
+
 def load_profile(path: str | Path) -> CameraProfile:
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
+        with p.open("rb") as f:
+            raw = f.read(MAX_PROFILE_BYTES + 1)
     except OSError as exc:  # the words every file the project reads is refused in
         raise ValueError(f"camera profile {p}: {unreadable(exc)}") from None
+    if len(raw) > MAX_PROFILE_BYTES:  # another file given by mistake, /dev/zero: never read whole
+        raise ValueError(f"camera profile {p}: larger than {MAX_PROFILE_BYTES // 2**20} MiB: "
+                         f"not a camera profile")
+    try:
+        text = raw.decode("utf-8")
     except UnicodeDecodeError:
         raise ValueError(f"camera profile {p} is not text (not UTF-8)") from None
     try:

@@ -110,7 +110,7 @@ def _cmd_hall(args: argparse.Namespace) -> int:
 
 
 def _cmd_replay(args: argparse.Namespace) -> int:
-    from controller.board.sensorlog import Event, LogError
+    from controller.board.sensorlog import Event, LogError, log_lines
     from controller.reconcile.reconciler import Settings
     from controller.reconcile.replay import ReplayResult, log_events, replay_events
     from controller.reconcile.settings import timing_problem
@@ -143,10 +143,10 @@ def _cmd_replay(args: argparse.Namespace) -> int:
     name = "standard input" if args.log == "-" else args.log
     try:
         if args.log == "-":
-            result = run(sys.stdin)
+            result = run(log_lines(sys.stdin))
         else:
             with _open_log(args.log) as fh:
-                result = run(fh)
+                result = run(log_lines(fh))
     except UnicodeDecodeError:
         raise ValueError(f"{name}: not a sensor log (not UTF-8 text)") from None
     except LogError as exc:  # the line it names is of this log

@@ -146,6 +146,21 @@ def parse_line(text: str, squares: int | None, sensor: str | None = None) -> Eve
     return Frame.from_cells(t, value, noun)
 
 
+MAX_LINE = 2**16  # characters a log line may have: a frame of the largest board is a few hundred
+
+
+def log_lines(handle: TextIO, limit: int = MAX_LINE) -> Iterator[str]:
+    """The lines of an open sensor log, none read beyond ``limit``
+    characters: :class:`LogError` for a longer one (a file of another kind
+    given by mistake, /dev/zero), which is never read whole."""
+    n = 0
+    while line := handle.readline(limit + 1):
+        n += 1
+        if len(line) > limit:
+            raise LogError(f"line {n}: longer than {limit // 1024} KiB: not a sensor log")
+        yield line
+
+
 def read_log(lines: Iterable[str]) -> Iterator[tuple[int, Event]]:
     """Events with their line numbers; :class:`LogError` at the first bad
     line (blank lines are skipped; times must not go backwards)."""
