@@ -71,6 +71,8 @@ def open_problem(url: str, exc: BaseException) -> str:
         why = "permission denied (add this user to the dialout group)"
     elif code in (errno.EAGAIN, errno.EBUSY):
         why = "in use by another program (another kharbga-board, or a doctor --serial?)"
+    elif code == errno.EISDIR:
+        why = "a folder, not a serial port (a Pico is /dev/ttyACM0 or under /dev/serial/by-id)"
     else:
         why = said(exc)
     return f"cannot open {url}: {why}"

@@ -9,6 +9,7 @@ import os
 import queue
 import random
 import time
+from pathlib import Path
 
 import pytest
 from fake_clock import FakeClock
@@ -428,3 +429,15 @@ def test_a_port_that_does_not_exist_is_said_in_words() -> None:
         assert link.stats().last_error == (
             "cannot open /dev/ttyKHARBGA-NONE: no such port (is the board's USB cable "
             "plugged in?)")
+
+
+def test_a_folder_given_as_the_port_is_said_in_words(tmp_path: Path) -> None:
+    # Before: "[Errno 21] could not open port X: [Errno 21] Is a directory: 'X'".
+    fast = LinkSettings(reconnect_delay=0.01)
+    with SerialLink(str(tmp_path), fast) as link:
+        deadline = time.monotonic() + 5
+        while not link.stats().open_failures and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert link.stats().last_error == (
+            f"cannot open {tmp_path}: a folder, not a serial port (a Pico is /dev/ttyACM0 or "
+            "under /dev/serial/by-id)")
