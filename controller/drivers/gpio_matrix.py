@@ -310,6 +310,21 @@ def no_pin_library(tried: list[str]) -> str:
             "--board sim or serial:PORT")
 
 
+def check_pin_library() -> None:
+    """Raise the one-line ``OSError`` of :func:`no_pin_library` when gpiozero
+    finds no pin library, as the first device would, opening no pin: a
+    service that cannot read its switches says so before it makes a data
+    folder or a game."""
+    from gpiozero import Device
+
+    with warnings.catch_warnings(record=True) as fallbacks:
+        warnings.simplefilter("always", PinFactoryFallback)
+        try:
+            Device.ensure_pin_factory()
+        except BadPinFactory:
+            raise OSError(no_pin_library([str(w.message) for w in fallbacks])) from None
+
+
 class MatrixScanner:
     """Scans the matrix, debounces, and reports the board as frames."""
 

@@ -114,13 +114,16 @@ def _config(config: Config | str | Path | None) -> Config:
 def check_backend(config: Config) -> None:
     """Raise the one-line error :func:`open_backend` would raise for the
     configuration of ``config.board`` (its tables against the variant's
-    board), without opening any hardware: told before a data folder or a
-    game is made."""
+    board) or for a GPIO board with no pin library, without opening any
+    hardware: told before a data folder or a game is made."""
     kind = config.board
     board = find_any_variant(config.variant).geometry.name
     if kind == "gpio":
         with needs_extra("pi", "the gpio board"):
             config.gpio(board)
+            from controller.drivers.gpio_matrix import check_pin_library
+
+            check_pin_library()
     elif kind.startswith("serial:"):
         serial_mapping(config, board)
     elif kind.startswith("camera:"):

@@ -255,3 +255,15 @@ def test_run_with_a_board_wired_for_another_game_makes_no_data_folder(
     assert r.stderr.splitlines()[-1].endswith(words), r.stderr
     assert "Traceback" not in r.stderr and r.stdout == ""
     assert not (tmp_path / "data").exists()
+
+
+def test_run_on_a_gpio_board_with_no_pin_library_makes_no_data_folder(tmp_path: Path) -> None:
+    # A Pi without lgpio (or a PC): the one line says what to install, and
+    # the start leaves no data folder and no empty game in the archive.
+    r = _cli("run", "--board", "gpio", "--port", str(free_port()),
+             "--data-dir", str(tmp_path / "data"),
+             env={**os.environ, "GPIOZERO_PIN_FACTORY": "no-such-library"})
+    assert r.returncode == 2, r.stderr
+    assert r.stderr.splitlines()[-1].startswith(
+        "kharbga-board: no GPIO pin library could be loaded"), r.stderr
+    assert not (tmp_path / "data").exists()
