@@ -42,7 +42,8 @@ def parse_broker_url(url: str) -> tuple[str, int, bool]:
     if parts.scheme not in ("mqtt", "mqtts") or not parts.hostname:
         raise BroadcastError(f"broker {url!r}: use mqtt://HOST:PORT or mqtts://HOST:PORT")
     if parts.username or parts.password:
-        raise BroadcastError(f"broker {parts.scheme}://{parts.hostname}: put the user name and "
+        where = parts.netloc.rpartition("@")[2]  # the host and port given, no credentials
+        raise BroadcastError(f"broker {parts.scheme}://{where}: put the user name and "
                              "password in the configuration file, not in the URL")
     if parts.path not in ("", "/") or parts.query:
         raise BroadcastError(f"broker {url!r}: nothing may follow HOST:PORT")
