@@ -31,6 +31,11 @@ def main(argv: list[str] | None = None) -> int:
         "service": _service,
         "broadcast": _broadcast,
     }
+    unknown = [name for name in names if name not in suites]
+    if unknown:  # a typo ran nothing, silently, and said all was well
+        print(f"controller.bench: no suite {unknown[0]!r} (suites: {', '.join(suites)})",
+              file=sys.stderr)
+        return 2
     for name, run in suites.items():
         if not names or name in names:
             run()

@@ -482,3 +482,12 @@ def test_doctor_without_a_config_file_checks_the_board_wired_as_hardware_md_says
     proc = subprocess.run([*run, "--config", "config.toml"], cwd=tmp_path, input="\n",
                           capture_output=True, text=True, env=env, check=False, timeout=60)
     assert proc.returncode == 2 and proc.stderr == "kharbga-board: config.toml: no such file\n"
+
+
+def test_the_benchmark_refuses_a_suite_it_does_not_have(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    # `python -m controller.bench camra` ran nothing and exited 0, silently.
+    from controller import bench
+
+    assert bench.main(["camra"]) == 2
+    assert capsys.readouterr().err.startswith("controller.bench: no suite 'camra' (suites: ")
