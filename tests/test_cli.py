@@ -491,3 +491,14 @@ def test_the_benchmark_refuses_a_suite_it_does_not_have(
 
     assert bench.main(["camra"]) == 2
     assert capsys.readouterr().err.startswith("controller.bench: no suite 'camra' (suites: ")
+
+
+def test_replay_of_a_log_without_its_header_says_so(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # Before: "header 'board' must be one of "7x7", ..., not None".
+    log = tmp_path / "frames.jsonl"
+    log.write_text('{"t": 0.0, "occ": "' + "0" * 49 + '"}\n')
+    assert main(["replay", str(log)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"kharbga-board: {log}: line 1 (header): the header names no 'board'")
+    assert "None" not in err and err.count("\n") == 1

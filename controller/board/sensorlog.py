@@ -107,6 +107,10 @@ def parse_line(text: str, squares: int | None, sensor: str | None = None) -> Eve
         kind = obj.get("sensor")
         if not isinstance(board, str) or board not in BOARDS:
             known = ", ".join(f'"{b}"' for b in BOARDS)
+            if "board" not in obj:  # a frame first, or a header cut: not "not None"
+                raise ValueError(f"the header names no 'board' (one of {known}): a sensor log "
+                                 'starts with one, such as {"t": 0.0, "board": "7x7", '
+                                 '"sensor": "occupancy"}')
             raise ValueError(f"header 'board' must be one of {known}, not {board!r}")
         if kind not in SENSORS:
             raise ValueError(f"header 'sensor' must be \"occupancy\" or \"colour\", not {kind!r}")
