@@ -26,7 +26,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 
 from controller.board.events import Frame
-from controller.rules import AnyGame, Game
+from controller.rules import AnyGame, Game, LeapGame
 from controller.rules.moves import PASS, PLACE, REMOVE, STEP, Move
 
 from .settings import Settings
@@ -252,6 +252,23 @@ class Explainer:
             if self.explain(game, back, turn, weak_ok=False) is not None:
                 return bit
         return 0
+
+    def huff_first(self, game: AnyGame, r: Frame, turn: Turn) -> int:
+        """A huff owed and the move after it made, but the huffed soldier
+        still standing: the soldiers of which, once one is taken off, the
+        reading is the huff and the move (0: there is none)."""
+        if not isinstance(game, LeapGame):
+            return 0
+        standing, found = game.huff & r.occupied, 0
+        while standing:
+            bit = standing & -standing
+            standing ^= bit
+            keep = ~bit
+            off = replace(r, occupied=r.occupied & keep, attacker=r.attacker & keep,
+                          defender=r.defender & keep)
+            if self.explain(game, off, turn, weak_ok=False) is not None:
+                found |= bit
+        return found
 
     # ------------------------------------------------------------------
     # The search

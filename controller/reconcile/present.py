@@ -39,6 +39,7 @@ class View:
     unseen: int = 0  # squares read unknown for long: the reading waits for them
     thinking: bool = False  # the computer searches its action: nothing is accepted
     setup: bool = False  # a leap game's soldiers being set up (the board has not yet fit)
+    huffed: int = 0  # a huff owed still standing, the move after it made (once lit)
 
 
 def end_words(g: AnyGame) -> str:
@@ -69,6 +70,9 @@ def status(g: AnyGame, v: View) -> str:
         return f"{told}; {_errors(g, replace(v, errors=stray))}" if stray else told
     if v.errors:
         return _errors(g, v)
+    if v.huffed:
+        return (f"{TITLE[g.side]}: the huff comes first: take off "
+                f"{' or '.join(_names(g, v.huffed))}; then the move made stands")
     if g.outcome is not None:
         return end_words(g)
     side = TITLE[g.side]

@@ -87,6 +87,8 @@ class Mismatch:
     misplaced: tuple[int, int] | None = None
     # A piece knocked off while an action was made: the one square lit.
     knocked: int = 0
+    # A huffed soldier still standing, the move after the huff made: lit alone.
+    huffed: int = 0
 
     def clear(self) -> None:
         self.since = None
@@ -94,3 +96,4 @@ class Mismatch:
         self.undone = 0
         self.misplaced = None
         self.knocked = 0
+        self.huffed = 0

@@ -259,9 +259,10 @@ class Reconciler:
         flags = (t.flags[0], t.flags[1])
         seen = (r.attacker, r.defender) if r is not None and r.colour and m.errors else None
         waited = since is not None and self._now - since >= self.settings.error_delay + UNSEEN
-        return View(lifted, targets, m.errors, standing, t.pending.exchanged, self._table.hint,
-                    flags, t.expected, m.undone & m.errors, seen, r.unknown if r and waited else 0,
-                    t.thinking, self._table.setup)
+        huffed = m.errors & m.huffed  # lit as the huff it is, not as an error
+        return View(lifted, targets, m.errors & ~huffed, standing, t.pending.exchanged,
+                    self._table.hint, flags, t.expected, m.undone & m.errors, seen,
+                    r.unknown if r and waited else 0, t.thinking, self._table.setup, huffed)
 
     def _finish_update(self, update: Update) -> Update:
         report, self._games.report = self._games.report, _Report()
@@ -300,6 +301,8 @@ class Reconciler:
             m.errors = difference(self.game, self._turn.pending, r)
             if m.errors & m.knocked:  # the rest is an action, once it is set back
                 m.errors = m.knocked
+            elif m.huffed & r.occupied:  # the rest is the move after the huff
+                m.errors = m.huffed & r.occupied
 
     # ------------------------------------------------------------------
     # Buttons
@@ -429,11 +432,13 @@ class Reconciler:
             self._lift, self._deferred = lift, deferred
             self._settle_reading(r, now)
             return
-        if self._mismatch.since is None:
-            self._mismatch.since = now
-        self._mismatch.errors = 0
-        self._mismatch.misplaced = ex.misplaced(g, r, turn)
-        self._mismatch.knocked = 0 if self._mismatch.misplaced else ex.knocked(g, r, turn)
+        m = self._mismatch
+        if m.since is None:
+            m.since = now
+        m.errors = 0
+        m.huffed = ex.huff_first(g, r, turn)  # the huff forgotten before the move
+        m.misplaced = None if m.huffed else ex.misplaced(g, r, turn)
+        m.knocked = 0 if m.huffed or m.misplaced else ex.knocked(g, r, turn)
 
     def _readmit(self, r: Frame) -> bool:
         """Pieces the last turn captured, lifted off and set back down on

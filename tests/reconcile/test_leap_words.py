@@ -7,9 +7,11 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import pytest
+
 from controller.board.events import Button, Frame
 from controller.reconcile.present import View, leds, status
-from controller.reconcile.reconciler import Reconciler
+from controller.reconcile.reconciler import Reconciler, Settings
 from controller.rules import AnyGame, game_from_position, new_game
 
 
@@ -194,3 +196,38 @@ def test_after_the_end_soldiers_set_back_on_their_starting_points_start_a_new_ga
     u = r.tick(4.5)
     assert r.game is not g and r.game.ply == 0 and u.status == "Attacker to move"
     assert u.leds == {} and g.outcome is not None
+
+
+def _frame(g: AnyGame, t: float, colour: bool, *off: str, on: str = "") -> Frame:
+    """The board of ``g`` with the soldiers on ``off`` taken away and one
+    of the side to move set on ``on``."""
+    a, d = g.bitboards()
+    gone = _bits(g, *off)
+    a, d = a & ~gone, d & ~gone
+    if on:
+        a, d = (a | _bits(g, on), d) if g.side == 0 else (a, d | _bits(g, on))
+    return Frame(t, a | d, a, d, 0, True) if colour else Frame(t, a | d)
+
+
+@pytest.mark.parametrize("colour", [False, True], ids=["occupancy", "colour"])
+def test_a_move_made_before_the_huff_is_told_to_wait_for_the_huff(colour: bool) -> None:
+    # The Defender owes the huff of b4 and moves b6 to b5 first: b4 alone
+    # is to come off, and then the huff and the move are read; before,
+    # "b5: no soldier belongs here; take it off; b6: put the Defender's
+    # soldier back" asked to undo a move that stands.
+    g = new_game("sixteen-soldiers")
+    for m in ("d4-e5", "d6-c5", "c4-d4"):
+        g.play(m)
+    assert g.huff == _bits(g, "b4")
+    r = Reconciler(game=g.copy(), settings=Settings(settle=0.25, error_delay=1.0))
+    r.feed(_frame(g, 0.0, colour))
+    r.feed(_frame(g, 1.0, colour, "b6"))
+    r.feed(_frame(g, 1.5, colour, "b6", on="b5"))
+    u = r.tick(3.0)
+    assert [str(m) for m in r.game.moves] == ["d4-e5", "d6-c5", "c4-d4"]
+    assert u.status == "Defender: the huff comes first: take off b4; then the move made stands"
+    assert u.leds == {"c4": "last-from", "d4": "last-to", "b4": "capture"}
+    r.feed(_frame(g, 3.5, colour, "b6", "b4", on="b5"))
+    u = r.tick(4.0)
+    assert [str(m) for m in r.game.moves][-2:] == ["xb4", "b6-b5"]
+    assert u.status == "Attacker to move"
