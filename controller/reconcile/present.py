@@ -315,6 +315,8 @@ def _why_not_lifted(g: AnyGame, p: int) -> str:
             return (f" (only {g.chain_square} may move now, capturing again; to stop the "
                     f"chain, the {TITLE[1 - g.side]} plays)")
         return f" ({g.chain_square} must capture again)"
+    if owner != g.side and g.chain_square is not None and g.variant.chain != "optional":
+        return f" (it is the {TITLE[g.side]}'s turn: {g.chain_square} must capture again)"
     if owner != g.side and g.chain_square is None:
         crowned = ": a soldier crowned by a capture ends its turn" if _crowned_last(g, p) else ""
         return f" (it is the {TITLE[g.side]}'s turn{crowned})"

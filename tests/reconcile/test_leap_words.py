@@ -231,3 +231,18 @@ def test_a_move_made_before_the_huff_is_told_to_wait_for_the_huff(colour: bool) 
     u = r.tick(4.0)
     assert [str(m) for m in r.game.moves][-2:] == ["xb4", "b6-b5"]
     assert u.status == "Attacker to move"
+
+
+def test_the_other_side_moving_in_a_mandatory_chain_is_told_the_chain_goes_on() -> None:
+    # Sixteen Soldiers: b6 must capture again; the Defender moved e7 to e6
+    # (or lifted it). Before, "e7: put the Defender's soldier back" said no
+    # why, as if the Defender were wrong to move at all.
+    g = _sixteen_in_a_chain()
+    said = status(g, View(errors=_bits(g, "c6", "c5")))
+    assert ("c6: put the Defender's soldier back (it is the Attacker's turn: b6 must "
+            "capture again)") in said, said
+    # Where the chain is optional, the Defender's move ends it: no such words.
+    pos = "...a...D/....D.../......../......../......../......../......../A....... a m d8 1 np=0"
+    free = game_from_position("checkers", pos)
+    said = status(free, View(errors=_bits(free, "e7", "d6")))
+    assert "must" not in said and "turn" not in said, said
