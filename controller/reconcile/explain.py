@@ -477,13 +477,13 @@ def _lift(g: AnyGame, r: Frame, turn: Turn) -> tuple[int, int] | None:
             targets |= 1 << m.to
             takes |= g.captures(m.frm, m.to)
     if missing & ~lifted & ~(enemy & takes):
-        takes |= _chain_takes(g, frm, 8)
+        takes |= chain_takes(g, frm, 8)
         if missing & ~lifted & ~(enemy & takes):
             return None
     return frm, targets
 
 
-def _chain_takes(g: AnyGame, frm: int, depth: int) -> int:
+def chain_takes(g: AnyGame, frm: int, depth: int) -> int:
     """The pieces a capture chain of the soldier on ``frm`` may take, on
     any of its steps (``depth`` steps at most)."""
     takes = 0
@@ -495,7 +495,7 @@ def _chain_takes(g: AnyGame, frm: int, depth: int) -> int:
             g.play(m)
             try:
                 if g.chain_point == m.to and g.outcome is None:
-                    takes |= _chain_takes(g, m.to, depth - 1)
+                    takes |= chain_takes(g, m.to, depth - 1)
             finally:
                 g.pop()
     return takes

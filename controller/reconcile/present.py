@@ -16,6 +16,8 @@ from controller.rules import AnyGame, Game, LeapGame, State
 from controller.rules.leap import LeapState
 from controller.rules.moves import STEP, Move, action_words, reason_words
 
+from .explain import chain_takes
+
 __all__ = ["Display", "View", "end_words", "exchange_refusal", "leds", "status"]
 
 TITLE = ("Attacker", "Defender")
@@ -275,7 +277,7 @@ def _errors(g: AnyGame, v: View) -> str:
             back = f"put the {owner}'s soldier back" if (a | d) >> p & 1 else "take it off"
             what = f"taken back by undo; {back}"
         elif (a | d) >> p & 1:
-            why = THINKING if v.thinking else _why_not_lifted(g, p)
+            why = THINKING if v.thinking else _taken_early(g, p, v.errors) or _why_not_lifted(g, p)
             what = f"put the {owner}'s soldier back{why}"
         elif where:  # the soldier from v.lifted set down here (Mismatch.misplaced)
             what = (f"not a legal {place(g.geometry.name)}; the soldier from "
@@ -297,6 +299,7 @@ def _plural(what: str) -> str:
     """The words of one square said of several."""
     return (what.replace("take it off", "take them off")
             .replace("'s soldier back", "'s soldiers back")
+            .replace("capture it,", "capture them,")
             .replace("wrong side's soldier (the", "wrong side's soldiers (the"))
 
 
@@ -321,6 +324,19 @@ def _why_not_lifted(g: AnyGame, p: int) -> str:
         crowned = ": a soldier crowned by a capture ends its turn" if _crowned_last(g, p) else ""
         return f" (it is the {TITLE[g.side]}'s turn{crowned})"
     return _capture_first(g, p)
+
+
+def _taken_early(g: AnyGame, p: int, errors: int) -> str:
+    """" (or capture it, with c3)" for an enemy soldier of a leap game
+    missing, with nothing else wrong but others like it, that a capture
+    (or capture chain) of the side to move takes: taken off before the
+    leap, which is as good as made."""
+    a, d = g.bitboards()
+    if not isinstance(g, LeapGame) or errors & ~(a, d)[1 - g.side] or g.outcome is not None:
+        return ""
+    froms = {m.frm for m in g.legal_moves() if m.kind == STEP and m.capture}
+    takers = sorted(g.geometry.point_names[f] for f in froms if chain_takes(g, f, 8) >> p & 1)
+    return f" (or capture it, with {' or '.join(takers)})" if takers else ""
 
 
 def _crowned_last(g: AnyGame, p: int) -> bool:

@@ -246,3 +246,36 @@ def test_the_other_side_moving_in_a_mandatory_chain_is_told_the_chain_goes_on() 
     free = game_from_position("checkers", pos)
     said = status(free, View(errors=_bits(free, "e7", "d6")))
     assert "must" not in said and "turn" not in said, said
+
+
+@pytest.mark.parametrize("colour", [False, True], ids=["occupancy", "colour"])
+def test_soldiers_taken_off_before_the_leap_that_captures_them_are_told_so(
+        colour: bool) -> None:
+    # English draughts: c3 must leap d4 and then f6. The player takes the
+    # two soldiers off first (the leaps are made next, and read): the
+    # words say the capture is as good as putting them back; before, "d4,
+    # f6: put the Defender's soldiers back (it is the Attacker's turn)"
+    # blamed the Defender.
+    pos = ".D.D..../......../.....D../......../...D..../..A...../.A....../........ a m - 1"
+    g = game_from_position("english-draughts", pos)
+    r = Reconciler(game=g.copy(), settings=Settings(settle=0.25, error_delay=1.0))
+    r.feed(_frame(g, 0.0, colour))
+    r.feed(_frame(g, 1.0, colour, "f6"))
+    u = r.tick(2.5)
+    assert u.status == "f6: put the Defender's soldier back (or capture it, with c3)"
+    assert u.leds == {"f6": "error"}
+    r.feed(_frame(g, 3.0, colour, "f6", "d4"))
+    u = r.tick(4.5)
+    assert u.status == "d4, f6: put the Defender's soldiers back (or capture them, with c3)"
+    r.feed(_frame(g, 5.0, colour, "f6", "d4", "c3"))
+    r.feed(_frame(g, 5.5, colour, "f6", "d4", "c3", on="g7"))
+    u = r.tick(6.0)
+    assert [str(m) for m in r.game.moves] == ["c3xe5", "e5xg7"]
+    assert "error" not in u.leds.values()
+    # Mid-chain: e5 still to leap f6, f6 taken off first.
+    g.play("c3xe5")
+    said = status(g, View(errors=_bits(g, "f6")))
+    assert said == "f6: put the Defender's soldier back (or capture it, with e5)", said
+    # A soldier the Defender moved away is not one taken off early.
+    moved = status(g, View(errors=_bits(g, "f6", "g5")))
+    assert "capture it" not in moved, moved
