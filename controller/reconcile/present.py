@@ -121,7 +121,8 @@ def status(g: AnyGame, v: View) -> str:
     if g.chain_square is not None:
         optional = (f", or stop there and let the {TITLE[1 - g.side]} play (pass)"
                     if g.variant.chain == "optional" else "")
-        return f"{side}: continue the capture with {g.chain_square}{optional}"
+        crowned = _crowned(g, g.side)
+        return f"{side}: continue the capture with {g.chain_square}{optional}{crowned}"
     if g.removals and isinstance(g, LeapGame):
         owed = _names(g, g.huff)
         why = "it" if len(owed) == 1 else "any of them"
@@ -133,7 +134,8 @@ def status(g: AnyGame, v: View) -> str:
         return f"{side}: remove one of your own pieces (blocked side rule)"
     declared = "; H'ajeb declared" if hajeb == "on" else ""
     told = _exchange(g, bool(flag))
-    return f"{side} to move{_again(g)}{told}{flag}{declared}{_must_capture(g)}"
+    crowned = _crowned(g, 1 - g.side)
+    return f"{side} to move{_again(g)}{told}{flag}{declared}{_must_capture(g)}{crowned}"
 
 
 def _must_capture(g: AnyGame) -> str:
@@ -337,6 +339,26 @@ def _taken_early(g: AnyGame, p: int, errors: int) -> str:
     froms = {m.frm for m in g.legal_moves() if m.kind == STEP and m.capture}
     takers = sorted(g.geometry.point_names[f] for f in froms if chain_takes(g, f, 8) >> p & 1)
     return f" (or capture it, with {' or '.join(takers)})" if takers else ""
+
+
+def _crowned(g: AnyGame, side: int) -> str:
+    """"; d8 is crowned: set a second soldier on it" when ``side``'s last
+    turn (or its chain going on) crowned a man: the sensors cannot see a
+    king, the players make one."""
+    if not isinstance(g, LeapGame):
+        return ""
+    steps = []  # the last turn's steps, latest first
+    for before, m in reversed(g.history):
+        if before.side != side:
+            break
+        if m.kind == STEP:
+            steps.append((before, m))
+    if not steps:
+        return ""
+    (start, first), to = steps[-1], steps[0][1].to
+    if start.kings >> first.frm & 1 or not g.kings >> to & 1:
+        return ""
+    return f"; {g.geometry.point_names[to]} is crowned: set a second soldier on it"
 
 
 def _crowned_last(g: AnyGame, p: int) -> bool:

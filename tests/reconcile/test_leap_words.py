@@ -279,3 +279,26 @@ def test_soldiers_taken_off_before_the_leap_that_captures_them_are_told_so(
     # A soldier the Defender moved away is not one taken off early.
     moved = status(g, View(errors=_bits(g, "f6", "g5")))
     assert "capture it" not in moved, moved
+
+
+@pytest.mark.parametrize("variant", ["english-draughts", "checkers"])
+def test_a_man_crowned_is_told_to_be_made_a_king(variant: str) -> None:
+    # The sensors cannot see a king: the status asks for it to be made,
+    # for the turn after the crowning; before, "Defender to move" alone,
+    # and a man left uncrowned looked a man to the players.
+    pos = "......../..A...../.......D/......../......../......../......../A....... a m - 1"
+    g = game_from_position(variant, pos + (" np=0" if variant == "checkers" else ""))
+    g.play("c7-d8")
+    assert status(g, View()) == "Defender to move; d8 is crowned: set a second soldier on it"
+    g.play("h6-g5")
+    assert status(g, View()) == "Attacker to move"
+    # Crowned by a capture: in checkers the king leaps on, or stops.
+    pos = "......../..D.D.../.A....../......../......../......../......../A....... a m - 1"
+    g = game_from_position(variant, pos + (" np=0" if variant == "checkers" else ""))
+    g.play("b6xd8")
+    said = status(g, View())
+    if variant == "checkers":
+        assert said == ("Attacker: continue the capture with d8, or stop there and let the "
+                        "Defender play (pass); d8 is crowned: set a second soldier on it")
+        g.play("pass")
+    assert status(g, View()) == "Defender to move; d8 is crowned: set a second soldier on it"
