@@ -302,6 +302,7 @@ def _plural(what: str) -> str:
     return (what.replace("take it off", "take them off")
             .replace("'s soldier back", "'s soldiers back")
             .replace("capture it,", "capture them,")
+            .replace("not this one)", "not these)")
             .replace("wrong side's soldier (the", "wrong side's soldiers (the"))
 
 
@@ -329,13 +330,17 @@ def _why_not_lifted(g: AnyGame, p: int) -> str:
 
 
 def _taken_early(g: AnyGame, p: int, errors: int) -> str:
-    """" (or capture it, with c3)" for an enemy soldier of a leap game
-    missing, with nothing else wrong but others like it, that a capture
-    (or capture chain) of the side to move takes: taken off before the
-    leap, which is as good as made."""
+    """For an enemy soldier of a leap game missing, with nothing else wrong
+    but others like it: " (or capture it, with c3)" where a capture (or
+    capture chain) of the side to move takes it (taken off before the
+    leap, which is as good as made); " (the huff takes b4, not this one)"
+    where a huff is owed of other soldiers."""
     a, d = g.bitboards()
     if not isinstance(g, LeapGame) or errors & ~(a, d)[1 - g.side] or g.outcome is not None:
         return ""
+    if g.huff:
+        owed = " or ".join(_names(g, g.huff))
+        return "" if g.huff >> p & 1 else f" (the huff takes {owed}, not this one)"
     froms = {m.frm for m in g.legal_moves() if m.kind == STEP and m.capture}
     takers = sorted(g.geometry.point_names[f] for f in froms if chain_takes(g, f, 8) >> p & 1)
     return f" (or capture it, with {' or '.join(takers)})" if takers else ""

@@ -302,3 +302,24 @@ def test_a_man_crowned_is_told_to_be_made_a_king(variant: str) -> None:
                         "Defender play (pass); d8 is crowned: set a second soldier on it")
         g.play("pass")
     assert status(g, View()) == "Defender to move; d8 is crowned: set a second soldier on it"
+
+
+@pytest.mark.parametrize("colour", [False, True], ids=["occupancy", "colour"])
+def test_a_huff_of_the_wrong_soldier_is_told_which_the_huff_takes(colour: bool) -> None:
+    # The Defender owes the huff of b4 and takes a4 off instead; before,
+    # "a4: put the Attacker's soldier back (it is the Defender's turn)",
+    # as if a4 had been moved by its side.
+    g = new_game("sixteen-soldiers")
+    for m in ("d4-e5", "d6-c5", "c4-d4"):
+        g.play(m)
+    r = Reconciler(game=g.copy(), settings=Settings(settle=0.25, error_delay=1.0))
+    r.feed(_frame(g, 0.0, colour))
+    r.feed(_frame(g, 1.0, colour, "a4"))
+    u = r.tick(2.5)
+    assert u.status == "a4: put the Attacker's soldier back (the huff takes b4, not this one)"
+    assert u.leds["a4"] == "error" and u.leds["b4"] == "capture"
+    two = status(g, View(errors=_bits(g, "a4", "a3")))
+    assert two == "a3, a4: put the Attacker's soldiers back (the huff takes b4, not these)"
+    # The Attacker moving again is told whose turn it is, as ever.
+    moved = status(g, View(errors=_bits(g, "e5", "d5")))
+    assert "e5: put the Attacker's soldier back (it is the Defender's turn)" in moved, moved
