@@ -42,6 +42,7 @@ class View:
     thinking: bool = False  # the computer searches its action: nothing is accepted
     setup: bool = False  # a leap game's soldiers being set up (the board has not yet fit)
     huffed: int = 0  # a huff owed still standing, the move after it made (once lit)
+    knocked: int = 0  # the one piece missing that keeps the reading from an action (lit)
 
 
 def end_words(g: AnyGame) -> str:
@@ -279,7 +280,8 @@ def _errors(g: AnyGame, v: View) -> str:
             back = f"put the {owner}'s soldier back" if (a | d) >> p & 1 else "take it off"
             what = f"taken back by undo; {back}"
         elif (a | d) >> p & 1:
-            why = THINKING if v.thinking else _taken_early(g, p, v.errors) or _why_not_lifted(g, p)
+            why = (THINKING if v.thinking else "" if v.knocked >> p & 1
+                   else _taken_early(g, p, v.errors) or _why_not_lifted(g, p))
             what = f"put the {owner}'s soldier back{why}"
         elif where:  # the soldier from v.lifted set down here (Mismatch.misplaced)
             what = (f"not a legal {place(g.geometry.name)}; the soldier from "

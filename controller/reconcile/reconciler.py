@@ -262,7 +262,8 @@ class Reconciler:
         huffed = m.errors & m.huffed  # lit as the huff it is, not as an error
         return View(lifted, targets, m.errors & ~huffed, standing, t.pending.exchanged,
                     self._table.hint, flags, t.expected, m.undone & m.errors, seen,
-                    r.unknown if r and waited else 0, t.thinking, self._table.setup, huffed)
+                    r.unknown if r and waited else 0, t.thinking, self._table.setup, huffed,
+                    m.knocked & m.errors)
 
     def _finish_update(self, update: Update) -> Update:
         report, self._games.report = self._games.report, _Report()

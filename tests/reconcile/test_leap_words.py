@@ -323,3 +323,22 @@ def test_a_huff_of_the_wrong_soldier_is_told_which_the_huff_takes(colour: bool) 
     # The Attacker moving again is told whose turn it is, as ever.
     moved = status(g, View(errors=_bits(g, "e5", "d5")))
     assert "e5: put the Attacker's soldier back (it is the Defender's turn)" in moved, moved
+
+
+@pytest.mark.parametrize("colour", [False, True], ids=["occupancy", "colour"])
+def test_a_neighbour_knocked_off_by_a_compulsory_leap_is_only_to_go_back(colour: bool) -> None:
+    # English draughts: c3 must leap d4; lifting it knocks b2 off. Only b2
+    # is to be put back, and then the leap is read; before, "b2: put the
+    # Attacker's soldier back (a capture must be made, by c3)", as if the
+    # leap just made with c3 were not one.
+    pos = ".D.D..../......../.....D../......../...D..../..A...../.A....../........ a m - 1"
+    g = game_from_position("english-draughts", pos)
+    r = Reconciler(game=g.copy(), settings=Settings(settle=0.25, error_delay=1.0))
+    r.feed(_frame(g, 0.0, colour))
+    r.feed(_frame(g, 1.0, colour, "c3", "b2"))
+    r.feed(_frame(g, 1.5, colour, "c3", "b2", on="e5"))
+    u = r.tick(3.0)
+    assert u.status == "b2: put the Attacker's soldier back" and u.leds == {"b2": "error"}
+    r.feed(_frame(g, 3.5, colour, "c3", on="e5"))
+    r.tick(4.0)
+    assert [str(m) for m in r.game.moves] == ["c3xe5"]
