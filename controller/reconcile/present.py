@@ -281,7 +281,8 @@ def _errors(g: AnyGame, v: View) -> str:
             what = f"taken back by undo; {back}"
         elif (a | d) >> p & 1:
             why = (THINKING if v.thinking else "" if v.knocked >> p & 1
-                   else _taken_early(g, p, v.errors) or _why_not_lifted(g, p))
+                   else _taken_early(g, p, v.errors) or _being_crowned(g, p, v.errors)
+                   or _why_not_lifted(g, p))
             what = f"put the {owner}'s soldier back{why}"
         elif where:  # the soldier from v.lifted set down here (Mismatch.misplaced)
             what = (f"not a legal {place(g.geometry.name)}; the soldier from "
@@ -352,8 +353,22 @@ def _crowned(g: AnyGame, side: int) -> str:
     """"; d8 is crowned: set a second soldier on it" when ``side``'s last
     turn (or its chain going on) crowned a man: the sensors cannot see a
     king, the players make one."""
+    p = _crowned_at(g, side)
+    return f"; {g.geometry.point_names[p]} is crowned: set a second soldier on it" if p >= 0 else ""
+
+
+def _being_crowned(g: AnyGame, p: int, errors: int) -> str:
+    """" (as a king: it was crowned)" for the man the last turn crowned,
+    lifted off alone (to be crowned: a piece flipped or stacked)."""
+    crowned = errors == 1 << p and g.outcome is None and _crowned_at(g, 1 - g.side) == p
+    return " (as a king: it was crowned)" if crowned else ""
+
+
+def _crowned_at(g: AnyGame, side: int) -> int:
+    """Where the man that ``side``'s last turn (or its chain going on)
+    crowned stands (-1: none)."""
     if not isinstance(g, LeapGame):
-        return ""
+        return -1
     steps = []  # the last turn's steps, latest first
     for before, m in reversed(g.history):
         if before.side != side:
@@ -361,11 +376,9 @@ def _crowned(g: AnyGame, side: int) -> str:
         if m.kind == STEP:
             steps.append((before, m))
     if not steps:
-        return ""
+        return -1
     (start, first), to = steps[-1], steps[0][1].to
-    if start.kings >> first.frm & 1 or not g.kings >> to & 1:
-        return ""
-    return f"; {g.geometry.point_names[to]} is crowned: set a second soldier on it"
+    return -1 if start.kings >> first.frm & 1 or not g.kings >> to & 1 else to
 
 
 def _crowned_last(g: AnyGame, p: int) -> bool:

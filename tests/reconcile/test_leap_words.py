@@ -342,3 +342,23 @@ def test_a_neighbour_knocked_off_by_a_compulsory_leap_is_only_to_go_back(colour:
     r.feed(_frame(g, 3.5, colour, "c3", on="e5"))
     r.tick(4.0)
     assert [str(m) for m in r.game.moves] == ["c3xe5"]
+
+
+@pytest.mark.parametrize("colour", [False, True], ids=["occupancy", "colour"])
+def test_a_man_lifted_to_be_crowned_is_told_to_go_back_as_a_king(colour: bool) -> None:
+    # English draughts: c7-d8 crowns; the player lifts d8 to stack or flip
+    # it, and takes a while. Before, "d8: put the Attacker's soldier back
+    # (it is the Defender's turn)", as if the crowning were a move of it.
+    pos = "......../..A...../.......D/......../......../......../......../A....... a m - 1"
+    g = game_from_position("english-draughts", pos)
+    g.play("c7-d8")
+    r = Reconciler(game=g.copy(), settings=Settings(settle=0.25, error_delay=1.0))
+    r.feed(_frame(g, 0.0, colour))
+    r.feed(_frame(g, 1.0, colour, "d8"))
+    u = r.tick(3.0)
+    assert u.status == "d8: put the Attacker's soldier back (as a king: it was crowned)"
+    r.feed(_frame(g, 3.5, colour))
+    assert r.tick(4.0).status == "Defender to move; d8 is crowned: set a second soldier on it"
+    # Moved on, it is told whose turn it is, as ever.
+    said = status(g, View(errors=_bits(g, "d8", "e7")))
+    assert "d8: put the Attacker's soldier back (it is the Defender's turn)" in said, said
