@@ -67,8 +67,8 @@ def status(g: AnyGame, v: View) -> str:
         return (f"{', '.join(names[:3])}{more} not seen clearly (a hand, a reflection or "
                 f"something on the board?): the board is read once {once}")
     if _setting_up(g, v):
-        a, d = g.bitboards()
-        n, stray = (v.errors & (a | d)).bit_count(), v.errors & ~(a | d)
+        empty = _empty_starts(g, v)
+        n, stray = empty.bit_count(), v.errors & ~empty
         told = f"Set up the soldiers: {n} starting {place(g.geometry.name, n)} still empty"
         return f"{told}; {_errors(g, replace(v, errors=stray))}" if stray else told
     if v.errors:
@@ -237,8 +237,15 @@ def _setting_up(g: AnyGame, v: View) -> bool:
     (a soldier on a wrong point besides is an error of its own)."""
     if not v.setup or not isinstance(g, LeapGame) or g.ply or g.outcome is not None:
         return False
+    return bool(_empty_starts(g, v))
+
+
+def _empty_starts(g: AnyGame, v: View) -> int:
+    """The starting points lit as errors that the reading shows empty (a
+    camera sees the wrong side's soldier on one: an error of its own)."""
     a, d = g.bitboards()
-    return bool(v.errors & (a | d))
+    shown = v.seen[0] | v.seen[1] if v.seen is not None else 0
+    return v.errors & (a | d) & ~shown
 
 
 def _too_many(g: AnyGame, v: View) -> str | None:
@@ -492,9 +499,9 @@ def leds(g: AnyGame, v: View) -> LedMap:
     paint(out, v.standing & v.exchanged, "exchange", names)
     paint(out, v.standing & ~v.exchanged, "capture", names)
     if _setting_up(g, v):
-        a, d = g.bitboards()
-        paint(out, v.errors & (a | d), "setup", names)
-        paint(out, v.errors & ~(a | d), "error", names)
+        empty = _empty_starts(g, v)
+        paint(out, empty, "setup", names)
+        paint(out, v.errors & ~empty, "error", names)
     else:
         paint(out, v.errors, "error", names)
     return out

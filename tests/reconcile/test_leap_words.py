@@ -362,3 +362,29 @@ def test_a_man_lifted_to_be_crowned_is_told_to_go_back_as_a_king(colour: bool) -
     # Moved on, it is told whose turn it is, as ever.
     said = status(g, View(errors=_bits(g, "d8", "e7")))
     assert "d8: put the Attacker's soldier back (it is the Defender's turn)" in said, said
+
+
+def test_a_wrong_side_s_soldier_set_up_on_a_camera_board_is_not_an_empty_point() -> None:
+    # A camera sees a Defender's soldier set on a1, the Attacker's starting
+    # point: it is named as the wrong side's; before, "Set up the soldiers:
+    # 1 starting point still empty" with a1 lit 'setup', under a soldier.
+    g = new_game("sixteen-soldiers")
+    r = Reconciler(game=g.copy(), settings=Settings(settle=0.25, error_delay=1.0))
+    r.feed(Frame(0.0, 0, 0, 0, 0, True))
+    r.tick(1.0)
+    assert r.game.ply == 0
+    a, d = g.bitboards()
+    a1, c1 = _bits(g, "a1"), _bits(g, "c1")
+    half = a & ~a1 & ~c1
+    r.feed(Frame(2.0, half | a1, half, a1, 0, True))  # the Defender's soldier on a1
+    u = r.tick(4.0)
+    assert u.status == ("Set up the soldiers: 17 starting points still empty; a1: wrong "
+                        "side's soldier (the Attacker's belongs here)")
+    assert u.leds["a1"] == "error" and u.leds["c1"] == "setup"
+    r.feed(Frame(5.0, a | d, a & ~a1, d | a1, 0, True))
+    u = r.tick(7.0)
+    assert u.status == "a1: wrong side's soldier (the Attacker's belongs here)"
+    assert u.leds == {"a1": "error"}
+    r.feed(Frame(8.0, a | d, a, d, 0, True))
+    u = r.tick(9.0)
+    assert u.status == "Attacker to move" and u.leds == {}
