@@ -200,13 +200,21 @@ class Explainer:
     def lift(self, game: AnyGame, r: Frame, turn: Turn) -> tuple[int, int] | None:
         """A soldier of the side to move in the hand: its point and the
         points it may go to.  While an optional chain waits, the opponent
-        may already be lifting one (an implied pass)."""
+        may already be lifting one (an implied pass); while a huff is owed,
+        the huffed soldier may already be off."""
         g = game
         if g.outcome is not None or g.phase != "moving":
             return None
         found = [_lift(g, r, turn)]
         if g.chain_point >= 0 and any(m.kind == PASS for m in g.legal_moves()):
             g.push(PASS, -1, -1, False)
+            try:
+                found.append(_lift(g, r, turn))
+            finally:
+                g.pop()
+        huffed = g.huff & ~r.occupied & ~r.unknown if isinstance(g, LeapGame) else 0
+        if huffed.bit_count() == 1:  # the huff made, and the move after it begun
+            g.push(REMOVE, -1, huffed.bit_length() - 1, False)
             try:
                 found.append(_lift(g, r, turn))
             finally:

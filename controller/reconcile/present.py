@@ -490,8 +490,10 @@ def leds(g: AnyGame, v: View) -> LedMap:
     if v.lifted >= 0:
         paint(out, v.targets, "destination", names)
         paint(out, 1 << v.lifted, "lifted", names)
-    if isinstance(g, LeapGame) and g.outcome is None:  # a huff owed: the soldiers it may take
-        paint(out, g.huff & ~suggested, "capture", names)  # the one suggested is lit so
+    # A huff owed: the soldiers it may take (the one suggested is lit so);
+    # with a soldier in the hand that may move, the huff is made already.
+    if isinstance(g, LeapGame) and g.outcome is None and not (v.lifted >= 0 and v.targets):
+        paint(out, g.huff & ~suggested, "capture", names)
     ex = g.exchange
     if ex is not None and g.outcome is None:  # the request shown on its soldiers
         paint(out, sum(1 << p for p in (ex.soldier, ex.first, ex.second) if p >= 0),

@@ -388,3 +388,25 @@ def test_a_wrong_side_s_soldier_set_up_on_a_camera_board_is_not_an_empty_point()
     r.feed(Frame(8.0, a | d, a, d, 0, True))
     u = r.tick(9.0)
     assert u.status == "Attacker to move" and u.leds == {}
+
+
+@pytest.mark.parametrize("colour", [False, True], ids=["occupancy", "colour"])
+def test_a_soldier_held_after_the_huff_is_lit_where_it_may_go(colour: bool) -> None:
+    # The Defender huffs b4 and holds b6, its next move, for a while: b6
+    # is lifted, b5 and a5 lit, b4 no longer lit to come off; before, "b6:
+    # put the Defender's soldier back", b6 red and b4 lit 'capture' with
+    # nothing on it.
+    g = new_game("sixteen-soldiers")
+    for m in ("d4-e5", "d6-c5", "c4-d4"):
+        g.play(m)
+    r = Reconciler(game=g.copy(), settings=Settings(settle=0.25, error_delay=1.0))
+    r.feed(_frame(g, 0.0, colour))
+    r.feed(_frame(g, 1.0, colour, "b6"))
+    r.feed(_frame(g, 1.2, colour, "b6", "b4"))
+    u = r.tick(3.0)
+    assert u.status == "Defender: b6 lifted; set it on a lit point"
+    assert u.leds == {"c4": "last-from", "d4": "last-to", "b6": "lifted",
+                      "b5": "destination", "a5": "destination"}
+    r.feed(_frame(g, 3.5, colour, "b6", "b4", on="b5"))
+    r.tick(4.0)
+    assert [str(m) for m in r.game.moves][-2:] == ["xb4", "b6-b5"]
