@@ -101,8 +101,8 @@ class LiveCalibration:
         with self._lock:
             self._empty = image.copy()
             self._reader = None
-        self.message = ("Empty board taken. Set the pieces on the rings (red A: Attacker, "
-                        "blue D: Defender), then press Layout.")
+        self.message = ("Empty board taken. Set the pieces on the rings (blue A: Attacker, "
+                        "pink D: Defender), then press Layout.")
 
     def capture_layout(self, cells: str | None = None) -> None:
         if self._empty is None:
@@ -380,7 +380,7 @@ code { color: #9fd; }
 <li id="s-empty">Clear the board so the camera sees all four markers and the empty board
   (the grid is drawn when all four are found), then
   <button id="empty">Empty board</button></li>
-<li id="s-layout">Set the pieces on the rings (red A: Attacker, blue D: Defender), then
+<li id="s-layout">Set the pieces on the rings (blue A: Attacker, pink D: Defender), then
   <button id="layout">Layout</button><br>
   <label>Layout a1..g7: <input id="cells" maxlength="49" spellcheck="false"></label></li>
 <li id="s-done">Check the readings drawn over the picture while moving pieces

@@ -18,13 +18,13 @@ __all__ = ["draw_overlay", "jpeg"]
 # BGR colours
 GREEN = (60, 200, 60)
 RED = (40, 40, 230)
-BLUE = (230, 120, 30)
+BLUE = (230, 120, 30)  # the Attacker, as the board page draws it
+PINK = (150, 80, 230)  # the Defender, as the board page draws it
 YELLOW = (0, 220, 255)
 GREY = (170, 170, 170)
-MAGENTA = (200, 60, 200)
 WHITE = (255, 255, 255)
 BLACK = (0, 0, 0)
-PIECE = {"a": (RED, "A"), "d": (BLUE, "D")}
+PIECE = {"a": (BLUE, "A"), "d": (PINK, "D")}
 
 
 def _pt(p: np.ndarray) -> tuple[int, int]:
@@ -49,9 +49,9 @@ def draw_overlay(image: np.ndarray, *, markers: dict[int, np.ndarray] | None = N
     ``markers``: detected marker corners by id (outlined, with their id).
     ``homography``: board units to pixels (a1 is [0,1]x[0,1]); draws the grid
     and the file and rank labels.  ``cells``: a reading, one character a
-    square (``a`` red A, ``d`` blue D, ``?`` yellow, ``.`` a grey dot).
+    square (``a`` blue A, ``d`` pink D, ``?`` yellow, ``.`` a grey dot).
     ``expected``: the layout asked for, drawn as hollow rings; where a reading
-    is also given, squares that disagree get a magenta ring.
+    is also given, squares that disagree get a red ring.
     """
     out = image.copy()
     for mid, corners in (markers or {}).items():
@@ -97,7 +97,7 @@ def draw_overlay(image: np.ndarray, *, markers: dict[int, np.ndarray] | None = N
         else:
             cv2.circle(out, c, max(2, radius // 6), GREY, -1, cv2.LINE_AA)
         if want is not None and got != "?" and got != want:
-            cv2.circle(out, c, radius + 3, MAGENTA, 3, cv2.LINE_AA)
+            cv2.circle(out, c, radius + 3, RED, 3, cv2.LINE_AA)
     return out
 
 

@@ -108,33 +108,39 @@ def test_errors_keep_the_step(tmp_path: Path) -> None:
     assert cal.step == "empty"
 
 
-def _red_blue_at(img: np.ndarray, h: np.ndarray, sq: int) -> tuple[int, int]:
-    """Strongly red and strongly blue pixels around square ``sq``'s centre."""
+def _blue_pink_at(img: np.ndarray, h: np.ndarray, sq: int) -> tuple[int, int]:
+    """Strongly blue and strongly pink pixels around square ``sq``'s centre."""
     c = project(h, np.array([[sq % 7 + 0.5, sq // 7 + 0.5]]))[0]
     x, y = int(c[0]), int(c[1])
     patch = img[y - 12 : y + 12, x - 12 : x + 12].astype(int)
     b, g, r = patch[..., 0], patch[..., 1], patch[..., 2]
-    return int(((r > 180) & (b < 90) & (g < 90)).sum()), int(((b > 180) & (r < 90)).sum())
+    return int(((b > 180) & (r < 90)).sum()), int(((r > 180) & (b > 110) & (g < 110)).sum())
 
 
 def test_overlay_draws_grid_and_readings() -> None:
+    # Each side in the board page's colours: the Attacker blue, the Defender pink.
     image = np.full((720, 1280, 3), 128, np.uint8)
     h = np.array([[60.0, 0, 400], [0, -60.0, 600], [0, 0, 1]])
     cells = "a" + "d" + "?" + "." * 46
     out = draw_overlay(image, homography=h, cells=cells)
     assert out.shape == image.shape and not np.array_equal(out, image)
     assert (image == 128).all()  # the camera frame itself is left alone
-    red, blue = _red_blue_at(out, h, 0)
-    assert red > 50 and blue == 0
-    red, blue = _red_blue_at(out, h, 1)
-    assert blue > 50 and red == 0
+    blue, pink = _blue_pink_at(out, h, 0)
+    assert blue > 50 and pink == 0
+    blue, pink = _blue_pink_at(out, h, 1)
+    assert pink > 50 and blue == 0
     # Grid lines pass through the corners of the board.
     for u, v in ((0, 0), (7, 7), (3, 0)):
         x, y = project(h, np.array([[u, v]], np.float64))[0]
         assert (out[int(round(y)), int(round(x))] != 128).any()
-    # Where a layout is asked for, a disagreeing reading is ringed in magenta.
-    ring = draw_overlay(image, homography=h, cells="." * 49, expected="a" + "." * 48)
-    assert not np.array_equal(ring, draw_overlay(image, homography=h, cells="." * 49))
+    # Where a layout is asked for, a disagreeing reading is ringed in red.
+    def red(img: np.ndarray) -> int:
+        b, g, r = (img[..., k].astype(int) for k in range(3))
+        return int(((r > 180) & (g < 90) & (b < 90)).sum())
+
+    layout = "a" + "." * 48
+    assert red(draw_overlay(image, homography=h, cells="." * 49, expected=layout)) > 100
+    assert red(draw_overlay(image, homography=h, cells=layout, expected=layout)) == 0
 
 
 # -- the page in a real browser -------------------------------------------------
