@@ -176,7 +176,6 @@ def test_the_37_point_board_s_places_are_points_in_the_status_line() -> None:
 def test_after_the_end_soldiers_set_back_on_their_starting_points_start_a_new_game() -> None:
     # Draughts players put the men straight back for the next game; the end
     # says so, and the board need not be cleared first.
-    from controller.reconcile.reconciler import Settings
     from controller.rules import find_any_variant
 
     won = "......../......../......../......../......../......../.A....../A....... d m - 30"
@@ -304,16 +303,23 @@ def test_a_man_crowned_is_told_to_be_made_a_king(variant: str) -> None:
     assert status(g, View()) == "Defender to move; d8 is crowned: set a second soldier on it"
 
 
-@pytest.mark.parametrize("colour", [False, True], ids=["occupancy", "colour"])
-def test_a_huff_of_the_wrong_soldier_is_told_which_the_huff_takes(colour: bool) -> None:
-    # The Defender owes the huff of b4 and takes a4 off instead; before,
-    # "a4: put the Attacker's soldier back (it is the Defender's turn)",
-    # as if a4 had been moved by its side.
+def _huff_owed(colour: bool) -> tuple[AnyGame, Reconciler]:
+    """Sixteen Soldiers with the Defender owing the huff of b4 (c4-d4 left
+    it uncaptured), and a reconciler that has read that board."""
     g = new_game("sixteen-soldiers")
     for m in ("d4-e5", "d6-c5", "c4-d4"):
         g.play(m)
     r = Reconciler(game=g.copy(), settings=Settings(settle=0.25, error_delay=1.0))
     r.feed(_frame(g, 0.0, colour))
+    return g, r
+
+
+@pytest.mark.parametrize("colour", [False, True], ids=["occupancy", "colour"])
+def test_a_huff_of_the_wrong_soldier_is_told_which_the_huff_takes(colour: bool) -> None:
+    # The Defender owes the huff of b4 and takes a4 off instead; before,
+    # "a4: put the Attacker's soldier back (it is the Defender's turn)",
+    # as if a4 had been moved by its side.
+    g, r = _huff_owed(colour)
     r.feed(_frame(g, 1.0, colour, "a4"))
     u = r.tick(2.5)
     assert u.status == "a4: put the Attacker's soldier back (the huff takes b4, not this one)"
@@ -396,11 +402,7 @@ def test_a_soldier_held_after_the_huff_is_lit_where_it_may_go(colour: bool) -> N
     # is lifted, b5 and a5 lit, b4 no longer lit to come off; before, "b6:
     # put the Defender's soldier back", b6 red and b4 lit 'capture' with
     # nothing on it.
-    g = new_game("sixteen-soldiers")
-    for m in ("d4-e5", "d6-c5", "c4-d4"):
-        g.play(m)
-    r = Reconciler(game=g.copy(), settings=Settings(settle=0.25, error_delay=1.0))
-    r.feed(_frame(g, 0.0, colour))
+    g, r = _huff_owed(colour)
     r.feed(_frame(g, 1.0, colour, "b6"))
     r.feed(_frame(g, 1.2, colour, "b6", "b4"))
     u = r.tick(3.0)
