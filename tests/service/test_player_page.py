@@ -291,3 +291,23 @@ def test_buttons_greyed_after_the_end_say_why_in_words(browser: Browser, server:
     expect(off).to_be_hidden()
     server.post("/api/button", {"button": "resign"})
     expect(off).to_have_text("Hint, Draw and Resign are off until a new game: this one is over.")
+
+
+def test_against_the_computer_draw_and_resign_are_the_persons(browser: Browser,
+                                                              server: Server) -> None:
+    """While the computer's move is lit, the page's player still plays the
+    other side: their Draw offers it to the computer (which answers), their
+    Resign gives the computer the game. Before, both went to the side to
+    move: the computer offered the person a draw, or resigned."""
+    server.post("/api/new", {"variant": "english-draughts"})
+    server.post("/api/computer", {"side": "attacker", "seconds": 0.2, "level": 1})
+    pg = _page(browser, server, 390, 844)
+    expect(pg.locator("#status")).to_contain_text("Attacker (computer): make the lit move",
+                                                  timeout=15000)
+    pg.click('[data-button="resign"]')
+    expect(pg.locator("#confirm-text")).to_have_text(
+        "Defender resigns: Attacker wins. Resign for the Defender?")
+    pg.click("#confirm-no")
+    pg.click('[data-button="draw"]')  # even on pieces: the computer takes the draw
+    expect(pg.locator("#turn")).to_have_text("Draw: agreed by the players")
+    expect(pg.locator("#draw-offer")).to_be_hidden()

@@ -800,8 +800,11 @@ for (const b of document.querySelectorAll("[data-button]")) {
   b.addEventListener("click", () => {
     if (!state) return;
     const name = b.dataset.button;
+    // Against the computer the page's player is the other side: its Draw
+    // and Resign are theirs, also while the computer's move is lit.
+    const person = state.computer ? OTHER(state.computer) : null;
     if (name === "resign") {
-      const side = state.to_move;
+      const side = person || state.to_move;
       $("#confirm-text").textContent =
         `${TITLE(side)} resigns: ${TITLE(OTHER(side))} wins. Resign for the ${TITLE(side)}?`;
       $("#confirm-yes").textContent = `Yes, ${TITLE(side)} resigns`;
@@ -815,7 +818,7 @@ for (const b of document.querySelectorAll("[data-button]")) {
     let side = state.to_move;
     // On screen both players share the Draw button: the other side's press
     // answers an offer.
-    if (name === "draw" && state.draw_offer) side = OTHER(state.draw_offer);
+    if (name === "draw") side = person || (state.draw_offer ? OTHER(state.draw_offer) : side);
     send("/api/button", {button: name, side});
   });
 }
