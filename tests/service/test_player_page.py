@@ -311,3 +311,21 @@ def test_against_the_computer_draw_and_resign_are_the_persons(browser: Browser,
     pg.click('[data-button="draw"]')  # even on pieces: the computer takes the draw
     expect(pg.locator("#turn")).to_have_text("Draw: agreed by the players")
     expect(pg.locator("#draw-offer")).to_be_hidden()
+
+
+def test_the_new_game_form_shows_the_names_it_keeps(browser: Browser, server: Server) -> None:
+    """A name left empty keeps the last game's: the field shows it greyed.
+    Before, both fields were blank and the new game still came up with
+    'Amira' and 'Youssef'."""
+    server.post("/api/new", {"variant": "kharbga", "attacker": "Amira", "defender": "Youssef"})
+    pg = _page(browser, server, 390, 844)
+    attacker = pg.locator('#new-game input[name="attacker"]')
+    defender = pg.locator('#new-game input[name="defender"]')
+    expect(attacker).to_have_attribute("placeholder", "Amira")
+    expect(defender).to_have_attribute("placeholder", "Youssef")
+    defender.fill("Karim")
+    pg.select_option('#new-game select[name="variant"]', "sabouiyya")
+    pg.click('#new-game button[type="submit"]')
+    expect(pg.locator("#name-attacker")).to_have_text("Amira")
+    expect(pg.locator("#name-defender")).to_have_text("Karim")
+    expect(defender).to_have_attribute("placeholder", "Karim")

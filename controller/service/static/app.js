@@ -564,6 +564,12 @@ function render() {
       (state.options || "").includes("hajeb=true");
     showHajebOption();
   }
+  // A name left empty in the form keeps this game's: shown greyed in it.
+  for (const side of ["attacker", "defender"]) {
+    const input = document.querySelector(`#new-game input[name="${side}"]`);
+    const kept = (state.names || {})[side] || "";
+    input.placeholder = kept && kept !== TITLE(side) ? kept : "";
+  }
   const sel = document.querySelector("#computer select[name=side]");
   if (sel && document.activeElement !== sel) sel.value = state.computer || "";
   const level = document.querySelector("#computer select[name=level]");
