@@ -298,7 +298,10 @@ class BoardService(EngineSide):
                 or not self.keeper.kept(self.gid, rec.game, rec.pending)):
             self.keeper.keep(self.gid, rec.game, self._sensor_lines, flush, rec.pending)
         if update.hint_requested and rec.game.outcome is None:
-            self.hint_wanted = True
+            if rec.game.to_move == self.computer:  # its move is lit (or coming): no other
+                self.refusal, self._refused_on = "no hint on the computer's turn", self._occupied
+            else:
+                self.hint_wanted = True
         self._want_computer()
         self._log_now = False
         answer = computer_draw_answer(rec.game, self.computer, self.draw_offer)

@@ -329,3 +329,21 @@ def test_the_new_game_form_shows_the_names_it_keeps(browser: Browser, server: Se
     expect(pg.locator("#name-attacker")).to_have_text("Amira")
     expect(pg.locator("#name-defender")).to_have_text("Karim")
     expect(defender).to_have_attribute("placeholder", "Karim")
+
+
+def test_no_hint_on_the_computers_turn(browser: Browser, server: Server) -> None:
+    """Hint pressed while the computer's move is lit says it gives none.
+    Before, a second move was lit beside the computer's, both called 'the
+    computer's move starts here', and the status line still named only one."""
+    server.post("/api/new", {"variant": "sixteen-soldiers"})
+    server.post("/api/computer", {"side": "attacker", "seconds": 0.2, "level": 1})
+    pg = _page(browser, server, 390, 844)
+    expect(pg.locator("#status")).to_contain_text("Attacker (computer): make the lit move",
+                                                  timeout=15000)
+    expected = server.get("/api/state")["expected"]
+    pg.click('[data-button="hint"]')
+    expect(pg.locator("#status")).to_have_text(
+        f"Attacker (computer): make the lit move {expected} (no hint on the computer's turn)")
+    time.sleep(2)  # a hint would have been lit by now
+    expect(pg.locator("#board [data-led=hint]")).to_have_count(2)
+    assert server.get("/api/state")["hint_move"] is None
