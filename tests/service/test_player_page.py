@@ -347,3 +347,21 @@ def test_no_hint_on_the_computers_turn(browser: Browser, server: Server) -> None
     time.sleep(2)  # a hint would have been lit by now
     expect(pg.locator("#board [data-led=hint]")).to_have_count(2)
     assert server.get("/api/state")["hint_move"] is None
+
+
+@pytest.mark.parametrize(("width", "height"), [(1366, 650), (390, 844)])
+def test_the_status_line_stays_in_sight_at_the_buttons(browser: Browser, server: Server,
+                                                       width: int, height: int) -> None:
+    """The buttons are under the board, below a laptop's (1366x768: 650
+    px under the browser's bars) or a phone's screen: the status line that
+    answers a press stays at the top of the screen. Before, scrolled down
+    to Undo, its '(there is no move to take back)' was said out of sight."""
+    server.post("/api/new", {"variant": "sixteen-soldiers"})
+    pg = _page(browser, server, width, height)
+    undo = pg.locator('[data-button="undo"]')
+    undo.evaluate("(b) => b.scrollIntoView({block: 'center'})")  # as a player scrolls to it
+    undo.click()
+    expect(pg.locator("#status")).to_contain_text("(there is no move to take back)")
+    assert pg.evaluate("window.scrollY") > 0  # the page was scrolled to the button
+    expect(pg.locator("#status")).to_be_in_viewport(ratio=1)
+    pg.screenshot(path=str(server.data_dir.parent / f"status-{width}.png"))
