@@ -297,6 +297,13 @@ class BoardService(EngineSide):
                 or rec.game.outcome is not None
                 or not self.keeper.kept(self.gid, rec.game, rec.pending)):
             self.keeper.keep(self.gid, rec.game, self._sensor_lines, flush, rec.pending)
+        if (update.undone and not update.played and rec.game.to_move == self.computer
+                and rec.game.outcome is None and rec.game.moves):
+            # Undo on the person's turn took back the computer's reply: the
+            # person's turn before it goes too, theirs to play again (else
+            # the same reply is lit at once over the board not yet put back).
+            self.press("undo")
+            return
         if update.hint_requested and rec.game.outcome is None:
             if rec.game.to_move == self.computer:  # its move is lit (or coming): no other
                 self.refusal, self._refused_on = "no hint on the computer's turn", self._occupied

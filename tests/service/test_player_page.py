@@ -365,3 +365,34 @@ def test_the_status_line_stays_in_sight_at_the_buttons(browser: Browser, server:
     assert pg.evaluate("window.scrollY") > 0  # the page was scrolled to the button
     expect(pg.locator("#status")).to_be_in_viewport(ratio=1)
     pg.screenshot(path=str(server.data_dir.parent / f"status-{width}.png"))
+
+
+def test_undo_against_the_computer_gives_the_person_their_move_back(browser: Browser,
+                                                                    server: Server) -> None:
+    """Undo on the person's turn takes back the computer's reply and the
+    person's move before it. Before, it took back the reply only, and the
+    computer lit the same reply at once ('make the lit move b6-a5') over the
+    board that still showed it made."""
+    server.post("/api/new", {"variant": "english-draughts"})
+    server.post("/api/computer", {"side": "defender", "seconds": 0.2, "level": 1})
+    pg = _page(browser, server, 390, 844)
+    for square in ("c3", "d4"):
+        pg.click(f'#board [data-square="{square}"]')
+    expect(pg.locator("#status")).to_contain_text("Defender (computer): make the lit move",
+                                                  timeout=15000)
+    reply = server.get("/api/state")["expected"]
+    for square in reply.split("-"):
+        pg.click(f'#board [data-square="{square}"]')
+    expect(pg.locator("#status")).to_have_text("Attacker to move")
+    pg.click('[data-button="undo"]')
+    expect(pg.locator("#turn")).to_have_text("Attacker to play")
+    expect(pg.locator("#moves li")).to_have_count(0)
+    for square in ("c3", "d4", *reply.split("-")):
+        expect(pg.locator(f'#board [data-square="{square}"]')).to_have_attribute(
+            "data-led", "error")
+    expect(pg.locator("#status")).to_contain_text("c3: taken back by undo; put the Attacker's")
+    for square in ("d4", "c3", *reversed(reply.split("-"))):  # the board put back
+        pg.click(f'#board [data-square="{square}"]')
+    expect(pg.locator("#status")).to_have_text("Attacker to move")
+    time.sleep(1.5)
+    assert server.get("/api/state")["expected"] is None
