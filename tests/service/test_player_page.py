@@ -396,3 +396,26 @@ def test_undo_against_the_computer_gives_the_person_their_move_back(browser: Bro
     expect(pg.locator("#status")).to_have_text("Attacker to move")
     time.sleep(1.5)
     assert server.get("/api/state")["expected"] is None
+
+
+@pytest.mark.parametrize("level", [5, 3])
+def test_the_computers_name_wraps_between_words_not_in_its_numbers(browser: Browser,
+                                                                   server: Server,
+                                                                   level: int) -> None:
+    """On a phone the computer's name wraps in its corner: never between a
+    number and its word. Before, 'Computer (1' above 's)'."""
+    server.post("/api/computer", {"side": "defender", "seconds": 1, "level": level})
+    pg = _page(browser, server, 390, 844)
+    name = pg.locator("#name-defender")
+    expect(name).to_contain_text("Computer (")
+    split = name.evaluate("""(e) => {
+        const text = e.firstChild, top = (i) => {
+            const r = document.createRange();
+            r.setStart(text, i); r.setEnd(text, i + 1);
+            return r.getBoundingClientRect().top; };
+        const s = text.data;
+        return [[s.indexOf("1"), s.indexOf("s)")],
+                [s.indexOf("level"), s.indexOf("level") + 6]]
+            .filter(([a]) => a >= 0).map(([a, b]) => [s.slice(a, b + 1), top(a), top(b)])
+            .filter(([, a, b]) => Math.abs(a - b) > 2); }""")
+    assert not split, split

@@ -545,8 +545,11 @@ function render() {
     refreshCamera();
   }
   $("#status").textContent = state.status;
-  $("#name-attacker").textContent = state.players.attacker;
-  $("#name-defender").textContent = state.players.defender;
+  // A number stays with its word in a name that wraps ("1 s", "level 3").
+  const unbroken = (name) => name.replace(/(\d) s\b/g, "$1\u00a0s")
+    .replace(/\blevel (\d)/g, "level\u00a0$1");
+  $("#name-attacker").textContent = unbroken(state.players.attacker);
+  $("#name-defender").textContent = unbroken(state.players.defender);
   // Each name with its side (when the players are named) and its soldiers
   // on the board.
   for (const side of ["attacker", "defender"]) {
