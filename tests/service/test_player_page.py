@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Browser, Page, Route, expect
 from server import Server
 
 
@@ -419,3 +419,25 @@ def test_the_computers_name_wraps_between_words_not_in_its_numbers(browser: Brow
             .filter(([a]) => a >= 0).map(([a, b]) => [s.slice(a, b + 1), top(a), top(b)])
             .filter(([, a, b]) => Math.abs(a - b) > 2); }""")
     assert not split, split
+
+
+def test_the_thinking_box_stays_as_clicked(browser: Browser, server: Server) -> None:
+    """'Show the engine's thinking' unticked stays unticked while the
+    service takes the click: the states sent meanwhile (the engine thinking
+    sends several a second) no longer tick it back for a moment."""
+    server.post("/api/ponder", {"on": True})
+    pg = _page(browser, server, 390, 844)
+    expect(pg.locator("#eval-depth")).to_contain_text("depth", timeout=15000)
+
+    def slow(route: Route) -> None:
+        time.sleep(1.5)  # a slow link: states keep coming meanwhile
+        route.continue_()
+
+    pg.route("**/api/ponder", slow)
+    box = pg.locator("#ponder")
+    box.click()
+    for _ in range(10):
+        assert not box.is_checked()
+        time.sleep(0.1)
+    expect(pg.locator("#thinking")).to_be_hidden()
+    assert server.get("/api/state")["ponder"] is False

@@ -15,6 +15,7 @@ const CLICK_TIMEOUT = 10000;
 let legendRoles = {};  // role -> {colour, blink, meaning}
 let legendShown = null;  // the looks the legend lists now, joined
 let shownVariant = null;  // the variant the new-game form was last set to
+let ponderSent = null;  // the thinking box's click on its way to the service
 
 const $ = (sel) => document.querySelector(sel);
 const TITLE = (side) => side ? side[0].toUpperCase() + side.slice(1) : "";
@@ -322,7 +323,9 @@ function evalShare(t) {
 
 function renderThinking() {
   const box = $("#ponder");
-  box.checked = !!state.ponder;
+  // A click not yet answered stands: the states sent meanwhile (several a
+  // second while the engine thinks) would tick the box back.
+  box.checked = ponderSent !== null ? ponderSent : !!state.ponder;
   const show = !!state.ponder && !state.outcome;
   const bar = $("#evalbar"), t = state.thought;
   bar.hidden = !show;
@@ -860,8 +863,11 @@ $("#hajeb").addEventListener("click", () => {
   send("/api/button", {button: "hajeb", side: "defender"});
 });
 
-$("#ponder").addEventListener("change", (ev) => {
-  send("/api/ponder", {on: ev.target.checked});
+$("#ponder").addEventListener("change", async (ev) => {
+  const sent = ponderSent = ev.target.checked;
+  await send("/api/ponder", {on: sent});
+  if (ponderSent === sent) ponderSent = null;
+  render();
 });
 
 $("#computer").addEventListener("change", (ev) => {
