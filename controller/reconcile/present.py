@@ -255,7 +255,7 @@ def _too_many(g: AnyGame, v: View) -> str | None:
         return None
     a, d = g.bitboards()
     new = v.errors & ~(a | d)
-    if new != v.errors or new & ~_placeable(g):
+    if new != v.errors or new & ~_placeable(g) or new & v.undone:  # undo's: said so
         return None
     left = 2 - (g.count(0) + g.count(1)) % 2
     n = new.bit_count()

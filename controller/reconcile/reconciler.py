@@ -344,10 +344,11 @@ class Reconciler:
                 self._new_game()
             # The board must be put back; the old reading is no move.
             self._readings.stale = True
+            before = self._mismatch.undone  # an undo's squares not yet put back
             self._recheck_reading()
             if name == "undo" and self._mismatch.since is not None:
                 a2, d2 = self.game.bitboards()
-                self._mismatch.undone = (a ^ a2) | (d ^ d2)
+                self._mismatch.undone = before | (a ^ a2) | (d ^ d2)
         elif name == "resign" and g.outcome is None:
             g.resign(SIDES[side])
             games.timeline.ended_by_players()

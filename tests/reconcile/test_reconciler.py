@@ -743,3 +743,21 @@ def test_clearing_the_board_after_the_end_lights_nothing_and_keeps_the_end_in_wo
     h.lift("d4")
     u = h.lift("a1", hold=2 * DELAY)
     assert u.status == "Attacker: place a soldier (1 of 2)" and h.r.game.ply == 0
+
+
+def test_two_undos_in_the_setting_phase_say_every_soldier_taken_back() -> None:
+    # Two turns taken back before the board is put right (two presses, or
+    # one Undo against the computer): all four soldiers are undo's; before,
+    # "c3, e3, c5, e5: 4 soldiers set at once, but the Attacker has two
+    # placements left in this turn; take 2 off", as if just set down.
+    h = Hands("kharbga")
+    for square, side in (("c3", "a"), ("e3", "a"), ("c5", "d"), ("e5", "d")):
+        h.put(square, side)
+    h.press("undo")
+    h.press("undo")
+    u = h.hold(DELAY + 0.5)
+    assert h.moves == []
+    assert u.status == "c3, e3, c5, e5: taken back by undo; take them off"
+    for square in ("c3", "e3", "c5", "e5"):
+        u = h.lift(square)
+    assert u.status == "Attacker: place a soldier (1 of 2)" and u.leds == {}
