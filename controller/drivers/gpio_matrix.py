@@ -33,6 +33,7 @@ import time
 import warnings
 from collections import deque
 from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -310,6 +311,19 @@ def no_pin_library(tried: list[str]) -> str:
             "--board sim or serial:PORT")
 
 
+@contextmanager
+def pin_library_said() -> Iterator[None]:
+    """gpiozero finding no pin library inside the block (the first device
+    opened, or the factory asked for) raised as the one-line ``OSError`` of
+    :func:`no_pin_library`, naming each library tried."""
+    with warnings.catch_warnings(record=True) as fallbacks:
+        warnings.simplefilter("always", PinFactoryFallback)
+        try:
+            yield
+        except BadPinFactory:
+            raise OSError(no_pin_library([str(w.message) for w in fallbacks])) from None
+
+
 def check_pin_library() -> None:
     """Raise the one-line ``OSError`` of :func:`no_pin_library` when gpiozero
     finds no pin library, as the first device would, opening no pin: a
@@ -317,12 +331,8 @@ def check_pin_library() -> None:
     folder or a game."""
     from gpiozero import Device
 
-    with warnings.catch_warnings(record=True) as fallbacks:
-        warnings.simplefilter("always", PinFactoryFallback)
-        try:
-            Device.ensure_pin_factory()
-        except BadPinFactory:
-            raise OSError(no_pin_library([str(w.message) for w in fallbacks])) from None
+    with pin_library_said():
+        Device.ensure_pin_factory()
 
 
 class MatrixScanner:
@@ -345,17 +355,9 @@ class MatrixScanner:
         self._rows: list[MatrixRow] = []
         self._columns: list[Any] = []
         self._closed = False
-        tried: list[str] = []
         try:
-            with warnings.catch_warnings(record=True) as fallbacks:
-                warnings.simplefilter("always", PinFactoryFallback)
-                try:
-                    self._open(config, pin_factory)
-                finally:
-                    tried = [str(w.message) for w in fallbacks]
-        except BadPinFactory:
-            self.close()
-            raise OSError(no_pin_library(tried)) from None
+            with pin_library_said():
+                self._open(config, pin_factory)
         except BaseException:
             self.close()
             raise
