@@ -26,6 +26,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 
 from controller.board.events import Frame
+from controller.board.geometry import points
 from controller.rules import AnyGame, Game, LeapGame
 from controller.rules.moves import PASS, PLACE, REMOVE, STEP, Move
 
@@ -251,9 +252,8 @@ class Explainer:
         missing = (a | d) & ~r.occupied & ~r.unknown
         if not 0 < missing.bit_count() <= _KNOCKED:
             return 0
-        while missing:
-            bit = missing & -missing
-            missing ^= bit
+        for p in points(missing):
+            bit = 1 << p
             back = replace(r, occupied=r.occupied | bit)
             if r.colour:
                 back = replace(back, attacker=r.attacker | bit & a, defender=r.defender | bit & d)
@@ -267,10 +267,9 @@ class Explainer:
         reading is the huff and the move (0: there is none)."""
         if not isinstance(game, LeapGame):
             return 0
-        standing, found = game.huff & r.occupied, 0
-        while standing:
-            bit = standing & -standing
-            standing ^= bit
+        found = 0
+        for p in points(game.huff & r.occupied):
+            bit = 1 << p
             keep = ~bit
             off = replace(r, occupied=r.occupied & keep, attacker=r.attacker & keep,
                           defender=r.defender & keep)
