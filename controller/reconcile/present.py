@@ -394,8 +394,7 @@ def _crowned_last(g: AnyGame, p: int) -> bool:
     if not isinstance(g, LeapGame) or g.variant.promotion != "ends-chain" or not g.history:
         return False
     before, last = g.history[-1]
-    return (last.kind == STEP and last.capture and last.to == p and bool(g.kings >> p & 1)
-            and not before.kings >> last.frm & 1)
+    return last.kind == STEP and last.capture and _crowned_at(g, before.side) == p
 
 
 def _capture_first(g: AnyGame, p: int) -> str:
