@@ -564,17 +564,17 @@ def action_labels(actions: Sequence[str], turns: Sequence[int]) -> list[str]:
     return out
 
 
-def _turn_clocks(game: AnyGame, times: Sequence[float], start: object) -> list[float]:
+def _turn_clocks(game: AnyGame, times: Sequence[float], start: float) -> list[float]:
     """Seconds each turn took, from the wall-clock time of each action; the
-    first turn's from ``start``, the game's (none that is not a time at or
-    before the first action: an archive edited by hand)."""
+    first turn's from ``start``, the game's (unless it is no time at or
+    before the first action: NaN, or later, in an archive edited by hand)."""
     from controller.rules.record import group_turns
 
     out = []
     i = 0
     last = times[0] if times else 0.0
-    if isinstance(start, (int, float)) and not isinstance(start, bool) and start <= last:
-        last = float(start)
+    if start <= last:  # False for NaN
+        last = start
     for turn in group_turns(game):
         i += sum(_actions_in(tok) for tok in turn)
         t = times[min(i, len(times)) - 1] if times and i else last
