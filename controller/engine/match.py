@@ -20,8 +20,9 @@ the engine's time-bounded depth.
 random setting-phase placements (from the seed), A playing the Attacker in
 the first game of the pair and the Defender in the second.  With
 ``--balanced`` an opening is drawn again (the next seed of the pair) until
-a fixed search (:data:`BALANCE_NODES` nodes, one thread, the same on any
-machine) scores it within :data:`BALANCE_LIMIT` of even for the Attacker:
+a fixed search (:data:`BALANCE_NODES` nodes, :data:`BALANCE_NODES_LEAP`
+in the leap games, whose search runs in Python; one thread, the same on
+any machine) scores it within :data:`BALANCE_LIMIT` of even for the Attacker:
 no forced block after the first move and no side a piece or more ahead
 already.  A pair from a decided opening splits by colour whatever the
 players' strength, so it only pulls a score towards 50% (docs/engine.md).
@@ -62,6 +63,8 @@ __all__ = [
     "opening_length",
     "describe_opening",
     "BALANCE_NODES",
+    "BALANCE_NODES_LEAP",
+    "balance_nodes",
     "BALANCE_LIMIT",
     "baseline_player",
     "wilson",
@@ -206,13 +209,23 @@ def opening(variant: str, actions: int, seed: int) -> list[Raw]:
 
 
 BALANCE_NODES = 2_000_000
+BALANCE_NODES_LEAP = 200_000
 BALANCE_LIMIT = 100
 BALANCE_TRIES = 200
 
 
-def opening_score(variant: str, start: list[Raw], nodes: int = BALANCE_NODES) -> int:
+def balance_nodes(variant: str) -> int:
+    """The nodes of the balance search in ``variant``: :data:`BALANCE_NODES`,
+    or :data:`BALANCE_NODES_LEAP` in the leap games, whose search has no
+    compiled core (2,000,000 nodes there take about 40 s a try)."""
+    return BALANCE_NODES_LEAP if variant in LEAP_NAMES else BALANCE_NODES
+
+
+def opening_score(variant: str, start: list[Raw], nodes: int | None = None) -> int:
     """The score of the position after ``start`` for the Attacker (hundredths
-    of a piece), from a search bounded by ``nodes`` (deterministic)."""
+    of a piece), from a search bounded by ``nodes`` (deterministic; by
+    default :func:`balance_nodes`)."""
+    nodes = balance_nodes(variant) if nodes is None else nodes
     game = new_game(variant)
     for kind, frm, to, _, flag in start:
         game.push(kind, frm, to, flag)
@@ -223,7 +236,7 @@ def opening_score(variant: str, start: list[Raw], nodes: int = BALANCE_NODES) ->
     return r.score if game.side == 0 else -r.score
 
 
-def balanced_opening(variant: str, actions: int, seed: int, nodes: int = BALANCE_NODES,
+def balanced_opening(variant: str, actions: int, seed: int, nodes: int | None = None,
                      limit: int = BALANCE_LIMIT) -> list[Raw]:
     """The first opening of ``actions`` random placements, among the seeds
     ``seed``, ``seed + P``, ``seed + 2P``... (``P`` a large prime), that a search of ``nodes``

@@ -190,3 +190,18 @@ def test_a_balanced_whole_setting_opening_is_even_for_a_search() -> None:
     got = balanced_opening("sabouiyya", WHOLE_SETTING, seed=0, nodes=100_000)
     assert len(got) == 24
     assert abs(opening_score("sabouiyya", got, 100_000)) <= BALANCE_LIMIT
+
+
+def test_the_leap_games_balance_with_a_search_their_python_core_runs_in_seconds() -> None:
+    from controller.engine.match import (
+        BALANCE_NODES,
+        BALANCE_NODES_LEAP,
+        balance_nodes,
+        opening_score,
+    )
+
+    assert balance_nodes("khamousiyya") == BALANCE_NODES
+    assert balance_nodes("checkers") == balance_nodes("sixteen-soldiers") == BALANCE_NODES_LEAP
+    start = opening("checkers", 4, seed=1)
+    # The default budget is the leap one: the same deterministic score.
+    assert opening_score("checkers", start) == opening_score("checkers", start, BALANCE_NODES_LEAP)
