@@ -130,6 +130,19 @@ def test_setting_placements_and_setup_lights() -> None:
     assert h.last.status.startswith("Defender")
 
 
+def test_occupancy_records_a_soldier_set_out_of_turn_as_the_side_to_place() -> None:
+    # Reed switches see only that a square is filled (docs/reconciler.md,
+    # "Limits of occupancy sensors"): the Attacker's third soldier, set in
+    # the Defender's turn, is the Defender's placement, and undo takes it back.
+    h = Hands("kharbga")
+    h.put("a1")
+    h.put("b1")
+    h.put("c1", "a")
+    assert h.moves == ["@a1", "@b1", "@c1"]
+    assert h.r.game.bitboards()[1] == h._bit("c1")
+    assert h.last.status == "Defender: place a soldier (2 of 2)"
+
+
 def test_two_placements_at_once_and_a_third_refused() -> None:
     h = Hands("kharbga")
     h.a |= h._bit("a1") | h._bit("b1")
