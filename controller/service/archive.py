@@ -19,8 +19,8 @@ from urllib.parse import quote
 
 from controller.board import words
 
-__all__ = ["BUSY_MS", "ArchiveError", "archive_errors", "open_read_only", "open_writable",
-           "optional_text", "ro_uri", "seconds_value", "text_value"]
+__all__ = ["BUSY_MS", "ArchiveError", "NoArchive", "archive_errors", "open_read_only",
+           "open_writable", "optional_text", "ro_uri", "seconds_value", "text_value"]
 
 # The columns of our tables since the first archive (``settings`` came
 # later and is added on opening to write).
@@ -40,6 +40,11 @@ WRITABLE = "the board records every move there; give a writable data directory (
 
 class ArchiveError(ValueError):
     """The archive file cannot be used: the message names it and what to do."""
+
+
+class NoArchive(ArchiveError):
+    """No games recorded yet: the folder has no archive, or an empty file
+    (what the board starts an archive in)."""
 
 
 def ro_uri(path: Path, *, immutable: bool = False) -> str:
@@ -78,10 +83,11 @@ def open_writable(path: Path, schema: str) -> sqlite3.Connection:
 
 def open_read_only(path: Path) -> tuple[sqlite3.Connection, str | None]:
     """A connection that only reads ``path``, and a note to tell when a
-    read-only medium hides the archive's last changes.  No archive, an
-    empty one or another program's file is :class:`ArchiveError`."""
+    read-only medium hides the archive's last changes.  No archive or an
+    empty one is :class:`NoArchive`; another program's file, a damaged or
+    unreadable one :class:`ArchiveError`."""
     if not path.exists():
-        raise ArchiveError(f"no games recorded in {path.parent} (no {path.name} there)")
+        raise NoArchive(f"no games recorded yet in {path.parent} (no {path.name} there)")
     if path.is_dir():
         raise ArchiveError(f"{path} is a directory, not a kharbga-board archive")
     note = None
@@ -105,7 +111,7 @@ def open_read_only(path: Path) -> tuple[sqlite3.Connection, str | None]:
                         "writable place to see them)")
         try:
             if not tables:
-                raise ArchiveError(f"no games recorded in {path.parent} ({path} is empty)")
+                raise NoArchive(f"no games recorded yet in {path.parent} ({path} is empty)")
             _check_ours(db, path, whole=True, what_to_do="")
         except BaseException:
             db.close()

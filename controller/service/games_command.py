@@ -12,44 +12,67 @@ from pathlib import Path
 from controller.board.words import said
 from controller.hall.protocol import Unreplayable
 
-from .archive import archive_errors
+from .archive import NoArchive, archive_errors
 from .store import Store
 
 __all__ = ["games_command"]
 
 
 def games_command(action: str, gid_text: str | None, data_dir: Path) -> int:
-    """Run ``games ACTION [ID]`` on the archive of ``data_dir``."""
-    if action == "list" and gid_text is not None:
-        raise ValueError(f"games list takes no game id: to see one game, games show {gid_text}")
+    """Run ``games ACTION [ID]`` on the archive of ``data_dir``.  A data
+    directory with no archive yet (or an empty file) holds no games:
+    ``list`` says so and succeeds, the others find no such game."""
+    gid = _game_id(action, gid_text)
     if data_dir.is_file():
         raise ValueError(f"{data_dir} is a file, not a data directory: give the folder that "
                          "holds games.sqlite3 (--data-dir)")
-    store = Store(data_dir, read_only=True)
+    if not data_dir.is_dir():
+        raise ValueError(f"{data_dir} does not exist: give the data directory that holds "
+                         "games.sqlite3 (--data-dir)")
+    try:
+        store = Store(data_dir, read_only=True)
+    except NoArchive:
+        if gid is None:
+            print(f"no games recorded yet in {data_dir}")
+            return 0
+        raise ValueError(f"no game {gid} in {data_dir}: no games recorded yet") from None
     if store.note:
         print(f"kharbga-board: {store.note}", file=sys.stderr)
     try:
         with archive_errors(store.path):
-            _games(store, action, gid_text, data_dir)
+            _games(store, action, gid, data_dir)
         return 0
     finally:
         store.close()
 
 
-def _games(store: Store, action: str, gid_text: str | None, data_dir: Path) -> None:
+def _game_id(action: str, gid_text: str | None) -> int | None:
+    """The game id of ``games ACTION [ID]``: none for ``list``, a number
+    in ASCII digits for the others (int() would also read "٣" as 3, and
+    isdigit() takes "²")."""
     if action == "list":
-        for g in store.list_games():
-            state = g["result"] if g["finished"] else "playing"
-            print(f"{g['id']:5d}  {g['created']}  {g['variant']:15s} "
-                  f"{g['attacker']} - {g['defender']}  {state}  ({g['actions']} actions)")
-        return
-    # ASCII digits only: int() would also read "٣" as 3, and isdigit() takes "²".
+        if gid_text is not None:
+            raise ValueError(f"games list takes no game id: to see one game, games show "
+                             f"{gid_text}")
+        return None
     if gid_text is None:
         raise ValueError(f"games {action} needs a game id (see: games list)")
     if not (gid_text.isascii() and gid_text.isdigit()):
         raise ValueError(f"games {action}: {gid_text!r} is not a game id, which is a number "
                          "written in the digits 0-9 (see: games list)")
-    gid = int(gid_text)
+    return int(gid_text)
+
+
+def _games(store: Store, action: str, gid: int | None, data_dir: Path) -> None:
+    if gid is None:  # list
+        listed = store.list_games()
+        if not listed:
+            print(f"no games recorded yet in {data_dir}")
+        for g in listed:
+            state = g["result"] if g["finished"] else "playing"
+            print(f"{g['id']:5d}  {g['created']}  {g['variant']:15s} "
+                  f"{g['attacker']} - {g['defender']}  {state}  ({g['actions']} actions)")
+        return
     stored = store.get(gid)
     if stored is None:
         raise ValueError(f"no game {gid} in {data_dir}")

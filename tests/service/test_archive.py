@@ -75,17 +75,36 @@ def test_reading_commands_refuse_another_programs_file_and_never_change_it(
     db.close()
 
 
-def test_a_missing_or_empty_archive_has_no_games_recorded(
+def test_a_folder_with_no_archive_yet_lists_no_games_and_succeeds(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Before: exit 2, "no games recorded in D", as if not having played
+    yet were an error.  Now the listing says so and succeeds; asking for
+    one game there finds none (exit 2), as in an archive without it."""
+    for empty in (False, True):  # no archive, then the empty file the board starts one in
+        if empty:
+            (tmp_path / "games.sqlite3").touch()
+        assert _games(tmp_path, "list", capsys=capsys) == (
+            0, f"no games recorded yet in {tmp_path}\n", "")
+        for action in ("show", "export", "log"):
+            assert _games(tmp_path, action, "1", capsys=capsys) == (
+                2, "", f"kharbga-board: no game 1 in {tmp_path}: no games recorded yet\n")
+        assert _files(tmp_path) == ({"games.sqlite3": b""} if empty else {})
+    # An archive whose games are all gone (none listed) says the same.
+    Store(tmp_path).close()
+    assert _games(tmp_path, "list", capsys=capsys) == (
+        0, f"no games recorded yet in {tmp_path}\n", "")
+
+
+def test_a_data_directory_that_does_not_exist_is_an_error(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     none = tmp_path / "none"
-    assert _games(none, "list", capsys=capsys) == (
-        2, "", f"kharbga-board: no games recorded in {none} (no games.sqlite3 there)\n")
+    for argv in READ_COMMANDS:
+        assert _games(none, *argv, capsys=capsys) == (
+            2, "", f"kharbga-board: {none} does not exist: give the data directory that holds "
+                   "games.sqlite3 (--data-dir)\n"), argv
     assert not none.exists()  # reading makes no folder
-    (tmp_path / "games.sqlite3").touch()
-    assert _games(tmp_path, "show", "1", capsys=capsys) == (
-        2, "", f"kharbga-board: no games recorded in {tmp_path} ({tmp_path}/games.sqlite3 is "
-               "empty)\n")
-    assert _files(tmp_path) == {"games.sqlite3": b""}
+    # A game id is checked first, wherever the archive is.
+    assert _games(none, "show", "x", capsys=capsys)[0] == 2
 
 
 def test_an_archive_from_before_game_settings_is_read_as_it_is(
