@@ -26,7 +26,9 @@ Each check is a function of the hardware objects, a clock and a console
 
 Answering ``q`` to any question (or closing the input) stops the doctor:
 the report then has the findings of the checks done so far and says it
-stopped.
+stopped.  LEDs whose library does not load (not installed, or a PC where
+Blinka has no SPI) are not checked: one line says why, and the other
+checks run (:func:`leds_not_loaded`).
 """
 
 from __future__ import annotations
@@ -34,7 +36,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from controller.board.words import place
+from controller.board.config import install_hint
+from controller.board.words import place, said
 
 from .console import Console, Prompt
 from .doctor_report import DoctorReport, Finding, render_report, render_switches
@@ -53,6 +56,7 @@ __all__ = [
     "doctor_from_config",
     "observe",
     "run_doctor",
+    "leds_not_loaded",
     "walk_leds",
 ]
 
@@ -383,7 +387,12 @@ def doctor_from_config(
 
     config = load_config(config_path, board=board, missing_ok=missing_ok)
     with MatrixScanner(config.matrix, config.mapping, pin_factory=pin_factory) as scanner:
-        leds = SquareLeds(config.leds, config.mapping, spi) if config.leds.enabled else None
+        leds = None
+        if config.leds.enabled:
+            try:
+                leds = SquareLeds(config.leds, config.mapping, spi)
+            except ImportError as exc:  # the switches can still be checked
+                console.say(leds_not_loaded(exc))
         try:
             return run_doctor(
                 scanner, console, clock or MonotonicClock(), leds, squares=squares, ghosts=ghosts
@@ -391,6 +400,19 @@ def doctor_from_config(
         finally:
             if leds is not None:
                 leds.close()
+
+
+def leds_not_loaded(exc: ImportError) -> str:
+    """Why the LEDs are not checked, in one line: the module that is not
+    installed, or the one that does not load on this machine, and how to
+    install the LEDs' library (the ``pi`` extra)."""
+    module = (exc.name or "").partition(".")[0]
+    if isinstance(exc, ModuleNotFoundError) and module:
+        return (f"LEDs not checked: their library needs the Python module {module!r}, which is "
+                f"not installed: {install_hint('pi')}")
+    why = said(exc).split(" (/")[0]  # the path of the file that failed says nothing more
+    return (f"LEDs not checked: their library does not load here ({why}): it drives the "
+            f"Raspberry Pi's SPI, installed there with {install_hint('pi')}")
 
 
 def live_from_config(

@@ -4,6 +4,7 @@ missing diode are each found and named; the LED walk lights each LED."""
 
 from __future__ import annotations
 
+import sys
 import threading
 from pathlib import Path
 
@@ -17,6 +18,7 @@ from controller.drivers.doctor import (
     check_ghosting,
     check_squares,
     doctor_from_config,
+    leds_not_loaded,
     live_from_config,
     live_view,
     run_doctor,
@@ -285,3 +287,33 @@ def test_the_command_checks_the_board_of_the_variant_and_stops_at_end_of_input(
     assert "Doctor: stopped before the end" in r.stdout and "Traceback" not in r.stderr
     assert "  a b c d e\n" in r.stdout and "  a b c d e f g" not in r.stdout
     assert "never-closes" not in r.stdout
+
+
+def test_leds_whose_library_is_missing_are_one_line_and_the_switches_still_checked(
+    factory: MockFactory, spi: FakeSPI, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Before: the LED library's ImportError ended the doctor in a traceback."""
+    monkeypatch.setitem(sys.modules, "neopixel_spi", None)  # import neopixel_spi fails
+    path = tmp_path / "board.toml"
+    path.write_text("[gpio.matrix]\nscan_hz = 400\n", encoding="utf-8")
+    sim = MatrixSimulator(factory, MatrixConfig(scan_hz=400), BoardMapping())
+    sim.stick(0, 6)
+    person = SimPerson(sim)
+    report = doctor_from_config(
+        str(path), person, pin_factory=factory, spi=spi, clock=VirtualClock()
+    )
+    assert person.said[0] == (
+        "LEDs not checked: their library needs the Python module 'neopixel_spi', which is not "
+        "installed: make install-pi (or .venv/bin/pip install -e '.[pi]' in the checkout)")
+    assert report.checks == ["empty", "squares", "ghosting"] and report.leds_walked == 0
+    assert report.switches("stuck") == {6}
+    assert not spi.writes and not any(factory._reservations.values())
+
+
+def test_an_led_library_that_does_not_load_here_is_said_in_one_line() -> None:
+    exc = ImportError("cannot import name 'spiPorts' from 'microcontroller.pin' "
+                      "(/venv/site-packages/microcontroller/pin.py)", name="microcontroller.pin")
+    assert leds_not_loaded(exc) == (
+        "LEDs not checked: their library does not load here (cannot import name 'spiPorts' "
+        "from 'microcontroller.pin'): it drives the Raspberry Pi's SPI, installed there with "
+        "make install-pi (or .venv/bin/pip install -e '.[pi]' in the checkout)")
