@@ -28,7 +28,7 @@ from calibration.homography import (
 )
 from calibration.markers import detect_markers, detect_markers_near
 from calibration.smooth import CellSmoother
-from controller.board.words import unreadable
+from controller.board.config import read_bounded
 
 __all__ = ["calibrate_camera", "read_image", "load_profile", "CameraProfile", "CameraReader",
            "check_cells", "Reading", "read_photo", "check_size", "check_board", "fit_size",
@@ -178,14 +178,8 @@ MAX_PROFILE_BYTES = 2**24  # a profile is tens of kilobytes
 
 def load_profile(path: str | Path) -> CameraProfile:
     p = Path(path)
-    try:
-        with p.open("rb") as f:
-            raw = f.read(MAX_PROFILE_BYTES + 1)
-    except OSError as exc:  # the words every file the project reads is refused in
-        raise ValueError(f"camera profile {p}: {unreadable(exc)}") from None
-    if len(raw) > MAX_PROFILE_BYTES:  # another file given by mistake, /dev/zero: never read whole
-        raise ValueError(f"camera profile {p}: larger than {MAX_PROFILE_BYTES // 2**20} MiB: "
-                         f"not a camera profile")
+    raw = read_bounded(p, MAX_PROFILE_BYTES, "a camera profile",
+                       lambda why: ValueError(f"camera profile {p}: {why}"))
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:

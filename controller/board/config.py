@@ -24,14 +24,14 @@ import ipaddress
 import math
 import socket
 import tomllib
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any, NoReturn
 
 from .words import unreadable
 
 __all__ = ["ConfigError", "OneLineParser", "Table", "install_hint", "kind_of", "listen_failure",
-           "local_caller", "loopback_host", "read_toml", "start_url"]
+           "local_caller", "loopback_host", "read_bounded", "read_toml", "start_url"]
 
 # The make targets that install an extra of pyproject.toml into .venv.
 MAKE_TARGETS = {"pi": "install-pi", "serial": "install-pi", "camera": "install-camera",
@@ -144,19 +144,29 @@ def kind_of(value: object) -> str:
 MAX_CONFIG_BYTES = 2**20  # far beyond any configuration file
 
 
+def read_bounded(path: Path, limit: int, what: str,
+                 refuse: Callable[[str], Exception]) -> bytes:
+    """The bytes of the file ``path``, never more than ``limit`` of them
+    read (a video given by mistake, /dev/zero: never read whole).  A file
+    that cannot be read or is larger raises ``refuse(why)``, the caller's
+    error with these words: "no such file" (:func:`~.words.unreadable`),
+    "larger than 1 MiB: not WHAT"."""
+    try:
+        with path.open("rb") as f:
+            raw = f.read(limit + 1)
+    except OSError as exc:
+        raise refuse(unreadable(exc)) from None
+    if len(raw) > limit:
+        raise refuse(f"larger than {limit // 2**20} MiB: not {what}")
+    return raw
+
+
 def read_toml(path: str | Path) -> dict[str, Any]:
     """The TOML document in ``path``; :class:`ConfigError` naming the file
     when it is missing, unreadable, not UTF-8 or not TOML."""
     name = str(path)
-    p = Path(path)
-    try:
-        with p.open("rb") as f:
-            raw = f.read(MAX_CONFIG_BYTES + 1)
-    except OSError as exc:
-        raise ConfigError(unreadable(exc), file=name) from None
-    if len(raw) > MAX_CONFIG_BYTES:  # a video given by mistake, /dev/zero: never read whole
-        raise ConfigError(f"larger than {MAX_CONFIG_BYTES // 2**20} MiB: not a configuration "
-                          "file", file=name)
+    raw = read_bounded(Path(path), MAX_CONFIG_BYTES, "a configuration file",
+                       lambda why: ConfigError(why, file=name))
     if raw.startswith(b"\xef\xbb\xbf"):  # what some Windows editors write first
         raise ConfigError("starts with a byte-order mark (BOM), which TOML does not allow: "
                           "save it as UTF-8 without BOM", file=name)

@@ -98,6 +98,28 @@ def test_a_file_too_large_to_be_a_configuration_is_refused_unread(tmp_path: Path
         load_config("/dev/zero")
 
 
+def test_the_bounded_read_stops_past_its_limit_and_raises_the_callers_error(
+        tmp_path: Path) -> None:
+    """The one bounded read under the configuration file and the camera
+    profile: at most ``limit`` bytes, then the caller's error type with
+    the words it is given."""
+    from controller.board.config import read_bounded
+
+    class Refused(Exception):
+        pass
+
+    exact = tmp_path / "exact"
+    exact.write_bytes(b"x" * 2**20)
+    assert read_bounded(exact, 2**20, "a thing", Refused) == b"x" * 2**20
+    exact.write_bytes(b"x" * (2**20 + 1))
+    with pytest.raises(Refused, match=r"^larger than 1 MiB: not a thing$"):
+        read_bounded(exact, 2**20, "a thing", Refused)
+    with pytest.raises(Refused, match=r"^no such file$"):
+        read_bounded(tmp_path / "none", 2**20, "a thing", Refused)
+    with pytest.raises(Refused, match=r"^larger than 16 MiB: not a camera profile$"):
+        read_bounded(Path("/dev/zero"), 2**24, "a camera profile", Refused)
+
+
 def test_a_whole_file_is_read_once(tmp_path: Path) -> None:
     path = tmp_path / "c.toml"
     path.write_text(
