@@ -149,7 +149,8 @@ class Keeper:
         :meth:`resumed_pending`) and, with ``flush``, the sensor ``lines``
         (emptied once written)."""
         ply = len(game.moves)
-        self.store.played(gid, action_tokens(game))  # each move's time: now, as it is played
+        tokens = action_tokens(game)  # once a write: the store's sync takes them as they are
+        self.store.played(gid, tokens)  # each move's time: now, as it is played
         self._current = (gid, game, (PENDING, {"game": gid, "ply": ply, **_value_of(pending)}))
         if self.journal.live:  # the journal first: it never holds less than the archive
             self._journal()
@@ -157,7 +158,7 @@ class Keeper:
             return
         try:
             value = None if self.kept(gid, game, pending) else self._current[2]
-            self.store.sync(gid, game, value=value)
+            self.store.sync(gid, game, value=value, tokens=tokens)
             self.pending = (gid, ply, pending)
             if game.outcome is not None and gid != self._finished:
                 stored = self.store.get(gid)  # once, not at every tick after the end

@@ -244,13 +244,13 @@ class Store:
         return stamped
 
     def sync(self, gid: int, game: AnyGame, times: Sequence[float] = (),
-             value: tuple[str, object] | None = None) -> None:
-        """Make the stored actions of ``gid`` those of ``game`` (undo
-        included), in one synced transaction, each with its time (``times``;
-        by default when it was played, :meth:`played`); with ``value`` (a
-        key and its value, :meth:`set_value`), that value in the same
-        transaction: a crash keeps both or neither."""
-        tokens = action_tokens(game)
+             value: tuple[str, object] | None = None, *,
+             tokens: Sequence[str] | None = None) -> None:
+        """Make the stored actions of ``gid`` those of ``game`` (``tokens``
+        when the caller has them) with undo, in one synced transaction, each
+        with its time (``times``; by default when it was played,
+        :meth:`played`); with ``value`` (:meth:`set_value`), that too."""
+        tokens = action_tokens(game) if tokens is None else list(tokens)
         stored = self._stored.get(gid)
         if stored is None:
             stored = [r[0] for r in self.db.execute(

@@ -383,3 +383,35 @@ def test_the_first_turns_clock_counts_from_the_start_of_the_game(tmp_path: Path)
     record = parse_record(service.store.record_text(service.gid))
     assert [t.comments for t in record.turns] == [["{[%clk 0:01:35]}"], ["{[%clk 0:00:12]}"]]
     service.close()
+
+
+def test_a_write_of_the_keeper_computes_the_games_actions_once(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The keeper's write notes each move's time and stores the actions
+    from one computation of the game's action tokens (before, the store's
+    sync computed them again); the stored actions are the game's."""
+    from controller.hall.protocol import action_tokens
+    from controller.reconcile.unrecorded import Unrecorded
+    from controller.service import keeper as keeper_module
+    from controller.service import store as store_module
+
+    calls: list[int] = []
+
+    def counted(game: Any) -> list[str]:
+        calls.append(len(game.moves))
+        return action_tokens(game)
+
+    monkeypatch.setattr(keeper_module, "action_tokens", counted)
+    monkeypatch.setattr(store_module, "action_tokens", counted)
+    store = Store(tmp_path)
+    keeper = keeper_module.Keeper(store, str(tmp_path), time.monotonic)
+    game = Game.new("kharbga")
+    gid = store.new_game(game, "A", "D")
+    for token in ("@a1", "@b1"):
+        game.play(token)
+        calls.clear()
+        keeper.keep(gid, game, [], False, Unrecorded())
+        assert calls == [len(game.moves)]
+    stored = store.get(gid)
+    assert stored is not None and list(stored.actions) == ["@a1", "@b1"]
+    store.close()
