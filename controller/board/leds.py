@@ -1,5 +1,5 @@
-"""LED roles: what the lights under the squares mean (INTERFACES.md), and
-the one function that turns roles into colours.
+"""LED roles: what the lights under the squares mean (docs/reconciler.md,
+"LED roles"), and the one function that turns roles into colours.
 
 The reconciler gives each square at most one role; where several apply the
 one later in :data:`ROLES` wins (an error outranks everything).  ``king``,

@@ -1,4 +1,5 @@
-"""Sensor logs: JSON Lines of frames and button presses (INTERFACES.md).
+"""Sensor logs: JSON Lines of frames and button presses, as below (what the
+reconciler reads: docs/reconciler.md, "Inputs").
 
 ::
 

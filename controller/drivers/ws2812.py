@@ -9,7 +9,7 @@ ours.  The SPI bus is a parameter: the service opens the real one through
 Blinka (:func:`open_spi`), tests pass an object that records the bytes.
 
 What the lights show is a pure function (:func:`render`) of the
-reconciler's roles (``{"d4": "capture", ..}``, INTERFACES.md), the time
+reconciler's roles (``{"d4": "capture", ..}``, docs/reconciler.md "LED roles"), the time
 (for blinking), the configuration (a colour and blink period per role, a
 brightness limit and a current budget) and the LED mapping.
 """

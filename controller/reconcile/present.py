@@ -171,7 +171,7 @@ def _again(g: AnyGame) -> str:
 
 def _flag(g: AnyGame) -> str:
     """What the raised exchange flag of the side to move does with its
-    next step (RULES.md, "Exchange (two for one)")."""
+    next step (docs/rules.md, "Rulings": Exchange)."""
     e, names = g.exchange, g.geometry.point_names
     raised = " (exchange flag raised: "
     if g.side == 1 and e is not None and e.stage in (2, 4):
@@ -208,8 +208,8 @@ def _exchange(g: AnyGame, raised: bool) -> str:
 
 
 def _how_to_answer(g: AnyGame) -> str:
-    """How the side to move answers the exchange asked (RULES.md, "Exchange
-    (two for one)"): with its flag raised, or refusing with a plain step."""
+    """How the side to move answers the exchange asked (docs/rules.md,
+    "Rulings": Exchange): with its flag raised, or refusing with a plain step."""
     e, names = g.exchange, g.geometry.point_names
     assert e is not None
     flag = "press Exchange, then step"
@@ -454,8 +454,8 @@ def _last_move(g: AnyGame) -> tuple[int, int] | None:
 
 
 def leds(g: AnyGame, v: View) -> LedMap:
-    """The LED role of each lit square (INTERFACES.md), the higher role
-    winning where two meet."""
+    """The LED role of each lit square (docs/reconciler.md, "LED roles"),
+    the higher role winning where two meet."""
     names = g.geometry.point_names
     out: LedMap = {}
     if g.outcome is None and g.phase == "setting":

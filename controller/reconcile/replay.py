@@ -13,7 +13,7 @@ real hardware code reports for a log (``replay --via gpio``:
 :func:`controller.drivers.firmware_replay.firmware_events`).
 
 The trace has one JSON object for the header and one for every event
-(INTERFACES.md): ``{"t": ..., "status": "...", "leds": {...}}``.
+(docs/reconciler.md, "Replay"): ``{"t": ..., "status": "...", "leds": {...}}``.
 """
 
 from __future__ import annotations

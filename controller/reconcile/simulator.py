@@ -1,7 +1,7 @@
 """Simulated sensor logs: people acting out a game on the physical board.
 
 :func:`simulate` turns the actions of a :class:`~controller.rules.Game` into
-the frames and button presses a real board would report (INTERFACES.md):
+the frames and button presses a real board would report (docs/reconciler.md, "Inputs"):
 contact bounce, hands hovering over the board (``?`` cells in colour logs),
 soldiers held in the air, set down on a wrong square first, pieces lifted
 and put back, captured pieces taken off early, late or two at once, and

@@ -94,7 +94,7 @@ class Game(BoardViews, Core):
 
     @classmethod
     def from_position(cls, variant: str | Variant, position: str) -> Game:
-        """A game starting from a position string (RULES.md)."""
+        """A game starting from a position string (docs/rules.md)."""
         game = cls(variant)
         game._restore(parse_position(game.variant, position))
         game._start = " ".join(position.split())
@@ -188,7 +188,7 @@ class Game(BoardViews, Core):
         return self.variant.pieces_per_side - self._bb[s].bit_count()
 
     def position(self) -> str:
-        """The position string (RULES.md), with extra fields as needed."""
+        """The position string (docs/rules.md), with extra fields as needed."""
         return format_position(self.variant, self.state())
 
     def __repr__(self) -> str:

@@ -1,4 +1,4 @@
-"""Move notation and position strings (RULES.md).
+"""Move notation and position strings (docs/rules.md, "Notation decisions").
 
 Position string: ranks from the top down separated by ``/`` (``A``, ``D``,
 ``.``), then the side to move (``a``/``d``), the phase (``s``/``m``), the
@@ -114,7 +114,7 @@ def _square(geometry: Geometry, text: str) -> int:
 
 
 def format_position(variant: Variant, state: State) -> str:
-    """The position string of ``state`` in ``variant`` (RULES.md), with
+    """The position string of ``state`` in ``variant`` (docs/rules.md), with
     the extra fields the state needs."""
     g = variant.geometry
     names = g.point_names

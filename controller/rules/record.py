@@ -1,4 +1,4 @@
-"""Game records: a PGN-like text (RULES.md), read and written exactly.
+"""Game records: a PGN-like text (docs/rules.md), read and written exactly.
 
 A record is tag pairs, a blank line, then the movetext::
 

@@ -3,7 +3,7 @@
 Every recognised action is written (and the write synced) before the LEDs
 and the web page confirm it, so power lost at any instant loses no
 confirmed move.  The unfinished game is resumed on start; finished games
-keep their record (RULES.md format) and a size-bounded raw sensor log.
+keep their record (docs/rules.md) and a size-bounded raw sensor log.
 """
 
 from __future__ import annotations
@@ -422,7 +422,7 @@ class Store:
 
     def record_text(self, gid: int, game: AnyGame | None = None,
                     more: dict[str, str] | None = None) -> str:
-        """The game record (RULES.md format) of ``gid``, with the tags
+        """The game record (docs/rules.md) of ``gid``, with the tags
         ``more`` besides its own (the broadcast names its store)."""
         stored = self.get(gid)
         if stored is None:
