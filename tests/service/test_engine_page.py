@@ -201,3 +201,43 @@ def test_the_seconds_field_takes_what_the_service_takes(tmp_path: Path) -> None:
             assert time.monotonic() < deadline, "the page's 0.02 s never reached the service"
             time.sleep(0.05)
         assert field.evaluate("el => el.checkValidity()")
+
+
+# What the key under the moves says of each kind of token (app.js NOTATION).
+def _kind_words(token: str) -> list[str]:
+    if token.startswith("@"):
+        return ["a soldier set on"]
+    if token.startswith("x"):
+        return ["removed (huffed)"]
+    if token == "pass":
+        return ["the chain stopped"]
+    words = ["a capture: the soldier on" if "x" in token else "a step from"]
+    if token.count("x") > 1:
+        words.append("a chain: one soldier capturing again")
+    if token.endswith("="):
+        words.append("asks the exchange")
+    return words
+
+
+def test_the_key_explains_the_best_line_and_the_hint_before_any_move(tmp_path: Path) -> None:
+    # A game from a position: no move listed yet, but the best line and the
+    # hint are in notation; the key under the moves says what each means.
+    with served_page(tmp_path, 1366, 768, players="ponder = true") as (pg, server):
+        _new(pg, server, WALL)
+        expect(pg.locator("#eval-line")).to_contain_text("Best line: ", timeout=15000)
+        # Line and key read at once (both are drawn again as the search deepens).
+        read = "() => [[...document.querySelectorAll('#eval-line b, #eval-line span')]" \
+               ".map(e => e.textContent), document.querySelector('#notation').innerText," \
+               " document.querySelector('#notation').hidden]"
+        line, key, hidden = pg.evaluate(read)
+        assert line and not hidden, (line, key)
+        for token in line:
+            for words in _kind_words(token):
+                assert words in key, (token, key)
+        pg.click("#ponder")  # the line goes: the key keeps only what is shown
+        expect(pg.locator("#notation")).to_be_hidden()
+        pg.click('[data-button="hint"]')
+        expect(pg.locator("#status")).to_contain_text("Hint for Defender: ", timeout=15000)
+        hint = server.get("/api/state")["hint_move"]
+        for words in _kind_words(hint):
+            expect(pg.locator("#notation")).to_contain_text(words)

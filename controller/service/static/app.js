@@ -354,7 +354,7 @@ function renderThinking() {
   bar.setAttribute("aria-valuenow", String(t.pieces));
   $("#eval-words").textContent = won ? t.words : `${t.words} (${signed(t.pieces)})`;
   $("#eval-depth").textContent = `depth ${t.depth}, ${t.seconds} s${t.done ? "" : ", still thinking"}`;
-  const moves = t.line.slice(0, 10);
+  const moves = lineShown();
   // The first move is the side to move's: in its colour.
   line.classList.toggle("defender", state.to_move === "defender");
   line.append("Best line: ");
@@ -426,26 +426,42 @@ const NOTATION = [
 function renderMoves() {
   const list = $("#moves");
   list.innerHTML = "";
-  const key = $("#notation");
-  key.innerHTML = "";
-  const seen = new Set();
   for (const [n, tokens] of state.turns || []) {
     const li = document.createElement("li");
     li.value = n;
     li.textContent = tokens.join(" ");
     list.appendChild(li);
-    for (const t of tokens) {
-      NOTATION.forEach(([is, words], kind) => {
-        if (seen.has(kind) || !is(t)) return;
-        seen.add(kind);
-        const item = document.createElement("li");
-        item.dataset.kind = String(kind);
-        const code = document.createElement("code");
-        code.textContent = t;
-        item.append(code, `: ${words(t)}`);
-        key.appendChild(item);
-      });
-    }
+  }
+}
+
+// The moves of the engine's best line shown under the board (none when the
+// thinking is off or not yet in).
+function lineShown() {
+  const t = state.thought;
+  return state.ponder && !state.outcome && t ? t.line.slice(0, 10) : [];
+}
+
+// The key under the moves: every kind of move the page shows in notation
+// now, the list's, the best line's, the hint's and the computer's move to
+// make, so a line read before such a move was played is explained too.
+function renderKey() {
+  const key = $("#notation");
+  key.innerHTML = "";
+  const seen = new Set();
+  const shown = (state.turns || []).flatMap(([, tokens]) => tokens)
+    .concat(state.hint_move ? [state.hint_move] : [], state.expected ? [state.expected] : [],
+            lineShown());
+  for (const t of shown) {
+    NOTATION.forEach(([is, words], kind) => {
+      if (seen.has(kind) || !is(t)) return;
+      seen.add(kind);
+      const item = document.createElement("li");
+      item.dataset.kind = String(kind);
+      const code = document.createElement("code");
+      code.textContent = t;
+      item.append(code, `: ${words(t)}`);
+      key.appendChild(item);
+    });
   }
   // In the order of the table, not of the game: placements, then steps, captures...
   [...key.children].sort((a, b) => a.dataset.kind - b.dataset.kind)
@@ -583,6 +599,7 @@ function render() {
   const secs = document.querySelector("#computer input[name=seconds]");
   if (secs && document.activeElement !== secs && state.think) secs.value = state.think;
   renderMoves();
+  renderKey();
   renderOffer();
 }
 
