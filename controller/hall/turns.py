@@ -18,7 +18,7 @@ from typing import Any
 
 from controller.rules import AnyGame
 from controller.rules.moves import reason_words
-from controller.rules.record import group_turns
+from controller.rules.record import numbered_turns
 
 from .protocol import Unreplayable, apply_token, stored_start
 
@@ -70,9 +70,9 @@ def turns_of(replay: Replay | None, key: tuple[object, ...], variant: str, optio
         replay.played.append(token)
     out = Turns()
     if replay.game is not None:
-        out.turns = [[n, turn] for n, turn in enumerate(group_turns(replay.game), 1)]
+        out.turns = [[n, turn] for n, turn in numbered_turns(replay.game)]
         out.ending = ending_words(replay.game)
-    n = len(out.turns)
+    n = out.turns[-1][0] if out.turns else len(out.turns)
     for token in moves[len(replay.played):]:
         n += 1
         out.turns.append([n, [token]])

@@ -12,7 +12,8 @@ A record is tag pairs, a blank line, then the movetext::
 
 Each turn is numbered in order from 1 (setting turns included, so the
 first move of a 7x7 game is turn 25; in position strings the moving phase
-counts from 1).  A turn holds its actions: two placements, a step, a chain
+counts from 1; a game begun from a ``[Position]`` goes on from that
+position's turn, :func:`first_turn`).  A turn holds its actions: two placements, a step, a chain
 joined into one token (``a4xb4xc4``), an optional ``pass``, a flagged step
 (``c4-d4=``) or one removal (``xd5``).  Under H'ajeb (rule option
 ``hajeb``) a turn may hold ``hajeb`` (the declaration), ``rescind``, and
@@ -55,7 +56,9 @@ __all__ = [
     "Record",
     "RecordError",
     "Turn",
+    "first_turn",
     "group_turns",
+    "numbered_turns",
     "parse_record",
     "read_record",
     "write_record",
@@ -242,12 +245,44 @@ def _continues(token: str, frm: str) -> bool:
     return token.endswith(frm) and token[-len(frm) - 1 : -len(frm)] in ("-", "x")
 
 
+def first_turn(variant: AnyVariant, start: str | None) -> int:
+    """The number of the first turn of a game begun from the position
+    string ``start`` (None: the usual start, turn 1), counted as the record
+    counts a whole game: the position's turn of the moving phase after the
+    setting's turns (one per soldier of a side: on 7x7, turn 1 of the
+    moving phase is 25), in the setting phase the turn of the next
+    placement, in the leap games (no setting) the position's turn."""
+    if not start:
+        return 1
+    game = game_from_position(variant, start)
+    if isinstance(variant, LeapVariant):
+        return max(game.turn, 1)
+    if game.setting:
+        a, d = game.bitboards()
+        return (a | d).bit_count() // 2 + 1
+    return variant.pieces_per_side + game.turn
+
+
+def numbered_turns(game: AnyGame) -> list[tuple[int, list[str]]]:
+    """The game's turns of record tokens with their numbers, from
+    :func:`first_turn` of the position it began from."""
+    return list(enumerate(group_turns(game), first_turn(game.variant, game.start_position)))
+
+
+def _record_first_turn(record: Record) -> int:
+    try:
+        return first_turn(record.rules(), record.tags.get("Position"))
+    except (RulesError, RecordError, ValueError):
+        return 1  # a record that cannot be replayed is still written, from 1
+
+
 def write_record(record: Record, width: int = 79) -> str:
-    """The record as text: tags, a blank line, wrapped movetext."""
+    """The record as text: tags, a blank line, wrapped movetext (the turns
+    numbered from :func:`first_turn` of its ``Position``)."""
     lines = [f'[{k} "{_escape(v)}"]' for k, v in record.tags.items()]
     lines.append("")
     words: list[str] = []
-    for i, turn in enumerate(record.turns, 1):
+    for i, turn in enumerate(record.turns, _record_first_turn(record)):
         words.append(f"{i}.")
         words.extend(turn.tokens)
         words.extend(turn.comments)

@@ -26,7 +26,7 @@ from controller.rules import (
 )
 from controller.rules.leap_factory import apply_any_options
 from controller.rules.moves import SIDE_NAMES, action_words, reason_words
-from controller.rules.record import group_turns
+from controller.rules.record import numbered_turns
 
 from .config import THINK_MAX, THINK_MIN, name_problem
 
@@ -382,5 +382,5 @@ class Turns:
         key = (id(g), tuple(g.moves))
         if self._key != key:
             self._key = key
-            self._shown = [[n, turn] for n, turn in enumerate(group_turns(g), 1)]
+            self._shown = [[n, turn] for n, turn in numbered_turns(g)]
         return [[n, list(turn)] for n, turn in self._shown]

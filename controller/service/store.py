@@ -539,12 +539,12 @@ def common_length(a: Sequence[str], b: Sequence[str]) -> int:
 def turn_numbers(game: AnyGame) -> list[int]:
     """For each action of ``game``, the number of the turn it belongs to in
     the record (the page, the record and the viewer count turns alike)."""
-    from controller.rules.record import group_turns
+    from controller.rules.record import numbered_turns
 
     out: list[int] = []
-    for n, turn in enumerate(group_turns(game)):
+    for n, turn in numbered_turns(game):
         for tok in turn:
-            out.extend([n + 1] * _actions_in(tok))
+            out.extend([n] * _actions_in(tok))
     return out[:len(game.moves)]
 
 

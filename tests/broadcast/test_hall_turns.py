@@ -129,3 +129,26 @@ def test_when_a_board_was_last_heard() -> None:
     hall.handle("kharbga/b1/online", b"0")  # the last will: the broker speaks, not the board
     s = hall.boards["b1"].summary()
     assert s["online"] is False and s["heard"] == heard
+
+
+def test_a_game_from_a_position_goes_on_from_its_turn() -> None:
+    # The hall numbers a game set up from a position as the board's page
+    # and its record do: from the position's turn (after the setting's).
+    from controller.hall.turns import turns_of
+    from controller.rules.record import first_turn
+    from controller.rules.variants import find_variant
+
+    start = "D.DAD/.DA../DA.../AA.../....A d m - 10"
+    g = Game.from_position("sabouiyya", start)
+    moves = []
+    for _ in range(3):
+        move = str(sorted(g.legal_moves(), key=str)[0])
+        g.play(move)
+        moves.append(move)
+    _, shown = turns_of(None, ("b1", 1), "sabouiyya", "", start, moves)
+    first = first_turn(find_variant("sabouiyya"), start)
+    assert first > 1
+    assert [n for n, _ in shown.turns] == list(range(first, first + len(shown.turns)))
+    # Actions the rules refuse follow on from the last number.
+    _, shown = turns_of(None, ("b1", 2), "sabouiyya", "", start, [*moves, "z9-z8"])
+    assert shown.turns[-1] == [shown.turns[-2][0] + 1, ["z9-z8"]]

@@ -272,7 +272,8 @@ def test_records_write_and_replay_the_hajeb_actions() -> None:
     rec = Record.from_game(g)
     text = str(rec)
     assert '[Options "hajeb=true"]' in text
-    assert "1. hajeb 2. e1-c3 3. e5-e4 4. b3xa4 b2xb5 5. rescind e4-e5 6. a4-a3 *" in text
+    # Numbered from the position's turn 10 of the moving phase, after the 12 setting turns.
+    assert "22. hajeb 23. e1-c3 24. e5-e4 25. b3xa4 b2xb5 26. rescind e4-e5 27. a4-a3 *" in text
     assert parse_record(text).game().position() == g.position()
 
 

@@ -241,3 +241,27 @@ def test_the_key_explains_the_best_line_and_the_hint_before_any_move(tmp_path: P
         hint = server.get("/api/state")["hint_move"]
         for words in _kind_words(hint):
             expect(pg.locator("#notation")).to_contain_text(words)
+
+
+def test_a_game_from_a_position_numbers_its_turns_from_the_positions_turn(
+        tmp_path: Path) -> None:
+    # WALL is turn 10 of the moving phase: after sabouiyya's setting turns
+    # (one per soldier of a side) the list, the viewer and the record go on
+    # from there, as the whole game would have numbered it.
+    from controller.rules import Game
+    from controller.rules.variants import find_variant
+
+    first = find_variant("sabouiyya").pieces_per_side + int(WALL.split()[4])
+    with served_page(tmp_path, 1366, 768) as (pg, server):
+        _new(pg, server, WALL)
+        move = sorted(str(m) for m in Game.from_position("sabouiyya", WALL).legal_moves()
+                      if "-" in str(m))[0]
+        src, dst = move.split("-")
+        pg.click(f'#board [data-square="{src}"]')
+        pg.click(f'#board [data-square="{dst}"]')
+        expect(pg.locator("#moves li")).to_have_count(1)
+        assert pg.locator("#moves li").get_attribute("value") == str(first)
+        gid = server.get("/api/state")["game_id"]
+        assert server.get(f"/api/games/{gid}")["labels"] == [f"{first}. {move}"]
+        record = server.get(f"/api/games/{gid}.kgn")
+        assert f"\n{first}. {move} " in record, record

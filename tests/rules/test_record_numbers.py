@@ -1,0 +1,74 @@
+"""A game begun from a position numbers its turns as the whole game would:
+the position's turn count, after the setting's turns (docs/rules.md)."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from controller.rules.leap_factory import game_from_position, new_game
+from controller.rules.record import Record, numbered_turns, parse_record
+
+
+def _continued_alike(variant: str, seed: int, cut: int, more: int) -> None:
+    # A whole game played at random; the same game begun from its position
+    # after ``cut`` actions (at a turn's start) numbers the rest alike.
+    rng = random.Random(seed)
+    whole = new_game(variant)
+    for _ in range(cut + more):
+        if whole.outcome is not None:
+            break
+        whole.play(rng.choice(sorted(whole.legal_moves(), key=str)))
+    moves = [str(m) for m in whole.moves]
+    # Back to the start of the turn at or before the cut.
+    turns = numbered_turns(whole)
+    starts, done = [], 0
+    replay = new_game(variant)
+    for n, turn in turns:
+        starts.append((n, done))
+        done += len(turn_actions(replay, turn))
+    n0, at = max((s for s in starts if s[1] <= cut), key=lambda s: s[1])
+    if at == 0:
+        pytest.skip("the cut falls in the first turn")
+    head = new_game(variant)
+    for m in moves[:at]:
+        head.play(m)
+    part = game_from_position(variant, head.position())
+    for m in moves[at:]:
+        part.play(m)
+    got = numbered_turns(part)
+    assert got == [(n, t) for n, t in turns if n >= n0], (head.position(), got[:3], turns)
+    record = str(Record.from_game(part))
+    assert f"\n{n0}. " in record or record.split("\n\n", 1)[1].startswith(f"{n0}. ")
+    assert parse_record(record).game().position() == part.position()
+
+
+def turn_actions(game: object, turn: list[str]) -> list[str]:
+    from controller.rules.record import split_token
+
+    out: list[str] = []
+    for token in turn:
+        actions = split_token(game.variant, game.geometry, token)  # type: ignore[attr-defined]
+        for a in actions:
+            game.play(a)  # type: ignore[attr-defined]
+        out.extend(actions)
+    return out
+
+
+@pytest.mark.parametrize("cut", [6, 30, 40])
+@pytest.mark.parametrize("seed", [1, 2])
+def test_a_sabouiyya_game_from_its_position_numbers_turns_as_the_whole_game(
+        seed: int, cut: int) -> None:
+    _continued_alike("sabouiyya", seed, cut, 12)
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_a_checkers_game_from_its_position_numbers_turns_as_the_whole_game(seed: int) -> None:
+    _continued_alike("checkers", seed, 9, 8)
+
+
+def test_a_game_from_the_usual_start_is_numbered_from_1() -> None:
+    g = new_game("sabouiyya")
+    g.play(sorted(g.legal_moves(), key=str)[0])
+    assert numbered_turns(g)[0][0] == 1
