@@ -234,8 +234,13 @@ def test_the_key_explains_the_best_line_and_the_hint_before_any_move(tmp_path: P
         for token in line:
             for words in _kind_words(token):
                 assert words in key, (token, key)
+        # The key is not read as moves made: the empty list says so, and the
+        # key says what it explains.
+        expect(pg.locator("#no-moves")).to_be_visible()
+        expect(pg.locator("#notation-title")).to_contain_text("the engine's best line")
         pg.click("#ponder")  # the line goes: the key keeps only what is shown
         expect(pg.locator("#notation")).to_be_hidden()
+        expect(pg.locator("#notation-title")).to_be_hidden()
         pg.click('[data-button="hint"]')
         expect(pg.locator("#status")).to_contain_text("Hint for Defender: ", timeout=15000)
         hint = server.get("/api/state")["hint_move"]
@@ -260,6 +265,7 @@ def test_a_game_from_a_position_numbers_its_turns_from_the_positions_turn(
         pg.click(f'#board [data-square="{src}"]')
         pg.click(f'#board [data-square="{dst}"]')
         expect(pg.locator("#moves li")).to_have_count(1)
+        expect(pg.locator("#no-moves")).to_be_hidden()
         assert pg.locator("#moves li").get_attribute("value") == str(first)
         gid = server.get("/api/state")["game_id"]
         assert server.get(f"/api/games/{gid}")["labels"] == [f"{first}. {move}"]

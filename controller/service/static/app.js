@@ -432,6 +432,9 @@ function renderMoves() {
     li.textContent = tokens.join(" ");
     list.appendChild(li);
   }
+  // An empty list says so: the key under it (a best line's moves, explained
+  // before any is played) is not read as moves made.
+  $("#no-moves").hidden = !!list.children.length;
 }
 
 // The moves of the engine's best line shown under the board (none when the
@@ -467,6 +470,7 @@ function renderKey() {
   [...key.children].sort((a, b) => a.dataset.kind - b.dataset.kind)
     .forEach((item) => key.appendChild(item));
   key.hidden = !key.children.length;
+  $("#notation-title").hidden = key.hidden;
 }
 
 function renderOffer() {
