@@ -11,10 +11,13 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+import pytest
 from playwright.sync_api import Page, expect
 from server import Server
 from test_browser import served_page
 from test_lights import lights, shot
+
+from controller.rules import Game
 
 # Plain sabouiyya, the Defender to move (tests/rules/test_hajeb.py): a
 # diagonal wall with a soldier inside; with H'ajeb the Defender may declare.
@@ -253,7 +256,6 @@ def test_a_game_from_a_position_numbers_its_turns_from_the_positions_turn(
     # WALL is turn 10 of the moving phase: after sabouiyya's setting turns
     # (one per soldier of a side) the list, the viewer and the record go on
     # from there, as the whole game would have numbered it.
-    from controller.rules import Game
     from controller.rules.variants import find_variant
 
     first = find_variant("sabouiyya").pieces_per_side + int(WALL.split()[4])
@@ -271,3 +273,23 @@ def test_a_game_from_a_position_numbers_its_turns_from_the_positions_turn(
         assert server.get(f"/api/games/{gid}")["labels"] == [f"{first}. {move}"]
         record = server.get(f"/api/games/{gid}.kgn")
         assert f"\n{first}. {move} " in record, record
+
+
+@pytest.mark.parametrize("size", [(1366, 768), (390, 844)])
+def test_the_buttons_are_in_sight_without_scrolling(tmp_path: Path,
+                                                    size: tuple[int, int]) -> None:
+    # A 7x7 kharbga game on a laptop's or a phone's screen, the engine's line
+    # shown and a soldier set on the malha (its light listed): Hint, Undo,
+    # Draw and Resign, pressed every turn, are on the screen as the page opens.
+    width, height = size
+    with served_page(tmp_path, width, height, variant="kharbga",
+                     players="ponder = true") as (pg, server):
+        expect(pg.locator("#eval-line")).to_contain_text("Best line: ", timeout=15000)
+        geo = Game.new("kharbga").geometry
+        centre = geo.point_names[geo.centre]
+        pg.click(f'#board [data-square="{centre}"]')
+        expect(pg.locator('#lit [data-role="error"]')).to_be_visible(timeout=10000)
+        pg.evaluate("window.scrollTo(0, 0)")
+        for name in ("hint", "undo", "draw", "resign"):
+            box = pg.locator(f'[data-button="{name}"]').bounding_box()
+            assert box is not None and box["y"] + box["height"] <= height, (name, box)
