@@ -36,15 +36,14 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from controller.board.config import install_hint
-from controller.board.words import place, said
+from controller.board.words import place
 
 from .console import Console, Prompt
 from .doctor_report import DoctorReport, Finding, render_report, render_switches
 from .ghosts import ghost_suspects, matrix_ghost_patterns
 from .gpio_matrix import Clock, MatrixScanner, Stop
 from .mapping import BoardMapping, points
-from .ws2812 import RGB, LedOutput
+from .ws2812 import RGB, LedOutput, library_trouble
 
 __all__ = [
     "Observation",
@@ -403,16 +402,9 @@ def doctor_from_config(
 
 
 def leds_not_loaded(exc: ImportError) -> str:
-    """Why the LEDs are not checked, in one line: the module that is not
-    installed, or the one that does not load on this machine, and how to
-    install the LEDs' library (the ``pi`` extra)."""
-    module = (exc.name or "").partition(".")[0]
-    if isinstance(exc, ModuleNotFoundError) and module:
-        return (f"LEDs not checked: their library needs the Python module {module!r}, which is "
-                f"not installed: {install_hint('pi')}")
-    why = said(exc).split(" (/")[0]  # the path of the file that failed says nothing more
-    return (f"LEDs not checked: their library does not load here ({why}): it drives the "
-            f"Raspberry Pi's SPI, installed there with {install_hint('pi')}")
+    """Why the LEDs are not checked, in one line
+    (:func:`~controller.drivers.ws2812.library_trouble`)."""
+    return f"LEDs not checked: {library_trouble(exc)}"
 
 
 def live_from_config(

@@ -16,11 +16,15 @@ brightness limit and a current budget) and the LED mapping.
 
 from __future__ import annotations
 
+import io
+import logging
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager, redirect_stdout
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from controller.board.config import install_hint
 from controller.board.leds import (
     DEFAULT_STYLES,
     RGB,
@@ -29,6 +33,7 @@ from controller.board.leds import (
     format_colour,
     role_colours,
 )
+from controller.board.words import said
 
 from .config_table import ConfigError, Inline, Table
 from .mapping import BoardMapping
@@ -41,10 +46,13 @@ __all__ = [
     "RGB",
     "RoleStyle",
     "SquareLeds",
+    "library_trouble",
     "open_spi",
     "render",
     "limit_current",
 ]
+
+log = logging.getLogger("kharbga.leds")
 
 WHERE = "gpio.leds"
 ORDERS = ("GRB", "RGB", "BRG", "BGR", "RBG", "GBR")
@@ -225,13 +233,59 @@ class LedOutput(Protocol):
 
 
 def open_spi(port: int = 0) -> Any:
-    """The Pi's SPI bus through Blinka (``busio.SPI``); on the Pi only."""
-    import board  # type: ignore[import-untyped, import-not-found, unused-ignore]
-    import busio  # type: ignore[import-untyped, import-not-found, unused-ignore]
+    """The Pi's SPI bus through Blinka (``busio.SPI``); on the Pi only
+    (elsewhere an ``ImportError``, see :func:`blinka_said`)."""
+    with blinka_said():
+        import board  # type: ignore[import-untyped, import-not-found, unused-ignore]
+        import busio  # type: ignore[import-untyped, import-not-found, unused-ignore]
 
-    if port == 0:
-        return busio.SPI(board.SCLK, MOSI=board.MOSI)
-    return busio.SPI(board.SCLK_1, MOSI=board.MOSI_1)
+        if port == 0:
+            return busio.SPI(board.SCLK, MOSI=board.MOSI)
+        return busio.SPI(board.SCLK_1, MOSI=board.MOSI_1)
+
+
+@contextmanager
+def blinka_said() -> Iterator[None]:
+    """Keep what Blinka prints inside the block off stdout (on a PC, twice,
+    ``WARNING: GENERIC_X86 is not fully supported..``, then an
+    ``ImportError``).  An ``ImportError`` raised carries that text in its
+    message (for :func:`library_trouble`); otherwise it is logged as a
+    warning, on stderr, so nothing it says is lost."""
+    out = io.StringIO()
+    told = False  # the text went into the ImportError raised
+    try:
+        with redirect_stdout(out):
+            yield
+    except ImportError as exc:
+        text = _printed(out.getvalue())
+        if not text or isinstance(exc, ModuleNotFoundError):
+            raise
+        told = True
+        why = said(exc).split(" (/")[0]  # the path of the file that failed says nothing more
+        raise ImportError(f"{why}; Blinka says: {text}", name=exc.name) from exc
+    finally:
+        if not told and (text := _printed(out.getvalue())):
+            log.warning("the LEDs' library says: %s", text)
+
+
+def _printed(text: str) -> str:
+    """The distinct lines printed, each once, without Blinka's ``WARNING:``."""
+    lines = [line.removeprefix("WARNING:").strip().rstrip(".") for line in text.splitlines()]
+    return "; ".join(dict.fromkeys(line for line in lines if line))
+
+
+def library_trouble(exc: ImportError) -> str:
+    """Why the LEDs' library does not load, in words following "the LEDs
+    ...: ": the module that is not installed, or the one that does not load
+    on this machine, and how to install the library (the ``pi`` extra).
+    The doctor, ``calibrate matrix`` and ``run --board gpio`` say it."""
+    module = (exc.name or "").partition(".")[0]
+    if isinstance(exc, ModuleNotFoundError) and module:
+        return (f"their library needs the Python module {module!r}, which is not installed: "
+                f"{install_hint('pi')}")
+    why = said(exc).split(" (/")[0]  # the path of the file that failed says nothing more
+    return (f"their library does not load here ({why}): it drives the Raspberry Pi's SPI, "
+            f"installed there with {install_hint('pi')}")
 
 
 class SquareLeds:

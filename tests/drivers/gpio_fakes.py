@@ -1,8 +1,14 @@
 """Test doubles for the GPIO driver tests: an SPI bus that records the
 bytes sent (the seam under neopixel_spi), an independent WS2812 encoder and
-decoder, and a simulated person for the guided procedures."""
+decoder, Blinka as it loads on a PC, and a simulated person for the guided
+procedures."""
 
 from __future__ import annotations
+
+import sys
+import types
+
+import pytest
 
 from controller.drivers.console import Prompt
 from controller.drivers.mapping import BoardMapping
@@ -44,6 +50,31 @@ class FakeSPI:
 
     def deinit(self) -> None:
         self.deinited = True
+
+
+BLINKA_ON_A_PC = "WARNING: GENERIC_X86 is not fully supported. Some features may not work."
+
+
+def fake_blinka(monkeypatch: pytest.MonkeyPatch, opens: FakeSPI | None = None) -> None:
+    """Blinka's ``board`` and ``busio`` as on a PC: opening the SPI bus
+    prints Blinka's warning twice to stdout, then raises the ImportError it
+    raises there (or, given ``opens``, returns that bus)."""
+    board = types.ModuleType("board")
+    board.SCLK = board.MOSI = board.SCLK_1 = board.MOSI_1 = object()  # type: ignore[attr-defined]
+
+    def spi(clock: object, MOSI: object) -> FakeSPI:  # noqa: N803 (Blinka's keyword)
+        print(BLINKA_ON_A_PC)
+        print(BLINKA_ON_A_PC)
+        if opens is None:
+            raise ImportError("cannot import name 'spiPorts' from 'microcontroller.pin' "
+                              "(/venv/site-packages/microcontroller/pin.py)",
+                              name="microcontroller.pin")
+        return opens
+
+    busio = types.ModuleType("busio")
+    busio.SPI = spi  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "board", board)
+    monkeypatch.setitem(sys.modules, "busio", busio)
 
 
 def encode(grb_bytes: bytes) -> bytes:

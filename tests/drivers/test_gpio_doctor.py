@@ -9,7 +9,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from gpio_fakes import FakeSPI, SimPerson, decode
+from gpio_fakes import FakeSPI, SimPerson, decode, fake_blinka
 from gpiozero.pins.mock import MockFactory  # type: ignore[import-untyped]
 
 from controller.drivers.console import Prompt
@@ -317,3 +317,23 @@ def test_an_led_library_that_does_not_load_here_is_said_in_one_line() -> None:
         "LEDs not checked: their library does not load here (cannot import name 'spiPorts' "
         "from 'microcontroller.pin'): it drives the Raspberry Pi's SPI, installed there with "
         "make install-pi (or .venv/bin/pip install -e '.[pi]' in the checkout)")
+
+
+def test_blinka_on_a_pc_is_the_doctor_s_one_line_and_nothing_on_stdout(
+    factory: MockFactory, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Before: Blinka printed its warning twice on stdout as the doctor
+    started; now it is part of the doctor's line about the LEDs."""
+    fake_blinka(monkeypatch)
+    path = tmp_path / "board.toml"
+    path.write_text("[gpio.leds]\nenabled = true\n", encoding="utf-8")
+    person = SimPerson(MatrixSimulator(factory, MatrixConfig(), BoardMapping()))
+    report = doctor_from_config(str(path), person, pin_factory=factory, clock=VirtualClock())
+    assert capsys.readouterr().out == ""
+    assert person.said[0] == (
+        "LEDs not checked: their library does not load here (cannot import name 'spiPorts' "
+        "from 'microcontroller.pin'; Blinka says: GENERIC_X86 is not fully supported. Some "
+        "features may not work): it drives the Raspberry Pi's SPI, installed there with "
+        "make install-pi (or .venv/bin/pip install -e '.[pi]' in the checkout)")
+    assert report.checks == ["empty", "squares", "ghosting"] and report.leds_walked == 0

@@ -4,8 +4,10 @@ layout."""
 
 from __future__ import annotations
 
+import logging
+
 import pytest
-from gpio_fakes import FakeSPI, decode, encode
+from gpio_fakes import FakeSPI, decode, encode, fake_blinka
 
 from controller.board.leds import ROLES, STYLES
 from controller.drivers.config_table import ConfigError
@@ -175,3 +177,32 @@ def test_a_chain_longer_than_one_spi_write_is_refused_in_one_line(spi: FakeSPI) 
                        "led_offset 120 with the 49 squares of the 7x7 board makes 169$"):
         loads("[gpio.mapping]\nled_offset = 120\n")
     assert loads(f"[gpio.leds]\nenabled = false\n[gpio.mapping]\nsize = 8\nleds = {three}\n")
+
+
+def test_blinka_failing_on_a_pc_is_one_import_error_with_what_it_printed(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Before: Blinka's warning went to stdout, twice, before its error."""
+    fake_blinka(monkeypatch)
+    with pytest.raises(ImportError) as err:
+        SquareLeds(LedConfig(), BoardMapping())
+    assert capsys.readouterr().out == ""
+    assert str(err.value) == ("cannot import name 'spiPorts' from 'microcontroller.pin'; "
+                              "Blinka says: GENERIC_X86 is not fully supported. "
+                              "Some features may not work")
+    assert err.value.name == "microcontroller.pin"
+
+
+def test_what_blinka_prints_on_a_bus_that_opens_is_logged_not_printed(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    bus = FakeSPI()
+    fake_blinka(monkeypatch, opens=bus)
+    with caplog.at_level(logging.WARNING, logger="kharbga.leds"):
+        with SquareLeds(LedConfig(), BoardMapping()) as leds:
+            leds.light({0: (255, 0, 0)})
+    assert capsys.readouterr().out == ""
+    assert [r.getMessage() for r in caplog.records] == [
+        "the LEDs' library says: GENERIC_X86 is not fully supported. Some features may not work"]
+    assert bus.writes and bus.deinited  # the bus was used, then released
