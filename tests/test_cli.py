@@ -502,3 +502,32 @@ def test_replay_of_a_log_without_its_header_says_so(
     err = capsys.readouterr().err
     assert err.startswith(f"kharbga-board: {log}: line 1 (header): the header names no 'board'")
     assert "None" not in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize(("argv", "what"), [
+    (["calibrate", "matrix"], "the LEDs cannot be lit (--no-leds calibrates the switches alone)"),
+])
+def test_leds_without_their_library_end_calibrate_and_run_in_the_doctor_s_words(
+        argv: list[str], what: str, tmp_path: Path) -> None:
+    # gpiozero's mock pins, the LEDs enabled, their library hidden from a
+    # fresh interpreter: one line, exit 2, no traceback.
+    import os
+
+    from controller.board.config import install_hint
+
+    config = tmp_path / "board.toml"
+    config.write_text("[gpio.leds]\nenabled = true\n", encoding="utf-8")
+    args = [*argv, "--config", str(config)]
+    if argv[0] == "run":
+        args += ["--data-dir", str(tmp_path / "data")]
+    code = ("import sys; sys.modules['neopixel_spi'] = None\n"
+            f"from controller.cli import main; raise SystemExit(main({args!r}))")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          input="q\n", env={**os.environ, "GPIOZERO_PIN_FACTORY": "mock"},
+                          check=False, timeout=60)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
+    assert proc.stderr.splitlines()[-1] == (
+        f"kharbga-board: {what}: their library needs the Python module 'neopixel_spi', which is "
+        f"not installed: {install_hint('pi')}")
+    assert proc.stdout == ""
+    assert config.read_text(encoding="utf-8") == "[gpio.leds]\nenabled = true\n"

@@ -29,7 +29,7 @@ from .console import Console, Prompt
 from .gpio_config import load_config, save_config
 from .gpio_matrix import Clock, MatrixScanner, MonotonicClock
 from .mapping import BoardMapping, points
-from .ws2812 import RGB, LedOutput, SquareLeds
+from .ws2812 import RGB, LedOutput, SquareLeds, library_trouble
 
 __all__ = ["CalibrationAborted", "calibrate_matrix", "run_calibration"]
 
@@ -37,8 +37,8 @@ LIT: RGB = (255, 255, 255)
 
 
 class CalibrationAborted(ValueError):
-    """The person quit, or a square could not be calibrated; nothing is
-    written."""
+    """The person quit, a square could not be calibrated, or the LEDs
+    could not be lit; nothing is written."""
 
 
 def calibrate_matrix(
@@ -220,6 +220,18 @@ def _check_writable(path: Path) -> None:
                           file=str(path))
 
 
+def _open_leds(config: Any, mapping: BoardMapping, spi: Any) -> SquareLeds:
+    """The LEDs, or, when their library does not load, the one-line
+    :class:`CalibrationAborted` saying why (the LED mapping is half of
+    what calibration finds: it does not go on without them unasked)."""
+    try:
+        return SquareLeds(config, mapping, spi)
+    except ImportError as exc:
+        raise CalibrationAborted(
+            f"the LEDs cannot be lit (--no-leds calibrates the switches alone): "
+            f"{library_trouble(exc)}") from None
+
+
 def run_calibration(
     config_path: str | Path,
     console: Console,
@@ -239,7 +251,7 @@ def run_calibration(
     _check_writable(Path(config_path))
     with MatrixScanner(config.matrix, config.mapping, pin_factory=pin_factory) as scanner:
         with_leds = config.leds.enabled if use_leds is None else use_leds
-        leds = SquareLeds(config.leds, config.mapping, spi) if with_leds else None
+        leds = _open_leds(config.leds, config.mapping, spi) if with_leds else None
         try:
             mapping = calibrate_matrix(scanner, console, clock or MonotonicClock(), leds)
         finally:

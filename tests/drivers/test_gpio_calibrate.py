@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from gpio_fakes import FakeSPI, SimPerson, decode
+from gpio_fakes import FakeSPI, SimPerson, decode, fake_blinka
 from gpiozero.pins.mock import MockFactory  # type: ignore[import-untyped]
 
 from controller.drivers.calibrate_matrix import (
@@ -227,3 +227,27 @@ def test_a_file_that_cannot_be_written_is_refused_before_the_walk(
     with pytest.raises(ConfigError, match="cannot write the mapping there: no folder"):
         run_calibration(path, person, pin_factory=factory, clock=VirtualClock(), use_leds=False)
     assert person.asked == []  # nobody walked the board for nothing
+
+
+def test_leds_whose_library_does_not_load_stop_calibration_in_one_line(
+    factory: MockFactory, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Before: Blinka on a PC (mock pins) ended calibrate in its ImportError.
+    The LED mapping is half of what calibration finds: it stops before
+    asking anything, writes nothing and says how to go on without LEDs."""
+    fake_blinka(monkeypatch)
+    path = tmp_path / "board.toml"
+    path.write_text("[gpio.leds]\nenabled = true\n", encoding="utf-8")
+    person = SimPerson(MatrixSimulator(factory, CONFIG, TRUTH))
+    with pytest.raises(CalibrationAborted) as err:
+        run_calibration(path, person, pin_factory=factory, clock=VirtualClock())
+    assert str(err.value) == (
+        "the LEDs cannot be lit (--no-leds calibrates the switches alone): their library does "
+        "not load here (cannot import name 'spiPorts' from 'microcontroller.pin'; Blinka says: "
+        "GENERIC_X86 is not fully supported. Some features may not work): it drives the "
+        "Raspberry Pi's SPI, installed there with make install-pi (or .venv/bin/pip install "
+        "-e '.[pi]' in the checkout)")
+    assert not person.asked and capsys.readouterr().out == ""
+    assert path.read_text(encoding="utf-8") == "[gpio.leds]\nenabled = true\n"
+    assert not any(factory._reservations.values())  # the matrix's pins released
