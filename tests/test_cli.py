@@ -506,6 +506,8 @@ def test_replay_of_a_log_without_its_header_says_so(
 
 @pytest.mark.parametrize(("argv", "what"), [
     (["calibrate", "matrix"], "the LEDs cannot be lit (--no-leds calibrates the switches alone)"),
+    (["run", "--board", "gpio", "--port", "8798"],
+     "the gpio board's LEDs cannot be lit ([gpio.leds] enabled = false plays without them)"),
 ])
 def test_leds_without_their_library_end_calibrate_and_run_in_the_doctor_s_words(
         argv: list[str], what: str, tmp_path: Path) -> None:

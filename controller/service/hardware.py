@@ -283,7 +283,6 @@ class GpioBackend:
         with needs_extra("pi", "the gpio board"):
             from controller.drivers.buttons import ButtonPanel
             from controller.drivers.gpio_matrix import MatrixScanner
-            from controller.drivers.ws2812 import SquareLeds
 
             cfg = _config(config)
             self.config = cfg.gpio(find_any_variant(cfg.variant).geometry.name)
@@ -296,7 +295,7 @@ class GpioBackend:
                     f"{name}{f' ({side})' if side else ''} on GPIO{pin}"
                     for name, side, pin in self.config.buttons.pins) or "none")
                 if self.config.leds.enabled:
-                    self.leds = SquareLeds(self.config.leds, self.config.mapping, spi)
+                    self.leds = _gpio_leds(self.config, spi)
             except BaseException:
                 self.close()
                 raise
@@ -340,6 +339,20 @@ class GpioBackend:
             if part is not None:
                 part.close()
         self.buttons = self.leds = self.scanner = None
+
+
+def _gpio_leds(config: Any, spi: Any) -> Any:
+    """The GPIO board's LEDs (``config``: its ``GpioConfig``), or, when
+    their library is missing or does not load here (Blinka on a PC), the
+    one-line :class:`MissingLibrary` in the doctor's words."""
+    from controller.drivers.ws2812 import SquareLeds, library_trouble
+
+    try:
+        return SquareLeds(config.leds, config.mapping, spi)
+    except ImportError as exc:
+        raise MissingLibrary(
+            f"the gpio board's LEDs cannot be lit ([gpio.leds] enabled = false plays without "
+            f"them): {library_trouble(exc)}") from None
 
 
 class SerialBackend:

@@ -7,7 +7,7 @@ import time
 from pathlib import Path
 
 import pytest
-from gpio_fakes import FakeSPI, decode
+from gpio_fakes import FakeSPI, decode, fake_blinka
 from gpiozero.pins.mock import MockFactory  # type: ignore[import-untyped]
 
 from controller.drivers.matrix_sim import MatrixSimulator
@@ -239,3 +239,25 @@ def test_a_welded_reed_is_a_fault_of_a_board_still_read(
     finally:
         service.close()
         backend.close()
+
+
+def test_leds_whose_library_does_not_load_are_the_doctor_s_words(
+    factory: MockFactory, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``run --board gpio`` on a PC with mock pins: Blinka installed but
+    unable to open the SPI bus.  Before: the generic ``ImportError: ..``
+    line (and Blinka's warnings on stdout); now the one line of
+    :class:`MissingLibrary`, the pins released."""
+    from controller.drivers.ws2812 import library_trouble
+    from controller.service.hardware import MissingLibrary
+
+    fake_blinka(monkeypatch)
+    with pytest.raises(MissingLibrary) as err:
+        GpioBackend(None, pin_factory=factory)
+    assert capsys.readouterr().out == ""
+    cause = ImportError("cannot import name 'spiPorts' from 'microcontroller.pin'; Blinka says: "
+                        "GENERIC_X86 is not fully supported. Some features may not work")
+    assert str(err.value) == ("the gpio board's LEDs cannot be lit ([gpio.leds] enabled = false "
+                              f"plays without them): {library_trouble(cause)}")
+    assert "their library does not load here (cannot import name 'spiPorts'" in str(err.value)
+    assert not any(factory._reservations.values())
