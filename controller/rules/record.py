@@ -40,6 +40,7 @@ from typing import TextIO
 from controller.board.geometry import Geometry
 
 from . import leap_notation, notation
+from .leap import LeapGame
 from .leap_factory import (
     AnyGame,
     AnyVariant,
@@ -251,16 +252,20 @@ def first_turn(variant: AnyVariant, start: str | None) -> int:
     counts a whole game: the position's turn of the moving phase after the
     setting's turns (one per soldier of a side: on 7x7, turn 1 of the
     moving phase is 25), in the setting phase the turn of the next
-    placement, in the leap games (no setting) the position's turn."""
+    placement, in the leap games (no setting) the position's turn.  A
+    blocked side's own removal (``xd5``) is a turn of the record that the
+    position's turn does not count: the removals of its ``off=`` field are
+    added (without that field, none are assumed)."""
     if not start:
         return 1
     game = game_from_position(variant, start)
-    if isinstance(variant, LeapVariant):
+    if isinstance(game, LeapGame):
         return max(game.turn, 1)
     if game.setting:
         a, d = game.bitboards()
         return (a | d).bit_count() // 2 + 1
-    return variant.pieces_per_side + game.turn
+    removed = game.off_board(0)[2] + game.off_board(1)[2]
+    return variant.pieces_per_side + game.turn + removed
 
 
 def numbered_turns(game: AnyGame) -> list[tuple[int, list[str]]]:

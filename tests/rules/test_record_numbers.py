@@ -9,9 +9,10 @@ import pytest
 
 from controller.rules.leap_factory import game_from_position, new_game
 from controller.rules.record import Record, numbered_turns, parse_record
+from controller.rules.variants import Variant, find_variant
 
 
-def _continued_alike(variant: str, seed: int, cut: int, more: int) -> None:
+def _continued_alike(variant: str | Variant, seed: int, cut: int, more: int) -> None:
     # A whole game played at random; the same game begun from its position
     # after ``cut`` actions (at a turn's start) numbers the rest alike.
     rng = random.Random(seed)
@@ -72,3 +73,18 @@ def test_a_game_from_the_usual_start_is_numbered_from_1() -> None:
     g = new_game("sabouiyya")
     g.play(sorted(g.legal_moves(), key=str)[0])
     assert numbered_turns(g)[0][0] == 1
+
+
+@pytest.mark.parametrize("cut", [53, 56, 60])
+def test_a_game_from_its_position_after_a_blocked_sides_removal_numbers_turns_alike(
+        cut: int) -> None:
+    # Seed 7 of this variant: the Defender is blocked at the moving phase's
+    # turn 2 and the sides remove their own pieces (turns of the record that
+    # the position's turn does not count; its off= field does).
+    variant = find_variant("kharbga-refuge").with_options(blocked="remove")
+    _continued_alike(variant, 7, cut, 12)
+    rng = random.Random(7)
+    whole = new_game(variant)
+    for _ in range(cut):
+        whole.play(rng.choice(sorted(whole.legal_moves(), key=str)))
+    assert any(m.kind == "remove" for m in whole.moves)
