@@ -467,7 +467,8 @@ class BoardService(EngineSide):
             "geometry": view,
             "rules": "leap" if is_leap(g.variant) else "kharbga",
             "exchange": has_exchange(g.variant),  # the page's Exchange button
-            "lights": lights_of(g.variant),  # the looks the legend lists, in words
+            # The looks the legend lists (those this phase can light), in words.
+            "lights": lights_of(g.variant, g.phase, started=g.ply > 0),
             "kings": crowned,
             "position": g.position(),
             "to_move": g.to_move,

@@ -171,11 +171,22 @@ def has_exchange(variant: AnyVariant) -> bool:
     return not isinstance(variant, LeapVariant) and variant.exchange
 
 
-def lights_of(variant: AnyVariant) -> dict[str, str]:
+# Looks that the Kharbga family's setting phase never lights (no step,
+# capture or exchange is played before the moving phase), and its one look
+# that the moving phase never lights (where the next soldier may be set).
+_NOT_WHILE_SETTING = {"last-from", "last-to", "destination", "continue", "exchange-request",
+                      "exchange", "capture"}
+
+
+def lights_of(variant: AnyVariant, phase: str | None = None,
+              started: bool = False) -> dict[str, str]:
     """The looks (the roles, and ``hint-to``) a game of ``variant`` can
     light, in the legend's order, each with its meaning in this game's
     words: every look but a king's where no man is crowned and the
-    exchange's two where the exchange is not played; a capture light says
+    exchange's two where the exchange is not played; given the game's
+    ``phase``, only those that phase lights (the setting's "may be set
+    here" in the setting phase only; in the leap games, "set the board up"
+    only before the first move, ``started`` False); a capture light says
     "or huffed" only where soldiers are huffed, a chain's light "must" or
     "may" as the rules have it, a place "square" or "point" as the board
     has it."""
@@ -183,6 +194,10 @@ def lights_of(variant: AnyVariant) -> dict[str, str]:
     huffing = isinstance(variant, LeapVariant) and variant.huffing
     never = ({"king"} if not crowned else set()) | (
         set() if has_exchange(variant) else {"exchange", "exchange-request"})
+    if phase == "setting":
+        never |= _NOT_WHILE_SETTING
+    elif phase is not None and (started or not isinstance(variant, LeapVariant)):
+        never.add("setup")
     words = dict(MEANINGS)
     words["capture"] = ("captured (or huffed): remove this piece" if huffing
                         else "captured: remove this piece")

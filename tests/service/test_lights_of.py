@@ -4,11 +4,17 @@ button (``state.exchange``), from the variants' own rules."""
 
 from __future__ import annotations
 
+import random
+from pathlib import Path
+
 import pytest
+from fake_clock import FakeClock
 
 from controller.board.leds import STYLES
-from controller.rules import LEAP_VARIANTS, VARIANTS, find_any_variant
+from controller.rules import LEAP_VARIANTS, VARIANTS, Game, find_any_variant
+from controller.service.board import BoardService
 from controller.service.boardview import has_exchange, lights_of
+from controller.service.config import Config
 
 ALL = [v.name for v in (*VARIANTS, *LEAP_VARIANTS)]
 CROWNING = {"english-draughts", "checkers"}  # the draughts games on 8x8
@@ -35,3 +41,44 @@ def test_the_lights_a_variant_can_show(name: str) -> None:
                                  else "captured: remove this piece")
     assert lights["continue"] == ("this soldier must capture again" if name in MUST_CHAIN
                                   else "this soldier may capture again (or pass)")
+
+
+KHARBGA_FAMILY = [v.name for v in VARIANTS]
+
+
+@pytest.mark.parametrize("name", KHARBGA_FAMILY)
+def test_the_legend_lists_only_the_lights_of_the_games_phase(name: str) -> None:
+    variant = find_any_variant(name)
+    every = lights_of(variant)
+    setting, moving = lights_of(variant, "setting"), lights_of(variant, "moving")
+    # "The next soldier may be set here" is a setting-phase light only; no
+    # step, capture or exchange is lit while the soldiers are set.
+    assert "setup" in setting and "setup" not in moving and "setup" in every
+    for look in ("last-from", "last-to", "destination", "continue", "capture"):
+        assert look in moving and look not in setting
+    assert set(setting) | set(moving) == set(every)
+    for look in ("hint", "lifted", "error"):
+        assert look in setting and look in moving
+
+
+@pytest.mark.parametrize("name", [v.name for v in LEAP_VARIANTS])
+def test_a_leap_game_lists_setting_the_board_up_only_before_its_first_move(name: str) -> None:
+    variant = find_any_variant(name)
+    assert "setup" in lights_of(variant, "moving", started=False)
+    assert "setup" not in lights_of(variant, "moving", started=True)
+
+
+def test_the_services_legend_follows_the_game_from_setting_to_moving(tmp_path: Path) -> None:
+    service = BoardService(Config(data_dir=tmp_path, settle=0.05, error_delay=0.2,
+                                  variant="kharbga"), clock=FakeClock(1000.0))
+    try:
+        assert "setup" in service.state()["lights"]
+        game = Game.new("kharbga")
+        rng = random.Random(5)
+        while game.phase != "moving":
+            game.play(rng.choice(game.legal_moves()))
+        service.new_game("kharbga", None, None, game.position(), None)
+        lights = service.state()["lights"]
+        assert "setup" not in lights and "capture" in lights
+    finally:
+        service.close()
