@@ -113,6 +113,31 @@ def test_a_won_bar_names_the_winner(tmp_path: Path) -> None:
         shot(pg, tmp_path, "won")
 
 
+def test_the_bar_and_line_are_greyed_while_the_board_is_out_of_place(tmp_path: Path) -> None:
+    # A soldier dropped on an empty square (lit as an error): the bar and
+    # the line are for the recorded position, not the board as it stands.
+    with served_page(tmp_path, 460, 860, players="ponder = true") as (pg, server):
+        _new(pg, server, "...../...../.DA.D/...../..... d m - 10")
+        bar, note = pg.locator("#evalbar"), pg.locator("#eval-astray")
+        expect(bar.locator(".num")).to_have_text("Defender wins", timeout=15000)
+        expect(note).to_be_hidden()
+        grey = "e => getComputedStyle(e).filter"
+        assert bar.evaluate(grey) == "none"
+        pg.click('#board [data-square="a1"]')
+        expect(pg.locator('#board [data-square="a1"]')).to_have_attribute(
+            "data-led", "error", timeout=5000)
+        expect(note).to_have_text(
+            "(the board is out of place: the engine's line is for the recorded position)")
+        assert "grayscale" in bar.evaluate(grey)
+        line = pg.locator("#eval-line b").first
+        assert line.evaluate("e => getComputedStyle(e).color") == "rgb(153, 153, 153)"
+        shot(pg, tmp_path, "astray")
+        pg.click('#board [data-square="a1"]')  # taken off again: in place
+        expect(note).to_be_hidden()
+        expect(bar).not_to_have_class("evalbar astray")
+        assert bar.evaluate(grey) == "none"
+
+
 def test_hajeb_declared_and_rescinded_by_clicks(tmp_path: Path) -> None:
     with served_page(tmp_path, 460, 900) as (pg, server):
         # The form offers H'ajeb with sabouiyya only.

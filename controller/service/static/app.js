@@ -333,6 +333,13 @@ function renderThinking() {
   if (!show) return;
   bar.classList.toggle("flipped", localStorage.getItem("flipped") === "1");
   bar.classList.toggle("idle", !t);
+  // A square lit as an error: the board is not in the recorded position,
+  // for which the bar and the line were worked out; they are greyed and
+  // say so, so that no one plays from them on the board as it stands.
+  const astray = !!t && Object.values(state.leds || {}).includes("error");
+  bar.classList.toggle("astray", astray);
+  $("#thinking").classList.toggle("astray", astray);
+  $("#eval-astray").hidden = !astray;
   const fill = bar.querySelector(".fill"), num = bar.querySelector(".num");
   const line = $("#eval-line");
   line.textContent = "";
