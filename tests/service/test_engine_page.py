@@ -318,3 +318,36 @@ def test_the_buttons_are_in_sight_without_scrolling(tmp_path: Path,
         for name in ("hint", "undo", "draw", "resign"):
             box = pg.locator(f'[data-button="{name}"]').bounding_box()
             assert box is not None and box["y"] + box["height"] <= height, (name, box)
+
+
+ROWS_OF_BUTTONS = """els => els.map(e => { const r = e.getBoundingClientRect();
+  return [e.textContent, Math.round(r.top), r.left, r.right, r.height]; })"""
+
+
+@pytest.mark.parametrize(("variant", "options", "width"), [
+    ("kharbga", "", 390), ("sabouiyya", "hajeb=true", 390), ("sabouiyya", "hajeb=true", 360),
+    ("kharbga", "", 300), ("sabouiyya", "", 300)])
+def test_a_phones_buttons_share_their_rows_evenly(tmp_path: Path, variant: str, options: str,
+                                                  width: int) -> None:
+    # Kharbga's five buttons (its Exchange) and sabouiyya's with H'ajeb's
+    # declaration: in one row on a 390 px phone (Resign not alone on a
+    # second); where they must wrap, each row is filled edge to edge.
+    with served_page(tmp_path, width, 844, variant=variant) as (pg, server):
+        if options:
+            _new(pg, server, WALL, options)
+            expect(pg.locator("#hajeb")).to_be_visible()
+        row = pg.locator(".buttons:has([data-button=hint])")
+        box = row.bounding_box()
+        assert box is not None
+        found = row.locator("button:visible").evaluate_all(ROWS_OF_BUTTONS)
+        assert len(found) == (4 if variant == "sabouiyya" and not options else 5), found
+        tops = sorted({top for _, top, *_ in found})
+        if width >= 360:
+            assert len(tops) == 1, found
+        for top in tops:
+            line = [b for b in found if b[1] == top]
+            assert len(line) >= 2, found  # no button alone on a row
+            right = box["x"] + box["width"]
+            assert abs(line[0][2] - box["x"]) < 1 and abs(line[-1][3] - right) < 1, (line, box)
+        assert len({round(h) for *_, h in found}) == 1, found  # each word on one line
+        pg.screenshot(path=str(tmp_path / f"buttons-{variant}-{width}.png"))
