@@ -123,7 +123,7 @@ def status(g: AnyGame, v: View) -> str:
         optional = (f", or stop there and let the {TITLE[1 - g.side]} play (pass)"
                     if g.variant.chain == "optional" else "")
         crowned = _crowned(g, g.side)
-        return f"{side}: continue the capture with {g.chain_square}{optional}{crowned}"
+        return f"{side}: continue the capture with {g.chain_square}{optional}{flag}{crowned}"
     if g.removals and isinstance(g, LeapGame):
         owed = _names(g, g.huff)
         why = "it" if len(owed) == 1 else "any of them"
@@ -174,6 +174,9 @@ def _flag(g: AnyGame) -> str:
     next step (docs/rules.md, "Rulings": Exchange)."""
     e, names = g.exchange, g.geometry.point_names
     raised = " (exchange flag raised: "
+    if g.chain_square is not None:  # the chain's steps are captures: none is flagged
+        return (" (exchange flag raised, but a capture cannot ask or answer an exchange: "
+                "the next capture lowers it)")
     if g.side == 1 and e is not None and e.stage in (2, 4):
         s, first = names[e.soldier], names[e.first]
         if e.stage == 2:

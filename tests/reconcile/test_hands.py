@@ -5,6 +5,7 @@ what is recorded and what the players are told."""
 
 from __future__ import annotations
 
+import pytest
 from test_reconciler import CHAIN, DELAY, Hands
 
 # CHAIN: a2xb2 takes c2, b2xb3 takes c3, b3xb4 takes c4 (the Attacker to move).
@@ -125,3 +126,27 @@ def test_a_chain_soldier_set_back_where_it_came_from_is_told_soldier_first() -> 
     assert h.leds == {"a2": "error", "b2": "error", "b3": "destination"}
     h.put("c2", "d")  # the capture taken back
     assert h.moves == [] and h.leds == {}
+
+
+@pytest.mark.parametrize("side", ["attacker", "defender"])
+def test_the_exchange_pressed_during_ones_own_chain_is_said(side: str) -> None:
+    # The press is taken (the flag is raised), but a capture is never a
+    # flagged step: the chain's status says so, as the status says the
+    # flag outside chains; before, the chain's words did not mention it,
+    # and the Defender's soldier in the hand was said to ask an exchange.
+    pos = CHAIN if side == "attacker" else CHAIN.translate(str.maketrans("AD", "DA"))
+    pos = pos if side == "attacker" else pos.replace(" a m ", " d m ")
+    h = Hands("kharbga", pos)
+    own, title = side[0], side.capitalize()
+    h.move("a2", "b2")
+    h.lift("c2")
+    assert h.last.status == f"{title}: continue the capture with b2"
+    h.press("exchange", side)
+    said = (" (exchange flag raised, but a capture cannot ask or answer an exchange: "
+            "the next capture lowers it)")
+    assert h.hold().status == f"{title}: continue the capture with b2{said}"
+    assert h.lift("b2").status == f"{title}: b2 lifted; set it on a lit square{said}"
+    h.put("b3", own)
+    h.lift("c3")
+    assert h.moves == ["a2xb2", "b2xb3"]
+    assert h.last.status == f"{title}: continue the capture with b3"
