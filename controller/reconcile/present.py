@@ -43,6 +43,7 @@ class View:
     setup: bool = False  # a leap game's soldiers being set up (the board has not yet fit)
     huffed: int = 0  # a huff owed still standing, the move after it made (once lit)
     knocked: int = 0  # the one piece missing that keeps the reading from an action (lit)
+    owed: int = 0  # captured soldiers off that, set back, take the capture back (lit)
 
 
 def end_words(g: AnyGame) -> str:
@@ -272,6 +273,8 @@ def _too_many(g: AnyGame, v: View) -> str | None:
 
 def _errors(g: AnyGame, v: View) -> str:
     """Each square lit ``error``, named, with what to do there."""
+    if v.owed:
+        return _taken_back_by_hand(g, v)
     a, d = g.bitboards()
     where = v.targets if v.lifted >= 0 else 0
     many = _too_many(g, v)
@@ -308,6 +311,22 @@ def _errors(g: AnyGame, v: View) -> str:
     if len(said) > 3:
         said = [*said[:3], f"and {len(said) - 3} more lit"]
     return "; ".join(said)
+
+
+def _taken_back_by_hand(g: AnyGame, v: View) -> str:
+    """The capturing soldier set back where it came from, the soldiers it
+    took already off: set them back to take the capture back, or put the
+    rest right to keep it."""
+    names = _names(g, v.owed)
+    owner = TITLE[1 - g.history[-1][0].side]
+    many = len(names) > 1
+    back = (f"{', '.join(names)}: put the {owner}'s soldier{'s' if many else ''} back "
+            f"to take the capture{'s' if many else ''} back")
+    rest = v.errors & ~v.owed
+    if not rest:
+        return back
+    keep = _errors(g, replace(v, errors=rest, owed=0))
+    return f"{back}; or, to keep {'them' if many else 'it'}, {keep}"
 
 
 def _plural(what: str) -> str:

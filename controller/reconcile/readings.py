@@ -89,6 +89,8 @@ class Mismatch:
     knocked: int = 0
     # A huffed soldier still standing, the move after the huff made: lit alone.
     huffed: int = 0
+    # Captured soldiers off that, set back, make the reading a takeback (lit too).
+    owed: int = 0
 
     def clear(self) -> None:
         self.since = None
@@ -97,3 +99,4 @@ class Mismatch:
         self.misplaced = None
         self.knocked = 0
         self.huffed = 0
+        self.owed = 0

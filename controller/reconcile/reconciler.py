@@ -263,7 +263,7 @@ class Reconciler:
         return View(lifted, targets, m.errors & ~huffed, standing, t.pending.exchanged,
                     self._table.hint, flags, t.expected, m.undone & m.errors, seen,
                     r.unknown if r and waited else 0, t.thinking, self._table.setup, huffed,
-                    m.knocked & m.errors)
+                    m.knocked & m.errors, m.owed & m.errors)
 
     def _finish_update(self, update: Update) -> Update:
         report, self._games.report = self._games.report, _Report()
@@ -304,6 +304,8 @@ class Reconciler:
                 m.errors = m.knocked
             elif m.huffed & r.occupied:  # the rest is the move after the huff
                 m.errors = m.huffed & r.occupied
+            else:  # a capture taken back by hand: its soldiers to set back too
+                m.errors |= m.owed
 
     # ------------------------------------------------------------------
     # Buttons
@@ -441,6 +443,7 @@ class Reconciler:
         m.huffed = ex.huff_first(g, r, turn)  # the huff forgotten before the move
         m.misplaced = None if m.huffed else ex.misplaced(g, r, turn)
         m.knocked = 0 if m.huffed or m.misplaced else ex.knocked(g, r, turn)
+        m.owed = 0 if m.huffed or m.knocked else games.timeline.owed(r)
 
     def _readmit(self, r: Frame) -> bool:
         """Pieces the last turn captured, lifted off and set back down on

@@ -4,6 +4,7 @@ takeback is matched against, and where the last turn begins."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from controller.board.events import Frame
 from controller.rules import AnyGame, Game, State, game_from_position, new_game
@@ -81,6 +82,31 @@ class Timeline:
             if (a, d) != current and fits(r, a, d):
                 return k
         return None
+
+    def owed(self, r: Frame) -> int:
+        """A capture taken back by hand: the capturing soldier set back,
+        the soldiers it took already off.  The squares of those soldiers
+        (the other side's, taken by the steps of the last turn) that, set
+        back, make ``r`` a position of that turn before its captures, the
+        latest one (0: ``r`` is not that)."""
+        g, boards = self.game, self.boards
+        n = self.last_turn_length()
+        if n == 0 or g.outcome is not None:
+            return 0
+        mover = g.history[-1][0].side
+        now = boards[-1][0] | boards[-1][1]
+        for k in range(len(boards) - 2, len(boards) - 2 - n, -1):
+            if g.moves[k].kind != STEP:
+                break
+            a, d = boards[k]
+            back = (a | d) & ~r.occupied & ~now
+            if not back or back & ~(a, d)[1 - mover]:
+                continue
+            filled = replace(r, occupied=r.occupied | back, attacker=r.attacker | back & a,
+                             defender=r.defender | back & d)
+            if fits(filled, a, d):
+                return back
+        return 0
 
 
 def _boards_of(game: AnyGame) -> list[tuple[int, int]]:

@@ -111,21 +111,74 @@ def test_two_soldiers_lifted_at_once_are_both_to_go_back() -> None:
     assert h.moves == ["d4-e4"]
 
 
-def test_a_chain_soldier_set_back_where_it_came_from_is_told_soldier_first() -> None:
-    # As everywhere else: the soldier's square first, then where it was set
-    # down; before, the square order put a2 first ('a2: not a legal square;
-    # the soldier from b2 can go to b3; b2: put the Attacker's soldier back').
-    h = Hands("kharbga", CHAIN)
+@pytest.mark.parametrize("colour", [False, True])
+def test_a_capture_taken_back_by_hand_asks_the_captured_soldier_back(colour: bool) -> None:
+    # The capturing soldier set back where it came from, the captured one
+    # already off: the captured soldier's square is lit to be put back, and
+    # the words name both ways out, the capture taken back or kept (the
+    # soldier's square first, then where it was set down); before, only
+    # 'b2: put the Attacker's soldier back; a2: not a legal square; the
+    # soldier from b2 can go to b3', c2 unlit.
+    h = Hands("kharbga", CHAIN, colour=colour)
     h.move("a2", "b2")
     h.lift("c2")
     h.move("b2", "a2")
     h.hold(DELAY)
     assert h.moves == ["a2xb2"]
-    assert h.last.status == ("b2: put the Attacker's soldier back; a2: not a legal square; "
-                             "the soldier from b2 can go to b3")
-    assert h.leds == {"a2": "error", "b2": "error", "b3": "destination"}
+    assert h.last.status == (
+        "c2: put the Defender's soldier back to take the capture back; or, to keep it, "
+        "b2: put the Attacker's soldier back; a2: not a legal square; the soldier from b2 "
+        "can go to b3")
+    assert h.leds == {"a2": "error", "b2": "error", "b3": "destination", "c2": "error"}
     h.put("c2", "d")  # the capture taken back
     assert h.moves == [] and h.leds == {}
+    assert h.last.status == "Attacker to move"
+
+
+def test_a_capture_kept_after_all_puts_its_soldier_back_on_its_landing_square() -> None:
+    h = Hands("kharbga", CHAIN)
+    h.move("a2", "b2")
+    h.lift("c2")
+    h.move("b2", "a2")
+    h.hold(DELAY)
+    h.move("a2", "b2")
+    assert h.moves == ["a2xb2"] and h.leds == {"b2": "continue", "b3": "destination",
+                                              "a2": "last-from"}
+    assert h.last.status == "Attacker: continue the capture with b2"
+
+
+def test_a_whole_chain_taken_back_by_hand_asks_every_captured_soldier_back() -> None:
+    h = Hands("kharbga", CHAIN)
+    for frm, to, taken in (("a2", "b2", "c2"), ("b2", "b3", "c3"), ("b3", "b4", "c4")):
+        h.move(frm, to)
+        h.lift(taken)
+    h.move("b4", "a2")
+    h.hold(DELAY)
+    assert h.last.status == (
+        "c2, c3, c4: put the Defender's soldiers back to take the captures back; or, to keep "
+        "them, a2: no soldier belongs here; take it off; b4: put the Attacker's soldier back "
+        "(it is the Defender's turn)")
+    assert {s for s, role in h.leds.items() if role == "error"} == {"a2", "b4", "c2", "c3", "c4"}
+    for s in ("c2", "c3", "c4"):
+        h.put(s, "d")
+    assert h.moves == [] and h.leds == {}
+
+
+def test_undo_pressed_after_a_capture_taken_back_by_hand_asks_the_captured_soldier_back() -> None:
+    # Undo takes the capture back in the record at once; the captured
+    # soldier still has to go back on the board, and is told so.
+    h = Hands("kharbga", CHAIN)
+    h.move("a2", "b2")
+    h.lift("c2")
+    h.move("b2", "a2")
+    h.hold(DELAY)
+    h.press("undo")
+    h.hold(DELAY)
+    assert h.moves == []
+    assert h.last.status == "c2: taken back by undo; put the Defender's soldier back"
+    assert h.leds == {"c2": "error"}
+    h.put("c2", "d")
+    assert h.leds == {} and h.last.status == "Attacker to move"
 
 
 @pytest.mark.parametrize("side", ["attacker", "defender"])
@@ -150,3 +203,4 @@ def test_the_exchange_pressed_during_ones_own_chain_is_said(side: str) -> None:
     h.lift("c3")
     assert h.moves == ["a2xb2", "b2xb3"]
     assert h.last.status == f"{title}: continue the capture with b3"
+
