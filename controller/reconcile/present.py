@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+from controller.board.geometry import points
 from controller.board.leds import LedMap, paint
 from controller.board.words import place
 from controller.rules import AnyGame, Game, LeapGame, State
@@ -271,13 +272,35 @@ def _too_many(g: AnyGame, v: View) -> str | None:
             f"take {n - left} off")
 
 
+def _two_at_once(g: AnyGame, v: View) -> str | None:
+    """In the moving phase, two soldiers of the side to move each made a
+    step the rules allow, at once: said as such (one is put back, the
+    other is the move)."""
+    a, d = g.bitboards()
+    gone, new = v.errors & (a | d), v.errors & ~(a | d)
+    if g.outcome is not None or g.phase != "moving" or g.chain_square is not None or v.thinking \
+            or gone.bit_count() != 2 or new.bit_count() != 2 or gone & ~(a, d)[g.side] or v.undone:
+        return None
+    steps = {(m.frm, m.to) for m in g.legal_moves() if m.kind == STEP and not m.capture}
+    p, q = points(gone)
+    x, y = points(new)
+    pair = next(((s, t) for s, t in (((p, x), (q, y)), ((p, y), (q, x)))
+                 if s in steps and t in steps), None)
+    if pair is None:
+        return None
+    names = g.geometry.point_names
+    made = ", ".join(f"{names[f]}-{names[t]}" for f, t in pair)
+    return (f"{made}: two soldiers moved at once, but the {TITLE[g.side]} moves one a turn; "
+            f"put one of them back where it came from ({names[p]} or {names[q]})")
+
+
 def _errors(g: AnyGame, v: View) -> str:
     """Each square lit ``error``, named, with what to do there."""
     if v.owed:
         return _taken_back_by_hand(g, v)
     a, d = g.bitboards()
     where = v.targets if v.lifted >= 0 else 0
-    many = _too_many(g, v)
+    many = _too_many(g, v) or _two_at_once(g, v)
     if many is not None:
         return many
     told: dict[str, list[str]] = {}  # what to do there -> the squares, in order

@@ -204,3 +204,22 @@ def test_the_exchange_pressed_during_ones_own_chain_is_said(side: str) -> None:
     assert h.moves == ["a2xb2", "b2xb3"]
     assert h.last.status == f"{title}: continue the capture with b3"
 
+
+def test_two_soldiers_moved_at_once_are_said_to_be_two_moves() -> None:
+    # Each step is one the rules allow; together they are two moves in one
+    # turn. Before, the words said what to do without why: 'a3, d5: no
+    # soldier belongs here; take them off; a2, d4: put the Attacker's
+    # soldiers back'.
+    h = Hands("kharbga", "......./......./......./...A.../......./A....../......D a m - 5")
+    h.lift("a2", "d4", hold=0.05)
+    h.put("a3", hold=0.05)
+    h.put("d5", hold=DELAY + 0.5)
+    assert h.moves == []
+    assert h.last.status == (
+        "a2-a3, d4-d5: two soldiers moved at once, but the Attacker moves one a turn; "
+        "put one of them back where it came from (a2 or d4)")
+    assert h.leds == {s: "error" for s in ("a2", "a3", "d4", "d5")}
+    h.lift("d5")
+    h.put("d4")  # the other stays: it is the move
+    assert h.moves == ["a2-a3"]
+    assert h.leds == {"a2": "last-from", "a3": "last-to"}
