@@ -1,7 +1,10 @@
 """Variants of the Kharbga family: rule options as data.
 
 A new variant is a new :class:`Variant` value in :data:`VARIANTS`; the move
-generator and the endings read these options and nothing else.
+generators and the endings read these options and nothing else.  There are
+two move generators, the pure core's and the compiled one's: a new option
+is told to the compiled core by ``accel.options`` or keeps its games off it
+in ``accel.fits`` (docs/rules.md, "Variants").
 """
 
 from __future__ import annotations
