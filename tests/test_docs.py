@@ -56,6 +56,23 @@ def test_the_page_docs_lights_say_what_the_page_says() -> None:
     rows = [line.split("|") for line in (ROOT / "docs" / "page.md").read_text().splitlines()
             if line.startswith("| `")]
     documented = {cells[1].strip().strip("`"): cells[4].strip() for cells in rows}
-    assert set(documented) == set(MEANINGS)
+    assert not set(MEANINGS) - set(documented), (
+        f"docs/page.md's table of lights has no row for {sorted(set(MEANINGS) - set(documented))}")
+    assert not set(documented) - set(MEANINGS), (
+        f"docs/page.md's table of lights has rows for {sorted(set(documented) - set(MEANINGS))}, "
+        "which controller/board/leds.py does not know")
     for role, meaning in MEANINGS.items():
         assert documented[role].startswith(meaning), (role, meaning, documented[role])
+
+
+def test_the_reconciler_docs_name_every_led_role_in_rank_order() -> None:
+    # docs/reconciler.md's "LED roles" gives the roles from the lowest to
+    # the highest, as controller.board.leds.ROLES ranks them.
+    from controller.board.leds import ROLES
+
+    section = (ROOT / "docs" / "reconciler.md").read_text().split("## LED roles\n", 1)[1]
+    paragraph = section.split("\n\n", 1)[0]
+    named = [w for w in paragraph.split("`")[1::2] if w in ROLES]
+    assert named == list(ROLES), (
+        f"docs/reconciler.md, 'LED roles', names {named}: say every role of "
+        f"controller/board/leds.py ROLES, in their rank, {list(ROLES)}")

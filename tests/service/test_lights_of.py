@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from fake_clock import FakeClock
 
-from controller.board.leds import STYLES
+from controller.board.leds import DEFAULT_STYLES, MEANINGS, ROLES, STYLES
 from controller.rules import LEAP_VARIANTS, VARIANTS, Game, find_any_variant
 from controller.service.board import BoardService
 from controller.service.boardview import has_exchange, lights_of
@@ -59,6 +59,33 @@ def test_the_legend_lists_only_the_lights_of_the_games_phase(name: str) -> None:
     assert set(setting) | set(moving) == set(every)
     for look in ("hint", "lifted", "error"):
         assert look in setting and look in moving
+    # Every look is decided for the setting phase: a new one is either
+    # lit while the soldiers are set or listed as never lit then.
+    assert set(setting) == SETTING_LOOKS, (
+        f"the setting phase's legend lists {sorted(set(setting) - SETTING_LOOKS)} and not "
+        f"{sorted(SETTING_LOOKS - set(setting))}: a light the setting phase never lights goes "
+        "in _NOT_WHILE_SETTING (controller/service/boardview.py); one it lights, in "
+        "SETTING_LOOKS here")
+
+
+# The looks the Kharbga family's setting phase lights.
+SETTING_LOOKS = {"setup", "hint", "hint-to", "lifted", "error"}
+
+
+def test_every_light_has_a_colour_a_rank_and_words() -> None:
+    # A role is ranked (ROLES), coloured (DEFAULT_STYLES) and worded
+    # (MEANINGS) in controller/board/leds.py: the board shows its colour,
+    # the page's legend its words.
+    assert set(STYLES) == set(ROLES) | {"hint-to"}
+    for look in STYLES:
+        assert look in DEFAULT_STYLES, (
+            f"light {look!r} has no colour: add it to DEFAULT_STYLES in controller/board/leds.py")
+        assert look in MEANINGS, (
+            f"light {look!r} has no words for the page's legend: add them to MEANINGS in "
+            "controller/board/leds.py")
+    assert not set(DEFAULT_STYLES) - set(STYLES), (
+        f"DEFAULT_STYLES colours {sorted(set(DEFAULT_STYLES) - set(STYLES))}, which are not "
+        "in ROLES (controller/board/leds.py): no square is ever given them")
 
 
 @pytest.mark.parametrize("name", [v.name for v in LEAP_VARIANTS])
