@@ -533,3 +533,45 @@ def test_leds_without_their_library_end_calibrate_and_run_in_the_doctor_s_words(
         f"not installed: {install_hint('pi')}")
     assert proc.stdout == ""
     assert config.read_text(encoding="utf-8") == "[gpio.leds]\nenabled = true\n"
+
+
+def _commands() -> list[list[str]]:
+    """Every command of ``kharbga-board`` and every subcommand of one."""
+    import argparse
+
+    from controller.cli import build_parser
+
+    def below(parser: argparse.ArgumentParser, path: list[str]) -> list[list[str]]:
+        subs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+        out = [path] if path else []
+        for action in subs:
+            for name, child in action.choices.items():
+                out += below(child, [*path, name])
+        return out
+
+    return below(build_parser(), [])
+
+
+@pytest.mark.parametrize("argv", _commands(), ids=" ".join)
+def test_every_command_refuses_an_option_it_lacks_in_one_line(
+        argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    # A command's refusals are one line and exit status 2: its parser is
+    # the command line's (subparsers of controller/cli.py's parser are).
+    try:
+        status = main([*argv, "--no-such-option"])
+    except SystemExit as done:
+        status = done.code  # type: ignore[assignment]
+    err = capsys.readouterr().err
+    assert status == 2 and err.startswith("kharbga-board") and err.count("\n") == 1, (
+        f"kharbga-board {' '.join(argv)} refused an unknown option with {err!r} (status "
+        f"{status}): give it a parser made by controller/cli.py's (sub.add_parser), or a "
+        "controller.board.config.OneLineParser")
+
+
+def test_the_readme_names_every_command() -> None:
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    missing = sorted({argv[0] for argv in _commands()} - {
+        word.split()[0].strip("`.,;:()") for word in readme.split("kharbga-board ")[1:]})
+    assert not missing, (
+        f"README.md never says `kharbga-board {missing[0]}`: name every command in its tour, "
+        "where the part of the project it belongs to is described")
