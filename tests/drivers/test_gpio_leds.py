@@ -31,7 +31,12 @@ STEADY = LedConfig(
 
 def test_every_role_has_a_default_style() -> None:
     assert set(DEFAULT_ROLES) == set(STYLES) == set(ROLES) | {"hint-to"}
-    assert len({s.colour for s in DEFAULT_ROLES.values()}) == len(STYLES)
+    by_colour: dict[tuple[int, int, int], list[str]] = {}
+    for role, style in DEFAULT_ROLES.items():
+        by_colour.setdefault(style.colour, []).append(role)
+    shared = [roles for roles in by_colour.values() if len(roles) > 1]
+    assert not shared, (f"lights {shared} share a colour on the board: give each its own in "
+                        "DEFAULT_STYLES (controller/board/leds.py)")
 
 
 def test_a_hint_s_two_squares_show_two_colours(spi: FakeSPI) -> None:
