@@ -198,3 +198,34 @@ def test_every_module_is_on_the_map() -> None:
     assert not missing, (
         f"docs/architecture.md does not name {missing}: say in its package's entry "
         "what each does")
+
+
+def test_the_map_s_import_table_is_the_one_enforced() -> None:
+    """docs/architecture.md's table of which package may import which says
+    what ALLOWED (above) enforces."""
+    short = {"board": "controller.board", "rules": "controller.rules",
+             "reconcile": "controller.reconcile", "engine": "controller.engine",
+             "drivers": "controller.drivers", "calibration": "calibration",
+             "hall": "controller.hall"}
+    text = (ROOT / "docs" / "architecture.md").read_text()
+    rows = [line.split("|")[1:3] for line in text.splitlines() if line.startswith("| `")]
+    documented: dict[str, set[str]] = {}
+    above: set[str] = set()
+    for packages, may in rows:
+        may = may.split("(")[0]
+        if "all of the above" in may:
+            allowed = set(above)
+        elif "anything" in may:
+            allowed = {"*"}
+        else:
+            allowed = {short[w] for w in may.replace(",", " ").split() if w in short}
+        for name in packages.replace("`", "").replace(",", " ").split():
+            documented[name] = allowed
+            above.add(name)
+    for package, allowed in ALLOWED.items():
+        if package == "controller":
+            continue  # controller/__init__.py, not a row
+        assert documented.get(package) == allowed, (
+            f"docs/architecture.md says {package} may import "
+            f"{sorted(documented.get(package, {'(no row)'}))}; tests/test_architecture.py "
+            f"ALLOWED enforces {sorted(allowed)}: make them say the same")
