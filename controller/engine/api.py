@@ -19,7 +19,7 @@ import random
 import time
 from dataclasses import dataclass
 
-from controller.rules import Game
+from controller.rules import Game, find_variant
 
 from . import book as opening_book
 from . import csearch
@@ -123,8 +123,11 @@ def best_move(
 def _from_book(game: AnyGame, seconds: float) -> SearchResult | None:
     """The opening book's answer for ``game`` (setting phase), if any,
     with 0 nodes and no time spent (``seconds`` is the time it was
-    allowed, unused)."""
+    allowed, unused).  A game whose rule options differ from its named
+    variant's has none: the book was searched under that variant's rules."""
     if not isinstance(game, Game) or not game.setting:
+        return None
+    if game.variant != find_variant(game.variant.name):
         return None
     table = opening_book.book_for(game.variant.name)
     if table is None:

@@ -21,7 +21,7 @@ from controller.engine.book import (
     parse,
     transform,
 )
-from controller.rules import Game
+from controller.rules import Game, find_variant
 
 
 def setting_positions(variant: str, count: int, seed: int) -> list[str]:
@@ -147,3 +147,14 @@ def test_parse_reads_comments_blank_lines_and_entries() -> None:
     assert hit is not None and hit[1:] == (12, 9)
     game = Game.from_position("sabouiyya", "A..../...../...../...../..... a s - 0")
     assert hit[0] in {str(m) for m in game.legal_moves()}
+
+
+def test_a_game_under_other_rule_options_never_consults_the_book() -> None:
+    # The book was searched under the named variant's rules; the same name
+    # with another setting rule or blocked rule is searched instead.
+    plain = Game.new("kharbga")
+    assert api._from_book(plain, 1.0) is not None
+    for options in ({"blocked": "remove"}, {"setting_rule": "free"}):
+        other = Game.new(find_variant("kharbga").with_options(**options))
+        assert other.variant.name == "kharbga"
+        assert api._from_book(other, 1.0) is None
