@@ -45,6 +45,7 @@ class View:
     huffed: int = 0  # a huff owed still standing, the move after it made (once lit)
     knocked: int = 0  # the one piece missing that keeps the reading from an action (lit)
     owed: int = 0  # captured soldiers off that, set back, take the capture back (lit)
+    off: int = 0  # points of the game's soldiers the reading shows empty
 
 
 def end_words(g: AnyGame) -> str:
@@ -99,7 +100,7 @@ def status(g: AnyGame, v: View) -> str:
         owner = TITLE[0] if a >> v.lifted & 1 else TITLE[1]
         if v.targets:
             return f"{owner}: {name} lifted; set it on a lit {place(g.geometry.name)}{flag}"
-        if isinstance(g, LeapGame) and g.huff:
+        if isinstance(g, LeapGame) and g.huff & ~v.off:  # not made yet
             huffed = " or ".join(_names(g, g.huff))
             return f"{owner}: {name} lifted; the huff comes first: take off {huffed}"
         steps = [m for m in g.legal_moves() if m.kind == STEP]
@@ -537,7 +538,8 @@ def leds(g: AnyGame, v: View) -> LedMap:
     # A huff owed: the soldiers it may take (the one suggested is lit so);
     # with a soldier in the hand that may move, the huff is made already.
     if isinstance(g, LeapGame) and g.outcome is None and not (v.lifted >= 0 and v.targets):
-        paint(out, g.huff & ~suggested, "capture", names)
+        # One already taken off is not lit: nothing stands there to remove.
+        paint(out, g.huff & ~v.off & ~suggested, "capture", names)
     ex = g.exchange
     if ex is not None and g.outcome is None:  # the request shown on its soldiers
         paint(out, sum(1 << p for p in (ex.soldier, ex.first, ex.second) if p >= 0),

@@ -260,10 +260,12 @@ class Reconciler:
         seen = (r.attacker, r.defender) if r is not None and r.colour and m.errors else None
         waited = since is not None and self._now - since >= self.settings.error_delay + UNSEEN
         huffed = m.errors & m.huffed  # lit as the huff it is, not as an error
+        a, d = self.game.bitboards()
         return View(lifted, targets, m.errors & ~huffed, standing, t.pending.exchanged,
                     self._table.hint, flags, t.expected, m.undone & m.errors, seen,
                     r.unknown if r and waited else 0, t.thinking, self._table.setup, huffed,
-                    m.knocked & m.errors, m.owed & m.errors)
+                    m.knocked & m.errors, m.owed & m.errors,
+                    (a | d) & ~r.occupied if r is not None else 0)
 
     def _finish_update(self, update: Update) -> Update:
         report, self._games.report = self._games.report, _Report()
