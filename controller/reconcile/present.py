@@ -316,10 +316,11 @@ def _errors(g: AnyGame, v: View) -> str:
         elif v.undone >> p & 1 and g.outcome is None:  # once over, what the end asks
             back = f"put the {owner}'s soldier back" if (a | d) >> p & 1 else "take it off"
             what = f"taken back by undo; {back}"
+        elif _crowning(g, v):
+            what = "set the crowned soldier back as a king, with a second soldier on it"
         elif (a | d) >> p & 1:
             why = (THINKING if v.thinking else "" if v.knocked >> p & 1
-                   else _taken_early(g, p, v.errors) or _being_crowned(g, p, v.errors)
-                   or _why_not_lifted(g, p))
+                   else _taken_early(g, p, v.errors) or _why_not_lifted(g, p))
             what = f"put the {owner}'s soldier back{why}"
         elif where:  # the soldier from v.lifted set down here (Mismatch.misplaced)
             what = (f"not a legal {place(g.geometry.name)}; the soldier from "
@@ -410,11 +411,19 @@ def _crowned(g: AnyGame, side: int) -> str:
     return f"; {g.geometry.point_names[p]} is crowned: set a second soldier on it" if p >= 0 else ""
 
 
-def _being_crowned(g: AnyGame, p: int, errors: int) -> str:
-    """" (as a king: it was crowned)" for the man the last turn crowned,
-    lifted off alone (to be crowned: a piece flipped or stacked)."""
-    crowned = errors == 1 << p and g.outcome is None and _crowned_at(g, 1 - g.side) == p
-    return " (as a king: it was crowned)" if crowned else ""
+def _crowning(g: AnyGame, v: View) -> int:
+    """The man the last turn crowned, when it is all that is off the board
+    (lifted off alone to be made a king: a soldier stacked, or the piece
+    flipped); else 0."""
+    p = _crowned_at(g, 1 - g.side)
+    crowned = p >= 0 and v.errors == 1 << p and g.outcome is None and not v.thinking
+    return v.errors if crowned and not (v.seen is not None and _seen_here(g, v, p)) else 0
+
+
+def _seen_here(g: AnyGame, v: View, p: int) -> bool:
+    """Does a colour sensor see a soldier on ``p``?"""
+    assert v.seen is not None
+    return bool((v.seen[0] | v.seen[1]) >> p & 1)
 
 
 def _crowned_at(g: AnyGame, side: int) -> int:
@@ -551,7 +560,12 @@ def leds(g: AnyGame, v: View) -> LedMap:
         paint(out, empty, "setup", names)
         paint(out, v.errors & ~empty, "error", names)
     else:
-        paint(out, v.errors, "error", names)
+        # The man just crowned lifted off to be made a king: where to set
+        # the king (the soldier in the hand goes there), an instruction, not
+        # an error.
+        crowning = _crowning(g, v)
+        paint(out, crowning, "destination", names)
+        paint(out, v.errors & ~crowning, "error", names)
     return out
 
 

@@ -350,24 +350,36 @@ def test_a_neighbour_knocked_off_by_a_compulsory_leap_is_only_to_go_back(colour:
     assert [str(m) for m in r.game.moves] == ["c3xe5"]
 
 
+@pytest.mark.parametrize("variant", ["english-draughts", "checkers"])
 @pytest.mark.parametrize("colour", [False, True], ids=["occupancy", "colour"])
-def test_a_man_lifted_to_be_crowned_is_told_to_go_back_as_a_king(colour: bool) -> None:
-    # English draughts: c7-d8 crowns; the player lifts d8 to stack or flip
-    # it, and takes a while. Before, "d8: put the Attacker's soldier back
-    # (it is the Defender's turn)", as if the crowning were a move of it.
+def test_a_man_lifted_to_be_crowned_is_told_to_set_it_back_as_a_king(
+        colour: bool, variant: str) -> None:
+    # c7-d8 crowns; the player lifts d8 to stack a second soldier on it
+    # (or flip it), and takes a while: that is what the status asked, so
+    # d8 is lit where to set the king ('destination'), not red. Before, d8 was
+    # lit 'error', "d8: put the Attacker's soldier back (as a king: it was
+    # crowned)"; earlier still "(it is the Defender's turn)", as if the
+    # crowning were a move of it.
     pos = "......../..A...../.......D/......../......../......../......../A....... a m - 1"
-    g = game_from_position("english-draughts", pos)
+    g = game_from_position(variant, pos + (" np=0" if variant == "checkers" else ""))
     g.play("c7-d8")
     r = Reconciler(game=g.copy(), settings=Settings(settle=0.25, error_delay=1.0))
     r.feed(_frame(g, 0.0, colour))
     r.feed(_frame(g, 1.0, colour, "d8"))
     u = r.tick(3.0)
-    assert u.status == "d8: put the Attacker's soldier back (as a king: it was crowned)"
+    assert u.status == "d8: set the crowned soldier back as a king, with a second soldier on it"
+    assert u.leds == {"c7": "last-from", "d8": "destination"}
     r.feed(_frame(g, 3.5, colour))
-    assert r.tick(4.0).status == "Defender to move; d8 is crowned: set a second soldier on it"
-    # Moved on, it is told whose turn it is, as ever.
-    said = status(g, View(errors=_bits(g, "d8", "e7")))
-    assert "d8: put the Attacker's soldier back (it is the Defender's turn)" in said, said
+    u = r.tick(4.0)
+    assert u.status == "Defender to move; d8 is crowned: set a second soldier on it"
+    assert u.leds == {"c7": "last-from", "d8": "last-to"}
+    # Moved on, it is an error, told whose turn it is, as ever.
+    a, d = g.bitboards()
+    a = a & ~_bits(g, "d8") | _bits(g, "e7")
+    r.feed(Frame(5.0, a | d, a, d, 0, True) if colour else Frame(5.0, a | d))
+    u = r.tick(7.0)
+    assert u.leds["d8"] == "error" and u.leds["e7"] == "error"
+    assert "d8: put the Attacker's soldier back (it is the Defender's turn)" in u.status, u.status
 
 
 def test_a_wrong_side_s_soldier_set_up_on_a_camera_board_is_not_an_empty_point() -> None:
