@@ -141,9 +141,10 @@ class Games:
         self.ok(r)
         return True
 
-    def correction(self, r: Frame) -> bool:
+    def correction(self, r: Frame, *, make: bool = True) -> bool:
         """The last turn made another way (set down wrong, then moved on):
-        the same piece's turn, no longer than it was."""
+        the same piece's turn, no longer than it was.  ``make=False`` only
+        tells whether ``r`` is one, changing nothing."""
         tl = self.timeline
         g = tl.game
         n = tl.last_turn_length()
@@ -158,19 +159,21 @@ class Games:
         if made[0].kind == STEP:
             turn.flags[g.side] = made[0].flag  # the flag it was made with
         cand = self._explainer.explain(g, r, turn, weak_ok=False)
-        if (
+        found = (
             cand is not None
             and [str(x) for x in cand.actions] != [str(x) for x in made]
             and len(cand.actions) <= len(made)
             and (cand.actions[0].kind, cand.actions[0].frm) == (made[0].kind, made[0].frm)
-        ):
+        )
+        if found and make:
+            assert cand is not None
             self.report.undone += n
             self.play(cand, r)
             return True
         for m in made:
             tl.push(m.kind, m.frm, m.to, m.flag)
         turn.pending, turn.flags = before
-        return False
+        return found
 
     def undo_turn(self) -> None:
         """The undo button: take back the last turn."""

@@ -405,6 +405,14 @@ class Reconciler:
             games.play(cand, r)
             return
         self._lift = ex.lift(g, r, turn)
+        if self._lift is not None and turn.pending.bits & r.occupied and games.correction(
+                r, make=False):
+            # Or a piece the last turn's other route to the same landing
+            # point captures, taken off (a capture made two ways): what the
+            # next reading shows decides; until then, what was shown stays.
+            self._lift, self._deferred = lift, deferred
+            self._mismatch.clear()  # either way, nothing is wrong
+            return
         if self._lift is not None:
             self._mismatch.clear()
             # Or the soldier already stands where it captured a piece (the

@@ -9,7 +9,7 @@ import pytest
 
 from controller.board.events import Button, Frame
 from controller.reconcile.reconciler import Reconciler, Settings, Update
-from controller.rules import AnyGame, new_game
+from controller.rules import AnyGame, game_from_position, new_game
 
 SETTINGS = Settings(settle=0.25, error_delay=1.0)
 
@@ -81,3 +81,67 @@ def test_a_huff_undone_and_a_soldier_without_a_move_lifted_is_told_to_go_back(
     assert _removals_lit_on_empty_points(u, g, board) == [], u.leds
     assert u.leds["a7"] == "lifted"
     assert u.status == "Defender: a7 lifted, but it has no move from here; put it back"
+
+
+def _two_routes(variant: str) -> AnyGame:
+    """c1 leaps to c5 two ways: over d2 and d4 (by e3), or over b2 and b4
+    (by a3); the board shows the same either way until the captured
+    soldiers come off."""
+    pos = ".......D/......../......../......../.D.D..../......../.D.D..../..A...A. a m - 1"
+    g = game_from_position(variant, pos + (" np=0" if variant == "checkers" else ""))
+    assert {str(m) for m in g.legal_moves() if m.capture} == {"c1xa3", "c1xe3"}
+    return g
+
+
+@pytest.mark.parametrize("variant", ["english-draughts", "checkers"])
+@pytest.mark.parametrize("colour", [False, True], ids=["occupancy", "colour"])
+def test_a_piece_of_the_other_capture_route_taken_off_is_not_shown_as_lifted(
+        colour: bool, variant: str) -> None:
+    # The soldier lands on c5, read as the route over d2 and d4, and the
+    # player takes b2 off, then b4: it was the other route. Before, b2
+    # alone off was shown as the Defender lifting b2 ('lifted', a1 and c1
+    # lit where it could go, "Defender: b2 lifted") until b4 came off
+    # too; now what was shown stays until the reading tells the two apart.
+    g = _two_routes(variant)
+    r = Reconciler(game=g.copy(), settings=SETTINGS)
+    shown: list[Update] = [r.feed(_frame(g, 0.0, colour)), r.tick(0.5)]
+    steps = [("c1",), ("c1", "b2"), ("c1", "b2", "b4")]
+    for i, off in enumerate(steps):
+        t = 1.0 + 3 * i
+        if i == 0:
+            shown += [r.feed(_frame(g, t, colour, *off)), r.tick(t + 0.5)]
+        shown += [r.feed(_frame(g, t + 1.0, colour, *off, on="c5")),
+                  *(r.tick(t + 1.0 + dt) for dt in (0.1, 0.3, 0.6, 1.5))]
+        if i == 0:
+            assert [str(m) for m in r.game.moves] == ["c1xe3", "e3xc5"]
+            waiting = shown[-1]
+            assert waiting.status == "Remove the captured soldiers on d2, d4"
+        if i == 1:  # b2 alone off: held, as it was shown
+            assert all((u.status, u.leds) == (waiting.status, waiting.leds)
+                       for u in shown[-5:]), [(u.status, u.leds) for u in shown[-5:]]
+    assert [str(m) for m in r.game.moves] == ["c1xa3", "a3xc5"]
+    assert shown[-1].status == "Defender to move"
+    assert not any("lifted" in u.leds.values() or "b2 lifted" in u.status
+                   for u in shown[8:]), [(u.status, u.leds) for u in shown[8:]]
+
+
+@pytest.mark.parametrize("colour", [False, True], ids=["occupancy", "colour"])
+def test_a_soldier_lifted_while_a_capture_made_two_ways_waits_moves_once_set_down(
+        colour: bool) -> None:
+    # b2 lifted was held (it may be the other route's captured soldier);
+    # set down on c1, it is the Defender's move, read as ever.
+    g = _two_routes("english-draughts")
+    r = Reconciler(game=g.copy(), settings=SETTINGS)
+    r.feed(_frame(g, 0.0, colour))
+    r.feed(_frame(g, 1.0, colour, "c1"))
+    r.feed(_frame(g, 2.0, colour, "c1", on="c5"))
+    r.tick(3.0)
+    r.feed(_frame(g, 4.0, colour, "c1", "b2", on="c5"))
+    assert r.tick(5.0).status == "Remove the captured soldiers on d2, d4"
+    a, d = g.bitboards()
+    a = a & ~_bits(g, "c1") | _bits(g, "c5")
+    d = d & ~_bits(g, "b2") | _bits(g, "c1")
+    r.feed(Frame(6.0, a | d, a, d, 0, True) if colour else Frame(6.0, a | d))
+    u = r.tick(7.0)
+    assert [str(m) for m in r.game.moves] == ["c1xe3", "e3xc5", "b2-c1"]
+    assert u.leds["d2"] == "capture" and u.leds["d4"] == "capture"
