@@ -75,6 +75,7 @@ class HallBoard:
     pending: tuple[int, str] | None = None  # a record not read yet: game id, text
     heard: float = 0.0  # when a move or record last came (monotonic)
     heard_at: float | None = None  # when the board last spoke itself (wall clock; not retained)
+    gone_at: float | None = None  # when its last will came live (wall clock), while offline
     store: str | None = None  # the board's store its messages come from
     old_stores: set[str] = field(default_factory=set)
     left: Left | None = None  # the store it last left, to go back to if that one goes on
@@ -88,6 +89,7 @@ class HallBoard:
         g = self.game()
         s = self.state or {}
         out: dict[str, Any] = {"board": self.id, "online": self.online, "heard": self.heard_at,
+                               "gone": self.gone_at if self.online is False else None,
                                "status": s.get("status"), "to_move": s.get("to_move"),
                                "size": s.get("size"),
                                # the board to draw, as the service sent it (any variant's)

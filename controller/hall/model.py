@@ -96,6 +96,8 @@ class Hall:
             return None
         if changed and not retained and payload != b"0":  # "0": the broker's last will
             self.boards[name].heard_at = time.time()
+        if changed and not retained and kind == "online" and payload == b"0":
+            self.boards[name].gone_at = time.time()  # the broker saw it go just now
         return name if changed else None
 
     def _take(self, name: str, kind: str, text: str) -> bool:
@@ -108,7 +110,10 @@ class Hall:
         if kind == "online":
             if text not in ("0", "1"):
                 raise ValueError(text)
-            self.board(name).online = text == "1"
+            board = self.board(name)
+            board.online = text == "1"
+            if board.online:
+                board.gone_at = None
             return True
         self.ignore("foreign topic", f"kharbga/{name}/{kind}")
         return False
@@ -121,6 +126,20 @@ class Hall:
         names = [name for name, b in self.boards.items() if b.online]
         for name in names:
             self.boards[name].online = False
+        for b in self.boards.values():
+            b.gone_at = None  # when a board went is no longer known
+        return names
+
+    def link_lost(self, within: float = 5.0) -> list[str]:
+        """The hall's link to the broker went down: a last will that came
+        in the seconds before is more likely the broker's own shutdown (it
+        sends every board's as it stops) than the board's going, so when
+        those boards went is not known; the boards whose time is dropped."""
+        now = time.time()
+        names = [n for n, b in self.boards.items()
+                 if b.gone_at is not None and now - b.gone_at < within]
+        for name in names:
+            self.boards[name].gone_at = None
         return names
 
     def board(self, name: str) -> HallBoard:

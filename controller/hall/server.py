@@ -141,6 +141,12 @@ class HallServer:
                         self.config.url, error or "lost")
         if self._loop is not None:
             self._loop.call_soon_threadsafe(self._changed, None)
+            if not connected:
+                self._loop.call_soon_threadsafe(self._link_lost)
+
+    def _link_lost(self) -> None:
+        for name in self.hall.link_lost():
+            self._changed(name)
 
     def _on_message(self, c: Any, userdata: Any, msg: Any) -> None:
         assert self._loop is not None

@@ -87,12 +87,14 @@ def test_a_spectator_reads_the_hall(tmp_path: Path) -> None:
             b.stop()  # the board goes away: its last word is "offline"
             silent = page.locator('.card[data-board="sp1"] .silent')
             expect(silent).to_contain_text("Not heard from since", timeout=15_000)
+            expect(silent).to_contain_text("; offline since ")  # when the hall saw it go
             page.set_viewport_size({"width": 1000, "height": 700})  # cards at their narrowest
             assert page.locator('.card[data-board="sp1"] .when').evaluate(FITS)
             page.screenshot(path=str(tmp_path / "hall-spectator-silent-card.png"))
             page.click('.card[data-board="sp1"]')
             status = page.locator("#large-status")
             expect(status).to_contain_text("Not heard from since")
+            expect(status).to_contain_text("; offline since ")
             expect(status).not_to_contain_text("to move")
             page.screenshot(path=str(tmp_path / "hall-spectator-silent.png"))
             browser.close()

@@ -131,6 +131,33 @@ def test_when_a_board_was_last_heard() -> None:
     assert s["online"] is False and s["heard"] == heard
 
 
+def test_since_when_a_board_is_gone() -> None:
+    # A board quiet for ten minutes (its players thinking) that goes now is
+    # said gone now, not ten minutes ago: the will's arrival is kept.
+    hall = Hall()
+    _send(hall, random_game(5)[:6])
+    assert hall.boards["b1"].summary()["gone"] is None
+    hall.handle("kharbga/b1/online", b"0", retained=True)  # a copy the broker kept
+    assert hall.boards["b1"].summary()["gone"] is None  # when it went is not known
+    hall.handle("kharbga/b1/online", b"1")
+    before = time.time()
+    hall.handle("kharbga/b1/online", b"0")  # the broker saw it go just now
+    s = hall.boards["b1"].summary()
+    assert s["online"] is False and s["gone"] >= before and s["gone"] > s["heard"]
+    hall.handle("kharbga/b1/online", b"1")
+    assert hall.boards["b1"].summary()["gone"] is None
+    # The wills a stopping Mosquitto sends just before the hall's link drops
+    # are the broker's going, not the boards': their time is dropped.
+    hall.handle("kharbga/b1/online", b"0")
+    hall.handle("kharbga/b2/online", b"0")
+    hall.boards["b2"].gone_at = time.time() - 60  # gone a minute before
+    assert hall.link_lost() == ["b1"]
+    assert hall.boards["b1"].summary()["gone"] is None
+    assert hall.boards["b2"].summary()["gone"] is not None
+    hall.unheard()  # a broker back without its memory: nothing known of when
+    assert hall.boards["b2"].summary()["gone"] is None
+
+
 def test_a_game_from_a_position_goes_on_from_its_turn() -> None:
     # The hall numbers a game set up from a position as the board's page
     # and its record do: from the position's turn (after the setting's).

@@ -158,8 +158,12 @@ function setLink(next) {
 
 function silence(s) {
   // a board that went quiet (its last will, or restarting), in words
+  // (and, when the hall saw it go, since when it is off: a board quiet
+  // for ten minutes while its players think may have gone a minute ago)
   if (s.online !== false) return "";
-  return s.heard ? `Not heard from since ${clock(s.heard)}` : "Not heard from";
+  const off = s.gone ? `offline since ${clock(s.gone)}` : "";
+  if (!s.heard) return off ? `Not heard from; ${off}` : "Not heard from";
+  return `Not heard from since ${clock(s.heard)}` + (off ? `; ${off}` : "");
 }
 
 function variantText(s) {
