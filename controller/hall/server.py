@@ -55,7 +55,9 @@ class HallServer:
         self.client_id = client_id
         self.hall = Hall()
         self.sockets: set[web.WebSocketResponse] = set()
-        self.link: dict[str, Any] = {"url": config.url, "connected": False, "error": ""}
+        # since: when the link last went up or down (wall clock)
+        self.link: dict[str, Any] = {"url": config.url, "connected": False, "error": "",
+                                     "since": time.time()}
         self._dirty: set[str] = set()
         # board -> game, epoch, moves sent; what the turns were numbered from, turns sent
         self._flushed: dict[str, tuple[int, int, int, tuple[object, ...], int]] = {}
@@ -133,7 +135,9 @@ class HallServer:
     def _set_link(self, connected: bool, error: str) -> None:
         if (connected, error) == (self.link["connected"], self.link["error"]):
             return
-        self.link = {"url": self.config.url, "connected": connected, "error": error}
+        since = self.link["since"] if connected == self.link["connected"] else time.time()
+        self.link = {"url": self.config.url, "connected": connected, "error": error,
+                     "since": since}
         if connected:
             log.info("hall: connected to %s", self.config.url)
         else:

@@ -9,6 +9,7 @@ hall received it."""
 from __future__ import annotations
 
 import json
+import re
 import time
 from pathlib import Path
 
@@ -74,6 +75,9 @@ def test_broker_stopped_and_started_mid_evening(tmp_path: Path) -> None:
 
             broker.stop()  # mid-evening: the organiser restarts Mosquitto
             expect(page.locator("#link")).to_contain_text("not connected", timeout=15_000)
+            # since when: how long the hall has heard nothing
+            expect(page.locator("#link")).to_have_text(re.compile(
+                r"not connected since \d\d:\d\d:\d\d \(\d+ s ago\): (lost|unreachable)$"))
             expect(page.locator("#link")).to_have_class("link down")
             expect(board_page.locator("#broker")).to_contain_text("not connected",
                                                                    timeout=15_000)
@@ -113,8 +117,9 @@ def test_broker_stopped_and_started_mid_evening(tmp_path: Path) -> None:
             assert "0 messages ignored" in page.locator("#counts").inner_text()
             page.click("#close")
             h.stop()  # the hall itself gone: the page says it lost the hall, not the broker
-            expect(page.locator("#link")).to_have_text(
-                "the hall does not answer this page: reconnecting…", timeout=15_000)
+            expect(page.locator("#link")).to_have_text(re.compile(
+                r"^the hall does not answer this page since \d\d:\d\d:\d\d \(\d+ s ago\): "
+                "reconnecting…$"), timeout=15_000)
             expect(page.locator('.card[data-board="t1"] .link-note')).to_have_text(
                 "This page has lost the hall (it keeps trying): this is how the board was "
                 "when last heard.")

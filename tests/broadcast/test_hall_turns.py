@@ -158,6 +158,22 @@ def test_since_when_a_board_is_gone() -> None:
     assert hall.boards["b2"].summary()["gone"] is None
 
 
+def test_since_when_the_halls_link_is_down() -> None:
+    # The header says since when the hall hears nothing: kept while only the
+    # reason changes (lost, then unreachable), new when the link flips.
+    server = HallServer(BroadcastConfig("mqtt://127.0.0.1:1", "hall"), "h")
+    server._set_link(True, "")
+    up = server.link["since"]
+    before = time.time()
+    server._set_link(False, "")
+    down = server.link["since"]
+    assert down >= before >= up
+    server._set_link(False, "unreachable")
+    assert server.link["since"] == down and server.link["error"] == "unreachable"
+    server._set_link(True, "")
+    assert server.link["since"] >= down
+
+
 def test_a_game_from_a_position_goes_on_from_its_turn() -> None:
     # The hall numbers a game set up from a position as the board's page
     # and its record do: from the position's turn (after the setting's).

@@ -268,9 +268,11 @@ function renderMoves(g, ending) {
 function renderHeader() {
   const el = $("#link");
   if (link) {
+    // since when the link is down: "for how long have we seen nothing?"
+    const since = link.since ? ` since ${clock(link.since)}` : "";
     el.textContent = link.connected ? `broker ${link.url}: connected`
-      : link.error === PAGE_LOST ? "the hall does not answer this page: reconnecting…"
-      : `broker ${link.url}: not connected${link.error ? " (" + link.error + ")" : ""}`;
+      : link.error === PAGE_LOST ? `the hall does not answer this page${since}: reconnecting…`
+      : `broker ${link.url}: not connected${since}${link.error ? ": " + link.error : ""}`;
     el.className = "link " + (link.connected ? "up" : "down");
   }
   if (stats) {
@@ -346,12 +348,13 @@ function connect() {
   const ws = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/ws");
   ws.onmessage = (e) => apply(JSON.parse(e.data));
   ws.onclose = () => {
-    setLink({url: link ? link.url : "", connected: false, error: PAGE_LOST});
+    const lost = link && link.error === PAGE_LOST ? link.since : Date.now() / 1000;
+    setLink({url: link ? link.url : "", connected: false, error: PAGE_LOST, since: lost});
     setTimeout(connect, 1000);
   };
 }
 
 $("#close").addEventListener("click", () => { openId = null; renderLarge(); });
 document.addEventListener("keydown", (e) => { if (e.key === "Escape") { openId = null; renderLarge(); } });
-setInterval(() => Object.keys(boards).forEach((id) => later(id)), 5000);  // the "ago" clocks
+setInterval(() => { Object.keys(boards).forEach((id) => later(id)); later(); }, 5000);  // the "ago" clocks
 connect();
