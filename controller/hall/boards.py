@@ -27,7 +27,9 @@ class HallGame:
     defender: str = "Defender"
     moves: list[str] = field(default_factory=list)
     positions: list[str] = field(default_factory=list)
-    times: list[float] = field(default_factory=list)
+    # when each move was made (the hall's clock); None: filled in from the
+    # board's record, its time not known (the hall started after it)
+    times: list[float | None] = field(default_factory=list)
     result: str | None = None
     record: str | None = None  # the board's own record of ``record_moves``
     record_moves: list[str] = field(default_factory=list)

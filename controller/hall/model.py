@@ -382,9 +382,9 @@ class Hall:
             # The stored game: it holds what the hall missed.
             positions = positions_of(game, tokens)
             keep = [t for t, tok in zip(g.times, g.moves, strict=False)]
-            now = time.time()
             g.moves, g.positions = tokens, positions
-            g.times = keep[:len(tokens)] + [now] * (len(tokens) - len(keep))
+            # when the moves the record fills were made is not known: not now
+            g.times = keep[:len(tokens)] + [None] * (len(tokens) - len(keep))
             g.record, g.record_moves, g.gap = text, list(tokens), False
             g.epoch += 1
         return True

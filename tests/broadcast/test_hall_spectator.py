@@ -6,6 +6,7 @@ board that went quiet said to be so."""
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Any
 
@@ -131,3 +132,36 @@ def _check_opened(page: Page, turns: list[str]) -> None:
     assert items.last.evaluate(LAST_SHOWN)
     expect(page.locator("#large-variant")).to_have_text("sabouiyya")
     assert page.evaluate("(id) => hallTurns(id)", "sp1") == turns
+
+
+def test_a_hall_started_late_does_not_date_the_moves_now(tmp_path: Path) -> None:
+    # The organiser (re)starts the hall after a board played: its moves come
+    # from the board's record, which says nothing of when they were made.
+    # The card must not show them as made when the hall started ("just now").
+    require_chromium()
+    broker = Broker(tmp_path / "broker").start()
+    b = board(tmp_path, "late1", broker.url).start()
+    actions = random_game(4, limit=10)
+    h = hall(tmp_path, broker.url)
+    try:
+        Player(b, actions).play(len(actions), pause=0.02)
+        wait_until(lambda: len(b.get("/api/state")["moves"]) == len(actions), 10, "played")
+        time.sleep(2.5)  # the record goes out at most every 2 s
+        h.start("/api/boards")
+        wait_until(lambda: h.get("/api/boards/late1")["moves"] == actions, 20,
+                   "the record read by the hall")
+        assert h.get("/api/boards/late1")["last_time"] is None
+        with sync_playwright() as p:
+            browser = launch(p)
+            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            page.goto(h.url + "/")
+            card = page.locator('.card[data-board="late1"]')
+            expect(card.locator(".when")).to_have_text(
+                f"{_turns(actions)[-1]} · time not known (read from the board's record)")
+            page.screenshot(path=str(tmp_path / "hall-started-late.png"))
+            browser.close()
+    finally:
+        b.stop()
+        h.stop()
+        broker.stop()
+        keep_screenshots(tmp_path)

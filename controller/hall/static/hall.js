@@ -120,6 +120,12 @@ function clock(t) {
   return `${hms} (${span} ago)`;
 }
 
+function moveTime(t) {
+  // a move read from the board's record (the hall started after it) has no
+  // time the hall knows: said so, not shown as made when the record came
+  return t ? clock(t) : "time not known (read from the board's record)";
+}
+
 function turnText(turn) {
   // a turn as the board page and the record write it: "4. @c5 @e5"
   return turn ? `${turn[0]}. ${turn[1].join(" ")}` : "";
@@ -162,7 +168,8 @@ function silence(s) {
   // for ten minutes while its players think may have gone a minute ago)
   if (s.online !== false) return "";
   const off = s.gone ? `offline since ${clock(s.gone)}` : "";
-  if (!s.heard) return off ? `Not heard from; ${off}` : "Not heard from";
+  const never = "Not heard from since the hall started";
+  if (!s.heard) return off ? `${never}; ${off}` : never;
   return `Not heard from since ${clock(s.heard)}` + (off ? `; ${off}` : "");
 }
 
@@ -211,7 +218,7 @@ function renderCard(id) {
   el.querySelector(".names").textContent = `${s.attacker || "Attacker"} – ${s.defender || "Defender"}`;
   el.querySelector(".variant").textContent = variantText(s);
   el.querySelector(".when").textContent = s.ending || (last
-    ? `${turnText(last)} · ${clock(g.times[n - 1])}` : "no move yet");
+    ? `${turnText(last)} · ${moveTime(g.times[n - 1])}` : "no move yet");
   el.querySelector(".silent").textContent = down ? "" : silence(s);
   el.querySelector(".link-note").textContent = linkNote();
   el.querySelector(".note").textContent = unknownVariant(s);
