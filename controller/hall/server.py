@@ -59,6 +59,7 @@ class HallServer:
         self.link: dict[str, Any] = {"url": config.url, "connected": False, "error": "",
                                      "since": time.time()}
         self._dirty: set[str] = set()
+        self._stopping = False
         # board -> game, epoch, moves sent; what the turns were numbered from, turns sent
         self._flushed: dict[str, tuple[int, int, int, tuple[object, ...], int]] = {}
         self._scheduled = False
@@ -102,6 +103,7 @@ class HallServer:
         asyncio.get_running_loop().call_later(1.0, self._check_quiet)
 
     def stop(self) -> None:
+        self._stopping = True  # the hall's own going: no "lost" in the log
         if self._client is not None:
             self._client.disconnect()
             self._client.loop_stop()
@@ -130,6 +132,8 @@ class HallServer:
         self._set_link(True, "")
 
     def _on_disconnect(self, c: Any, userdata: Any, flags: Any, reason: Any, props: Any) -> None:
+        if self._stopping:
+            return
         self._set_link(False, self.link["error"])
 
     def _set_link(self, connected: bool, error: str) -> None:

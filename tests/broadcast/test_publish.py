@@ -225,3 +225,19 @@ def test_a_board_stopped_leaves_its_whole_record(tmp_path: Path) -> None:
     finally:
         b.stop()
         broker.stop()
+
+
+def test_a_hall_stopped_does_not_say_its_broker_was_lost(tmp_path: Path) -> None:
+    # The organiser stops the hall (Ctrl-C, systemctl stop): its console must
+    # not read as a broker gone ("lost; ... keeps trying") as it goes.
+    broker = Broker(tmp_path / "broker").start()
+    h = hall(tmp_path, broker.url).start("/api/boards")
+    try:
+        wait_until(lambda: h.get("/api/boards")["link"]["connected"], 15, "connected")
+        h.stop()
+        log = h.log.read_text()
+        assert "hall: connected to" in log
+        assert "lost" not in log and "keeps trying" not in log, log
+    finally:
+        h.stop()
+        broker.stop()
