@@ -46,6 +46,16 @@ def test_leap_boards_on_the_hall_page(tmp_path: Path) -> None:
             expect(checkers.locator(".sq.odd .p")).to_have_count(
                 checkers.locator(".p").count())  # soldiers on dark squares only
             page.screenshot(path=str(tmp_path / "hall-leap.png"))
+            # On a projector two boards are shown large, each whole on the
+            # screen (the 37-point board taller than wide).
+            page.set_viewport_size({"width": 1920, "height": 1080})
+            cards = "() => [...document.querySelectorAll('.card')].map(c => " \
+                    "{const r = c.getBoundingClientRect(); return [r.width, r.bottom];})"
+            wait_until(lambda: all(w >= 400 for w, _ in page.evaluate(cards)), 10,
+                       "the cards grown on a projector")
+            assert all(bottom <= 1080 for _, bottom in page.evaluate(cards))
+            page.screenshot(path=str(tmp_path / "hall-leap-projector.png"))
+            page.set_viewport_size({"width": 900, "height": 900})
             page.click('.card[data-board="ss00"]')
             expect(page.locator("#large-board .sq")).to_have_count(37)
             assert page.locator("#large-moves li").all_inner_texts() == \

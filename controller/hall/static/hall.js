@@ -203,6 +203,54 @@ function card(id) {
   return el;
 }
 
+// The cards as large as the window lets every board show at once: a
+// projector showing three boards shows them large, twenty boards share it
+// (docs/broadcast.md). A card's height is its board's (a 37-point board is
+// taller than wide) and its words' (at least TEXT pixels), as measured.
+// Fitted again when a board comes or the window changes, not at each move
+// (the words' height only grows: no card width flickering with a move).
+const CARD_MIN = 170, CARD_MAX = 560, TEXT = 115;
+let fitted = 0, ratio = 1, text = TEXT;
+
+function measureCards(grid) {
+  for (const el of grid.children) {
+    const board = el.querySelector(".board");
+    const width = el.getBoundingClientRect().width;
+    if (!board || !width) continue;
+    const b = board.getBoundingClientRect().height;
+    let words = 12;  // the card's padding, border and margins
+    for (const child of el.children) {
+      if (child !== board) words += child.getBoundingClientRect().height;
+    }
+    ratio = Math.max(ratio, b / width);
+    text = Math.max(text, words);
+  }
+}
+
+function cardWidth(n, width, height, gap) {
+  for (let cols = 1; cols <= n; cols++) {
+    const w = Math.min(Math.floor((width - gap * (cols - 1)) / cols), CARD_MAX);
+    if (w < CARD_MIN) break;
+    const rows = Math.ceil(n / cols);
+    if (rows * (w * ratio + text) + gap * (rows - 1) <= height) return w;
+  }
+  return CARD_MIN;
+}
+
+function fitCards() {
+  const grid = $("#grid");
+  const n = grid.children.length;
+  if (!n) return;
+  const gap = parseFloat(getComputedStyle(grid).columnGap) || 10;
+  const pad = parseFloat(getComputedStyle(grid.parentElement).paddingTop) || 0;
+  const height = window.innerHeight - $("header").offsetHeight - 2 * pad;
+  measureCards(grid);
+  fitted = n;
+  const w = cardWidth(n, grid.clientWidth, height, gap);
+  grid.style.gridTemplateColumns =
+    `repeat(auto-fill, minmax(${w}px, ${w >= CARD_MAX ? w + "px" : "1fr"}))`;
+}
+
 function renderCard(id) {
   const s = boards[id];
   const g = games[id] || NO_GAME;
@@ -303,6 +351,7 @@ function render() {
   for (const id of ids) safely(id, () => renderCard(id));
   if (openId !== null && ids.includes(openId)) safely(openId, renderLarge);
   renderHeader();
+  if ($("#grid").children.length !== fitted) safely("cards", fitCards);
 }
 
 function later(id) {
@@ -361,6 +410,7 @@ function connect() {
   };
 }
 
+window.addEventListener("resize", () => safely("cards", fitCards));
 $("#close").addEventListener("click", () => { openId = null; renderLarge(); });
 document.addEventListener("keydown", (e) => { if (e.key === "Escape") { openId = null; renderLarge(); } });
 setInterval(() => { Object.keys(boards).forEach((id) => later(id)); later(); }, 5000);  // the "ago" clocks
