@@ -1,0 +1,262 @@
+"""Looking back at a finished game: every turn scored by the engine
+(``kharbga-board games analyse``, docs/engine.md "Looking back at a game").
+
+Pure: :func:`review` takes a game's variant, the position it began from and
+its action tokens (as the archive keeps them), never the archive itself.
+Each turn is judged at the same search budget on both sides of it: the
+engine searches the position before the turn (its score and its own turn
+there), and the positions after the turn played and after the engine's
+turn; the loss is how much worse the first is than the second, for the
+side that moved.  The setting phase is judged from the opening book only
+(a setting turn whose positions the book does not hold is listed without
+a score): a search there, with no piece able to move yet, says little.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from controller.rules.leap_factory import AnyVariant, make_game
+from controller.rules.moves import RulesError
+from controller.rules.record import group_turns, numbered_turns, split_token
+
+from .api import MAX_SECONDS, _from_book, best_move
+from .evaluate import WIN
+from .negamax import WON, AnyGame
+from .search import SearchResult
+
+__all__ = ["DEFAULT_NODES", "DEFAULT_LEAP_NODES", "MISTAKE", "BLUNDER", "CAP", "TurnReview",
+           "Review", "check_budget", "review", "score_words", "turn_line"]
+
+DEFAULT_NODES = 100_000
+"""The node budget of each position's search on the compiled search (the
+Kharbga family): a 60-turn game in a few seconds on a desktop, the same
+marks on any machine."""
+
+DEFAULT_LEAP_NODES = 5_000
+"""The node budget for the leap-capture games, whose search runs in Python
+(about 20 times slower a node)."""
+
+MISTAKE = 100
+"""A loss of this much (hundredths of a piece) or more is a mistake, ``?``."""
+
+BLUNDER = 300
+"""A loss of this much or more is a blunder, ``??`` (so is a forced win
+given away)."""
+
+CAP = 2000
+"""Scores count at most this much either way in a loss (a forced win is
+worth 20 pieces), so one given-away win does not swamp the average."""
+
+ENDINGS = ("resign:attacker", "resign:defender", "agreement", "barrier")
+"""Stored action tokens that end a game but are no move of it."""
+
+
+@dataclass(frozen=True)
+class TurnReview:
+    """One turn: its number as the record numbers it, the side that
+    played it, the tokens played, the engine's score before it for that
+    side (None: the setting phase past the opening book), the engine's
+    turn when it differs from the one played, the loss (hundredths of a
+    piece) and its mark ("", "?" or "??")."""
+
+    number: int
+    side: str
+    played: str
+    score: int | None
+    best: str | None
+    loss: int
+    mark: str
+
+
+@dataclass(frozen=True)
+class Review:
+    turns: list[TurnReview]
+
+    def summary(self, side: str) -> str:
+        """One line: the side's mistakes, blunders and average loss."""
+        mine = [t for t in self.turns if t.side == side and t.score is not None]
+        mistakes = sum(t.mark == "?" for t in mine)
+        blunders = sum(t.mark == "??" for t in mine)
+        average = sum(t.loss for t in mine) / len(mine) / 100 if mine else 0.0
+        return (f"{side}: {mistakes} mistake{'s' if mistakes != 1 else ''}, {blunders} "
+                f"blunder{'s' if blunders != 1 else ''}, average loss {average:.2f} pieces "
+                f"over {len(mine)} turn{'s' if len(mine) != 1 else ''}")
+
+
+def check_budget(nodes: int | None, seconds: float | None) -> None:
+    """Refuse a search budget that is no budget (``ValueError``, one line)."""
+    if seconds is not None and nodes is not None:
+        raise ValueError("give --nodes or --time, not both")
+    if seconds is not None and not 0 < seconds <= MAX_SECONDS:
+        raise ValueError(f"--time must be more than 0 and at most {MAX_SECONDS:g} seconds, "
+                         f"not {seconds:.15g}")
+    if nodes is not None and nodes <= 0:
+        raise ValueError(f"--nodes must be 1 or more, not {nodes}")
+
+
+def review(variant: AnyVariant, start: str | None, tokens: Sequence[str], *,
+           nodes: int | None = None, seconds: float | None = None,
+           each: Callable[[TurnReview], None] | None = None) -> Review:
+    """Judge every turn of the game ``tokens`` plays from ``start`` (None:
+    the variant's start).  ``nodes`` bounds each search (default
+    :data:`DEFAULT_NODES`, :data:`DEFAULT_LEAP_NODES` for the leap games);
+    ``seconds`` bounds it by time instead (results then vary with the
+    machine).  ``each`` is called with every turn as it is judged.
+    ``ValueError`` in one line: a bad budget, a game with no moves, a
+    token the rules refuse."""
+    check_budget(nodes, seconds)
+    game = _replayed(variant, start, tokens)
+    turns = numbered_turns(game)
+    if not turns:
+        raise ValueError("the game has no moves to look back at")
+    if seconds is None and nodes is None:
+        nodes = DEFAULT_LEAP_NODES if _is_leap(game) else DEFAULT_NODES
+    judge = _Judge(nodes, seconds)
+    g = make_game(variant, start)
+    out = []
+    for number, toks in turns:
+        out.append(judge.turn(g, number, toks))
+        if each is not None:
+            each(out[-1])
+    return Review(out)
+
+
+def _is_leap(game: AnyGame) -> bool:
+    from controller.rules.leap import LeapGame
+
+    return isinstance(game, LeapGame)
+
+
+def _replayed(variant: AnyVariant, start: str | None, tokens: Sequence[str]) -> AnyGame:
+    game = make_game(variant, start)
+    for i, token in enumerate(tokens, 1):
+        if token in ENDINGS:
+            continue
+        try:
+            game.play(token)
+        except (ValueError, LookupError) as exc:
+            raise ValueError(f"the game does not replay: action {i} ({token}): {exc}") from None
+    return game
+
+
+def _actions(game: AnyGame, tokens: Sequence[str]) -> list[str]:
+    return [a for t in tokens for a in split_token(game.variant, game.geometry, t)]
+
+
+class _Judge:
+    """Scores positions at one budget, remembering the last one searched
+    (the position after a turn is the next turn's position before it)."""
+
+    def __init__(self, nodes: int | None, seconds: float | None) -> None:
+        self.nodes = nodes
+        self.seconds = MAX_SECONDS if seconds is None else seconds
+        self.known: dict[tuple[bool, str], SearchResult | None] = {}
+
+    def answer(self, game: AnyGame, setting: bool) -> SearchResult | None:
+        """The engine's answer in ``game`` (the book's in the setting
+        phase, None when it has none)."""
+        key = (setting, game.position())
+        if key not in self.known:
+            if setting:
+                self.known[key] = _from_book(game, 0.0)
+            else:
+                self.known[key] = best_move(game, self.seconds, max_nodes=self.nodes,
+                                            book=False)
+        return self.known[key]
+
+    def value(self, game: AnyGame, side: str, setting: bool) -> int | None:
+        """``game``'s score for ``side`` (None: the book has none)."""
+        outcome = game.outcome
+        if outcome is not None:
+            return 0 if outcome.winner is None else (WIN if outcome.winner == side else -WIN)
+        found = self.answer(game, setting)  # a setting turn: the book's word only
+        if found is None:
+            return None
+        return found.score if game.to_move == side else -found.score
+
+    def turn(self, g: AnyGame, number: int, toks: list[str]) -> TurnReview:
+        """Judge the turn ``toks`` in ``g`` and play it there."""
+        side = str(g.to_move)
+        setting = bool(getattr(g, "setting", False))
+        played = _actions(g, toks)
+        found = self.answer(g, setting)
+        engine = self._engine_turn(g, found, setting) if found is not None else []
+        copy = g.copy()
+        for action in engine:
+            copy.play(action)
+        for action in played:
+            g.play(action)
+        after = self.value(g, side, setting)
+        if found is None or after is None:
+            return TurnReview(number, side, " ".join(toks), None, None, 0, "")
+        if played[:len(engine)] == engine:
+            return TurnReview(number, side, " ".join(toks), found.score, None, 0, "")
+        best = self.value(copy, side, setting)
+        if best is None:
+            return TurnReview(number, side, " ".join(toks), found.score, None, 0, "")
+        loss = max(0, _capped(best) - _capped(after))
+        given_away = found.score >= WON and after < WON
+        mark = "??" if loss >= BLUNDER or given_away else "?" if loss >= MISTAKE else ""
+        shown = " ".join(_last_turn(copy))
+        return TurnReview(number, side, " ".join(toks), found.score, shown, loss, mark)
+
+    def _engine_turn(self, g: AnyGame, found: SearchResult, setting: bool) -> list[str]:
+        """The engine's actions for this turn: its line while the side
+        still moves in the same turn (in the setting phase, the book
+        followed through the turn's placements)."""
+        copy = g.copy()
+        side = copy.to_move
+        turns = len(list(group_turns(copy)))
+        line: list[str] = []
+        answer: SearchResult | None = found
+        pv = list(found.pv)
+        while answer is not None and copy.outcome is None and copy.to_move == side:
+            if not pv:
+                if not setting or not getattr(copy, "setting", False):
+                    break
+                answer = self.answer(copy, True)
+                pv = list(answer.pv[:1]) if answer is not None else []
+                continue
+            action = pv.pop(0)
+            try:
+                copy.play(action)
+            except RulesError:
+                break
+            if len(list(group_turns(copy))) > turns + 1:
+                break  # the same side's next turn (the other side is blocked)
+            line.append(str(copy.moves[-1]) if copy.moves else action)
+        return line
+
+
+def _last_turn(game: AnyGame) -> list[str]:
+    """The last turn's record tokens of ``game``."""
+    groups = list(group_turns(game))
+    return groups[-1] if groups else []
+
+
+def _capped(score: int) -> int:
+    return max(-CAP, min(CAP, score))
+
+
+def score_words(score: int) -> str:
+    """A score for the side to move, in pieces or as a forced result."""
+    if score >= WON:
+        k = WIN - score
+        return f"wins in {k}"
+    if score <= -WON:
+        return f"loses in {WIN + score}"
+    return f"{score / 100:+.2f}"
+
+
+def turn_line(t: TurnReview) -> str:
+    """One turn of the review as a line: number, side, the turn played,
+    the score before it, and when the engine preferred another turn, that
+    turn, the loss in pieces and the mark."""
+    if t.score is None:
+        return f"{t.number:4d}. {t.side:<8} {t.played:<16} (past the opening book: not judged)"
+    text = f"{t.number:4d}. {t.side:<8} {t.played:<16} {score_words(t.score):>12}"
+    if t.best is not None:
+        text += f"  best {t.best:<16} loss {t.loss / 100:.2f} {t.mark}"
+    return text.rstrip()

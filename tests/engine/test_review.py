@@ -1,0 +1,112 @@
+"""Looking back at a game (controller/engine/review.py): a turn that
+loses pieces is marked, the engine's own moves never are, and a budget
+that is no budget is refused."""
+
+from __future__ import annotations
+
+import pytest
+
+from controller.engine.api import MAX_SECONDS, _from_book, best_move
+from controller.engine.review import (
+    BLUNDER,
+    DEFAULT_LEAP_NODES,
+    DEFAULT_NODES,
+    check_budget,
+    review,
+    turn_line,
+)
+from controller.rules import Game, find_any_variant, find_variant
+from controller.rules.leap_factory import AnyGame, make_game
+
+KHARBGA = find_variant("kharbga")
+# The Defender to move, 30th turn of the record.  c4-d4 leaves d5 and d6
+# to the Attacker's chain; f5-e5 keeps them.
+POSITION = "ADDAADD/DADADAD/AA...DA/D.D..DD/AA.A.AA/DA.ADDA/DAAADDD d m - 6 np=0 off=4,0,0,4,0,0"
+
+
+def _engine_turns(game: AnyGame, turns: int, nodes: int) -> list[str]:
+    """Play ``turns`` whole turns of the engine's best moves at ``nodes``."""
+    played: list[str] = []
+    for _ in range(turns):
+        side = game.to_move
+        while game.outcome is None and game.to_move == side:
+            move = best_move(game, MAX_SECONDS, max_nodes=nodes, book=False).move
+            assert move is not None
+            game.play(move)
+            played.append(str(move))
+    return played
+
+
+def _defenders_after(move: str) -> int:
+    """The Defender's soldiers after ``move`` and the Attacker's best answer."""
+    game = Game.from_position(KHARBGA, POSITION)
+    game.play(move)
+    _engine_turns(game, 1, DEFAULT_NODES)
+    return game.position().split()[0].count("D")
+
+
+def test_a_move_that_loses_pieces_is_a_blunder() -> None:
+    engine = str(best_move(Game.from_position(KHARBGA, POSITION), MAX_SECONDS,
+                           max_nodes=DEFAULT_NODES, book=False).move)
+    assert engine != "c4-d4"
+    assert _defenders_after("c4-d4") <= _defenders_after(engine) - 2  # the pieces it loses
+    turn = review(KHARBGA, POSITION, ["c4-d4"]).turns[0]
+    assert (turn.number, turn.side, turn.played, turn.best) == (30, "defender", "c4-d4", engine)
+    assert turn.loss >= BLUNDER and turn.mark == "??"
+    assert turn_line(turn).endswith(f"loss {turn.loss / 100:.2f} ??")
+
+
+def test_the_engines_own_moves_are_never_marked() -> None:
+    game = Game.from_position(KHARBGA, POSITION)
+    played = _engine_turns(game, 12, DEFAULT_NODES)
+    result = review(KHARBGA, POSITION, played)
+    assert [t.number for t in result.turns] == list(range(30, 42))
+    assert all(t.best is None and t.loss == 0 and t.mark == "" for t in result.turns)
+    assert result.summary("defender") == ("defender: 0 mistakes, 0 blunders, average loss "
+                                          "0.00 pieces over 6 turns")
+
+
+def test_the_leap_games_engine_moves_are_never_marked() -> None:
+    variant = find_any_variant("english-draughts")
+    played = _engine_turns(make_game(variant), 6, DEFAULT_LEAP_NODES)
+    result = review(variant, None, played)
+    assert len(result.turns) == 6
+    assert all(t.mark == "" and t.best is None for t in result.turns)
+
+
+def test_the_setting_phase_is_judged_from_the_book_only() -> None:
+    game = Game.new(KHARBGA)
+    book = []
+    while (found := _from_book(game, 0.0)) is not None:
+        book.append(str(found.move))
+        game.play(found.move)
+    assert book and len(book) % 2 == 0  # whole turns of two placements
+    past = str(game.legal_moves()[0])
+    result = review(KHARBGA, None, [*book, past])
+    # A turn is judged when the book holds the positions before and after it.
+    judged = result.turns[: len(book) // 2 - 1]
+    assert judged and all(t.score is not None and t.mark == "" for t in judged)
+    assert judged[0].score == _from_book(Game.new(KHARBGA), 0.0).score  # type: ignore[union-attr]
+    assert [t.score for t in result.turns[len(judged):]] == [None, None]
+    assert "past the opening book" in turn_line(result.turns[-1])
+
+
+@pytest.mark.parametrize(("nodes", "seconds", "words"), [
+    (0, None, "--nodes must be 1 or more, not 0"),
+    (-5, None, "--nodes must be 1 or more, not -5"),
+    (None, 0.0, "--time must be more than 0"),
+    (None, MAX_SECONDS + 1, "--time must be more than 0 and at most 600 seconds, not 601"),
+])
+def test_a_budget_that_is_no_budget_is_refused(nodes: int | None, seconds: float | None,
+                                              words: str) -> None:
+    with pytest.raises(ValueError, match=words):
+        check_budget(nodes, seconds)
+    with pytest.raises(ValueError, match=words):
+        review(KHARBGA, POSITION, ["c4-d4"], nodes=nodes, seconds=seconds)
+
+
+def test_no_moves_and_a_move_the_rules_refuse_are_refused() -> None:
+    with pytest.raises(ValueError, match="no moves"):
+        review(KHARBGA, POSITION, [])
+    with pytest.raises(ValueError, match=r"does not replay: action 1 \(b7-b6\)"):
+        review(KHARBGA, POSITION, ["b7-b6"])
