@@ -202,7 +202,7 @@ def _cmd_games(args: argparse.Namespace) -> int:
 
     config = load_config(args.config)
     data_dir = Path(args.data_dir) if args.data_dir else config.data_dir
-    return games_command(args.action, args.id, data_dir)
+    return games_command(args.action, args.id, data_dir, nodes=args.nodes, seconds=args.time)
 
 
 def _cmd_hint(args: argparse.Namespace) -> int:
@@ -453,6 +453,20 @@ def _add_run_and_hint(sub: Any) -> None:
     hp.set_defaults(command=_cmd_hint)
 
 
+def _add_games_parser(sub: Any) -> None:
+    gp = sub.add_parser("games", help="the archive: list, show, export a record, raw sensor "
+                        "log, analyse a game with the engine")
+    gp.add_argument("action", choices=["list", "show", "export", "log", "analyse"])
+    gp.add_argument("id", nargs="?", help="game id (show, export, log, analyse)")
+    budget = gp.add_mutually_exclusive_group()
+    budget.add_argument("--nodes", type=int, help="analyse: nodes searched a position "
+                        "(default: 100000, the leap games 5000; the same on any machine)")
+    budget.add_argument("--time", type=float, help="analyse: seconds a position instead")
+    gp.add_argument("--data-dir", type=_data_dir, help="where games are stored (default: data)")
+    gp.add_argument("--config", help="TOML configuration file")
+    gp.set_defaults(command=_cmd_games)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser; each subcommand sets ``command`` to its handler."""
     parser = OneLineParser(prog=PROG, description="Controller for a physical Kharbga board.")
@@ -470,12 +484,7 @@ def build_parser() -> argparse.ArgumentParser:
     mp.add_argument("rest", nargs=argparse.REMAINDER)
     mp.set_defaults(command=_cmd_match)
 
-    gp = sub.add_parser("games", help="the archive: list, show, export a record, raw sensor log")
-    gp.add_argument("action", choices=["list", "show", "export", "log"])
-    gp.add_argument("id", nargs="?", help="game id (show, export, log)")
-    gp.add_argument("--data-dir", type=_data_dir, help="where games are stored (default: data)")
-    gp.add_argument("--config", help="TOML configuration file")
-    gp.set_defaults(command=_cmd_games)
+    _add_games_parser(sub)
 
     _add_replay_parser(sub)
 

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 from controller.board.words import said
-from controller.hall.protocol import Unreplayable
+from controller.hall.protocol import Unreplayable, action_tokens
 
 from .archive import NoArchive, archive_errors
 from .store import Store
@@ -18,11 +18,19 @@ from .store import Store
 __all__ = ["games_command"]
 
 
-def games_command(action: str, gid_text: str | None, data_dir: Path) -> int:
+def games_command(action: str, gid_text: str | None, data_dir: Path, *,
+                  nodes: int | None = None, seconds: float | None = None) -> int:
     """Run ``games ACTION [ID]`` on the archive of ``data_dir``.  A data
     directory with no archive yet (or an empty file) holds no games:
-    ``list`` says so and succeeds, the others find no such game."""
+    ``list`` says so and succeeds, the others find no such game.
+    ``nodes`` and ``seconds`` are ``analyse``'s search budget."""
     gid = _game_id(action, gid_text)
+    if action != "analyse" and (nodes is not None or seconds is not None):
+        raise ValueError(f"--nodes and --time are for games analyse, not games {action}")
+    if action == "analyse":
+        from controller.engine.review import check_budget
+
+        check_budget(nodes, seconds)
     if data_dir.is_file():
         raise ValueError(f"{data_dir} is a file, not a data directory: give the folder that "
                          "holds games.sqlite3 (--data-dir)")
@@ -40,7 +48,10 @@ def games_command(action: str, gid_text: str | None, data_dir: Path) -> int:
         print(f"kharbga-board: {store.note}", file=sys.stderr)
     try:
         with archive_errors(store.path):
-            _games(store, action, gid, data_dir)
+            if action == "analyse" and gid is not None:
+                _analyse(store, gid, data_dir, nodes, seconds)
+            else:
+                _games(store, action, gid, data_dir)
         return 0
     finally:
         store.close()
@@ -94,3 +105,32 @@ def _games(store: Store, action: str, gid: int | None, data_dir: Path) -> None:
     sys.stdout.write(record)
     if action == "show":
         print(f"position: {position}")
+
+
+def _analyse(store: Store, gid: int, data_dir: Path, nodes: int | None,
+             seconds: float | None) -> None:
+    """``games analyse ID``: the stored game replayed, each turn judged by
+    the engine (controller/engine/review.py), printed as it is judged."""
+    from controller.engine.hint import interruptible
+    from controller.engine.review import review, turn_line
+
+    stored = store.get(gid)
+    if stored is None:
+        raise ValueError(f"no game {gid} in {data_dir}")
+    try:
+        game = stored.game()
+    except Unreplayable as exc:
+        raise ValueError(f"game {gid} in {store.path} does not replay under these rules "
+                         f"({said(exc)})") from None
+    tokens = action_tokens(game)
+    if not game.moves or tokens[0] in ("resign:attacker", "resign:defender", "agreement"):
+        raise ValueError(f"game {gid} has no moves to look back at")
+    print(f"game {gid} ({stored.variant}): each turn, the score before it for the side to "
+          "move, in pieces; where the engine preferred another turn, that turn and what the "
+          "one played lost (? a mistake: 1 piece or more; ?? a blunder: 3 pieces or more, "
+          "or a won game given away)")
+    result = interruptible(lambda: review(game.variant, stored.start, tokens, nodes=nodes,
+                                          seconds=seconds,
+                                          each=lambda t: print(turn_line(t), flush=True)))
+    for side in ("attacker", "defender"):
+        print(result.summary(side))
