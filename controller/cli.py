@@ -460,7 +460,8 @@ def _add_games_parser(sub: Any) -> None:
     gp.add_argument("id", nargs="?", help="game id (show, export, log, analyse)")
     budget = gp.add_mutually_exclusive_group()
     budget.add_argument("--nodes", type=int, help="analyse: nodes searched a position "
-                        "(default: 100000, the leap games 5000; the same on any machine)")
+                        "(default: 100000; 5000 where the search runs in Python: the leap games, "
+                        "H'ajeb)")
     budget.add_argument("--time", type=float, help="analyse: seconds a position instead")
     gp.add_argument("--data-dir", type=_data_dir, help="where games are stored (default: data)")
     gp.add_argument("--config", help="TOML configuration file")

@@ -21,22 +21,24 @@ from controller.rules.leap_factory import AnyVariant, make_game
 from controller.rules.moves import RulesError
 from controller.rules.record import group_turns, numbered_turns, split_token
 
+from . import csearch
 from .api import MAX_SECONDS, _from_book, best_move
 from .evaluate import WIN
 from .negamax import WON, AnyGame
 from .search import SearchResult
 
-__all__ = ["DEFAULT_NODES", "DEFAULT_LEAP_NODES", "MISTAKE", "BLUNDER", "CAP", "TurnReview",
+__all__ = ["DEFAULT_NODES", "PYTHON_NODES", "MISTAKE", "BLUNDER", "CAP", "TurnReview",
            "Review", "check_budget", "review", "score_words", "turn_line"]
 
 DEFAULT_NODES = 100_000
 """The node budget of each position's search on the compiled search (the
 Kharbga family): a 60-turn game in a few seconds on a desktop, the same
-marks on any machine."""
+marks on any machine with that search."""
 
-DEFAULT_LEAP_NODES = 5_000
-"""The node budget for the leap-capture games, whose search runs in Python
-(about 20 times slower a node)."""
+PYTHON_NODES = 5_000
+"""The node budget where the search runs in Python, about 20 times slower
+a node: the leap-capture games, H'ajeb, a build without the compiled
+search."""
 
 MISTAKE = 100
 """A loss of this much (hundredths of a piece) or more is a mistake, ``?``."""
@@ -101,7 +103,8 @@ def review(variant: AnyVariant, start: str | None, tokens: Sequence[str], *,
            each: Callable[[TurnReview], None] | None = None) -> Review:
     """Judge every turn of the game ``tokens`` plays from ``start`` (None:
     the variant's start).  ``nodes`` bounds each search (default
-    :data:`DEFAULT_NODES`, :data:`DEFAULT_LEAP_NODES` for the leap games);
+    :data:`DEFAULT_NODES`, :data:`PYTHON_NODES` where the search runs in
+    Python);
     ``seconds`` bounds it by time instead (results then vary with the
     machine).  ``each`` is called with every turn as it is judged.
     ``ValueError`` in one line: a bad budget, a game with no moves, a
@@ -112,7 +115,7 @@ def review(variant: AnyVariant, start: str | None, tokens: Sequence[str], *,
     if not turns:
         raise ValueError("the game has no moves to look back at")
     if seconds is None and nodes is None:
-        nodes = DEFAULT_LEAP_NODES if _is_leap(game) else DEFAULT_NODES
+        nodes = DEFAULT_NODES if csearch.available(game) else PYTHON_NODES
     judge = _Judge(nodes, seconds)
     g = make_game(variant, start)
     out = []
@@ -121,12 +124,6 @@ def review(variant: AnyVariant, start: str | None, tokens: Sequence[str], *,
         if each is not None:
             each(out[-1])
     return Review(out)
-
-
-def _is_leap(game: AnyGame) -> bool:
-    from controller.rules.leap import LeapGame
-
-    return isinstance(game, LeapGame)
 
 
 def _replayed(variant: AnyVariant, start: str | None, tokens: Sequence[str]) -> AnyGame:

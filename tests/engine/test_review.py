@@ -9,8 +9,8 @@ import pytest
 from controller.engine.api import MAX_SECONDS, _from_book, best_move
 from controller.engine.review import (
     BLUNDER,
-    DEFAULT_LEAP_NODES,
     DEFAULT_NODES,
+    PYTHON_NODES,
     check_budget,
     review,
     turn_line,
@@ -68,7 +68,7 @@ def test_the_engines_own_moves_are_never_marked() -> None:
 
 def test_the_leap_games_engine_moves_are_never_marked() -> None:
     variant = find_any_variant("english-draughts")
-    played = _engine_turns(make_game(variant), 6, DEFAULT_LEAP_NODES)
+    played = _engine_turns(make_game(variant), 6, PYTHON_NODES)
     result = review(variant, None, played)
     assert len(result.turns) == 6
     assert all(t.mark == "" and t.best is None for t in result.turns)
@@ -110,3 +110,29 @@ def test_no_moves_and_a_move_the_rules_refuse_are_refused() -> None:
         review(KHARBGA, POSITION, [])
     with pytest.raises(ValueError, match=r"does not replay: action 1 \(b7-b6\)"):
         review(KHARBGA, POSITION, ["b7-b6"])
+
+
+@pytest.mark.parametrize(("variant", "options", "nodes"), [
+    ("kharbga", "", DEFAULT_NODES),
+    ("sabouiyya", "hajeb=true", PYTHON_NODES),  # H'ajeb: the Python search
+    ("english-draughts", "", PYTHON_NODES),
+])
+def test_the_default_budget_follows_the_search_that_runs(
+        variant: str, options: str, nodes: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    from controller.engine import review as module
+    from controller.rules.leap_factory import apply_any_options
+
+    budgets: set[int | None] = set()
+
+    def counted(game: AnyGame, seconds: float, **kw: object) -> object:
+        budgets.add(kw.get("max_nodes"))  # type: ignore[arg-type]
+        return best_move(game, seconds, max_nodes=200, book=False)
+
+    monkeypatch.setattr(module, "best_move", counted)
+    rules = apply_any_options(find_any_variant(variant), options)
+    game = make_game(rules)
+    while getattr(game, "setting", False):  # to the moving phase, where it searches
+        game.play(game.legal_moves()[0])
+    start = game.position()
+    review(rules, start, [str(game.legal_moves()[0])])
+    assert budgets == {nodes}
