@@ -125,10 +125,10 @@ def _analyse(store: Store, gid: int, data_dir: Path, nodes: int | None,
     tokens = action_tokens(game)
     if not game.moves or tokens[0] in ("resign:attacker", "resign:defender", "agreement"):
         raise ValueError(f"game {gid} has no moves to look back at")
-    print(f"game {gid} ({stored.variant}): each turn, the score before it for the side to "
-          "move, in pieces; where the engine preferred another turn, that turn and what the "
-          "one played lost (? a mistake: 1 piece or more; ?? a blunder: 3 pieces or more, "
-          "or a won game given away)")
+    print(f"game {gid} ({stored.variant}): each turn with the engine's score before it for "
+          "the side to move, in pieces;")
+    print("where the engine preferred another turn, its turn and what the one played lost: "
+          "? a mistake (1 piece or more), ?? a blunder (3 or more, or a won game given away)")
     result = interruptible(lambda: review(game.variant, stored.start, tokens, nodes=nodes,
                                           seconds=seconds,
                                           each=lambda t: print(turn_line(t), flush=True)))

@@ -41,13 +41,13 @@ def test_a_blunder_is_marked_and_each_side_summed_up(
     out, err = capsys.readouterr()
     lines = out.splitlines()
     assert not err and lines[0].startswith(f"game {gid} (kharbga): ")
-    assert lines[1].split()[:3] == ["30.", "defender", "c4-d4"]
-    assert lines[1].endswith(" ??") and " best " in lines[1]
-    assert lines[2].split()[:2] == ["31.", "attacker"] and "?" not in lines[2]
-    assert lines[3].startswith("attacker: 0 mistakes, 0 blunders, average loss 0.00 pieces "
+    assert lines[2].split()[:3] == ["30.", "defender", "c4-d4"]
+    assert lines[2].endswith(" ??") and " best " in lines[2]
+    assert lines[3].split()[:2] == ["31.", "attacker"] and "?" not in lines[3]
+    assert lines[4].startswith("attacker: 0 mistakes, 0 blunders, average loss 0.00 pieces "
                                "over 1 turn")
-    assert lines[4].startswith("defender: 0 mistakes, 1 blunder, average loss ")
-    assert len(lines) == 5
+    assert lines[5].startswith("defender: 0 mistakes, 1 blunder, average loss ")
+    assert len(lines) == 6
 
 
 def test_a_budget_is_given_once(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
