@@ -12,12 +12,12 @@ import os
 import random
 import sys
 import warnings
-from collections.abc import Callable, Iterable, Sequence
-from typing import Any, TextIO
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from controller import __version__
 from controller.board.config import OneLineParser, install_hint
-from controller.board.words import said, unreadable
+from controller.board.words import said
 
 PROG = "kharbga-board"
 
@@ -110,88 +110,10 @@ def _cmd_hall(args: argparse.Namespace) -> int:
 
 
 def _cmd_replay(args: argparse.Namespace) -> int:
-    from controller.board.sensorlog import Event, LogError, log_lines
-    from controller.reconcile.reconciler import Settings
-    from controller.reconcile.replay import ReplayResult, log_events, replay_events
-    from controller.reconcile.settings import timing_problem
+    from controller.service.replay_command import replay_command
 
-    timing = timing_problem(args.settle, args.error_delay)
-    if timing:
-        raise ValueError(f"--{timing[0].replace('_', '-')} {timing[1]}")
-    settings = Settings(settle=args.settle, error_delay=args.error_delay)
-    source: Callable[[Iterable[str]], Iterable[Event]] = log_events
-    options: dict[str, Any] = {}
-    if args.config and args.via == "direct":
-        raise ValueError("--config: read only with --via gpio or --via firmware (a direct "
-                         "replay uses no wiring)")
-    if args.config:
-        options = _replay_config(args.config, args.via)
-    if args.via == "gpio":
-        from controller.drivers.gpio_replay import gpio_events
-
-        def source(lines: Iterable[str]) -> Iterable[Event]:
-            return gpio_events(lines, **options)
-    elif args.via == "firmware":
-        from controller.drivers.firmware_replay import firmware_events
-
-        def source(lines: Iterable[str]) -> Iterable[Event]:
-            return firmware_events(lines, **options)
-
-    def run(lines: Iterable[str]) -> ReplayResult:
-        return replay_events(source(lines), args.variant, settings, trace=args.trace)
-
-    name = "standard input" if args.log == "-" else args.log
-    try:
-        if args.log == "-":
-            result = run(log_lines(sys.stdin))
-        else:
-            with _open_log(args.log) as fh:
-                result = run(log_lines(fh))
-    except UnicodeDecodeError:
-        raise ValueError(f"{name}: not a sensor log (not UTF-8 text)") from None
-    except LogError as exc:  # the line it names is of this log
-        raise ValueError(f"{name}: {said(exc)}") from None
-    if args.trace:
-        for line in result.trace:
-            print(line)
-    else:
-        sys.stdout.write(result.text())
-    return 0
-
-
-def _open_log(path: str) -> TextIO:
-    """The sensor log ``path`` to read; a ``ValueError`` naming it in words
-    when it cannot be opened."""
-    try:
-        return open(path, encoding="utf-8")
-    except OSError as exc:
-        raise ValueError(f"{path}: {unreadable(exc, 'sensor log')}") from None
-
-
-def _replay_config(path: str, via: str) -> dict[str, Any]:
-    """``replay --via gpio|firmware --config FILE``: the file's matrix and
-    mapping for the log's board (a mapping that names no board follows
-    the log's, as ``run`` follows the variant's); errors name the file."""
-    from controller.board.config import ConfigError
-    from controller.drivers.gpio_config import GpioConfig, load_config
-    from controller.drivers.mapping import BoardMapping
-
-    found: dict[str, GpioConfig] = {}
-
-    def config(board: str) -> GpioConfig:
-        if board not in found:
-            cfg = load_config(path, board=board)
-            try:
-                BoardMapping.for_log(board, cfg.mapping)
-            except ConfigError as exc:
-                raise exc.in_file(path) from None
-            found[board] = cfg
-        return found[board]
-
-    options: dict[str, Any] = {"mapping": lambda board: config(board).mapping}
-    if via == "gpio":
-        options["matrix"] = lambda board: config(board).matrix
-    return options
+    return replay_command(args.log, args.variant, args.settle, args.error_delay,
+                          via=args.via, config=args.config, trace=args.trace)
 
 
 def _cmd_games(args: argparse.Namespace) -> int:

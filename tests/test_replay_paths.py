@@ -111,7 +111,8 @@ def test_a_game_with_hajeb_gives_the_same_record_on_the_three_paths() -> None:
     press()
     move("e4", "e5")
     move("a4", "a3")
-    want = "1. hajeb 2. e1-c3 3. e5-e4 4. b3xa4 b2xb5 5. rescind e4-e5 6. a4-a3 *"
+    # Numbered on from the position's turn 10, after sabouiyya's 12 setting turns.
+    want = "22. hajeb 23. e1-c3 24. e5-e4 25. b3xa4 b2xb5 26. rescind e4-e5 27. a4-a3 *"
     settings = Settings(settle=0.25, error_delay=1.0)
     for name, source in sources().items():
         result = replay_events(source(lines), variant, settings, trace=True, start=wall)
