@@ -7,9 +7,10 @@ Each turn is judged at the same search budget on both sides of it: the
 engine searches the position before the turn (its score and its own turn
 there), and the positions after the turn played and after the engine's
 turn; the loss is how much worse the first is than the second, for the
-side that moved.  The setting phase is judged from the opening book only
-(a setting turn whose positions the book does not hold is listed without
-a score): a search there, with no piece able to move yet, says little.
+side that moved.  A setting turn (one side's two placements) is judged
+the same way, the engine's turn being its best first placement and then
+its best second one; the opening book answers instead of the search where
+it holds the positions (it searched them deeper).
 """
 
 from __future__ import annotations
@@ -59,14 +60,13 @@ ENDINGS = ("resign:attacker", "resign:defender", "agreement", "barrier")
 class TurnReview:
     """One turn: its number as the record numbers it, the side that
     played it, the tokens played, the engine's score before it for that
-    side (None: the setting phase past the opening book), the engine's
-    turn when it differs from the one played, the loss (hundredths of a
+    side, the engine's turn when it differs from the one played, the loss (hundredths of a
     piece) and its mark ("", "?" or "??")."""
 
     number: int
     side: str
     played: str
-    score: int | None
+    score: int
     best: str | None
     loss: int
     mark: str
@@ -78,7 +78,7 @@ class Review:
 
     def summary(self, side: str) -> str:
         """One line: the side's mistakes, blunders and average loss."""
-        mine = [t for t in self.turns if t.side == side and t.score is not None]
+        mine = [t for t in self.turns if t.side == side]
         mistakes = sum(t.mark == "?" for t in mine)
         blunders = sum(t.mark == "??" for t in mine)
         average = sum(t.loss for t in mine) / len(mine) / 100 if mine else 0.0
@@ -143,32 +143,40 @@ def _actions(game: AnyGame, tokens: Sequence[str]) -> list[str]:
 
 
 class _Judge:
-    """Scores positions at one budget, remembering the last one searched
+    """Scores positions at one budget, remembering every position scored
     (the position after a turn is the next turn's position before it)."""
 
     def __init__(self, nodes: int | None, seconds: float | None) -> None:
         self.nodes = nodes
         self.seconds = MAX_SECONDS if seconds is None else seconds
-        self.known: dict[tuple[bool, str], SearchResult | None] = {}
+        self.books: dict[str, SearchResult | None] = {}
+        self.searched: dict[str, SearchResult] = {}
 
-    def answer(self, game: AnyGame, setting: bool) -> SearchResult | None:
-        """The engine's answer in ``game`` (the book's in the setting
-        phase, None when it has none)."""
-        key = (setting, game.position())
-        if key not in self.known:
-            if setting:
-                self.known[key] = _from_book(game, 0.0)
-            else:
-                self.known[key] = best_move(game, self.seconds, max_nodes=self.nodes,
-                                            book=False)
-        return self.known[key]
+    def answer(self, game: AnyGame, book: bool = True) -> SearchResult:
+        """The engine's answer in ``game``: the opening book's when ``book``
+        and the book holds the position, else the search's."""
+        found = self._book(game) if book else None
+        if found is not None:
+            return found
+        key = game.position()
+        if key not in self.searched:
+            self.searched[key] = best_move(game, self.seconds, max_nodes=self.nodes,
+                                           book=False)
+        return self.searched[key]
 
-    def value(self, game: AnyGame, side: str, setting: bool) -> int | None:
-        """``game``'s score for ``side`` (None: the book has none)."""
+    def _book(self, game: AnyGame) -> SearchResult | None:
+        key = game.position()
+        if key not in self.books:
+            self.books[key] = _from_book(game, 0.0)
+        return self.books[key]
+
+    def value(self, game: AnyGame, side: str, book: bool) -> int | None:
+        """``game``'s score for ``side``: the book's when ``book`` (None:
+        the book has none), else the search's."""
         outcome = game.outcome
         if outcome is not None:
             return 0 if outcome.winner is None else (WIN if outcome.winner == side else -WIN)
-        found = self.answer(game, setting)  # a setting turn: the book's word only
+        found = self._book(game) if book else self.answer(game, book=False)
         if found is None:
             return None
         return found.score if game.to_move == side else -found.score
@@ -176,46 +184,45 @@ class _Judge:
     def turn(self, g: AnyGame, number: int, toks: list[str]) -> TurnReview:
         """Judge the turn ``toks`` in ``g`` and play it there."""
         side = str(g.to_move)
-        setting = bool(getattr(g, "setting", False))
         played = _actions(g, toks)
-        found = self.answer(g, setting)
-        engine = self._engine_turn(g, found, setting) if found is not None else []
+        found = self.answer(g)
+        engine = self._engine_turn(g, found)
         copy = g.copy()
         for action in engine:
             copy.play(action)
         for action in played:
             g.play(action)
-        after = self.value(g, side, setting)
-        if found is None or after is None:
-            return TurnReview(number, side, " ".join(toks), None, None, 0, "")
         if played[:len(engine)] == engine:
             return TurnReview(number, side, " ".join(toks), found.score, None, 0, "")
-        best = self.value(copy, side, setting)
-        if best is None:
-            return TurnReview(number, side, " ".join(toks), found.score, None, 0, "")
+        # Both sides of the gap at the same depth: the book's when it holds
+        # both positions, else the search's at the budget.
+        after, best = self.value(g, side, True), self.value(copy, side, True)
+        if after is None or best is None:
+            after, best = self.value(g, side, False), self.value(copy, side, False)
+        assert after is not None and best is not None
         loss = max(0, _capped(best) - _capped(after))
         given_away = found.score >= WON and after < WON
         mark = "??" if loss >= BLUNDER or given_away else "?" if loss >= MISTAKE else ""
         shown = " ".join(_last_turn(copy))
         return TurnReview(number, side, " ".join(toks), found.score, shown, loss, mark)
 
-    def _engine_turn(self, g: AnyGame, found: SearchResult, setting: bool) -> list[str]:
+    def _engine_turn(self, g: AnyGame, found: SearchResult) -> list[str]:
         """The engine's actions for this turn: its line while the side
-        still moves in the same turn (in the setting phase, the book
-        followed through the turn's placements)."""
+        still moves in the same turn; in the setting phase, its first
+        placement, then its answer (book or search) in the position that
+        leaves, for the second."""
         copy = g.copy()
         side = copy.to_move
         turns = len(list(group_turns(copy)))
         line: list[str] = []
-        answer: SearchResult | None = found
-        pv = list(found.pv)
-        while answer is not None and copy.outcome is None and copy.to_move == side:
+        pv = list(found.pv[:1] if getattr(copy, "setting", False) else found.pv)
+        while copy.outcome is None and copy.to_move == side:
             if not pv:
-                if not setting or not getattr(copy, "setting", False):
+                if not getattr(copy, "setting", False):
                     break
-                answer = self.answer(copy, True)
-                pv = list(answer.pv[:1]) if answer is not None else []
-                continue
+                pv = list(self.answer(copy).pv[:1])
+                if not pv:
+                    break
             action = pv.pop(0)
             try:
                 copy.play(action)
@@ -251,8 +258,6 @@ def turn_line(t: TurnReview) -> str:
     """One turn of the review as a line: number, side, the turn played,
     the score before it, and when the engine preferred another turn, that
     turn, the loss in pieces and the mark."""
-    if t.score is None:
-        return f"{t.number:4d}. {t.side:<8} {t.played:<16} (past the opening book: not judged)"
     text = f"{t.number:4d}. {t.side:<8} {t.played:<16} {score_words(t.score):>12}"
     if t.best is not None:
         text += f"  best {t.best:<16} loss {t.loss / 100:.2f} {t.mark}"

@@ -74,21 +74,51 @@ def test_the_leap_games_engine_moves_are_never_marked() -> None:
     assert all(t.mark == "" and t.best is None for t in result.turns)
 
 
-def test_the_setting_phase_is_judged_from_the_book_only() -> None:
+def _engine_placement(game: AnyGame) -> str:
+    """The engine's placement: the opening book's, else the search's at
+    the review's budget."""
+    found = _from_book(game, 0.0) or best_move(game, MAX_SECONDS, max_nodes=DEFAULT_NODES,
+                                               book=False)
+    assert found.move is not None
+    return str(found.move)
+
+
+def test_the_engines_own_setting_turns_are_scored_and_never_marked() -> None:
     game = Game.new(KHARBGA)
-    book = []
-    while (found := _from_book(game, 0.0)) is not None:
-        book.append(str(found.move))
-        game.play(found.move)
-    assert book and len(book) % 2 == 0  # whole turns of two placements
-    past = str(game.legal_moves()[0])
-    result = review(KHARBGA, None, [*book, past])
-    # A turn is judged when the book holds the positions before and after it.
-    judged = result.turns[: len(book) // 2 - 1]
-    assert judged and all(t.score is not None and t.mark == "" for t in judged)
-    assert judged[0].score == _from_book(Game.new(KHARBGA), 0.0).score  # type: ignore[union-attr]
-    assert [t.score for t in result.turns[len(judged):]] == [None, None]
-    assert "past the opening book" in turn_line(result.turns[-1])
+    placements, booked = [], 0
+    while game.setting:
+        booked += _from_book(game, 0.0) is not None
+        placements.append(_engine_placement(game))
+        game.play(placements[-1])
+    assert 0 < booked < len(placements)  # the book answers, then the search
+    result = review(KHARBGA, None, placements)
+    assert [t.number for t in result.turns] == list(range(1, 25))
+    assert all(t.best is None and t.loss == 0 and t.mark == "" for t in result.turns)
+    assert result.turns[0].score == _from_book(Game.new(KHARBGA), 0.0).score  # type: ignore[union-attr]
+    assert all("not judged" not in turn_line(t) for t in result.turns)
+
+
+def test_a_placement_that_lets_the_attacker_seal_the_centre_is_a_blunder() -> None:
+    # khamousiyya: a Defender blocked after the first move loses the game.
+    variant = find_variant("khamousiyya")
+    played = ["@d5", "@d6", "@c4", "@a5"]
+    turn = review(variant, None, played).turns[1]
+    assert (turn.number, turn.side, turn.played) == (2, "defender", "@c4 @a5")
+    assert turn.mark == "??" and turn.loss >= BLUNDER and turn.best is not None
+
+    def first_move(tokens: list[str]) -> AnyGame:
+        """The game after ``tokens``, the engine on both sides to the first move."""
+        game = make_game(variant)
+        for token in tokens:
+            game.play(token)
+        while game.outcome is None and getattr(game, "setting", False):
+            game.play(best_move(game, MAX_SECONDS, max_nodes=DEFAULT_NODES, book=False).move)
+        _engine_turns(game, 1, DEFAULT_NODES)
+        return game
+
+    lost = first_move(played).outcome
+    assert lost is not None and (lost.winner, lost.reason) == ("attacker", "blocked")
+    assert first_move(played[:2] + turn.best.split()).outcome is None
 
 
 @pytest.mark.parametrize(("nodes", "seconds", "words"), [

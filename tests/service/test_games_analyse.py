@@ -50,6 +50,24 @@ def test_a_blunder_is_marked_and_each_side_summed_up(
     assert len(lines) == 6
 
 
+def test_a_setting_turn_that_lets_the_centre_be_sealed_is_marked(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # khamousiyya: the Defender's @c4 @a5 lets the Attacker seal it in
+    # (tests/engine/test_review.py); a blocked Defender loses there.
+    game = Game.new("khamousiyya")
+    for token in ("@d5", "@d6", "@c4", "@a5"):
+        game.play(token)
+    store = Store(tmp_path)
+    gid = store.new_game(game, "Amel", "Youssef")
+    store.close()
+    assert main(["games", "analyse", str(gid), "--data-dir", str(tmp_path)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[2].split()[:4] == ["1.", "attacker", "@d5", "@d6"] and "?" not in lines[2]
+    assert lines[3].split()[:4] == ["2.", "defender", "@c4", "@a5"]
+    assert " best " in lines[3] and lines[3].endswith(" ??")
+    assert lines[5].startswith("defender: 0 mistakes, 1 blunder, average loss ")
+
+
 def test_a_budget_is_given_once(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     gid = _stored(tmp_path, "f5-e5")
     assert main(["games", "analyse", str(gid), "--data-dir", str(tmp_path),
