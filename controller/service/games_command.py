@@ -129,6 +129,8 @@ def _analyse(store: Store, gid: int, data_dir: Path, nodes: int | None,
           "the side to move, in pieces;")
     print("where the engine preferred another turn, its turn and what the one played lost: "
           "? a mistake (1 piece or more), ?? a blunder (3 or more, or a won game given away)")
+    if any("=" in token for token in tokens):
+        print("a step ending in = raises the exchange flag: c4-d4= and c4-d4 are two turns")
     result = interruptible(lambda: review(game.variant, stored.start, tokens, nodes=nodes,
                                           seconds=seconds,
                                           each=lambda t: print(turn_line(t), flush=True)))

@@ -68,6 +68,18 @@ def test_a_setting_turn_that_lets_the_centre_be_sealed_is_marked(
     assert lines[5].startswith("defender: 0 mistakes, 1 blunder, average loss ")
 
 
+def test_a_flagged_step_is_explained_once_the_game_has_one(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    plain, flagged = tmp_path / "plain", tmp_path / "flagged"
+    for data, first in ((plain, "f5-e5"), (flagged, "f5-e5=")):
+        gid = _stored(data, first)
+        assert main(["games", "analyse", str(gid), "--data-dir", str(data),
+                     "--nodes", "500"]) == 0
+        out = capsys.readouterr().out
+        said = "a step ending in = raises the exchange flag" in out
+        assert said == (data == flagged), out
+
+
 def test_a_budget_is_given_once(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     gid = _stored(tmp_path, "f5-e5")
     assert main(["games", "analyse", str(gid), "--data-dir", str(tmp_path),
