@@ -17,6 +17,7 @@ from controller.rules import AnyGame, Game, LeapGame, State
 from controller.rules.leap import LeapState
 from controller.rules.moves import STEP, Move, action_words, reason_words
 
+from .exchange_words import answer_awaited, flag_kept
 from .explain import chain_takes
 
 __all__ = ["Display", "View", "end_words", "exchange_refusal", "leds", "status"]
@@ -75,7 +76,7 @@ def status(g: AnyGame, v: View) -> str:
         told = f"Set up the soldiers: {n} starting {place(g.geometry.name, n)} still empty"
         return f"{told}; {_errors(g, replace(v, errors=stray))}" if stray else told
     if v.errors:
-        return _errors(g, v)
+        return _errors(g, v) + answer_awaited(g, v.thinking or v.expected is not None)
     if v.huffed:
         return (f"{TITLE[g.side]}: the huff comes first: take off "
                 f"{' or '.join(_names(g, v.huffed))}; then the move made stands")
@@ -89,17 +90,17 @@ def status(g: AnyGame, v: View) -> str:
         if len(squares) == 1:
             return f"{squares[0]}: remove the {what} soldier"
         return f"Remove the {what} soldiers on {', '.join(squares)}"
-    flag = _flag(g) if v.flags[g.side] else ""
+    flag, other = _flag(g) if v.flags[g.side] else "", flag_kept(g, v.flags)
     if v.expected is not None and v.lifted < 0:
-        return f"{side} (computer): make the lit move {action_words(str(v.expected))}"
+        return f"{side} (computer): make the lit move {action_words(str(v.expected))}{other}"
     if v.thinking:
-        return f"{side} (computer) is thinking: its move will be lit"
+        return f"{side} (computer) is thinking: its move will be lit{other}"
     if v.lifted >= 0:
         name = g.geometry.point_names[v.lifted]
         a, _ = g.bitboards()
         owner = TITLE[0] if a >> v.lifted & 1 else TITLE[1]
         if v.targets:
-            return f"{owner}: {name} lifted; set it on a lit {place(g.geometry.name)}{flag}"
+            return f"{owner}: {name} lifted; set it on a lit {place(g.geometry.name)}{flag}{other}"
         if isinstance(g, LeapGame) and g.huff & ~v.off:  # not made yet
             huffed = " or ".join(_names(g, g.huff))
             return f"{owner}: {name} lifted; the huff comes first: take off {huffed}"
@@ -126,7 +127,7 @@ def status(g: AnyGame, v: View) -> str:
         optional = (f", or stop there and let the {TITLE[1 - g.side]} play (pass)"
                     if g.variant.chain == "optional" else "")
         crowned = _crowned(g, g.side)
-        return f"{side}: continue the capture with {g.chain_square}{optional}{flag}{crowned}"
+        return f"{side}: continue the capture with {g.chain_square}{optional}{flag}{crowned}{other}"
     if g.removals and isinstance(g, LeapGame):
         owed = _names(g, g.huff)
         why = "it" if len(owed) == 1 else "any of them"
@@ -139,7 +140,7 @@ def status(g: AnyGame, v: View) -> str:
     declared = "; H'ajeb declared" if hajeb == "on" else ""
     told = _exchange(g, bool(flag))
     crowned = _crowned(g, 1 - g.side)
-    return f"{side} to move{_again(g)}{told}{flag}{declared}{_must_capture(g)}{crowned}"
+    return f"{side} to move{_again(g)}{told}{flag}{declared}{_must_capture(g)}{crowned}{other}"
 
 
 def _must_capture(g: AnyGame) -> str:

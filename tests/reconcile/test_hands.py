@@ -223,3 +223,71 @@ def test_two_soldiers_moved_at_once_are_said_to_be_two_moves() -> None:
     h.put("d4")  # the other stays: it is the move
     assert h.moves == ["a2-a3"]
     assert h.leds == {"a2": "last-from", "a3": "last-to"}
+
+
+def test_the_exchange_pressed_during_the_other_side_s_turn_is_kept_and_said() -> None:
+    # The Defender presses during the Attacker's turn: the flag is kept for
+    # the Defender's next step, and said in the Attacker's words and chain;
+    # before, nothing was said, so the Defender did not know it was taken.
+    h = Hands("kharbga", CHAIN)
+    kept = "; Defender's exchange flag raised: it goes with the Defender's next step"
+    h.press("exchange", "defender")
+    assert h.hold().status == f"Attacker to move{kept}"
+    h.move("a2", "b2")
+    h.lift("c2")
+    assert h.last.status == f"Attacker: continue the capture with b2{kept}"
+    assert h.lift("b2").status == f"Attacker: b2 lifted; set it on a lit square{kept}"
+    h.put("b3")
+    h.lift("c3")
+    h.move("b3", "b4")
+    h.lift("c4")
+    assert h.moves == ["a2xb2", "b2xb3", "b3xb4"]
+    assert h.last.status == ("Defender to move (exchange flag raised: the soldier the "
+                             "Defender steps asks an exchange)")
+    h.move("g1", "g2")
+    assert h.moves[-1] == "g1-g2=" and h.r.game.exchange is not None
+    assert "flag raised" not in h.last.status  # the step lowered it
+
+
+def test_the_attacker_s_flag_raised_during_the_defender_s_turn_answers_the_request() -> None:
+    pos = "......./......./......./...A.../.D...../......./A...... d m - 7"
+    h = Hands("kharbga", pos)
+    h.press("exchange", "attacker")
+    assert h.hold().status == (
+        "Defender to move; Attacker's exchange flag raised: it goes with the Attacker's "
+        "next step, to answer an exchange the Defender asks")
+    h.press("exchange", "defender")
+    h.move("b3", "b4")
+    assert h.last.status.startswith("Attacker to move; the Defender asks an exchange with b4 "
+                                    "(exchange flag raised: the soldier the Attacker steps")
+    h.move("a1", "a2")
+    assert h.moves == ["b3-b4=", "a1-a2="]
+    assert h.r.game.exchange is not None and h.r.game.exchange.stage == 2
+
+
+def test_the_attacker_s_flag_with_one_soldier_left_is_said_to_offer_nothing() -> None:
+    pos = "......./......./......./...A.../.D...../......./....... d m - 7"
+    h = Hands("kharbga", pos)
+    h.press("exchange", "attacker")
+    assert h.hold().status == (
+        "Defender to move; Attacker's exchange flag raised, but one soldier left cannot be "
+        "offered: the Attacker's next step lowers it")
+
+
+def test_an_exchange_request_lit_is_said_after_the_error_squares() -> None:
+    # While a square is wrong the status is about it; the request still lit
+    # is said after it, so the Attacker knows an answer is awaited. Before,
+    # only 'g7: no soldier belongs here ...; take it off' was said.
+    pos = "......./......./......./...A.../.D...../......./A...... d m - 7"
+    h = Hands("kharbga", pos)
+    h.press("exchange", "defender")
+    h.move("b3", "b4")
+    assert h.leds["b4"] == "exchange-request"
+    h.put("g7", hold=DELAY + 0.5)
+    assert h.leds["g7"] == "error" and h.leds["b4"] == "exchange-request"
+    status = h.last.status
+    then = "; then: Attacker, answer the exchange (the Defender asks it with b4)"
+    assert status.startswith("g7: no soldier belongs here") and status.endswith(then)
+    h.lift("g7")
+    assert "then:" not in h.last.status
+    assert h.last.status.startswith("Attacker to move; the Defender asks an exchange with b4")

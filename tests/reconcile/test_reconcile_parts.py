@@ -3,6 +3,8 @@ timeline (takebacks, turns), and the presentation (status line, LEDs)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from controller.board.events import Frame
 from controller.reconcile.explain import Explainer, Pending, Turn
 from controller.reconcile.present import Display, View, leds, status
@@ -269,11 +271,10 @@ def test_the_end_is_told_in_words_in_the_status_itself() -> None:
 def test_a_raised_exchange_flag_says_what_the_next_step_does() -> None:
     pos = "......./......./......./...A.../.D...../......./A...... d m - 7"
     g = Game.from_position("kharbga", pos)
-    flags = View(flags=(True, True))
-    said = [status(g, flags)]
+    said = [status(g, View(flags=(g.side == 0, g.side == 1)))]  # the side to move's flag
     for frm, to in (("b3", "b4"), ("d4", "d5"), ("b4", "b3"), ("a1", "a2")):
         g.play(g.find_move(frm, to, True))
-        said.append(status(g, flags))
+        said.append(status(g, View(flags=(g.side == 0, g.side == 1))))
     assert said == [
         "Defender to move (exchange flag raised: the soldier the Defender steps asks an "
         "exchange)",
@@ -309,7 +310,31 @@ def test_a_raised_exchange_flag_says_what_the_next_step_does() -> None:
     assert status(alone, View()).endswith(
         "asks an exchange with b4 (one soldier left cannot be offered: any step refuses)")
     # The soldier in the hand is told the same.
-    lifted = View(flags=(True, True), lifted=g.geometry.parse_point("b3"),
+    lifted = View(flags=(False, True), lifted=g.geometry.parse_point("b3"),
                   targets=1 << g.geometry.parse_point("b2"))
     assert status(g, lifted).endswith("(exchange flag raised: stepping b3 ends the exchange: "
                                       "b3, d5 and a2 come off)")
+
+
+def test_an_exchange_request_is_said_after_the_error_squares_at_each_stage() -> None:
+    # Who answers, and what is asked, follow the error squares' words; not
+    # while the computer is to move (it answers itself).
+    pos = "......./......./......./...A.../.D...../......./A...... d m - 7"
+    g = Game.from_position("kharbga", pos)
+    wrong = View(errors=_bits(g, "g7"))
+    alone = status(g, wrong)
+    assert alone == "g7: no soldier belongs here; take it off"
+    said = []
+    for frm, to in (("b3", "b4"), ("d4", "d5"), ("b4", "b3"), ("a1", "a2")):
+        g.play(g.find_move(frm, to, True))
+        said.append(status(g, wrong).removeprefix(alone))
+        assert status(g, replace(wrong, thinking=True)).startswith("g7: ")
+        assert "then:" not in status(g, replace(wrong, thinking=True))
+        expected = next(m for m in g.legal_moves())
+        assert "then:" not in status(g, replace(wrong, expected=expected))
+    assert said == [
+        "; then: Attacker, answer the exchange (the Defender asks it with b4)",
+        "; then: Defender, answer the exchange (the Attacker offers d5 for b4)",
+        "; then: Attacker, answer the exchange (the Defender took d5 and asks a second soldier)",
+        "; then: Defender, answer the exchange (the Attacker offers a2 as well)",
+    ]
