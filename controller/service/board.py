@@ -467,8 +467,8 @@ class BoardService(EngineSide):
             "geometry": view,
             "rules": "leap" if is_leap(g.variant) else "kharbga",
             "exchange": has_exchange(g.variant),  # the page's Exchange button
-            # The looks the legend lists (those this phase can light), in words.
-            "lights": lights_of(g.variant, g.phase, started=g.ply > 0),
+            # The looks the legend lists (those this phase, or the end, can light), in words.
+            "lights": lights_of(g.variant, g.phase, started=g.ply > 0, over=o is not None),
             "kings": crowned,
             "position": g.position(),
             "to_move": g.to_move,

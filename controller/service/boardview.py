@@ -177,16 +177,24 @@ def has_exchange(variant: AnyVariant) -> bool:
 _NOT_WHILE_SETTING = {"last-from", "last-to", "destination", "continue", "exchange-request",
                       "exchange", "capture"}
 
+# The looks a game over can still light (controller/reconcile/present.py
+# lights no step, hint, chain, request or setting once the game is over): a
+# king standing, the last turn's captures (or exchange) still to remove,
+# and a piece out of place (one set where none stood).
+_AFTER_THE_END = {"king", "exchange", "capture", "error"}
+
 
 def lights_of(variant: AnyVariant, phase: str | None = None,
-              started: bool = False) -> dict[str, str]:
+              started: bool = False, over: bool = False) -> dict[str, str]:
     """The looks (the roles, and ``hint-to``) a game of ``variant`` can
     light, in the legend's order, each with its meaning in this game's
     words: every look but a king's where no man is crowned and the
     exchange's two where the exchange is not played; given the game's
     ``phase``, only those that phase lights (the setting's "may be set
     here" in the setting phase only; in the leap games, "set the board up"
-    only before the first move, ``started`` False); a capture light says
+    only before the first move, ``started`` False); once the game is
+    ``over``, only those its end can light (a king, a capture or exchange
+    still to remove, a piece out of place); a capture light says
     "or huffed" only where soldiers are huffed, a chain's light "must" or
     "may" as the rules have it, a place "square" or "point" as the board
     has it."""
@@ -198,6 +206,8 @@ def lights_of(variant: AnyVariant, phase: str | None = None,
         never |= _NOT_WHILE_SETTING
     elif phase is not None and (started or not isinstance(variant, LeapVariant)):
         never.add("setup")
+    if over:
+        never |= set(STYLES) - _AFTER_THE_END
     words = dict(MEANINGS)
     words["capture"] = ("captured (or huffed): remove this piece" if huffing
                         else "captured: remove this piece")

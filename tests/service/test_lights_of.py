@@ -109,3 +109,48 @@ def test_the_services_legend_follows_the_game_from_setting_to_moving(tmp_path: P
         assert "setup" not in lights and "capture" in lights
     finally:
         service.close()
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_after_the_end_the_legend_lists_only_what_the_end_lights(name: str) -> None:
+    # Once the game is over the reconciler lights no step, destination,
+    # chain, hint, request or setting (controller/reconcile/present.py):
+    # only a king, the last turn's captures still standing, and a piece
+    # out of place.
+    variant = find_any_variant(name)
+    over = lights_of(variant, "moving", started=True, over=True)
+    assert "capture" in over and "error" in over
+    assert ("king" in over) == (name in CROWNING)
+    assert ("exchange" in over) == has_exchange(variant)
+    # A game resigned while its soldiers are set: nothing was captured.
+    assert set(lights_of(variant, "setting", over=True)) <= set(lights_of(variant, "setting"))
+    for phase in ("setting", "moving"):
+        over = lights_of(variant, phase, started=True, over=True)
+        for look in ("setup", "last-from", "last-to", "hint", "hint-to", "destination",
+                     "continue", "exchange-request", "lifted"):
+            assert look not in over, (name, phase, look)
+        # The same words as while the game went on.
+        playing = lights_of(variant)
+        assert all(playing[look] == words for look, words in over.items())
+
+
+def test_the_services_legend_after_a_resignation(tmp_path: Path) -> None:
+    service = BoardService(Config(data_dir=tmp_path, settle=0.05, error_delay=0.2,
+                                  variant="kharbga"), clock=FakeClock(1000.0))
+    try:
+        game = Game.new("kharbga")
+        rng = random.Random(7)
+        while game.phase != "moving":
+            game.play(rng.choice(game.legal_moves()))
+        service.new_game("kharbga", None, None, game.position(), None)
+        assert "destination" in service.state()["lights"]
+        service.press("resign", "attacker")
+        state = service.state()
+        assert state["outcome"] is not None
+        lights = state["lights"]
+        assert "destination" not in lights and "last-to" not in lights
+        assert "hint" not in lights and "capture" in lights and "error" in lights
+        # Whatever the board lights after the end, the legend lists.
+        assert set(state["leds"].values()) <= set(lights)
+    finally:
+        service.close()
