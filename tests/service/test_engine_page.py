@@ -276,6 +276,35 @@ def test_the_key_explains_the_best_line_and_the_hint_before_any_move(tmp_path: P
             expect(pg.locator("#notation")).to_contain_text(words)
 
 
+def test_on_a_phone_the_best_lines_moves_are_explained_beside_it(tmp_path: Path) -> None:
+    # At 390 px the key under the moves is far below the line: a fold-out
+    # right under the line says what its moves mean, in the key's words.
+    with served_page(tmp_path, 390, 844, players="ponder = true") as (pg, server):
+        _new(pg, server, WALL)
+        expect(pg.locator("#eval-line")).to_contain_text("Best line: ", timeout=15000)
+        fold = pg.locator("#eval-key")
+        expect(fold).to_be_visible()
+        expect(fold.locator("summary")).to_have_text("How these moves are written")
+        line_box, fold_box = pg.locator("#eval-line").bounding_box(), fold.bounding_box()
+        key_box = pg.locator("#notation-title").bounding_box()
+        assert line_box and fold_box and key_box
+        assert 0 <= fold_box["y"] - (line_box["y"] + line_box["height"]) < 10, (line_box, fold_box)
+        assert key_box["y"] > fold_box["y"] + 200, "the full key is no longer far below the line"
+        expect(pg.locator("#eval-key-list")).to_be_hidden()  # folded until asked
+        fold.locator("summary").click()
+        expect(pg.locator("#eval-key-list")).to_be_visible()
+        read = "() => [[...document.querySelectorAll('#eval-line b, #eval-line span')]" \
+               ".map(e => e.textContent), document.querySelector('#eval-key-list').innerText]"
+        line, key = pg.evaluate(read)
+        assert line, key
+        for token in line:
+            for words in _kind_words(token):
+                assert words in key, (token, key)
+        pg.screenshot(path=str(tmp_path / "line-key.png"))
+        pg.click("#ponder")  # the line goes, and its key with it
+        expect(fold).to_be_hidden()
+
+
 def test_a_game_from_a_position_numbers_its_turns_from_the_positions_turn(
         tmp_path: Path) -> None:
     # WALL is turn 10 of the moving phase: after sabouiyya's setting turns

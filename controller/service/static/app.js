@@ -455,13 +455,23 @@ function lineShown() {
 // now, the list's, the best line's, the hint's and the computer's move to
 // make, so a line read before such a move was played is explained too.
 function renderKey() {
-  const key = $("#notation");
-  key.innerHTML = "";
-  const seen = new Set();
   const shown = (state.turns || []).flatMap(([, tokens]) => tokens)
     .concat(state.hint_move ? [state.hint_move] : [], state.expected ? [state.expected] : [],
             lineShown());
-  for (const t of shown) {
+  const key = fillKey($("#notation"), shown);
+  $("#notation-title").hidden = key.hidden;
+  // The same key for the best line alone, folded under it: its `xc6` or
+  // `b5-c5=` explained where it is read (the fold-out keeps its open state).
+  const lineKey = fillKey($("#eval-key-list"), lineShown());
+  $("#eval-key").hidden = lineKey.hidden;
+}
+
+// Each kind of move among ``tokens`` said in words in ``key``, once, with
+// its first example, in the order of NOTATION; hidden when there is none.
+function fillKey(key, tokens) {
+  key.innerHTML = "";
+  const seen = new Set();
+  for (const t of tokens) {
     NOTATION.forEach(([is, words], kind) => {
       if (seen.has(kind) || !is(t)) return;
       seen.add(kind);
@@ -477,7 +487,7 @@ function renderKey() {
   [...key.children].sort((a, b) => a.dataset.kind - b.dataset.kind)
     .forEach((item) => key.appendChild(item));
   key.hidden = !key.children.length;
-  $("#notation-title").hidden = key.hidden;
+  return key;
 }
 
 function renderOffer() {
