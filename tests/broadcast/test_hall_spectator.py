@@ -156,9 +156,25 @@ def test_a_hall_started_late_does_not_date_the_moves_now(tmp_path: Path) -> None
             page = browser.new_page(viewport={"width": 1280, "height": 900})
             page.goto(h.url + "/")
             card = page.locator('.card[data-board="late1"]')
-            expect(card.locator(".when")).to_have_text(
-                f"{_turns(actions)[-1]} · time not known (read from the board's record)")
+            why = "time not known (read from the board's record: the hall started after " \
+                  "this move was made)"
+            # On the card in short, the reason in its tooltip.
+            when = card.locator(".when")
+            expect(when).to_have_text(f"{_turns(actions)[-1]} · time not known")
+            expect(when).to_have_attribute("title", why)
             page.screenshot(path=str(tmp_path / "hall-started-late.png"))
+            # A card at its narrowest (170 px) keeps it to two lines at most.
+            card.evaluate("el => { el.style.width = '170px'; }")
+            height, size = when.evaluate(
+                "el => [el.getBoundingClientRect().height, "
+                "parseFloat(getComputedStyle(el).fontSize)]")
+            assert height < 3 * size, f"{height / size:.1f} font sizes high: three lines"
+            card.screenshot(path=str(tmp_path / "hall-card-170.png"))
+            # Opened, the board says why in full.
+            card.click()
+            expect(page.locator("#large-when")).to_have_text(
+                f"Last move {_turns(actions)[-1]} · {why}")
+            page.locator("#large").screenshot(path=str(tmp_path / "hall-large-untimed.png"))
             browser.close()
     finally:
         b.stop()

@@ -120,10 +120,21 @@ function clock(t) {
   return `${hms} (${span} ago)`;
 }
 
+// A move read from the board's record (the hall started after it) has no
+// time the hall knows: said so, not shown as made when the record came.
+const NO_TIME = "time not known";
+const NO_TIME_WHY = "time not known (read from the board's record: the hall started " +
+  "after this move was made)";
+
 function moveTime(t) {
-  // a move read from the board's record (the hall started after it) has no
-  // time the hall knows: said so, not shown as made when the record came
-  return t ? clock(t) : "time not known (read from the board's record)";
+  // the opened board's words: why the time is not known
+  return t ? clock(t) : NO_TIME_WHY;
+}
+
+function lastMoveText(g) {
+  // "25. d3xd4 · 10:42:03 (5 s ago)", or "" before the first move
+  const last = g.turns[g.turns.length - 1];
+  return last ? `${turnText(last)} · ${moveTime(g.times[g.moves.length - 1])}` : "";
 }
 
 function turnText(turn) {
@@ -265,8 +276,13 @@ function renderCard(id) {
   drawBoard(el.querySelector(".board"), position, lastTurn(g), s.geometry);
   el.querySelector(".names").textContent = `${s.attacker || "Attacker"} – ${s.defender || "Defender"}`;
   el.querySelector(".variant").textContent = variantText(s);
-  el.querySelector(".when").textContent = s.ending || (last
-    ? `${turnText(last)} · ${moveTime(g.times[n - 1])}` : "no move yet");
+  // On a card (170 px at the narrowest) "time not known" in short, the
+  // reason in its tooltip and in the opened board.
+  const untimed = !s.ending && !!last && !g.times[n - 1];
+  const when = el.querySelector(".when");
+  when.textContent = s.ending || (last
+    ? `${turnText(last)} · ${untimed ? NO_TIME : clock(g.times[n - 1])}` : "no move yet");
+  if (untimed) when.title = NO_TIME_WHY; else when.removeAttribute("title");
   el.querySelector(".silent").textContent = down ? "" : silence(s);
   el.querySelector(".link-note").textContent = linkNote();
   el.querySelector(".note").textContent = unknownVariant(s);
@@ -298,6 +314,8 @@ function renderLarge() {
     "restarting; this is how it was when last heard." : (s.ending || s.status || "");
   status.classList.toggle("silent", !!quiet || linkDown());
   $("#large-note").textContent = unknownVariant(s);
+  const lastMove = lastMoveText(g);
+  $("#large-when").textContent = lastMove && `Last move ${lastMove}`;
   renderMoves(g, s.ending);
 }
 
