@@ -68,6 +68,7 @@ class Games:
         self._turn.pending.keep(r.occupied)
         self._mismatch.clear()
         self._table.setup = self._table.resumed = False
+        self._table.undone = None  # the board put back, or a move made since
 
     def play(self, cand: Candidate, r: Frame) -> None:
         """Play ``cand``, the explanation of reading ``r``."""

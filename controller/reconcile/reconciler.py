@@ -132,11 +132,13 @@ class Reconciler:
             a, d = self.game.bitboards()
             if self._readings.observe(event, a | d):
                 self._table.hint = 0  # a hint lasts until the board changes
-                if (undone := self._table.undone) is not None and not event.unknown:
-                    self._table.undone = None  # the first full reading after a restart
-                    if event.occupied == undone.board:  # as an undo left it: no move
-                        self._readings.stale = True
-                        self._mismatch.since, self._mismatch.undone = event.t, undone.squares
+                undone = self._table.undone
+                if undone is not None and not event.unknown and event.occupied == undone.board:
+                    # As an undo left it (however the hands moved since, or
+                    # after a restart): no move, its squares told as taken back.
+                    self._readings.stale = True
+                    self._mismatch.clear()
+                    self._mismatch.since, self._mismatch.undone = event.t, undone.squares
                 if self.settings.settle <= 0:
                     self._advance(event.t)
         return self._finish_update(update)
@@ -215,12 +217,9 @@ class Reconciler:
     def pending(self) -> Unrecorded:
         """What the game's actions do not hold: exchange flags raised, a draw
         offered, the computer's action lit, an undo's board not put back."""
-        t, rd, m = self._turn, self._readings, self._mismatch
-        undone = self._table.undone
-        if undone is None and rd.stale and m.undone and rd.frame is not None:
-            undone = Undone(rd.frame.occupied, m.undone)
+        t = self._turn
         return Unrecorded((t.flags[0], t.flags[1]), self._table.draw_offer,
-                       None if t.expected is None else str(t.expected), undone)
+                       None if t.expected is None else str(t.expected), self._table.undone)
 
     def restore(self, pending: Unrecorded) -> None:
         """:attr:`pending` as it was when the service stopped (a resumed game);
@@ -342,17 +341,14 @@ class Reconciler:
                 games.report.refused = (  # said, not silently nothing
                     "a resignation or an agreed draw is not taken back"
                     if g.outcome is not None and g.history else "there is no move to take back")
-            if name == "undo":
-                games.undo_turn()
-            else:
-                self._new_game()
             # The board must be put back; the old reading is no move.
             self._readings.stale = True
-            before = self._mismatch.undone  # an undo's squares not yet put back
-            self._recheck_reading()
-            if name == "undo" and self._mismatch.since is not None:
-                a2, d2 = self.game.bitboards()
-                self._mismatch.undone = before | (a ^ a2) | (d ^ d2)
+            if name == "undo":
+                games.undo_turn()
+                self._undone(a, d)
+            else:
+                self._new_game()
+                self._recheck_reading()
         elif name == "resign" and g.outcome is None:
             g.resign(SIDES[side])
             games.timeline.ended_by_players()
@@ -363,6 +359,21 @@ class Reconciler:
                 table.draw_offer = None
             else:
                 table.draw_offer = side
+
+    def _undone(self, a: int, d: int) -> None:
+        """After undo (``a``, ``d``: the game's board before it): the squares
+        it changed, and the reading it left stale, kept until the board is
+        put back or another reading is played: shown again, however the
+        hands moved in between, it is no move (:class:`Undone`)."""
+        before, self._table.undone = self._table.undone, None
+        changed = self._mismatch.undone | (before.squares if before is not None else 0)
+        self._recheck_reading()
+        r = self._readings.frame
+        if self._mismatch.since is not None and r is not None:
+            a2, d2 = self.game.bitboards()
+            self._mismatch.undone = changed | (a ^ a2) | (d ^ d2)
+            if not r.unknown:
+                self._table.undone = Undone(r.occupied, self._mismatch.undone)
 
     def _recheck_reading(self) -> None:
         """After undo or new: is the board as the game now expects?"""

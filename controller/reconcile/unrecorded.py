@@ -48,4 +48,4 @@ class Table:
     hint: int = 0  # squares lit until the board changes
     setup: bool = False  # a leap game's soldiers being set up, until the board first fits
     resumed: bool = False  # a game resumed, until the board first shows it: no takeback
-    undone: Undone | None = None  # an undo not put back before a restart: till a full reading
+    undone: Undone | None = None  # an undo not put back: till the board is, or a move is made

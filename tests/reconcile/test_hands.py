@@ -291,3 +291,46 @@ def test_an_exchange_request_lit_is_said_after_the_error_squares() -> None:
     h.lift("g7")
     assert "then:" not in h.last.status
     assert h.last.status.startswith("Attacker to move; the Defender asks an exchange with b4")
+
+
+@pytest.mark.parametrize("settled", [True, False], ids=["lift-settled", "quick-hands"])
+@pytest.mark.parametrize("capture", [False, True], ids=["step", "capture"])
+def test_another_soldier_lifted_and_set_back_after_undo_is_not_the_undone_move(
+        capture: bool, settled: bool) -> None:
+    # After undo, with the board not yet put back, a player lifts another
+    # soldier and sets it back on its own square. Before, the board showing
+    # the undo's reading again was read as the move taken back, made again.
+    h = Hands("kharbga", CHAIN)
+    if capture:
+        h.move("a2", "b2")
+        h.lift("c2")
+    else:
+        h.move("d4", "e4")
+    made = list(h.moves)
+    h.press("undo")
+    h.hold(DELAY + 0.1)
+    assert h.moves == []
+    h.lift("d2", hold=0.3 if settled else 0.1)
+    h.put("d2", "a")
+    h.hold(DELAY + 0.1)
+    assert h.moves == [] and h.played == made
+    told = h.last.status
+    if capture:
+        assert "b2: taken back by undo; take it off" in told
+        assert "c2: taken back by undo; put the Defender's soldier back" in told
+    else:
+        assert "e4: taken back by undo; take it off" in told
+    assert "error" in h.leds.values()
+    # Put back first, then played again: the same move is recorded.
+    if capture:
+        h.move("b2", "a2")
+        h.put("c2", "d")
+    else:
+        h.move("e4", "d4")
+    assert h.moves == [] and "error" not in h.leds.values()
+    if capture:
+        h.move("a2", "b2")
+        h.lift("c2")
+    else:
+        h.move("d4", "e4")
+    assert h.moves == made

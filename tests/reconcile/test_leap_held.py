@@ -145,3 +145,24 @@ def test_a_soldier_lifted_while_a_capture_made_two_ways_waits_moves_once_set_dow
     u = r.tick(7.0)
     assert [str(m) for m in r.game.moves] == ["c1xe3", "e3xc5", "b2-c1"]
     assert u.leds["d2"] == "capture" and u.leds["d4"] == "capture"
+
+
+@pytest.mark.parametrize("colour", [False, True], ids=["occupancy", "colour"])
+def test_a_huff_undone_is_not_made_again_by_a_soldier_lifted_and_set_back(
+        colour: bool) -> None:
+    # The Defender lifts e5 and sets it back with b4 still off. Before, the
+    # board showing the undo's reading again was the huff xb4 made again.
+    g, r = _huff_undone(colour)
+    r.feed(_frame(g, 5.0, colour, "b4", "e5"))
+    r.tick(6.0)
+    r.feed(_frame(g, 7.0, colour, "b4"))
+    u = r.tick(9.0)
+    assert [str(m) for m in r.game.moves] == [str(m) for m in g.moves]
+    assert u.played == [] and u.leds["b4"] == "error"
+    assert u.status == "b4: taken back by undo; put the Attacker's soldier back"
+    # Put back, then the huff made again: it is recorded.
+    r.feed(_frame(g, 10.0, colour))
+    assert r.tick(11.0).leds["b4"] == "capture"  # the huff owed, as before it
+    r.feed(_frame(g, 12.0, colour, "b4"))
+    r.tick(13.0)
+    assert [str(m) for m in r.game.moves][-1] == "xb4"
