@@ -129,10 +129,7 @@ def status(g: AnyGame, v: View) -> str:
         crowned = _crowned(g, g.side)
         return f"{side}: continue the capture with {g.chain_square}{optional}{flag}{crowned}{other}"
     if g.removals and isinstance(g, LeapGame):
-        owed = _names(g, g.huff)
-        why = "it" if len(owed) == 1 else "any of them"
-        return (f"{side}: huff: remove the enemy soldier on {' or '.join(owed)} (the "
-                f"{TITLE[1 - g.side]} could have captured with {why} and did not)")
+        return _huff(g, v)
     if g.removals and hajeb == "end":
         return f"{side}: H'ajeb is over: remove a soldier of the {TITLE[1 - g.side]}"
     if g.removals:
@@ -141,6 +138,19 @@ def status(g: AnyGame, v: View) -> str:
     told = _exchange(g, bool(flag))
     crowned = _crowned(g, 1 - g.side)
     return f"{side} to move{_again(g)}{told}{flag}{declared}{_must_capture(g)}{crowned}{other}"
+
+
+def _huff(g: LeapGame, v: View) -> str:
+    """The huff owed, in words: the soldiers it may take, or (the reading
+    not yet read, or not yet lit as wrong) the one already off, told taken
+    off, as its light is off, not asked for again."""
+    gone = _names(g, g.huff & v.off)
+    owed = gone or _names(g, g.huff)
+    why = "it" if len(owed) == 1 else ("them" if gone else "any of them")
+    what = (f"{' and '.join(gone)} taken off" if gone
+            else f"remove the enemy soldier on {' or '.join(owed)}")
+    return (f"{TITLE[g.side]}: huff: {what} (the "
+            f"{TITLE[1 - g.side]} could have captured with {why} and did not)")
 
 
 def _must_capture(g: AnyGame) -> str:

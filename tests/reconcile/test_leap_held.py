@@ -166,3 +166,30 @@ def test_a_huff_undone_is_not_made_again_by_a_soldier_lifted_and_set_back(
     r.feed(_frame(g, 12.0, colour, "b4"))
     r.tick(13.0)
     assert [str(m) for m in r.game.moves][-1] == "xb4"
+
+
+@pytest.mark.parametrize("colour", [False, True], ids=["occupancy", "colour"])
+def test_a_huffed_soldier_already_off_is_not_asked_for_while_the_board_is_read(
+        colour: bool) -> None:
+    # b4 is off, the reading still settling, then (e5 off too) waiting
+    # out the error delay. Before, "huff: remove the enemy soldier on b4"
+    # with b4 already off (and, since f0fdd07, not lit).
+    g = new_game("sixteen-soldiers")
+    for m in ("d4-e5", "d6-c5", "c4-d4"):
+        g.play(m)
+    r = Reconciler(game=g.copy(), settings=SETTINGS)
+    r.feed(_frame(g, 0.0, colour))
+    asked = ("Defender: huff: remove the enemy soldier on b4 (the Attacker could have "
+             "captured with it and did not)")
+    assert r.tick(0.5).status == asked
+    told = "Defender: huff: b4 taken off (the Attacker could have captured with it and did not)"
+    settling = r.feed(_frame(g, 1.0, colour, "b4"))
+    assert settling.status == told and "b4" not in settling.leds
+    r.feed(_frame(g, 1.1, colour, "b4", "e5"))
+    waiting = r.tick(1.6)  # settled, nothing explains it, not lit yet
+    assert not waiting.played and "error" not in waiting.leds.values()
+    assert waiting.status == told and "b4" not in waiting.leds
+    lit = r.tick(2.5)
+    assert lit.leds["e5"] == "error" and lit.status == "e5: put the Attacker's soldier back"
+    r.feed(_frame(g, 3.0, colour))  # all put back: asked again
+    assert r.tick(3.5).status == asked

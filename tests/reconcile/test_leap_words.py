@@ -129,6 +129,9 @@ def test_a_huff_owed_on_several_soldiers_says_why_each_may_go() -> None:
     assert g.huff == _bits(g, "a3", "c3")
     assert status(g, View()) == ("Defender: huff: remove the enemy soldier on a3 or c3 (the "
                                  "Attacker could have captured with any of them and did not)")
+    # One taken off, the board not yet read: it is the huff made, not asked.
+    assert status(g, View(off=_bits(g, "a3"))) == (
+        "Defender: huff: a3 taken off (the Attacker could have captured with it and did not)")
 
 
 def test_a_king_crowned_by_a_capture_is_told_its_turn_is_over() -> None:
