@@ -17,10 +17,10 @@ from controller.rules import AnyGame, Game, LeapGame, State
 from controller.rules.leap import LeapState
 from controller.rules.moves import STEP, Move, action_words, reason_words
 
-from .exchange_words import answer_awaited, flag_kept
+from .exchange_words import answer_awaited, exchange_words, flag_kept, raised_words
 from .explain import chain_takes
 
-__all__ = ["Display", "View", "end_words", "exchange_refusal", "leds", "status"]
+__all__ = ["Display", "View", "end_words", "leds", "status"]
 
 TITLE = ("Attacker", "Defender")
 THINKING = " (the computer is thinking: its move will be lit)"
@@ -90,7 +90,7 @@ def status(g: AnyGame, v: View) -> str:
         if len(squares) == 1:
             return f"{squares[0]}: remove the {what} soldier"
         return f"Remove the {what} soldiers on {', '.join(squares)}"
-    flag, other = _flag(g) if v.flags[g.side] else "", flag_kept(g, v.flags)
+    flag, other = raised_words(g) if v.flags[g.side] else "", flag_kept(g, v.flags)
     if v.expected is not None and v.lifted < 0:
         return f"{side} (computer): make the lit move {action_words(str(v.expected))}{other}"
     if v.thinking:
@@ -135,7 +135,7 @@ def status(g: AnyGame, v: View) -> str:
     if g.removals:
         return f"{side}: remove one of your own pieces (blocked side rule)"
     declared = "; H'ajeb declared" if hajeb == "on" else ""
-    told = _exchange(g, bool(flag))
+    told = exchange_words(g, bool(flag))
     crowned = _crowned(g, 1 - g.side)
     return f"{side} to move{_again(g)}{told}{flag}{declared}{_must_capture(g)}{crowned}{other}"
 
@@ -181,66 +181,6 @@ def _again(g: AnyGame) -> str:
     if before.side != g.side or last.kind != STEP or before.removals:
         return ""
     return f" again (the {TITLE[1 - g.side]} is blocked)"
-
-
-def _flag(g: AnyGame) -> str:
-    """What the raised exchange flag of the side to move does with its
-    next step (docs/rules.md, "Rulings": Exchange)."""
-    e, names = g.exchange, g.geometry.point_names
-    raised = " (exchange flag raised: "
-    if g.chain_square is not None:  # the chain's steps are captures: none is flagged
-        return (" (exchange flag raised, but a capture cannot ask or answer an exchange: "
-                "the next capture lowers it)")
-    if g.side == 1 and e is not None and e.stage in (2, 4):
-        s, first = names[e.soldier], names[e.first]
-        if e.stage == 2:
-            return f"{raised}stepping {s} takes {first}, and a second soldier is asked)"
-        off = f"{s}, {first} and {names[e.second]}"
-        return f"{raised}stepping {s} ends the exchange: {off} come off)"
-    if g.side == 1:
-        return f"{raised}the soldier the Defender steps asks an exchange)"
-    a, _ = g.bitboards()
-    if e is None or e.stage not in (1, 3) or a.bit_count() < 2:
-        return " (exchange flag raised, but no exchange is asked: nothing to offer)"
-    offered = f"for {names[e.soldier]}" if e.stage == 1 else f"as the second, not {names[e.first]}"
-    return f"{raised}the soldier the Attacker steps is offered {offered})"
-
-
-def _exchange(g: AnyGame, raised: bool) -> str:
-    """The exchange in progress, in words (its soldiers are lit), and,
-    while the side to answer has not raised its flag, how to answer."""
-    e = g.exchange
-    if e is None or g.outcome is not None:
-        return ""
-    names = g.geometry.point_names
-    if e.stage == 1:
-        said = f"; the Defender asks an exchange with {names[e.soldier]}"
-    elif e.stage == 2:
-        said = f"; exchange: the Attacker offers {names[e.first]}"
-    elif e.stage == 3:
-        said = f"; exchange: the Defender took {names[e.first]}, a second soldier is asked"
-    else:
-        said = f"; exchange: the Attacker offers {names[e.second]} as well"
-    return said if raised else said + _how_to_answer(g)
-
-
-def _how_to_answer(g: AnyGame) -> str:
-    """How the side to move answers the exchange asked (docs/rules.md,
-    "Rulings": Exchange): with its flag raised, or refusing with a plain step."""
-    e, names = g.exchange, g.geometry.point_names
-    assert e is not None
-    flag = "press Exchange, then step"
-    if e.stage in (2, 4):
-        s = names[e.soldier]
-        what = "to take it" if e.stage == 2 else "to end the exchange"
-        return f" ({what}, {flag} {s} again; a step without it withdraws the request)"
-    a, _ = g.bitboards()
-    if a.bit_count() < 2:
-        return " (one soldier left cannot be offered: any step refuses)"
-    if e.stage == 1:
-        return f" (to accept, {flag} the soldier you offer; a step without it refuses)"
-    return (f" (to give it, {flag} another soldier; a step without it refuses, "
-            f"and nothing comes off)")
 
 
 def _names(g: AnyGame, bits: int) -> list[str]:
@@ -595,14 +535,3 @@ class Display:
             self._key = key
             self._shown = (status(g, v), leds(g, v))
         return self._shown[0], dict(self._shown[1])
-
-
-def exchange_refusal(g: AnyGame) -> str | None:
-    """Why the exchange button means nothing in ``g`` now (None: it does)."""
-    if not isinstance(g, Game) or not g.variant.exchange:
-        return f"the exchange is not a rule of {g.variant.name}"
-    if g.outcome is not None:
-        return "the game is over: there is nothing to exchange"
-    if g.setting:
-        return "the exchange is asked with a step: there is none in the setting phase"
-    return None

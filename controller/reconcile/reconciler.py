@@ -35,9 +35,10 @@ from controller.board.leds import LedMap
 from controller.rules import AnyGame, AnyVariant, Game, find_any_variant, new_game
 from controller.rules.moves import HAJEB, PASS, RESCIND, Move
 
+from .exchange_words import exchange_refusal
 from .explain import Candidate, Explainer, Turn, difference, fits
 from .games import SIDES, Games
-from .present import Display, View, exchange_refusal, leds, status
+from .present import Display, View, leds, status
 from .readings import Mismatch, Readings
 from .settings import Settings
 from .timeline import captured_last_turn, set_up_first
