@@ -69,7 +69,8 @@ def test_a_game_with_hajeb_replays_from_its_sensor_log() -> None:
     result = replay(log.lines, HAJEB, SETTINGS, trace=True, start=WALL)
     record = str(result.records[0])
     assert '[Options "hajeb=true"]' in record
-    assert "1. hajeb 2. e1-c3 3. e5-e4 4. b3xa4 b2xb5 5. rescind e4-e5 6. a4-a3 *" in record
+    # Numbered on from the position's turn 10, after the 12 setting turns.
+    assert "22. hajeb 23. e1-c3 24. e5-e4 25. b3xa4 b2xb5 26. rescind e4-e5 27. a4-a3 *" in record
     statuses = [json.loads(line)["status"] for line in result.trace]
     assert any("only the Defender declares or rescinds H'ajeb" in s for s in statuses)
     assert any(s.endswith("H'ajeb declared") for s in statuses)
