@@ -54,7 +54,9 @@ def test_a_leap_game_lights_its_roles_under_their_points(
                     want[led] = rgb
             assert pixels == want, step
             seen |= set(step["leds"].values())
-            if "huff" in step["status"]:  # the soldiers the huff may take, lit to remove
+            # The soldiers the huff may take, lit to remove (one already off
+            # is told "huff: b4 taken off" and lit no more).
+            if "huff: remove" in step["status"]:
                 lit = [n for n, role in step["leds"].items() if role == "capture"]
                 chain.show(step["leds"], 0.0)  # a blinking role's lit half
                 pixels = decode(spi.writes[-1], config.pixel_order)
