@@ -6,27 +6,13 @@ just crowned lifted off to be made a king."""
 from __future__ import annotations
 
 import pytest
+from test_leap_words import _bits, _frame
 
 from controller.board.events import Button, Frame
 from controller.reconcile.reconciler import Reconciler, Settings, Update
 from controller.rules import AnyGame, game_from_position, new_game
 
 SETTINGS = Settings(settle=0.25, error_delay=1.0)
-
-
-def _bits(g: AnyGame, *names: str) -> int:
-    return sum(1 << g.geometry.point_names.index(n) for n in names)
-
-
-def _frame(g: AnyGame, t: float, colour: bool, *off: str, on: str = "") -> Frame:
-    """The board of ``g`` with the soldiers on ``off`` taken away and one
-    of the side to move set on ``on``."""
-    a, d = g.bitboards()
-    gone = _bits(g, *off)
-    a, d = a & ~gone, d & ~gone
-    if on:
-        a, d = (a | _bits(g, on), d) if g.side == 0 else (a, d | _bits(g, on))
-    return Frame(t, a | d, a, d, 0, True) if colour else Frame(t, a | d)
 
 
 def _removals_lit_on_empty_points(u: Update, g: AnyGame, board: Frame) -> list[str]:
