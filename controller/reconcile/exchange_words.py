@@ -68,8 +68,11 @@ def raised_words(g: AnyGame) -> str:
     if g.side == 1:
         return f"{raised}the soldier the Defender steps asks an exchange)"
     a, _ = g.bitboards()
-    if e is None or e.stage not in (1, 3) or a.bit_count() < 2:
+    if e is None or e.stage not in (1, 3):
         return " (exchange flag raised, but no exchange is asked: nothing to offer)"
+    if a.bit_count() < 2:
+        return (" (exchange flag raised, but one soldier left cannot be offered: "
+                "any step refuses)")
     offered = f"for {names[e.soldier]}" if e.stage == 1 else f"as the second, not {names[e.first]}"
     return f"{raised}the soldier the Attacker steps is offered {offered})"
 

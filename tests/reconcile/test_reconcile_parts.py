@@ -309,6 +309,10 @@ def test_a_raised_exchange_flag_says_what_the_next_step_does() -> None:
     alone.play(alone.find_move("b3", "b4", True))
     assert status(alone, View()).endswith(
         "asks an exchange with b4 (one soldier left cannot be offered: any step refuses)")
+    # Its own flag raised says the same, not that no exchange is asked.
+    assert status(alone, View(flags=(True, False))).endswith(
+        "asks an exchange with b4 (exchange flag raised, but one soldier left cannot be "
+        "offered: any step refuses)")
     # The soldier in the hand is told the same.
     lifted = View(flags=(False, True), lifted=g.geometry.parse_point("b3"),
                   targets=1 << g.geometry.parse_point("b2"))
