@@ -291,14 +291,14 @@ class GpioBackend:
                                              pin_factory=pin_factory)
                 self.buttons = ButtonPanel(self.config.buttons, self.events, clock,
                                            pin_factory=pin_factory)
-                log.info("buttons: %s", ", ".join(
-                    f"{name}{f' ({side})' if side else ''} on GPIO{pin}"
-                    for name, side, pin in self.config.buttons.pins) or "none")
                 if self.config.leds.enabled:
                     self.leds = _gpio_leds(self.config, spi)
             except BaseException:
                 self.close()
                 raise
+            log.info("buttons: %s", ", ".join(  # once the board is open: a refusal stays one line
+                f"{name}{f' ({side})' if side else ''} on GPIO{pin}"
+                for name, side, pin in self.config.buttons.pins) or "none")
 
     def start(self) -> None:
         self._thread, self._stop = self.scanner.start(self.events, ScanClock(self.clock))
@@ -344,15 +344,20 @@ class GpioBackend:
 def _gpio_leds(config: Any, spi: Any) -> Any:
     """The GPIO board's LEDs (``config``: its ``GpioConfig``), or, when
     their library is missing or does not load here (Blinka on a PC), the
-    one-line :class:`MissingLibrary` in the doctor's words."""
+    one-line :class:`MissingLibrary` in the doctor's words; when their SPI
+    bus does not open (SPI not turned on, the user not in the ``spi``
+    group), an ``OSError`` in one line saying so."""
     from controller.drivers.ws2812 import SquareLeds, library_trouble
 
+    refused = ("the gpio board's LEDs cannot be lit ([gpio.leds] enabled = false plays without "
+               "them): ")
     try:
         return SquareLeds(config.leds, config.mapping, spi)
     except ImportError as exc:
-        raise MissingLibrary(
-            f"the gpio board's LEDs cannot be lit ([gpio.leds] enabled = false plays without "
-            f"them): {library_trouble(exc)}") from None
+        raise MissingLibrary(refused + library_trouble(exc)) from None
+    except OSError as exc:
+        raise OSError(f"{refused}their SPI bus does not open ({said(exc)}): turn SPI on and "
+                      "add this user to the spi group (hardware.md)") from None
 
 
 class SerialBackend:

@@ -8,6 +8,7 @@ import errno
 import logging
 import socket
 import sys
+from collections.abc import Callable
 
 from controller.board.words import said
 
@@ -25,7 +26,7 @@ def serve(config: Config, config_path: str | None = None,
           broadcast: BroadcastConfig | None = None) -> int:
     """Run until interrupted; returns the exit status.  (``config``
     carries every table of its file; ``config_path`` is not read again.)"""
-    from .hardware import check_backend, needs_extra
+    from .hardware import check_backend, needs_extra, open_backend
 
     with needs_extra("web", "the service"):
         import aiohttp  # noqa: F401 (the web extra, said before anything starts)
@@ -34,15 +35,36 @@ def serve(config: Config, config_path: str | None = None,
                         format="%(asctime)s %(name)s %(levelname)s %(message)s")
     check_listen(config.host, config.port)  # before a data folder or a game is made
     check_backend(config)  # the board's wiring against the game's board, as well
-    held = datadir.hold(config.data_dir)  # one service a data directory
+    # The board opened before the data folder too: LEDs whose library does
+    # not load, or a bus that does not open, leave no folder and no game.
+    clock = ServiceClock()
+    backend = open_backend(config, clock)
     try:
-        return _serve(config, broadcast)
+        held = datadir.hold(config.data_dir)  # one service a data directory
+        try:
+            return _serve(config, broadcast, backend, clock)
+        finally:
+            if held is not None:
+                held.close()
     finally:
-        if held is not None:
-            held.close()
+        backend.close()
 
 
-def _serve(config: Config, broadcast: BroadcastConfig | None) -> int:
+class ServiceClock:
+    """The service's clock for a board opened before the service is made:
+    0.0 until then (the service's own clock starts at 0.0), then the
+    service's."""
+
+    def __init__(self) -> None:
+        self.source: Callable[[], float] | None = None
+
+    def __call__(self) -> float:
+        source = self.source
+        return 0.0 if source is None else source()
+
+
+def _serve(config: Config, broadcast: BroadcastConfig | None, backend: Backend,
+           clock: ServiceClock) -> int:
     from aiohttp import web
 
     from controller.board.config import start_url
@@ -50,17 +72,12 @@ def _serve(config: Config, broadcast: BroadcastConfig | None) -> int:
     from .app import make_app
     from .archive import archive_errors
     from .board import BoardService
-    from .hardware import open_backend
 
     # Damage the opening did not meet (in the pages of the games the
     # board resumes) is told as the opening tells it: the file, the fix.
     with archive_errors(config.data_dir / "games.sqlite3"):
         service = BoardService(config)
-    try:
-        backend = open_backend(config, service.now)
-    except BaseException:
-        service.close()
-        raise
+    clock.source = service.now
     app = make_app(service)
     _attach(app, service, backend)
     if broadcast is not None:  # the games to an MQTT broker (broadcast.py)
@@ -80,8 +97,6 @@ def _serve(config: Config, broadcast: BroadcastConfig | None) -> int:
                     handle_signals=True, access_log=None, shutdown_timeout=1.0)
     except OSError as exc:
         raise _listen_error(exc, config.host, config.port) from None
-    finally:
-        backend.close()
     return 0
 
 

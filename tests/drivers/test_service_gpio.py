@@ -261,3 +261,52 @@ def test_leds_whose_library_does_not_load_are_the_doctor_s_words(
                               f"plays without them): {library_trouble(cause)}")
     assert "their library does not load here (cannot import name 'spiPorts'" in str(err.value)
     assert not any(factory._reservations.values())
+
+
+# Blinka's `board` and `busio` as on a Pi whose SPI is not enabled: the
+# library loads, the bus does not open (no /dev/spidev0.0).
+NO_SPI_BUS = """import sys, types
+board = types.ModuleType('board'); board.SCLK = board.MOSI = object()
+busio = types.ModuleType('busio')
+def SPI(clock, MOSI):
+    raise FileNotFoundError(2, 'No such file or directory', '/dev/spidev0.0')
+busio.SPI = SPI
+sys.modules.update(board=board, busio=busio)
+"""
+
+
+@pytest.mark.parametrize(("prelude", "why"), [
+    ("import sys; sys.modules['neopixel_spi'] = None\n",
+     "their library needs the Python module 'neopixel_spi', which is not installed: "),
+    (NO_SPI_BUS, "their SPI bus does not open ([Errno 2] No such file or directory: "
+                 "'/dev/spidev0.0'): turn SPI on and add this user to the spi group "
+                 "(hardware.md)"),
+], ids=["no-library", "no-spi-bus"])
+def test_run_on_a_gpio_board_whose_leds_fail_makes_no_data_folder(
+        tmp_path: Path, prelude: str, why: str) -> None:
+    """``kharbga-board run --board gpio`` (gpiozero's mock pins) where the
+    LEDs' library does not load or their bus does not open: the one line
+    and exit status 2, and nothing made: no data folder, no game 1 in an
+    archive.  Before, the data folder and its games.sqlite3 were made
+    first, and a log line of the buttons came before the refusal."""
+    import os
+    import socket
+    import subprocess
+    import sys
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    data = tmp_path / "data" / "games"  # a parent missing too: none made
+    args = ["run", "--board", "gpio", "--port", str(port), "--data-dir", str(data)]
+    code = prelude + f"from controller.cli import main; raise SystemExit(main({args!r}))"
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                       env={**os.environ, "GPIOZERO_PIN_FACTORY": "mock"}, timeout=60,
+                       check=False)
+    assert r.returncode == 2, r.stderr
+    assert not (tmp_path / "data").exists(), r.stderr
+    assert r.stdout == ""
+    lines = r.stderr.splitlines()
+    assert len(lines) == 1, r.stderr
+    assert lines[0].startswith("kharbga-board: the gpio board's LEDs cannot be lit ([gpio.leds] "
+                               f"enabled = false plays without them): {why}"), r.stderr
