@@ -329,7 +329,13 @@ class SquareLeds:
             return False
         for i, rgb in enumerate(frame):
             self._strip[i] = rgb
-        self._strip.show()
+        try:
+            self._strip.show()
+        except BaseException:
+            # What the strip shows now is unknown: the next frame is sent,
+            # whatever it is (the last one sent may be lit again by then).
+            self._last = None
+            raise
         self._last = frame
         self.writes += 1
         return True

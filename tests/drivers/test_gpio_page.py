@@ -22,7 +22,7 @@ from chromium import launch, require_chromium
 from gpio_fakes import FakeSPI, decode
 from gpiozero.pins.mock import MockFactory  # type: ignore[import-untyped]
 from playwright.sync_api import Page, expect, sync_playwright
-from real_board_page import check_real_board_page, eventually
+from real_board_page import check_real_board_page, eventually, shot
 
 from controller.drivers.gpio_config import GpioConfig
 from controller.drivers.mapping import parse_square
@@ -143,7 +143,10 @@ def test_a_broken_led_strip_is_said_on_the_page_while_the_board_is_read(
     expect(fault).to_have_text("The board is read, but its lights cannot be set ([Errno 121] "
                                "Remote I/O error): the page shows them as they should be.")
     expect(rig.page.locator("#sensor-problem")).to_be_hidden()
-    rig.page.screenshot(path=str(tmp_path / "gpio-page-lights-fail.png"))
+    for _ in range(6):  # said throughout the error light's blinks, lit and dark
+        time.sleep(0.1)
+        assert fault.is_visible()
+    shot(rig.page, tmp_path, "gpio-page-lights-fail")
     rig.sim.set_occupied(1 << 10)  # moved on to d2: still read and recorded
     expect(rig.page.locator("#moves")).to_contain_text("@d2")
     rig.sim.set_occupied(1 << 10 | 1 << 24)  # the malha again: a light to write

@@ -310,3 +310,34 @@ def test_run_on_a_gpio_board_whose_leds_fail_makes_no_data_folder(
     assert len(lines) == 1, r.stderr
     assert lines[0].startswith("kharbga-board: the gpio board's LEDs cannot be lit ([gpio.leds] "
                                f"enabled = false plays without them): {why}"), r.stderr
+
+
+def test_a_failing_strip_is_a_fault_until_a_frame_is_written(
+        factory: MockFactory, spi: FakeSPI, monkeypatch: pytest.MonkeyPatch) -> None:
+    """d4 lit as an error blinks every 0.25 s: the strip's frames alternate
+    lit and dark.  While every write fails, the fault is said through the
+    dark halves too.  Before, a dark frame equal to the last one written
+    before the failure was not sent again, the fault was cleared, and the
+    page's "its lights cannot be set" line came and went with the blink."""
+    now = [0.0]
+    backend = GpioBackend(None, pin_factory=factory, spi=spi, clock=lambda: now[0])
+    try:
+        backend.show({"leds": {}})  # the board dark: the last frame written
+        assert backend.fault() is None and len(spi.writes) == 1
+
+        def broken(buf: bytes, start: int = 0, end: int | None = None) -> None:
+            raise OSError(121, "Remote I/O error")
+
+        monkeypatch.setattr(spi, "write", broken)  # the strip's connector works loose
+        faults = []
+        for k in range(20):  # 1 s: two blinks, lit and dark
+            now[0] = k * 0.05
+            backend.show({"leds": {"d4": "error"}})
+            faults.append(backend.fault())
+        assert faults == ["its lights cannot be set ([Errno 121] Remote I/O error): the page "
+                          "shows them as they should be"] * 20
+        monkeypatch.undo()  # pushed back in: the next frame is written, whatever it is
+        backend.show({"leds": {"d4": "error"}})
+        assert backend.fault() is None and len(spi.writes) == 2
+    finally:
+        backend.close()
