@@ -164,6 +164,10 @@ def test_checkers_a_capture_and_a_crowning(opened: tuple[Page, Server],
     expect(cell(pg, "d8")).to_have_attribute("data-led", "king")
     expect(pg.locator('#lit [data-role="king"]')).to_contain_text("d8: a king")
     expect(pg.locator('#legend [data-role="king"]')).to_contain_text("a king")
+    king = cell(pg, "d8").locator(".piece.king").bounding_box()
+    man = cell(pg, "g7").locator(".piece").bounding_box()
+    assert king and man and abs(king["width"] - king["height"]) < 1, king  # round, as the men
+    assert abs(king["height"] - man["height"]) < 1, (king, man)
     shot(pg, tmp_path, "leap-king")
     assert server.get("/api/state")["kings"] == ["d8"]
     # The viewer draws a past game on its own board: the first game here.

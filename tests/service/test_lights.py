@@ -50,6 +50,10 @@ def shot(pg: Page, tmp_path: Path, name: str) -> None:
     for row in rows:
         assert max(t for t, _ in row) - min(t for t, _ in row) < 0.5, (name, row)
         assert max(h for _, h in row) - min(h for _, h in row) < 0.5, (name, row)
+    # Every row the same height (a king's crown once made its row taller,
+    # and the king an oval in it).
+    heights = [h for row in rows for _, h in row]
+    assert max(heights) - min(heights) < 0.5, (name, heights)
     for label in pg.locator("#board .sq.lit .label").all():
         assert label.is_visible()
     path = tmp_path / f"{name}.png"

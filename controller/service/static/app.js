@@ -209,7 +209,10 @@ function drawBoard(el, geo, pieces, occ, leds, clickable, hint) {
     return sq;
   };
   if (geo.kind !== "points") {
-    el.style.gridTemplateColumns = `repeat(${w}, 1fr)`;
+    // Equal tracks whatever a square holds (a king's crown, as text, once
+    // made its row taller than the others, and the king an oval in it).
+    el.style.gridTemplateColumns = `repeat(${w}, minmax(0, 1fr))`;
+    el.style.gridTemplateRows = `repeat(${h}, minmax(0, 1fr))`;
     el.style.width = "";
     el.style.aspectRatio = `${w} / ${h}`;
     const at = new Map(geo.points.map((p, i) => [place(p).join(","), i]));
@@ -223,7 +226,7 @@ function drawBoard(el, geo, pieces, occ, leds, clickable, hint) {
     return;
   }
   // A board of points and lines: the lines drawn under the points.
-  el.style.gridTemplateColumns = "";
+  el.style.gridTemplateColumns = el.style.gridTemplateRows = "";
   el.style.aspectRatio = `${w} / ${h}`;
   el.style.width = `min(100%, ${(el.classList.contains("small") ? 45 : 68) * w / h}vh)`;
   const ns = "http://www.w3.org/2000/svg";
