@@ -62,7 +62,8 @@ def check_real_board_page(
     expect(pg.locator("#sim-help")).to_be_hidden()
     expect(pg.locator("#board")).not_to_have_class(re.compile(r"\bsim\b"))
     expect(pg.locator("#board-help")).to_have_text(
-        f"Read from {source}: move the pieces on the board; this page follows them.")
+        f"Read from {source}: move the pieces on the board; this page follows them (a piece "
+        "out of place is lit here, not drawn).")
     sent: list[str] = []
 
     def seen(req: Request) -> None:

@@ -402,7 +402,7 @@ def test_service_page_shows_the_camera_picture(tmp_path: Path) -> None:
             expect(page.locator("#camera")).to_be_visible(timeout=10_000)
             expect(page.locator("#board-help")).to_have_text(
                 f"Read from the overhead camera (camera:{video}): move the pieces on the "
-                "board; this page follows them.")
+                "board; this page follows them (a piece out of place is lit here, not drawn).")
             page.wait_for_function(
                 "document.getElementById('camera-img').naturalWidth === 960", timeout=15_000)
             browser.close()

@@ -540,7 +540,10 @@ function renderBoardHelp() {
     : kind.startsWith("serial:") ? `the board's switches, through its microcontroller on ${kind.slice(7)}`
     : kind === "gpio" ? "the board's switches, on the Pi's GPIO pins"
     : `the board (${kind})`;
-  el.textContent = `Read from ${from}: move the pieces on the board; this page follows them.`;
+  // The pieces drawn are the game's: one set where none belongs is lit, not drawn (the
+  // status asks to take it off); said here, or the lit empty square reads as a fault.
+  el.textContent = `Read from ${from}: move the pieces on the board; this page follows them `
+    + "(a piece out of place is lit here, not drawn).";
 }
 
 function render() {
