@@ -8,7 +8,7 @@ BIN = $(VENV)/bin
 STAMP_INSTALL = $(VENV)/.installed
 STAMP_TEST = $(VENV)/.installed-test
 
-.PHONY: install install-test install-pi install-camera browser broker run test bench arm-check clean
+.PHONY: install install-test install-pi install-camera browser broker run test bench arm-check page-shots clean
 
 install: $(STAMP_INSTALL)
 
@@ -67,6 +67,10 @@ bench: install broker
 # (apt-get installs the cross compilers and qemu as root): docs/engine-c.md.
 arm-check: install-test
 	$(BIN)/python scripts/arm_check.py
+
+# docs/page.md's pictures taken again of the page as it is (docs/page.md).
+page-shots: install-test browser
+	$(BIN)/python scripts/page_shots.py --jobs 2
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache .hypothesis

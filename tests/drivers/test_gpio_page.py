@@ -5,7 +5,10 @@ the page in Debian's chromium.  The service runs in this process (its
 pins are this process's mock pins) on the same web application and event
 pump as ``kharbga-board run --board gpio``.  What the page shows is what
 the switches say, and what it lights is what the LEDs under the wooden
-board light."""
+board light.
+
+With ``KHARBGA_PAGE_SHOTS=DIR`` the screenshots are also written to DIR
+(docs/page.md shows them)."""
 
 from __future__ import annotations
 
@@ -170,6 +173,7 @@ def test_a_welded_reed_is_said_on_the_page_as_a_fault_of_a_board_still_read(
         "if the square is empty, the reed switch is stuck (kharbga-board doctor checks every "
         "switch).")
     expect(rig.page.locator("#sensor-problem")).to_be_hidden()
-    rig.page.screenshot(path=str(tmp_path / "gpio-page-stuck.png"))
+    expect(rig.page.locator('#board [data-square="d4"]')).to_have_attribute("data-led", "error")
+    shot(rig.page, tmp_path, "gpio-page-stuck")
     rig.sim.stick(3, 3, False)  # mended: the line goes
     expect(rig.page.locator("#board-fault")).to_be_hidden()

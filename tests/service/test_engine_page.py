@@ -47,6 +47,10 @@ def test_the_evaluation_bar_and_line_switch_off_and_on(tmp_path: Path) -> None:
         expect(bar).to_be_visible()
         expect(pg.locator("#ponder")).to_be_checked()
         expect(pg.locator("#eval-line")).to_contain_text("Best line: ", timeout=15000)
+        # The fold-out under the line opened: it stays open as the line is
+        # drawn again (the picture shows what it says).
+        pg.locator("#eval-key summary").click()
+        expect(pg.locator("#eval-key-list")).to_be_visible()
         # A few rounds in: the depth grows, the page follows the state.
         deadline = time.monotonic() + 20
         while (server.get("/api/state")["thought"] or {}).get("depth", 0) < 4:
@@ -84,6 +88,7 @@ def test_the_evaluation_bar_and_line_switch_off_and_on(tmp_path: Path) -> None:
             "e => e.getBoundingClientRect().height / e.parentElement.clientHeight")
         if not won and t["pieces"]:
             assert (share > 0.5) == (t["pieces"] > 0), (share, t)
+        expect(pg.locator("#eval-key-list")).to_be_visible()
         shot(pg, tmp_path, "thinking")
         # Off: no bar, no line, no pondering.
         pg.click("#ponder")
