@@ -11,6 +11,8 @@ from fake_clock import FakeClock as Clock
 from controller.service.board import BoardService, RequestError
 from controller.service.config import Config
 
+DOC = (Path(__file__).resolve().parents[2] / "docs" / "service.md").read_text()
+
 # A diagonal wall with a soldier inside: the Defender may declare, and the
 # Attacker can then break in.  (tests/rules/test_hajeb.py)
 WALL = "D.DAD/.DA../DA.../AA.../....A d m - 10"
@@ -68,7 +70,9 @@ def test_declare_and_rescind_with_the_button(service: BoardService) -> None:
     service.press("hajeb", "attacker")
     state = service.state()
     assert state["hajeb"]["state"] == "on"
-    assert "only the Defender" in state["status"]
+    said = "(only the Defender declares or rescinds H'ajeb)"
+    assert state["status"].endswith(f" {said}")
+    assert said in " ".join(DOC.split()), f"docs/service.md, H'ajeb: quote {said}"
     service.press("hajeb", "defender")
     state = service.state()
     assert state["moves"][-1] == "rescind" and state["hajeb"]["state"] == "off"
@@ -83,6 +87,9 @@ def test_a_refused_declaration_gives_its_reason(service: BoardService) -> None:
     service.press("hajeb", "defender")
     state = service.state()
     assert "hajeb" not in state["moves"] and "no blockade" in state["status"]
+    said = state["status"].split(" (H'ajeb: ", 1)[1].split(" (")[0]
+    assert f"(H'ajeb: {said} (...))" in " ".join(DOC.split()), (
+        f"docs/service.md, H'ajeb: quote the refusal (H'ajeb: {said} (...))")
 
 
 def test_the_end_lights_the_removals_with_their_reason(service: BoardService) -> None:
