@@ -7,10 +7,11 @@ page shows the latest round (an evaluation for the attacker, the depth and
 the best line).  A hint asked for after the ponder has thought at least
 the hint's time is answered from it at once.  When the person plays the
 move the ponder's line expected, and the ponder had thought at least the
-computer's time, the computer's reply is the line's next move at once;
-otherwise it searches as usual.
+computer's time, the computer's reply at full strength is the line's next
+move at once; otherwise (or below full strength) it searches as usual.
 
-The service's loop calls :meth:`Advice.follow` on every tick; the jobs
+The web app's ticker calls :meth:`Advice.follow` (through
+``BoardService.think_ahead``) every 50 ms; the jobs
 (:meth:`Advice.hint_job`, :meth:`Advice.computer_job`) are made on the
 loop from a copy of the game and run in a worker thread, which only waits
 for the child's answer.

@@ -12,7 +12,7 @@ API (all JSON):
   ``setup`` (optional, the state's ``sim_setup``) refuses with 409 a click
   made before the service set the board up again for a new game.
 - ``POST /api/button`` ``{"button": "undo", "side": "attacker"}``: a board
-  button (hint, exchange, undo, new, resign, draw).
+  button (hint, exchange, undo, new, resign, draw, hajeb).
 - ``POST /api/draw`` ``{"answer": "accept"}`` or ``"decline"``: the answer
   to the draw offered (``draw_offer`` in the state names who offered).
 - ``POST /api/new`` ``{"variant": "kharbga", "attacker": "..", "defender": "..",
@@ -28,13 +28,13 @@ API (all JSON):
   actions; ``GET /api/games/{id}.kgn``: its record.
 - ``GET /api/camera.jpg``: on a camera board, the newest picture with the
   markers, the grid and every square's reading drawn over it.
-- ``GET /ws``: a WebSocket that sends the state whenever it changes.
-
 - ``GET /api/legend``: every light's role, colour, blink period and meaning.
+- ``GET /ws``: a WebSocket that sends the state whenever it changes.
 
 Every state-changing request must be JSON (``Content-Type:
 application/json``) and, from a browser, come from the page itself
-(``Origin`` equal to the service's own address): another web site cannot
+(``Origin`` equal to the service's own address, no ``Sec-Fetch-Site`` of
+``cross-site`` or ``same-site``): another web site cannot
 start a game or press a button.  A caller on another machine also needs the
 token (``Authorization: Bearer TOKEN``).  Bad requests get a 4xx status and
 ``{"error": "one line"}``; nothing outside the archive is reachable.

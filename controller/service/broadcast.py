@@ -6,9 +6,10 @@ Topics, for a board named ``NAME``:
   the board's ``store``, on every change.
 - ``kharbga/NAME/moves``: QoS 1, one message per confirmed action (or
   undo): ``{"seq", "store", "board", "game_id", "ply", "move", "position", "time",
-  "variant", "options", "start", "attacker", "defender", "result"}``
+  "variant", "options", "start", "attacker", "defender", "result", "sent"}``
   (``options`` the variant's rule options, ``start`` the position a game
-  set up from a position started from, else null); an undo has ``"undo":
+  set up from a position started from, else null; ``sent`` the board's
+  wall clock when the message went to the broker); an undo has ``"undo":
   true`` and ``ply`` the number of actions left.  ``seq`` grows by one or
   more with every message the board ever sends, so a receiver drops
   repeats (QoS 1 may deliver one twice) by keeping the highest it saw;

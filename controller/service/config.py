@@ -35,9 +35,13 @@ from :mod:`controller.board.config`)::
     [gpio]                    # the GPIO board (and the serial board's LEDs):
                               # see hardware.md
 
+    [broadcast]               # an MQTT broker for the hall: see broadcast.md
+
 The ``[gpio]`` table belongs to the drivers: it is checked by their typed
 configurations (:meth:`Config.gpio`, :meth:`Config.serial_leds`) when the
-board uses it, with the same error type and the file's name.
+board uses it, with the same error type and the file's name; the
+``[broadcast]`` table is checked by :func:`controller.hall.protocol.load_broadcast`
+when the service starts.
 """
 
 from __future__ import annotations

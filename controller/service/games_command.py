@@ -1,4 +1,5 @@
-"""``kharbga-board games``: list, show, export and log the archive's games.
+"""``kharbga-board games``: list, show, export and log the archive's games,
+and analyse one with the engine (:mod:`controller.engine.review`).
 
 The archive is only read (:class:`Store` ``read_only``): on a backup stick
 too, and a file that is not an archive of ours is refused, never changed.
