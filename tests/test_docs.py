@@ -76,3 +76,23 @@ def test_the_reconciler_docs_name_every_led_role_in_rank_order() -> None:
     assert named == list(ROLES), (
         f"docs/reconciler.md, 'LED roles', names {named}: say every role of "
         f"controller/board/leds.py ROLES, in their rank, {list(ROLES)}")
+
+
+def test_hardware_md_names_every_logger_of_the_drivers() -> None:
+    # hardware.md, "Logging": one logger per module under controller.drivers,
+    # each with its row, so a line in the journal leads to its module.
+    import re
+
+    text = (ROOT / "hardware.md").read_text().split("## Logging\n", 1)[1].split("\n## ", 1)[0]
+    rows = {line.split("|")[1].strip().strip("`") for line in text.splitlines()
+            if line.startswith("| `")}
+    for path in sorted((ROOT / "controller" / "drivers").glob("*.py")):
+        loggers = re.findall(r"logging\.getLogger\(([^)]*)\)", path.read_text())
+        module = f"controller.drivers.{path.stem}"
+        assert loggers in ([], ["__name__"]), (
+            f"{module} logs as {loggers}: hardware.md says each driver logs under its "
+            "module's name (logging.getLogger(__name__))")
+        if loggers:
+            assert module in rows, f"hardware.md, 'Logging', has no row for {module}"
+    assert rows <= {f"controller.drivers.{p.stem}" for p in (ROOT / "controller" / "drivers")
+                    .glob("*.py")}, f"hardware.md, 'Logging', names {sorted(rows)}"

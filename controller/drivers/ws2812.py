@@ -52,7 +52,7 @@ __all__ = [
     "limit_current",
 ]
 
-log = logging.getLogger("kharbga.leds")
+log = logging.getLogger(__name__)
 
 WHERE = "gpio.leds"
 ORDERS = ("GRB", "RGB", "BRG", "BGR", "RBG", "GBR")

@@ -204,7 +204,7 @@ def test_what_blinka_prints_on_a_bus_that_opens_is_logged_not_printed(
 ) -> None:
     bus = FakeSPI()
     fake_blinka(monkeypatch, opens=bus)
-    with caplog.at_level(logging.WARNING, logger="kharbga.leds"):
+    with caplog.at_level(logging.WARNING, logger="controller.drivers.ws2812"):
         with SquareLeds(LedConfig(), BoardMapping()) as leds:
             leds.light({0: (255, 0, 0)})
     assert capsys.readouterr().out == ""
