@@ -5,6 +5,8 @@ from __future__ import annotations
 import doctest
 from pathlib import Path
 
+import pytest
+
 import controller.rules
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -96,3 +98,84 @@ def test_hardware_md_names_every_logger_of_the_drivers() -> None:
             assert module in rows, f"hardware.md, 'Logging', has no row for {module}"
     assert rows <= {f"controller.drivers.{p.stem}" for p in (ROOT / "controller" / "drivers")
                     .glob("*.py")}, f"hardware.md, 'Logging', names {sorted(rows)}"
+
+
+def _without_groups(text: str) -> str:
+    """``text`` with every (...), {...} and [...] group taken out."""
+    import re
+
+    while True:
+        shorter = re.sub(r"\([^()]*\)|\{[^{}]*\}|\[[^\[\]]*\]", "", text)
+        if shorter == text:
+            return text
+        text = shorter
+
+
+def test_the_service_docs_state_has_every_key_of_the_state(tmp_path: Path) -> None:
+    # docs/service.md's JSON API gives GET /api/state's answer: its keys are
+    # the state's, and the outcome's too, so a page or a client reading the
+    # doc finds every field and no field that is gone.
+    import re
+
+    from controller.service.board import BoardService
+    from controller.service.config import Config
+
+    row = next(line for line in (ROOT / "docs" / "service.md").read_text().splitlines()
+               if line.startswith("| `GET /api/state` |"))
+    answer = row.split("|")[3].replace("`", "").strip()
+    documented = re.findall(r'"(\w+)"', _without_groups(answer[1:-1]))
+    outcome = re.search(r'"outcome": (\{[^{}]*\})', answer)
+    assert outcome is not None
+    service = BoardService(Config(data_dir=tmp_path, ponder=False))
+    try:
+        state = service.state()
+        assert sorted(documented) == sorted(state), (
+            "docs/service.md, GET /api/state: "
+            f"not said {sorted(set(state) - set(documented))}, "
+            f"gone {sorted(set(documented) - set(state))}")
+        service.press("resign", "attacker")
+        ended = service.state()["outcome"]
+        assert sorted(re.findall(r'"(\w+)"', outcome[1])) == sorted(ended), ended
+    finally:
+        service.close()
+
+
+def test_the_reconciler_docs_settings_are_the_defaults() -> None:
+    # docs/reconciler.md's "Settings" table gives each setting's default as
+    # controller/reconcile/settings.py has it.
+    import dataclasses
+
+    from controller.reconcile.settings import Settings
+
+    section = (ROOT / "docs" / "reconciler.md").read_text().split("## Settings\n", 1)[1]
+    rows = [line.split("|")[1:3] for line in section.split("\n## ", 1)[0].splitlines()
+            if line.startswith("| `")]
+    documented = {name.strip().strip("`"): float(value.replace(",", "").replace(" s", ""))
+                  for name, value in rows}
+    defaults = {f.name: f.default for f in dataclasses.fields(Settings)}
+    assert documented == defaults, f"docs/reconciler.md, 'Settings': {documented} != {defaults}"
+
+
+def test_the_service_docs_configuration_errors_are_the_code_s(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # docs/service.md, "One file, one error": the lines quoted are the ones
+    # the service says.
+    from controller.board.config import ConfigError
+    from controller.service.config import Config, load_config
+
+    monkeypatch.chdir(tmp_path)
+    block = (ROOT / "docs" / "service.md").read_text().split(
+        "### One file, one error", 1)[1].split("```text\n", 1)[1].split("```", 1)[0]
+    quoted = block.splitlines()
+    said = []
+    etc = "/etc/kharbga/config.toml"
+    for text in ("[web]\nport = 70000\n", '[gpio.leds.roles.capture]\ncolour = "red"\n'):
+        Path("config.toml").write_text(text)
+        with pytest.raises(ConfigError) as err:
+            load_config("config.toml").serial_leds()
+        said.append(str(err.value).replace("config.toml", etc, 1))
+    for act in (lambda: load_config("missing.toml"), lambda: Config().with_overrides(port=0)):
+        with pytest.raises(ConfigError) as err:
+            act()
+        said.append(str(err.value))
+    assert quoted == [f"kharbga-board: {line}" for line in said]
