@@ -1,7 +1,8 @@
 """hardware.md's wiring of the leap games' boards is what the code does: the
 GPIO tables of the 37-point and 8x8 boards name the stock pins (and the
 header pins beside them), the LED chains are the mappings' chains, and the
-Pico's switch maps are the ones the host sends in the handshake."""
+Pico's switch maps are the ones the host sends in the handshake; the [gpio]
+defaults shown, the serial link's timings and its statistics are the code's."""
 
 from __future__ import annotations
 
@@ -131,3 +132,66 @@ def test_the_chain_with_leds_between_the_squares_is_the_one_described() -> None:
             long = BoardMapping(leds=tuple(names + ["-"] * (int(leds) - 49)))
             assert str(long.chain_beyond(NO_LED, "the serial board")) == quoted
     assert f"at most {MOST_LEDS} LEDs (24 bytes each" in " ".join(DOC.split())
+
+
+def _seconds(cell: str) -> float:
+    """``"150 ms"``, ``"0.25 s"``: in seconds."""
+    number, unit = cell.split()
+    return float(number) / (1000 if unit == "ms" else 1)
+
+
+def test_the_gpio_defaults_shown_are_the_configuration_s() -> None:
+    # "A [gpio] configuration, all keys optional (these are the defaults)".
+    from controller.drivers.gpio_config import GpioConfig
+
+    text = DOC.split("all keys optional (these are the defaults):", 1)[1]
+    m = re.search(r"```toml\n(.*?)```", text, re.S)
+    assert m is not None
+    shown = tomllib.loads(m[1])["gpio"]
+    defaults = GpioConfig.from_table(None).to_table()
+    for table, keys in shown.items():
+        for key, value in keys.items():
+            want = defaults[table][key]
+            assert value == (list(want) if isinstance(want, tuple) else want), (
+                f"hardware.md shows [gpio.{table}] {key} = {value!r}; the default is {want!r}")
+
+
+def test_the_link_timings_shown_are_the_defaults() -> None:
+    # "The serial protocol", "Timing": each LinkSettings value and firmware
+    # board.py constant at its default.
+    import ast
+    import dataclasses
+
+    firmware = {t.id: ast.literal_eval(node.value)
+                for node in ast.parse((Path(__file__).resolve().parents[2] / "firmware" /
+                                       "board.py").read_text()).body
+                if isinstance(node, ast.Assign) for t in node.targets
+                if isinstance(t, ast.Name) and t.id.isupper()}
+    settings = {f.name: f.default for f in dataclasses.fields(LinkSettings)}
+    checked = 0
+    for line in section("### Timing").splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) != 3 or "`" not in cells[2]:
+            continue
+        name = cells[2].split("`")[1]
+        if name.startswith("board."):
+            value = firmware[name.removeprefix("board.")]
+            value /= 1_000_000 if name.endswith("_US") else 1000
+        else:
+            key = name.removeprefix("LinkSettings.")
+            value = settings[key]
+            if cells[2].startswith("CONFIG"):  # the firmware's own, until a CONFIG: the same
+                assert firmware[f"{key.upper()}_MS"] / 1000 == value, name
+        assert _seconds(cells[1]) == pytest.approx(value), (cells, value)
+        checked += 1
+    assert checked == 10
+
+
+def test_the_link_statistics_named_are_link_stats() -> None:
+    import dataclasses
+
+    from controller.drivers.link_settings import LinkStats
+
+    text = " ".join(section("### Link statistics").split("\n\n", 2)[1].split())
+    named = re.findall(r"`(\w+)`", text.split("snapshot:", 1)[1].split("(the HELLO_ACK", 1)[0])
+    assert named == [f.name for f in dataclasses.fields(LinkStats)]
