@@ -1,10 +1,12 @@
 """The board service's core: sensor events in, reconciler, durable records,
-state out.  No web and no hardware here: the web app and the drivers call
-:meth:`BoardService.feed` and :meth:`BoardService.tick`.
+state out.  No web and no hardware here: the web app (its requests and
+its ticker) and the backends' event pump (:class:`.hardware.EventPump`)
+call :meth:`BoardService.feed` and :meth:`BoardService.tick`.
 
 Order of work for every event: the reconciler decides; every recognised
 action is written to SQLite (synced) *before* the state that shows it (LEDs,
-web page) is published.
+web page) is published; a write that fails is held by the keeper
+(:mod:`.keeper`, and the journal beside the archive) and tried again.
 """
 
 from __future__ import annotations
