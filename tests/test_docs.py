@@ -179,3 +179,21 @@ def test_the_service_docs_configuration_errors_are_the_code_s(
             act()
         said.append(str(err.value))
     assert quoted == [f"kharbga-board: {line}" for line in said]
+
+
+def test_the_service_docs_name_every_option_of_run() -> None:
+    # docs/service.md's "Options:" of kharbga-board run are the parser's.
+    import argparse
+    import re
+
+    from controller.cli import build_parser
+
+    sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    run = sub.choices["run"]
+    options = {o for a in run._actions for o in a.option_strings if o.startswith("--")}
+    options.discard("--help")
+    text = (ROOT / "docs" / "service.md").read_text()
+    paragraph = text.split("\nOptions: ", 1)[1].split("\n\n", 1)[0]
+    said = {o for span in paragraph.split("`")[1::2] for o in re.findall(r"--[\w-]+", span)}
+    assert said == options, (f"docs/service.md, kharbga-board run's options: not said "
+                             f"{sorted(options - said)}, gone {sorted(said - options)}")
