@@ -197,3 +197,27 @@ def test_the_service_docs_name_every_option_of_run() -> None:
     said = {o for span in paragraph.split("`")[1::2] for o in re.findall(r"--[\w-]+", span)}
     assert said == options, (f"docs/service.md, kharbga-board run's options: not said "
                              f"{sorted(options - said)}, gone {sorted(said - options)}")
+
+
+def test_the_service_docs_api_table_has_every_route(tmp_path: Path) -> None:
+    # docs/service.md's JSON API table has a row for every route of the web
+    # app (but the page's own files), and none that is gone.
+    import re
+
+    from controller.service.app import make_app
+    from controller.service.board import BoardService
+    from controller.service.config import Config
+
+    text = (ROOT / "docs" / "service.md").read_text()
+    documented = set(re.findall(r"^\| `((?:GET|POST) /[^`]*)` \|", text, re.M))
+    service = BoardService(Config(data_dir=tmp_path, ponder=False))
+    try:
+        routes = {f"{r.method} {r.resource.canonical}".replace("{gid}", "{id}")
+                  for r in make_app(service).router.routes() if r.resource is not None
+                  and r.method in ("GET", "POST")}
+    finally:
+        service.close()
+    routes -= {"GET /", "GET /static/{name}"}  # the page itself
+    assert documented == routes, (f"docs/service.md, JSON API: no row for "
+                                  f"{sorted(routes - documented)}, rows for gone "
+                                  f"{sorted(documented - routes)}")
