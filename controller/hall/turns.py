@@ -4,8 +4,12 @@ The hall receives single actions (``@c5``, ``d3xd4``, ``resign:defender``);
 spectators read turns: ``4. @c5 @e5`` (a setting turn is two placements),
 ``25. d3xd4``, a chain as one token.  The grouping is the record's own
 (:func:`controller.rules.record.group_turns`), run on the game replayed
-from the actions received; a resignation or an agreement is no move but
-the game's end, said in words ("Defender resigned: Attacker wins").
+from the actions received, numbered as the record numbers them (a game
+set up from a position from that position's turn); a resignation or an
+agreement is no move but the game's end, said in words ("Defender
+resigned: Attacker wins").  Actions the rules refuse follow as turns of
+one token, numbered on from the last turn replayed (from the position's
+first turn when none was).
 
 The replay is kept between messages: a move appended costs one action,
 only a game taken back or replaced is replayed from its start.
@@ -18,7 +22,7 @@ from typing import Any
 
 from controller.rules import AnyGame
 from controller.rules.moves import reason_words
-from controller.rules.record import numbered_turns
+from controller.rules.record import first_turn, numbered_turns
 
 from .protocol import Unreplayable, apply_token, stored_start
 
@@ -69,10 +73,14 @@ def turns_of(replay: Replay | None, key: tuple[object, ...], variant: str, optio
             break
         replay.played.append(token)
     out = Turns()
-    if replay.game is not None:
-        out.turns = [[n, turn] for n, turn in numbered_turns(replay.game)]
-        out.ending = ending_words(replay.game)
-    n = out.turns[-1][0] if out.turns else len(out.turns)
+    g = replay.game
+    if g is not None:
+        out.turns = [[num, turn] for num, turn in numbered_turns(g)]
+        out.ending = ending_words(g)
+    # The number before the next turn: the last one's, else the record's
+    # first turn's (a start these rules do not set up counts from 1).
+    n = out.turns[-1][0] if out.turns else \
+        (first_turn(g.variant, g.start_position) - 1 if g is not None else 0)
     for token in moves[len(replay.played):]:
         n += 1
         out.turns.append([n, [token]])

@@ -195,3 +195,11 @@ def test_a_game_from_a_position_goes_on_from_its_turn() -> None:
     # Actions the rules refuse follow on from the last number.
     _, shown = turns_of(None, ("b1", 2), "sabouiyya", "", start, [*moves, "z9-z8"])
     assert shown.turns[-1] == [shown.turns[-2][0] + 1, ["z9-z8"]]
+    # With no turn replayed (the first action refused), they start from the
+    # position's turn too, as the record numbers its first turn.
+    _, shown = turns_of(None, ("b1", 3), "sabouiyya", "", start, ["z9-z8", "a1-a2"])
+    assert shown.turns == [[first, ["z9-z8"]], [first + 1, ["a1-a2"]]]
+    # A start these rules cannot set up has no turn of its own: from 1, as
+    # the record of a game that does not replay is written.
+    _, shown = turns_of(None, ("b1", 4), "no-such-variant", "", start, ["a1-a2"])
+    assert shown.turns == [[1, ["a1-a2"]]]
