@@ -257,11 +257,13 @@ def gen_removals(core: Core, raws: list[Raw], moves: list[Move]) -> None:
 
 
 def remove(core: Core, to: int) -> None:
-    """One removal at the end of H'ajeb (counted as a capture)."""
+    """One removal at the end of H'ajeb, counted as removed (``off=``'s
+    ``RA``/``RD``, not a capture): a turn of the record that the turn count
+    does not count, as a blocked side's removal (record.first_turn)."""
     side = core._side
     owner = 1 - side
     core._bb[owner] &= ~(1 << to)
-    core._add_off(owner, 0, 1)
+    core._add_off(owner, 2, 1)
     if not core._bb[owner]:
         core._finish(side, Termination.ALL_CAPTURED)
         return

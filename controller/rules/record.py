@@ -253,9 +253,10 @@ def first_turn(variant: AnyVariant, start: str | None) -> int:
     setting's turns (one per soldier of a side: on 7x7, turn 1 of the
     moving phase is 25), in the setting phase the turn of the next
     placement, in the leap games (no setting) the position's turn.  A
-    blocked side's own removal (``xd5``) is a turn of the record that the
-    position's turn does not count: the removals of its ``off=`` field are
-    added (without that field, none are assumed)."""
+    blocked side's own removal (``xd5``), as each of H'ajeb's end
+    removals, is a turn of the record that the position's turn does not
+    count: the removals of its ``off=`` field are added (without that
+    field, none are assumed)."""
     if not start:
         return 1
     game = game_from_position(variant, start)

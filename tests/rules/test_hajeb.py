@@ -229,7 +229,7 @@ def test_attacker_unable_to_capture_ends_hajeb_with_removals() -> None:
     assert names(g.legal_moves()) == ["xa3", "xb4", "xc5"]
     g.play("xb4")
     assert (g.to_move, g.hajeb, g.removals) == ("attacker", "off", ())
-    assert g.off_board("attacker") == (2, 0, 0) and g.off_board("defender") == (1, 0, 0)
+    assert g.off_board("attacker") == (0, 0, 2) and g.off_board("defender") == (0, 0, 1)
     assert all(abs(m.frm - m.to) in (1, 5) for m in g.legal_moves())  # ordinary rules
 
 

@@ -88,3 +88,33 @@ def test_a_game_from_its_position_after_a_blocked_sides_removal_numbers_turns_al
     for _ in range(cut):
         whole.play(rng.choice(sorted(whole.legal_moves(), key=str)))
     assert any(m.kind == "remove" for m in whole.moves)
+
+
+# A corner fortress the Attacker cannot break even under H'ajeb (as in
+# tests/rules/test_hajeb.py): declared, H'ajeb ends at once with removals.
+FORTRESS = "..D../.DDA./DDA../.A.../A...A d m - 5"
+
+
+@pytest.mark.parametrize("cut", [1, 2, 3, 4, 5])
+def test_a_game_from_its_position_after_hajebs_removals_numbers_turns_alike(cut: int) -> None:
+    # Each of H'ajeb's end removals is a turn of the record that the
+    # position's turn does not count (as a blocked side's removal): a game
+    # continued from a position after them numbers its turns as the whole
+    # game, be the cut before, among or after the removals.
+    variant = find_variant("sabouiyya").with_options(hajeb=True)
+    whole = game_from_position(variant, FORTRESS)
+    for action in ("hajeb", "xa1", "xe1", "xb4"):
+        whole.play(action)
+    rng = random.Random(3)
+    for _ in range(4):
+        whole.play(rng.choice(sorted(whole.legal_moves(), key=str)))
+    turns = numbered_turns(whole)
+    assert [t for _, t in turns[:4]] == [["hajeb"], ["xa1"], ["xe1"], ["xb4"]]
+    head = game_from_position(variant, FORTRESS)
+    moves = [str(m) for m in whole.moves]
+    for m in moves[:cut]:
+        head.play(m)
+    part = game_from_position(variant, head.position())
+    for m in moves[cut:]:
+        part.play(m)
+    assert numbered_turns(part) == turns[cut:], head.position()
