@@ -75,12 +75,14 @@ class Journal:
         self._text = ""  # the snapshot last written
 
     def write(self, steps: Sequence[Callable[[], object]], current: Current | None,
-              played: Callable[[int, Sequence[str]], list[float]]) -> None:
+              played: Callable[[int, Sequence[str]], list[float]],
+              tokens: Sequence[str] | None = None) -> None:
         """Write the snapshot of the writes held back (``steps``, in order)
-        and, after them, of the ``current`` game, each game's actions with
-        the time each was ``played`` (:meth:`Store.played`); ``OSError``
-        when it cannot be (the file left as it was)."""
-        games, values = snapshot(steps, current)
+        and, after them, of the ``current`` game (its action ``tokens``
+        when the caller has them), each game's actions with the time each
+        was ``played`` (:meth:`Store.played`); ``OSError`` when it cannot
+        be (the file left as it was)."""
+        games, values = snapshot(steps, current, tokens)
         for entry in games:
             actions = entry.get("actions")
             if isinstance(actions, list):
@@ -112,35 +114,47 @@ class Journal:
         self.live, self._text = False, ""
 
 
-def snapshot(steps: Sequence[Callable[[], object]],
-             current: Current | None) -> tuple[list[Entry], dict[str, object]]:
+def snapshot(steps: Sequence[Callable[[], object]], current: Current | None,
+             tokens: Sequence[str] | None = None) -> tuple[list[Entry], dict[str, object]]:
     """The games and values the held-back ``steps`` write, then the
-    ``current`` game's actions and its pending value (JSON)."""
+    ``current`` game's actions (``tokens``, when the caller has them: not
+    computed again, for a step of the same game either) and its pending
+    value (JSON)."""
     games: dict[int, Entry] = {}
     values: dict[str, object] = {}
+    known = (current[1], list(tokens)) if current is not None and tokens is not None else None
     for step in steps:
-        _fold(step, games, values)
+        _fold(step, games, values, known)
     if current is not None:
         gid, game, (key, value) = current
-        entry = _entry(games, gid, game)
+        entry = _entry(games, gid, game, known)
         if game.outcome is not None:
             entry["finished"] = True  # the keeper finishes a game over
         values[key] = value
     return list(games.values()), values
 
 
-def _entry(games: dict[int, Entry], gid: int, game: AnyGame | None = None) -> Entry:
+# A game and its action tokens, computed once by the caller.
+Known = tuple[AnyGame, list[str]] | None
+
+
+def _entry(games: dict[int, Entry], gid: int, game: AnyGame | None = None,
+           known: Known = None) -> Entry:
     entry = games.setdefault(gid, {"id": gid})
     if game is not None:
+        actions = list(known[1]) if known is not None and known[0] is game \
+            else action_tokens(game)
         entry.update(variant=game.variant.name, options=format_any_options(game.variant),
-                     start=game.start_position, actions=action_tokens(game))
+                     start=game.start_position, actions=actions)
     return entry
 
 
-def _fold(step: Callable[[], object], games: dict[int, Entry], values: dict[str, object]) -> None:
+def _fold(step: Callable[[], object], games: dict[int, Entry], values: dict[str, object],
+          known: Known = None) -> None:
     """What ``step``, a write of the store held back, changes, into
-    ``games`` and ``values``.  A write of another kind (the raw sensor
-    lines, the simulated board's pieces) is left out."""
+    ``games`` and ``values`` (``known``: a game's tokens already
+    computed).  A write of another kind (the raw sensor lines, the
+    simulated board's pieces) is left out."""
     if not isinstance(step, partial) or not isinstance(getattr(step.func, "__self__", None),
                                                        Store):
         return
@@ -160,7 +174,7 @@ def _fold(step: Callable[[], object], games: dict[int, Entry], values: dict[str,
     if not isinstance(gid, int):
         return
     game = p.get("game")
-    entry = _entry(games, gid, game if name in ("new_game", "sync", "finish") else None)
+    entry = _entry(games, gid, game if name in ("new_game", "sync", "finish") else None, known)
     if name in ("new_game", "rename"):
         entry.update(attacker=p["attacker"], defender=p["defender"])
     if p.get("settings") is not None:

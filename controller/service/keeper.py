@@ -117,18 +117,20 @@ class Keeper:
                            (WAITING, gid if wait else None)))
         return gid
 
-    def _drain(self) -> bool:
+    def _drain(self, tokens: list[str] | None = None) -> bool:
         """Do the writes held back, in order, until one fails on the
-        archive (kept, to be tried again).  One that fails for another
-        reason, a fault of the service's own, would fail alike at every
-        try and hold up every write after it: it is dropped, named in one
-        line of the log (its traceback at debug level), and the rest go on."""
+        archive (kept, to be tried again; the journal written with the
+        current game's ``tokens`` when the caller has them).  One that
+        fails for another reason, a fault of the service's own, would fail
+        alike at every try and hold up every write after it: it is
+        dropped, named in one line of the log (its traceback at debug
+        level), and the rest go on."""
         while self._backlog:
             step = self._backlog[0]
             try:
                 step()
             except (sqlite3.Error, OSError) as exc:
-                self._failed("the archive", exc)
+                self._failed("the archive", exc, tokens=tokens)
                 return False
             except Exception as exc:
                 log.error("%s: not written to %s: %s (a fault of the service, not of the "
@@ -153,8 +155,8 @@ class Keeper:
         self.store.played(gid, tokens)  # each move's time: now, as it is played
         self._current = (gid, game, (PENDING, {"game": gid, "ply": ply, **_value_of(pending)}))
         if self.journal.live:  # the journal first: it never holds less than the archive
-            self._journal()
-        if not self._drain():  # the game's row may be among them
+            self._journal(tokens)
+        if not self._drain(tokens):  # the game's row may be among them
             return
         try:
             value = None if self.kept(gid, game, pending) else self._current[2]
@@ -169,12 +171,12 @@ class Keeper:
                 self.store.append_sensor(gid, lines)
                 lines.clear()
         except (sqlite3.Error, OSError) as exc:
-            self._failed(f"game {gid}", exc)
+            self._failed(f"game {gid}", exc, tokens=tokens)
             return
         except Exception as exc:  # a fault of the service's: said and retried alike
             if self.problem is None:
                 log.debug("the game's write failed", exc_info=exc)
-            self._failed(f"game {gid}", exc, named(exc))
+            self._failed(f"game {gid}", exc, named(exc), tokens)
             return
         if self.journal.live:
             try:
@@ -198,23 +200,29 @@ class Keeper:
                         "stay as they are", gid, self.where, said(exc))
             return None
 
-    def _failed(self, what: str, exc: Exception, why: str = "") -> None:
+    def _failed(self, what: str, exc: Exception, why: str = "",
+                tokens: list[str] | None = None) -> None:
+        """Say the failure (logged once), write the journal (with the
+        current game's ``tokens`` when the caller has them) and try again
+        in :data:`RETRY` seconds."""
         why = why or said(exc) or type(exc).__name__
         if self.problem is None:
             log.error("%s cannot be written to %s: %s", what, self.where, why)
         guess = ("another program holding the archive?" if "locked" in why
                  else "a full disk? a read-only card?")
-        kept = (f"kept in {self.journal.path} and written to the archive" if self._journal()
+        kept = (f"kept in {self.journal.path} and written to the archive" if self._journal(tokens)
                 else "kept in memory and written")
         self.problem = (f"the game is not being saved ({why}): the moves shown since are "
                         f"{kept} once {self.where} can be written again ({guess})")
         self._retry_at = self.now() + RETRY
 
-    def _journal(self) -> bool:
-        """Write what is held back to the journal: False when it cannot be
-        (said once in the log: the moves are then in memory only)."""
+    def _journal(self, tokens: list[str] | None = None) -> bool:
+        """Write what is held back to the journal (the current game's action
+        ``tokens`` given by :meth:`keep`, which has them: not computed
+        again): False when it cannot be (said once in the log: the moves
+        are then in memory only)."""
         try:
-            self.journal.write(self._backlog, self._current, self.store.played)
+            self.journal.write(self._backlog, self._current, self.store.played, tokens)
         except (OSError, ValueError, TypeError) as exc:  # a full disk; a value not JSON
             if not self._journal_failed:
                 log.error("%s cannot be written either (%s): the moves not yet in the "

@@ -415,3 +415,49 @@ def test_a_write_of_the_keeper_computes_the_games_actions_once(
     stored = store.get(gid)
     assert stored is not None and list(stored.actions) == ["@a1", "@b1"]
     store.close()
+
+
+def test_a_failed_write_computes_the_games_actions_once_and_says_it_once(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        caplog: pytest.LogCaptureFixture) -> None:
+    """While the archive is locked, each of the keeper's writes computes the
+    game's action tokens once, for the archive's try and the journal alike
+    (the journal computed them again); every move is in the journal, the
+    log says the failure in one line, and once the archive lets go every
+    move is written there."""
+    from controller.hall.protocol import action_tokens
+    from controller.reconcile.unrecorded import Unrecorded
+    from controller.service import keeper as keeper_module
+    from controller.service import store as store_module
+
+    calls: list[int] = []
+
+    def counted(game: Any) -> list[str]:
+        calls.append(len(game.moves))
+        return action_tokens(game)
+
+    for module in (keeper_module, store_module, journal):
+        monkeypatch.setattr(module, "action_tokens", counted)
+    store = Store(tmp_path)
+    keeper = keeper_module.Keeper(store, str(tmp_path), time.monotonic)
+    game = Game.new("kharbga")
+    gid = store.new_game(game, "A", "D")
+    path = tmp_path / journal.NAME
+    with caplog.at_level(logging.INFO, logger="kharbga.store"), _locked(tmp_path):
+        for token in ("@a1", "@b1", "@a7", "@b7"):
+            game.play(token)
+            calls.clear()
+            keeper.keep(gid, game, [], False, Unrecorded())
+            assert calls == [len(game.moves)], token
+            kept = json.loads(path.read_text(encoding="utf-8"))
+            assert kept["games"][0]["actions"] == [str(m) for m in game.moves]
+        assert keeper.problem is not None and "database is locked" in keeper.problem
+    said = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
+    assert said == [f"game {gid} cannot be written to {tmp_path}: database is locked"], said
+    calls.clear()
+    keeper.keep(gid, game, [], False, Unrecorded())  # the archive let go
+    assert calls == [len(game.moves)]
+    assert keeper.problem is None and not path.exists()
+    stored = store.get(gid)
+    assert stored is not None and list(stored.actions) == ["@a1", "@b1", "@a7", "@b7"]
+    store.close()
