@@ -273,13 +273,16 @@ def test_an_undo_not_yet_put_back_before_a_crash_is_asked_back_after_it(
         server.post("/api/sim/occupancy", {"occ": _occ(game)})
         eventually(lambda: server.get(f"/api/games/{gid}")["actions"] == [str(move)])
         server.post("/api/button", {"button": "undo"})
+        # The undo is in the archive (the pieces not yet put back): then the crash.
+        eventually(lambda: server.get(f"/api/games/{gid}")["actions"] == [])
         server.kill()
         server.start()
-        time.sleep(1.5)  # well past the settle and the error delay
+        frm, to = str(move).split("-")
+        # Past the settle and the error delay, the squares are told.
+        eventually(lambda: f"{to}: taken back by undo" in server.get("/api/state")["status"])
         state = server.get("/api/state")
         assert server.get(f"/api/games/{gid}")["actions"] == []
         assert state["position"] == before
-        frm, to = str(move).split("-")
         assert state["leds"].get(frm) == "error" and state["leds"].get(to) == "error"
         assert f"{frm}: taken back by undo; put the" in state["status"]
         assert f"{to}: taken back by undo; take it off" in state["status"]
