@@ -119,8 +119,11 @@ def review(variant: AnyVariant, start: str | None, tokens: Sequence[str], *,
     judge = _Judge(nodes, seconds)
     g = make_game(variant, start)
     out = []
+    since = 0  # where the last turn played in g began
     for number, toks in turns:
-        out.append(judge.turn(g, number, toks))
+        begun = len(g.history)
+        out.append(judge.turn(g, number, toks, since))
+        since = begun
         if each is not None:
             each(out[-1])
     return Review(out)
@@ -181,12 +184,15 @@ class _Judge:
             return None
         return found.score if game.to_move == side else -found.score
 
-    def turn(self, g: AnyGame, number: int, toks: list[str]) -> TurnReview:
-        """Judge the turn ``toks`` in ``g`` and play it there."""
+    def turn(self, g: AnyGame, number: int, toks: list[str], since: int) -> TurnReview:
+        """Judge the turn ``toks`` in ``g`` and play it there; ``since`` is
+        the action where ``g``'s last turn began (0 when none): the turns
+        are grouped from there on only, so a game is judged in time
+        linear in its length."""
         side = str(g.to_move)
         played = _actions(g, toks)
         found = self.answer(g)
-        engine = self._engine_turn(g, found)
+        engine = self._engine_turn(g, found, since)
         copy = g.copy()
         for action in engine:
             copy.play(action)
@@ -203,17 +209,18 @@ class _Judge:
         loss = max(0, _capped(best) - _capped(after))
         given_away = found.score >= WON and after < WON
         mark = "??" if loss >= BLUNDER or given_away else "?" if loss >= MISTAKE else ""
-        shown = " ".join(_last_turn(copy))
+        shown = " ".join(_last_turn(copy, since))
         return TurnReview(number, side, " ".join(toks), found.score, shown, loss, mark)
 
-    def _engine_turn(self, g: AnyGame, found: SearchResult) -> list[str]:
+    def _engine_turn(self, g: AnyGame, found: SearchResult, since: int) -> list[str]:
         """The engine's actions for this turn: its line while the side
         still moves in the same turn; in the setting phase, its first
         placement, then its answer (book or search) in the position that
-        leaves, for the second."""
+        leaves, for the second.  Turns are counted from action ``since``
+        (where ``g``'s last turn began)."""
         copy = g.copy()
         side = copy.to_move
-        turns = len(list(group_turns(copy)))
+        turns = len(list(group_turns(copy, since)))
         line: list[str] = []
         pv = list(found.pv[:1] if getattr(copy, "setting", False) else found.pv)
         while copy.outcome is None and copy.to_move == side:
@@ -228,15 +235,16 @@ class _Judge:
                 copy.play(action)
             except RulesError:
                 break
-            if len(list(group_turns(copy))) > turns + 1:
+            if len(list(group_turns(copy, since))) > turns + 1:
                 break  # the same side's next turn (the other side is blocked)
-            line.append(str(copy.moves[-1]) if copy.moves else action)
+            line.append(str(copy.history[-1][1]) if copy.history else action)
         return line
 
 
-def _last_turn(game: AnyGame) -> list[str]:
-    """The last turn's record tokens of ``game``."""
-    groups = list(group_turns(game))
+def _last_turn(game: AnyGame, since: int) -> list[str]:
+    """The last turn's record tokens of ``game``, whose turns are grouped
+    from action ``since`` on (the first action of one of them)."""
+    groups = list(group_turns(game, since))
     return groups[-1] if groups else []
 
 

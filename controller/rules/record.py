@@ -208,12 +208,14 @@ def split_token(variant: AnyVariant, geometry: Geometry, token: str) -> list[str
     return notation.split_token(geometry, token)
 
 
-def group_turns(game: AnyGame) -> Iterator[list[str]]:
-    """The game's actions grouped into turns of record tokens."""
+def group_turns(game: AnyGame, start: int = 0) -> Iterator[list[str]]:
+    """The game's actions grouped into turns of record tokens; with
+    ``start``, those from action ``start`` on (the first action of a turn:
+    they are then grouped as in the whole game, and only they are read)."""
     current: list[str] = []
     key: tuple[object, ...] | None = None
     removals = 0
-    for snap, move in game.history:
+    for snap, move in (game.history[start:] if start else game.history):
         if move.kind not in (PLACE, REMOVE, PASS, "step", HAJEB, RESCIND):
             continue  # resignation and agreements live in the tags
         side, setting, chain, turn = snap.side, snap.setting, snap.chain, snap.turn

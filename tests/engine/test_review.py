@@ -4,6 +4,9 @@ that is no budget is refused."""
 
 from __future__ import annotations
 
+import random
+from collections.abc import Iterator
+
 import pytest
 
 from controller.engine.api import MAX_SECONDS, _from_book, best_move
@@ -166,3 +169,58 @@ def test_the_default_budget_follows_the_search_that_runs(
     start = game.position()
     review(rules, start, [str(game.legal_moves()[0])])
     assert budgets == {nodes}
+
+
+def _random_turns(variant: str, seed: int, turns: int) -> list[str]:
+    """``turns`` whole turns (fewer if the game ends) of uniformly random
+    actions under ``seed``, from the variant's start."""
+    rng = random.Random(seed)
+    game = make_game(find_any_variant(variant))
+    played: list[str] = []
+    for _ in range(turns):
+        side = game.to_move
+        while game.outcome is None and game.to_move == side:
+            moves = game.legal_moves()
+            played.append(str(game.play(moves[int(rng.random() * len(moves))])))
+    return played
+
+
+@pytest.mark.parametrize(("variant", "seed", "turns", "nodes"), [
+    ("kharbga", 15, 64, 2000),  # 24 setting turns, then chains
+    ("english-draughts", 3, 40, 300),  # multiple jumps
+])
+def test_each_turn_is_grouped_from_the_last_turn_on_with_the_same_result(
+        variant: str, seed: int, turns: int, nodes: int,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # The review groups only the last turn and the current one for every
+    # action it looks at, not the whole game, so a game's time is linear in
+    # its length; the lines are the same as when the whole game is grouped
+    # each time (the reference below).
+    from controller.engine import review as module
+    from controller.rules import record
+
+    tokens = _random_turns(variant, seed, turns)
+    rules = find_any_variant(variant)
+    read: list[int] = []
+
+    def counted(game: AnyGame, start: int = 0) -> Iterator[list[str]]:
+        read.append(len(game.history) - start)
+        return record.group_turns(game, start)
+
+    monkeypatch.setattr(module, "group_turns", counted)
+    result = review(rules, None, tokens, nodes=nodes)
+    linear = sum(read)
+    read.clear()
+    monkeypatch.setattr(module, "group_turns",
+                        lambda game, start=0: counted(game))  # the whole game each time
+    reference = review(rules, None, tokens, nodes=nodes)
+    assert [turn_line(t) for t in result.turns] == [turn_line(t) for t in reference.turns]
+    assert len(result.turns) == turns
+    assert linear <= 12 * len(tokens) and sum(read) > 3 * linear
+    judged = [t for t in result.turns if t.best is not None]
+    assert judged and len(judged) < len(result.turns)
+    chains = [tok for t in judged for tok in f"{t.played} {t.best}".split() if tok.count("x") > 1]
+    assert chains
+    if variant == "kharbga":
+        assert all(t.played.startswith("@") for t in result.turns[:24])
+        assert any(t.best is not None for t in result.turns[:24])
