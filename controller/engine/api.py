@@ -26,7 +26,8 @@ from . import csearch
 from .negamax import INF, WON, AnyGame
 from .search import Searcher, SearchResult
 
-__all__ = ["Level", "LEVELS", "BLUNDER", "MAX_SECONDS", "best_move", "DEFAULT_HINT_SECONDS"]
+__all__ = ["Level", "LEVELS", "BLUNDER", "MAX_SECONDS", "best_move", "book_move",
+           "DEFAULT_HINT_SECONDS"]
 
 DEFAULT_HINT_SECONDS = 0.9
 """Default think time for a hint: on a Raspberry Pi 4 the hint is lit within
@@ -89,7 +90,7 @@ def best_move(
     if game.outcome is not None:
         return SearchResult(None, 0, [], 0, 0)
     if book and level in (None, 5) and max_depth is None and max_nodes is None:
-        found = _from_book(game, seconds)
+        found = book_move(game)
         if found is not None:
             return found
     lv = LEVELS[level] if level is not None else LEVELS[5]
@@ -120,11 +121,13 @@ def best_move(
     return result
 
 
-def _from_book(game: AnyGame, seconds: float) -> SearchResult | None:
-    """The opening book's answer for ``game`` (setting phase), if any,
-    with 0 nodes and no time spent (``seconds`` is the time it was
-    allowed, unused).  A game whose rule options differ from its named
-    variant's has none: the book was searched under that variant's rules."""
+def book_move(game: AnyGame) -> SearchResult | None:
+    """The opening book's move for ``game``'s position, if the book holds
+    it (a setting-phase position of a variant with a book): the move, its
+    score for the side to move, the depth it was searched to, ``pv`` that
+    move, 0 nodes and no time spent.  None anywhere else, and for a game
+    whose rule options differ from its named variant's: the book was
+    searched under that variant's rules."""
     if not isinstance(game, Game) or not game.setting:
         return None
     if game.variant != find_variant(game.variant.name):

@@ -23,7 +23,7 @@ from controller.rules.moves import RulesError
 from controller.rules.record import group_turns, numbered_turns, split_token
 
 from . import csearch
-from .api import MAX_SECONDS, _from_book, best_move
+from .api import MAX_SECONDS, best_move, book_move
 from .evaluate import WIN
 from .negamax import WON, AnyGame
 from .search import SearchResult
@@ -170,7 +170,7 @@ class _Judge:
     def _book(self, game: AnyGame) -> SearchResult | None:
         key = game.position()
         if key not in self.books:
-            self.books[key] = _from_book(game, 0.0)
+            self.books[key] = book_move(game)
         return self.books[key]
 
     def value(self, game: AnyGame, side: str, book: bool) -> int | None:

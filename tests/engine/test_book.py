@@ -1,6 +1,7 @@
 """The setting phase's opening book (controller/engine/book.py): the fold
 is a symmetry of the rules, best_move answers from the book at full
-strength only, and the packaged books are well formed and legal."""
+strength only (book_move is the book's move for a position, if any), and
+the packaged books are well formed and legal."""
 
 from __future__ import annotations
 
@@ -21,7 +22,8 @@ from controller.engine.book import (
     parse,
     transform,
 )
-from controller.rules import Game, find_variant
+from controller.rules import Game, find_any_variant, find_variant
+from controller.rules.leap_factory import make_game
 
 
 def setting_positions(variant: str, count: int, seed: int) -> list[str]:
@@ -109,8 +111,37 @@ def test_a_position_outside_the_book_is_searched() -> None:
 
 
 def test_a_moving_phase_position_never_consults_the_book() -> None:
-    assert api._from_book(Game.from_position(
-        "sabouiyya", "AADDA/DADDA/AD.AD/ADADA/DDAAD a m - 1"), 1.0) is None
+    assert api.book_move(Game.from_position(
+        "sabouiyya", "AADDA/DADDA/AD.AD/ADADA/DDAAD a m - 1")) is None
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_book_move_is_the_books_move_in_the_book_and_none_outside(variant: str) -> None:
+    book = book_for(variant)
+    assert book is not None
+    rng = random.Random(f"book_move {variant}")
+    for key in rng.sample(sorted(book.entries), 4):
+        entry = book.entries[key]
+        sym = rng.choice(SYMMETRIES)
+        game = Game.from_position(variant, transform(key, sym))
+        before = game.position()
+        found = api.book_move(game)
+        assert found is not None and found.move is not None
+        assert game.position() == before  # the game is left as it was
+        # the move the book holds for the position as it stands on the board
+        hit = book.lookup(before)
+        assert hit is not None
+        assert (str(found.move), found.score, found.depth) == hit
+        assert (found.pv, found.nodes, found.seconds) == ([hit[0]], 0, 0.0)
+        after = Game.from_position(variant, key)
+        after.play(entry.move)
+        game.play(found.move)
+        assert fold(game.position())[0] == fold(after.position())[0]
+    outside = [p for p in setting_positions(variant, 30, seed=7)
+               if fold(p)[0] not in book.entries]
+    assert outside
+    for position in outside[:5]:
+        assert api.book_move(Game.from_position(variant, position)) is None
 
 
 GOOD = "...../...../...../...../....A a s - 0\t@e2\t12\t9\n"
@@ -153,8 +184,10 @@ def test_a_game_under_other_rule_options_never_consults_the_book() -> None:
     # The book was searched under the named variant's rules; the same name
     # with another setting rule or blocked rule is searched instead.
     plain = Game.new("kharbga")
-    assert api._from_book(plain, 1.0) is not None
+    assert api.book_move(plain) is not None
     for options in ({"blocked": "remove"}, {"setting_rule": "free"}):
         other = Game.new(find_variant("kharbga").with_options(**options))
         assert other.variant.name == "kharbga"
-        assert api._from_book(other, 1.0) is None
+        assert other.position() == plain.position()  # the same position, other rules
+        assert api.book_move(other) is None
+    assert api.book_move(make_game(find_any_variant("english-draughts"))) is None

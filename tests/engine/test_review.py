@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from controller.engine.api import MAX_SECONDS, _from_book, best_move
+from controller.engine.api import MAX_SECONDS, best_move, book_move
 from controller.engine.review import (
     BLUNDER,
     DEFAULT_NODES,
@@ -80,7 +80,7 @@ def test_the_leap_games_engine_moves_are_never_marked() -> None:
 def _engine_placement(game: AnyGame) -> str:
     """The engine's placement: the opening book's, else the search's at
     the review's budget."""
-    found = _from_book(game, 0.0) or best_move(game, MAX_SECONDS, max_nodes=DEFAULT_NODES,
+    found = book_move(game) or best_move(game, MAX_SECONDS, max_nodes=DEFAULT_NODES,
                                                book=False)
     assert found.move is not None
     return str(found.move)
@@ -90,14 +90,14 @@ def test_the_engines_own_setting_turns_are_scored_and_never_marked() -> None:
     game = Game.new(KHARBGA)
     placements, booked = [], 0
     while game.setting:
-        booked += _from_book(game, 0.0) is not None
+        booked += book_move(game) is not None
         placements.append(_engine_placement(game))
         game.play(placements[-1])
     assert 0 < booked < len(placements)  # the book answers, then the search
     result = review(KHARBGA, None, placements)
     assert [t.number for t in result.turns] == list(range(1, 25))
     assert all(t.best is None and t.loss == 0 and t.mark == "" for t in result.turns)
-    assert result.turns[0].score == _from_book(Game.new(KHARBGA), 0.0).score  # type: ignore[union-attr]
+    assert result.turns[0].score == book_move(Game.new(KHARBGA)).score  # type: ignore[union-attr]
     assert all("not judged" not in turn_line(t) for t in result.turns)
 
 
