@@ -19,6 +19,7 @@ search to the root.
 
 from __future__ import annotations
 
+import functools
 import random
 import time
 from collections.abc import Callable
@@ -60,6 +61,34 @@ class OutOfTime(Exception):
     """The deadline or the node limit passed: the search unwinds to the root."""
 
 
+@functools.cache
+def _zobrist_keys(squares: int, seed: int, c: int) -> tuple[
+        list[list[list[int]]], tuple[int, int, int], list[int], tuple[object, ...]]:
+    """The Zobrist tables of a board of ``squares`` points (per bitboard,
+    per ``c``-bit chunk, per chunk value), the side, setting and
+    first-turns keys, the chain keys, and the generator's state after them:
+    drawn once a process, not for every search (about 16 ms on 64 squares,
+    which a search spent outside its think time).  Shared: read only."""
+    rng = random.Random(seed)
+    tables: list[list[list[int]]] = []
+    for _side in range(4):  # Attacker, Defender, kings, huff
+        per_square = [rng.getrandbits(64) for _ in range(squares)]
+        chunks = []
+        for base in range(0, squares, c):
+            table = []
+            for v in range(1 << c):
+                k = 0
+                for i in range(c):
+                    if v >> i & 1 and base + i < squares:
+                        k ^= per_square[base + i]
+                table.append(k)
+            chunks.append(table)
+        tables.append(chunks)
+    flags = (rng.getrandbits(64), rng.getrandbits(64), rng.getrandbits(64))
+    chain = [rng.getrandbits(64) for _ in range(squares + 1)]
+    return tables, flags, chain, rng.getstate()
+
+
 class _Zobrist:
     """Zobrist keys: a random 64-bit key per (side, square), combined per
     7-bit chunk of each bitboard so a key costs a few table lookups, plus
@@ -71,27 +100,10 @@ class _Zobrist:
     CHUNK = 7
 
     def __init__(self, squares: int, seed: int = 0x4B48) -> None:
-        rng = random.Random(seed)
-        c = self.CHUNK
-        self.tables: list[list[list[int]]] = []
-        for _side in range(4):  # Attacker, Defender, kings, huff
-            per_square = [rng.getrandbits(64) for _ in range(squares)]
-            chunks = []
-            for base in range(0, squares, c):
-                table = []
-                for v in range(1 << c):
-                    k = 0
-                    for i in range(c):
-                        if v >> i & 1 and base + i < squares:
-                            k ^= per_square[base + i]
-                    table.append(k)
-                chunks.append(table)
-            self.tables.append(chunks)
-        self.side = rng.getrandbits(64)
-        self.setting = rng.getrandbits(64)
-        self.first_turns = rng.getrandbits(64)
-        self.chain = [rng.getrandbits(64) for _ in range(squares + 1)]
-        self._rng = rng
+        self.tables, (self.side, self.setting, self.first_turns), self.chain, state = \
+            _zobrist_keys(squares, seed, self.CHUNK)
+        self._rng = random.Random()
+        self._rng.setstate(state)  # the exchange keys, drawn as they are met
         self._exchange: dict[object, int] = {}
 
     def _bits(self, table: list[list[int]], bb: int) -> int:
