@@ -217,7 +217,8 @@ BALANCE_TRIES = 200
 def balance_nodes(variant: str) -> int:
     """The nodes of the balance search in ``variant``: :data:`BALANCE_NODES`,
     or :data:`BALANCE_NODES_LEAP` in the leap games, whose search has no
-    compiled core (2,000,000 nodes there take about 40 s a try)."""
+    compiled core (about 20,000 nodes/s: 200,000 nodes take 8-11 s a try
+    there, 2,000,000 would take about 100 s)."""
     return BALANCE_NODES_LEAP if variant in LEAP_NAMES else BALANCE_NODES
 
 
@@ -365,39 +366,55 @@ def run_match(
 ) -> MatchResult:
     """``games`` games, A the Attacker in even games, the Defender in odd;
     with ``opening_actions``, games ``2k`` and ``2k + 1`` start from the same
-    random opening (a balanced one with ``balanced``)."""
+    random opening (a balanced one with ``balanced``), drawn once for both."""
     terms = Terms(seed, cap, opening_actions, balanced, quiet)
-    return MatchResult.of([_outcome(i, variant, a, b, terms) for i in range(games)])
+    results: list[int] = []
+    start: list[Raw] = []
+    for i in range(games):
+        if i % 2 == 0:
+            start = _pair_start((variant, i // 2, terms))
+        results.append(_outcome(i, variant, a, b, terms, start))
+    return MatchResult.of(results)
 
 
-def _outcome(i: int, variant: str, a: Player, b: Player, terms: Terms) -> int:
-    """Game ``i`` of a match: 1 A won, 0 draw, -1 A lost."""
+def _pair_start(args: tuple[str, int, Terms]) -> list[Raw]:
+    variant, pair, terms = args
+    return pair_start(variant, terms.opening, terms.seed, pair, terms.balanced)
+
+
+def _outcome(i: int, variant: str, a: Player, b: Player, terms: Terms,
+             start: list[Raw]) -> int:
+    """Game ``i`` of a match, from ``start`` (its pair's opening): 1 A won,
+    0 draw, -1 A lost."""
     a_side = i % 2
     pair = (a, b) if a_side == 0 else (b, a)
-    start = pair_start(variant, terms.opening, terms.seed, i // 2, terms.balanced)
     w = play_game(variant, pair[0], pair[1], terms.seed * 100_003 + i, terms.cap, start,
                   terms.quiet)
     return 0 if w is None else 1 if w == a_side else -1
 
 
-def _job(args: tuple[int, str, str, str, Terms]) -> int:
-    i, variant, a, b, terms = args
-    return _outcome(i, variant, make_player(a), make_player(b), terms)
+def _job(args: tuple[int, str, str, str, Terms, list[Raw]]) -> int:
+    i, variant, a, b, terms, start = args
+    return _outcome(i, variant, make_player(a), make_player(b), terms, start)
 
 
 def run_match_parallel(variant: str, a: str, b: str, games: int, seed: int = 0,
                        cap: int = 200, jobs: int = 2, opening_actions: int = 0,
                        balanced: bool = False, quiet: int = 0) -> MatchResult:
     """:func:`run_match` with the games shared among ``jobs`` processes
-    (players given by their specs); the same games, the same seeds."""
+    (players given by their specs); the same games, the same seeds.  The
+    pairs' openings are drawn first, one a pair, shared among the
+    processes too."""
     from multiprocessing import Pool
 
     terms = Terms(seed, cap, opening_actions, balanced, quiet)
-    work = [(i, variant, a, b, terms) for i in range(games)]
     # The workers leave Ctrl-C to this process: its KeyboardInterrupt
     # leaves the block, which ends them (a pool that waited for its games
     # would keep a stopped match running for minutes).
     with Pool(jobs, initializer=_ignore_interrupt) as pool:
+        starts = pool.map(_pair_start, [(variant, k, terms) for k in range((games + 1) // 2)],
+                          chunksize=1)
+        work = [(i, variant, a, b, terms, starts[i // 2]) for i in range(games)]
         results = pool.map(_job, work, chunksize=1)
     return MatchResult.of(results)
 

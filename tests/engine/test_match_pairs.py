@@ -205,3 +205,43 @@ def test_the_leap_games_balance_with_a_search_their_python_core_runs_in_seconds(
     start = opening("checkers", 4, seed=1)
     # The default budget is the leap one: the same deterministic score.
     assert opening_score("checkers", start) == opening_score("checkers", start, BALANCE_NODES_LEAP)
+
+
+def test_a_pairs_balanced_opening_is_searched_once_for_its_two_games(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from controller.engine import match
+
+    monkeypatch.setattr(match, "balance_nodes", lambda variant: 20_000)  # quick searches
+    scored: list[list[Raw]] = []
+    plain = match.opening_score
+
+    def counted(variant: str, start: list[Raw], nodes: int | None = None) -> int:
+        scored.append(list(start))
+        return plain(variant, start, nodes)
+
+    monkeypatch.setattr(match, "opening_score", counted)
+    openings = [match.pair_start("khamousiyya", 8, 3, k, True) for k in range(3)]
+    tries = len(scored)  # the openings drawn until each pair's is balanced
+    assert tries >= 3 and [s for s in scored if s in openings] == openings
+    begun: list[str] = []
+
+    def greedy_noting(game: AnyGame, rng: random.Random) -> Raw:
+        if game.ply == 8:
+            begun.append(game.position())
+        return match.greedy_player(game, rng)
+
+    scored.clear()
+    result = run_match("khamousiyya", greedy_noting, greedy_noting, 6, seed=3, cap=4,
+                       opening_actions=8, balanced=True)
+    assert len(scored) == tries  # not twice as many: once a pair, not once a game
+    after = []
+    for start in openings:
+        g = Game.new("khamousiyya")
+        for m in start:
+            g.push(m[0], m[1], m[2], m[4])
+        after += [g.position()] * 2
+    assert begun == after
+    scored.clear()
+    shared = match.run_match_parallel("khamousiyya", "greedy", "greedy", 6, seed=3, cap=4,
+                                      jobs=2, opening_actions=8, balanced=True)
+    assert str(shared) == str(result)
