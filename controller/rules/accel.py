@@ -9,8 +9,10 @@ objects appear only at this edge: they are the shared objects of
 :mod:`.tables`, handed to C once per game.
 
 :func:`core_class` picks the core for a variant: the compiled one when the
-extension was built, the board fits in 64 bits and the environment
-variable ``KHARBGA_PURE`` is not ``1``; else the pure :class:`~.core.Core`.
+extension was built, the board fits in 64 bits, the variant has no
+H'ajeb (the rule option ``hajeb``, which only the pure core plays) and
+the environment variable ``KHARBGA_PURE`` is not ``1``; else the pure
+:class:`~.core.Core`.
 See docs/core.md.
 """
 
