@@ -67,6 +67,24 @@ def test_the_page_docs_lights_say_what_the_page_says() -> None:
         assert documented[role].startswith(meaning), (role, meaning, documented[role])
 
 
+def test_the_page_docs_lights_have_the_drivers_colours_and_rank() -> None:
+    # docs/page.md's table of lights is in rank order (a lower row wins)
+    # and gives each light's default colour and blink as the LED drivers
+    # and the page's legend use them (controller/board/leds.py).
+    from controller.board.leds import DEFAULT_STYLES, STYLES, format_colour
+
+    rows = [[c.strip() for c in line.split("|")[1:-1]]
+            for line in (ROOT / "docs" / "page.md").read_text().splitlines()
+            if line.startswith("| `")]
+    assert [r[0].strip("`") for r in rows] == list(STYLES), (
+        f"docs/page.md's table of lights: give the lights in their rank, {list(STYLES)}")
+    for role, colour, how, _ in rows:
+        style = DEFAULT_STYLES[role.strip("`")]
+        assert colour.split()[0] == format_colour(style.colour), (role, colour)
+        said = "steady" if not style.blink else f"blinks every {style.blink:g} s"
+        assert how == said, (role, how, said)
+
+
 def test_the_reconciler_docs_name_every_led_role_in_rank_order() -> None:
     # docs/reconciler.md's "LED roles" gives the roles from the lowest to
     # the highest, as controller.board.leds.ROLES ranks them.
