@@ -11,7 +11,8 @@ over a WebSocket.  The page is read-only: nothing on it changes a board.
 - ``GET /api/games.kgn``: every game of the evening, one KGN file.
 - ``GET /ws``: first every board in full, then what changed:
   ``{"boards": [summary, ...], "moves": {id: {"game_id", "from", "moves",
-  "positions", "times", "turns_from", "turns"}}, "stats", "link"}``; a
+  "positions", "times", "turns_from", "turns"}}, "stats", "link", "time"}``
+  (``time``: the hall's clock when it was sent); a
   page keeps its moves up to ``from`` and appends the rest, likewise its
   turns (``[n, [token, ...]]``, numbered as the board page and the KGN
   number them) up to ``turns_from``.  A summary says how the game ended
