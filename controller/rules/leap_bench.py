@@ -68,5 +68,21 @@ def main(seconds: float = 3.0) -> None:
               f"legal_moves+play  {length:6.0f} actions/game{ref}")
 
 
+def seconds_arg(args: list[str]) -> float:
+    """The optional SECONDS argument; a bad one is a one-line
+    :class:`SystemExit`, not a traceback."""
+    if not args:
+        return 3.0
+    try:
+        seconds = float(args[0])
+    except ValueError:
+        seconds = 0.0
+    if not (0 < seconds < 3600) or len(args) > 1:
+        raise SystemExit(f"usage: python -m controller.rules.leap_bench [SECONDS]: SECONDS "
+                         f"is a number of seconds above 0 and below 3600, not "
+                         f"{' '.join(args)!r}")
+    return seconds
+
+
 if __name__ == "__main__":
-    main(float(sys.argv[1]) if len(sys.argv) > 1 else 3.0)
+    main(seconds_arg(sys.argv[1:]))

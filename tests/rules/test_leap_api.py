@@ -107,3 +107,18 @@ def test_a_place_not_on_the_board_is_named_as_the_board_names_its_places() -> No
     draughts = new_game("checkers").position()
     with pytest.raises(PositionError, match="^chain square 'h9' is not a square of the 8x8"):
         game_from_position("checkers", draughts.replace(" - ", " h9 "))
+
+
+def test_the_leap_bench_refuses_a_bad_seconds_in_one_line() -> None:
+    import subprocess
+    import sys
+
+    from controller.rules.leap_bench import seconds_arg
+
+    assert seconds_arg([]) == 3.0 and seconds_arg(["0.5"]) == 0.5
+    for bad in (["abc"], ["0"], ["-2"], ["nan"], ["1", "2"]):
+        run = subprocess.run([sys.executable, "-m", "controller.rules.leap_bench", *bad],
+                             capture_output=True, text=True, timeout=60)
+        assert run.returncode == 1 and run.stdout == "", bad
+        assert run.stderr.count("\n") == 1 and "Traceback" not in run.stderr, run.stderr
+        assert run.stderr.startswith("usage: python -m controller.rules.leap_bench [SECONDS]")
