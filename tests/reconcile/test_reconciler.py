@@ -9,7 +9,7 @@ import pytest
 
 from controller.board.events import Button, Frame
 from controller.reconcile.reconciler import Reconciler, Settings, Unrecorded, Update
-from controller.rules import Game
+from controller.rules import Game, game_from_position, new_game
 
 SETTLE = 0.25
 DELAY = 1.0
@@ -21,7 +21,7 @@ class Hands:
 
     def __init__(self, variant: str, position: str | None = None, colour: bool = False,
                  settings: Settings | None = None, **options: Any) -> None:
-        game = Game.from_position(variant, position) if position else Game.new(variant)
+        game = game_from_position(variant, position) if position else new_game(variant)
         settings = settings or Settings(settle=SETTLE, error_delay=DELAY)
         self.r = Reconciler(game=game, settings=settings, **options)
         self.updates: list[Update] = []
