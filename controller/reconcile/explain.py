@@ -300,7 +300,7 @@ class Explainer:
         if g.outcome is not None:
             return None
         if g.phase == "setting":
-            return _placements(g, r)
+            return _placements(g, r, turn.clues.landed)
         best: Candidate | None = None
         best_weak: Candidate | None = None
         clues = turn.clues
@@ -419,8 +419,11 @@ def _rank(c: Candidate, clues: Clues) -> tuple[bool, bool, bool, int]:
     return (not landed, not frm & clues.held, not frm & clues.origin, len(c.actions))
 
 
-def _placements(g: AnyGame, r: Frame) -> Candidate | None:
-    """One placement, or the two of this turn at once, read directly."""
+def _placements(g: AnyGame, r: Frame, landed: int = 0) -> Candidate | None:
+    """One placement, or the two of this turn at once, read directly: in
+    the order they were set down, the one on ``landed`` (the latest set
+    down) last (a placement set on a wrong point and moved on keeps its
+    place in the turn)."""
     a, d = g.bitboards()
     occ = a | d
     if occ & ~r.occupied:
@@ -434,6 +437,8 @@ def _placements(g: AnyGame, r: Frame) -> Candidate | None:
         return None
     squares = [p for p in range(g.geometry.size) if new >> p & 1]
     orders = [squares] if count == 1 else [squares, squares[::-1]]
+    if landed >> squares[0] & 1:
+        orders.reverse()
     for order in orders:
         done: list[Move] = []
         for p in order:

@@ -16,7 +16,7 @@ from collections.abc import Iterable
 
 from controller.board.events import Frame
 from controller.rules import AnyGame, new_game
-from controller.rules.moves import PASS, STEP
+from controller.rules.moves import PASS, PLACE, STEP
 
 from .explain import Candidate, Explainer, Turn, fits
 from .readings import Mismatch
@@ -163,7 +163,7 @@ class Games:
         found = (
             cand is not None
             and [str(x) for x in cand.actions] != [str(x) for x in made]
-            and len(cand.actions) <= len(made)
+            and (len(cand.actions) <= len(made) or made[0].kind == PLACE)
             and (cand.actions[0].kind, cand.actions[0].frm) == (made[0].kind, made[0].frm)
         )
         if found and make:
