@@ -60,7 +60,8 @@ class Timeline:
     def takeback_point(self, r: Frame) -> int | None:
         """The latest earlier position that reading ``r`` shows (an index
         into ``boards``), or None.  One soldier of the side to move set down
-        on a wrong square is no takeback beyond the last turn, even when the
+        on a wrong square, or the soldier the last turn moved set down
+        elsewhere, is no takeback beyond the last turn, even when the
         occupancy matches an older position."""
         boards = self.boards
         current = boards[-1]
@@ -68,11 +69,13 @@ class Timeline:
         occ = current[0] | current[1]
         missing = occ & ~r.occupied
         extra = r.occupied & ~occ
+        last = g.moves[-1] if g.moves else None
+        landed = 1 << last.to if last is not None and last.kind == STEP else 0
         displaced = (
             g.phase == "moving"
             and missing.bit_count() == 1
             and extra.bit_count() == 1
-            and bool(missing & current[g.side])
+            and bool(missing & (current[g.side] | landed))
         )
         last_turn = len(boards) - 1 - self.last_turn_length()
         for k in range(len(boards) - 2, -1, -1):

@@ -37,3 +37,15 @@ def test_a_first_placement_moved_and_the_second_made_at_once_are_read() -> None:
     h.put("d1", "d", hold=0.05)
     h.put("c1", "d")
     assert h.moves == ["@a1", "@b1", "@d1", "@c1"]
+
+
+def test_the_soldier_just_moved_set_down_elsewhere_is_no_takeback() -> None:
+    # The soldiers stepped back and forth: b4-b5, read, then moved on to
+    # a5, shows the board after the first b4-a5. Before, that was taken
+    # back to (four turns undone); it is the last turn made another way.
+    h = Hands("sixteen-soldiers")
+    for frm, to in (("b4", "a5"), ("d6", "e5"), ("a5", "b4"), ("e5", "d6"), ("b4", "b5")):
+        h.move(frm, to)
+    assert h.moves[-1] == "b4-b5"
+    h.move("b5", "a5")
+    assert h.moves == ["b4-a5", "d6-e5", "a5-b4", "e5-d6", "b4-a5"]
