@@ -87,15 +87,17 @@ class Pending:
 
 @dataclass(frozen=True, slots=True)
 class Clues:
-    """How the hands moved since the board last settled: proof for some
-    explanations and the tie-breakers between those that leave the same
-    board."""
+    """How the hands moved since the board last read right (a reading
+    shown as a soldier in the hand, or that nothing explains, does not
+    count): proof for some explanations and the tie-breakers between
+    those that leave the same board."""
 
     origin: int = 0  # expected pieces that went missing first
     held: int = 0  # the soldier in the hand at the previous settled reading
     landed: int = 0  # squares of the latest piece set down
-    seen: int = 0  # squares shown occupied since the board last settled
-    emptied: int = 0  # expected pieces shown gone since the board last settled
+    seen: int = 0  # squares shown occupied since the board last read right
+    emptied: int = 0  # expected pieces shown gone since the board last read right
+    gone: tuple[int, ...] = ()  # the expected points now empty, in the order they went
 
 
 @dataclass(slots=True)
@@ -195,7 +197,10 @@ class Explainer:
             for c in self.candidates(game, turn.flags)
             if _fits_candidate(r, c, turn) and _is_weak(c, turn.pending)
         ]
-        found.sort(key=lambda c: len(c.actions))
+        # Fewest actions, and of those first the run whose soldier ends
+        # where a piece was last set down.
+        landed = turn.clues.landed
+        found.sort(key=lambda c: (len(c.actions), not _ends_on(c, landed)))
         return found[: self.settings.max_unproven]
 
     def lift(self, game: AnyGame, r: Frame, turn: Turn) -> tuple[int, int] | None:
@@ -276,6 +281,57 @@ class Explainer:
             if self.explain(game, off, turn, weak_ok=False) is not None:
                 found |= bit
         return found
+
+    def two_turns(self, game: AnyGame, r: Frame, turn: Turn) -> Candidate | None:
+        """A turn and the opponent's reply, both made before the board
+        settled (quick hands): the turn, if its soldier was seen on every
+        point it stepped to and gone from its own since the board last read
+        right, and ``r`` shows the reply begun after it (:meth:`followed`).
+        The best-ranked such turn; None if there is none."""
+        g = game
+        if g.phase != "moving" or g.outcome is not None or turn.expected or turn.thinking:
+            return None
+        clues = turn.clues
+        best: Candidate | None = None
+        for c in self.candidates(g, turn.flags):
+            steps = [m for m in c.actions if m.kind == STEP]
+            if not steps or any(not clues.seen >> m.to & 1 for m in steps) \
+                    or not clues.emptied >> steps[0].frm & 1 \
+                    or (r.occupied | clues.seen) & c.proof != c.proof:
+                continue
+            if (best is None or _first_rank(c, clues) < _first_rank(best, clues)) \
+                    and self.followed(g, r, turn, c):
+                best = c
+        return best
+
+    def followed(self, g: AnyGame, r: Frame, turn: Turn, c: Candidate,
+                 lifted: bool = True) -> bool:
+        """Does ``r`` show ``c`` made, its turn over, and the other side's
+        turn begun: a soldier of that side stepped (where occupancy may
+        not prove it yet) or, if ``lifted``, lifted off its square?  A huff
+        alone is not that: it looks the same as the soldier that moved
+        lifted again."""
+        flags = turn.flags[:]
+        pending = turn.pending.copy()
+        pending.add(c)
+        mover = g.side
+        for m in c.actions:
+            mover = g.side  # after an implied pass, the other side
+            if m.kind == STEP:
+                flags[mover] = False  # a step lowers its side's flag
+            g.push(m.kind, m.frm, m.to, m.flag)
+        try:
+            after = Turn(pending, flags, None, turn.clues, turn.thinking)
+            reply = self.explain(g, r, after)
+            if reply is not None:
+                if g.side == mover and reply.actions[0].kind != PASS:
+                    return False  # the same turn going on
+                return any(m.kind == STEP for m in reply.actions)
+            held = self.lift(g, r, after) if lifted else None
+            return held is not None and bool(g.bitboards()[1 - mover] >> held[0] & 1)
+        finally:
+            for _ in c.actions:
+                g.pop()
 
     # ------------------------------------------------------------------
     # The search
@@ -417,6 +473,22 @@ def _rank(c: Candidate, clues: Clues) -> tuple[bool, bool, bool, int]:
     frm = 1 << first.frm if first is not None and first.frm >= 0 else 0
     landed = not c.proof or bool(c.proof & clues.landed)
     return (not landed, not frm & clues.held, not frm & clues.origin, len(c.actions))
+
+
+def _ends_on(c: Candidate, squares: int) -> bool:
+    """Does the last step of ``c`` end on one of ``squares``?"""
+    last = next((m for m in reversed(c.actions) if m.kind == STEP), None)
+    return last is not None and bool(squares >> last.to & 1)
+
+
+def _first_rank(c: Candidate, clues: Clues) -> tuple[bool, int, tuple[bool, bool, bool, int]]:
+    """How likely ``c`` is the first of two turns read at once (lowest
+    first): its soldier not the piece set down last (that is the reply's),
+    then lifted before the other soldiers that went, then :func:`_rank`."""
+    steps = [m for m in c.actions if m.kind == STEP]
+    order = clues.gone.index(steps[0].frm) if steps and steps[0].frm in clues.gone \
+        else len(clues.gone)
+    return (_ends_on(c, clues.landed), order, _rank(c, clues))
 
 
 def _placements(g: AnyGame, r: Frame, landed: int = 0) -> Candidate | None:

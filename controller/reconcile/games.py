@@ -87,9 +87,16 @@ class Games:
         self._auto_pass()
         self.ok(r)
 
-    def resolve(self, deferred: list[Candidate], r: Frame) -> bool:
-        """Does an unproven explanation of the last reading, followed by
-        what ``r`` shows, explain ``r``?  Then play both."""
+    def resolve(self, deferred: list[Candidate], r: Frame, at: int, lifted: bool) -> bool:
+        """Does ``r`` confirm an unproven explanation of the last reading
+        (which showed the squares ``at`` occupied)?  Then play it (what
+        ``r`` shows after it is the caller's to read).  Confirmed: its
+        board, with only pieces it took off lifted off since; a run of
+        actions occupancy proves after it; or the other side's turn begun
+        after it (:meth:`Explainer.followed`; a soldier of that side only
+        lifted counts if ``lifted``).  Its board with nothing it took
+        lifted off is no proof: that is the soldier in the hand as much as
+        it is the run."""
         g = self.game
         turn = self._turn
         ex = self._explainer
@@ -100,17 +107,14 @@ class Games:
             for m in w.actions:
                 g.push(m.kind, m.frm, m.to, m.flag)
             turn.pending.add(w)
-            ok = ex.nothing_new(g, r, turn.pending) or \
-                ex.explain(g, r, turn, weak_ok=False) is not None
+            off = at & ~r.occupied
+            ok = ex.explain(g, r, turn, weak_ok=False) is not None or bool(off) and not (
+                off & ~(w.gone_a | w.gone_d)) and ex.nothing_new(g, r, turn.pending)
             while g.ply > n:
                 g.pop()
             turn.pending = saved
-            if ok:
+            if ok or ex.followed(g, r, turn, w, lifted):
                 self.play(w, r)
-                if not ex.nothing_new(g, r, turn.pending):
-                    nxt = ex.explain(g, r, turn, weak_ok=False)
-                    if nxt is not None:
-                        self.play(nxt, r)
                 return True
         return False
 

@@ -1,7 +1,9 @@
 """The sensor's latest reading, how long it has been shown, and what the
-hands did since the board last settled (who went missing first, where a
-piece was last set down, which squares were shown occupied): the clues
-that tell apart explanations that leave the same board."""
+hands did since the board last read right (who went missing first, and in
+what order, where a piece was last set down, which squares were shown
+occupied): the clues that tell apart explanations that leave the same
+board, and the proof of a turn the next one followed before the board
+settled."""
 
 from __future__ import annotations
 
@@ -17,7 +19,7 @@ __all__ = ["Mismatch", "Readings"]
 @dataclass(slots=True)
 class Readings:
     """The latest reading, its settling, and what the hands did since the
-    board last settled."""
+    board last read right."""
 
     frame: Frame | None = None
     since: float = 0.0  # when the board began to show it
@@ -26,8 +28,8 @@ class Readings:
     gone_at: dict[int, float] = field(default_factory=dict)  # when expected pieces went
     gone: int = 0
     landing: int = 0  # squares of the latest piece set down
-    seen: int = 0  # squares shown occupied since the board last settled
-    emptied: int = 0  # expected pieces shown gone since the board last settled
+    seen: int = 0  # squares shown occupied since the board last read right
+    emptied: int = 0  # expected pieces shown gone since the board last read right
     unseen_since: float | None = None  # since when some square reads unknown, without a break
 
     @property
@@ -70,7 +72,8 @@ class Readings:
         times = {p: t for p, t in self.gone_at.items() if expected >> p & 1}
         first = min(times.values(), default=None)
         origin = sum(1 << p for p, t in times.items() if t == first)
-        return Clues(origin, held, landed, self.seen, self.emptied)
+        gone = tuple(sorted(times, key=lambda p: (times[p], p)))
+        return Clues(origin, held, landed, self.seen, self.emptied, gone)
 
 
 @dataclass(slots=True)

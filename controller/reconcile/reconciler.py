@@ -14,11 +14,14 @@ are shorter) and handles the buttons.  A settled reading is explained
    two placements at once), possibly after an implied ``pass`` that ends
    an optional chain;
 3. a soldier of the side to move lifted (the LEDs show where it may go),
-   possibly with a piece it is about to capture already taken off;
+   possibly with a piece it is about to capture already taken off; the
+   runs that leave the same board but that occupancy cannot prove wait
+   for the next reading to confirm them;
 4. an earlier position of this game: a takeback, undone to that position;
 5. a correction: the last turn made differently (a soldier set down on a
    wrong square and then moved on);
 6. a cleared board: a new game (or a game put aside set up again: resumed);
+7. a turn and the other side's reply, both made before the board settled;
 otherwise the reading is wrong, nothing is recorded, and after
 ``error_delay`` seconds the LEDs show ``error`` on every square that differs
 from the expected board until it is put right.  Playing, taking back and
@@ -90,6 +93,7 @@ class Reconciler:
             self._turn.pending = captured_last_turn(self._games.timeline, standing)
         self._lift: tuple[int, int] | None = None  # soldier in the hand, its targets
         self._deferred: list[Candidate] = []  # unproven explanations of the last reading
+        self._deferred_at = 0  # the squares that reading showed occupied
         self._now = 0.0
 
     # ------------------------------------------------------------------
@@ -395,8 +399,11 @@ class Reconciler:
         try:
             self._settle_reading(r, now)
         finally:
-            self._readings.seen = r.occupied
-            self._readings.emptied = 0
+            if self._mismatch.since is None and self._lift is None:
+                # Read: the clues start again.  A soldier in the hand, or a
+                # reading nothing explains, keeps them for the next reading.
+                self._readings.seen = r.occupied
+                self._readings.emptied = 0
 
     def _settle_reading(self, r: Frame, now: float) -> None:
         g = self.game
@@ -406,6 +413,14 @@ class Reconciler:
         turn.clues = self._readings.clues(a | d, held)
         deferred, self._deferred = self._deferred, []
         self._lift = None
+        self._read(r, now, lift, deferred)
+
+    def _read(self, r: Frame, now: float, lift: tuple[int, int] | None,
+              deferred: list[Candidate]) -> None:
+        """Settled reading ``r`` explained (the clues taken): ``lift`` and
+        ``deferred`` are what the last reading left, the soldier in the
+        hand and the runs it could not prove."""
+        g, turn = self.game, self._turn
         ex, games = self._explainer, self._games
         if ex.nothing_new(g, r, turn.pending):
             games.ok(r)
@@ -415,6 +430,9 @@ class Reconciler:
         cand = ex.explain(g, r, turn, weak_ok=False)
         if cand is not None:
             games.play(cand, r)
+            return
+        if deferred and games.resolve(deferred, r, self._deferred_at, False):
+            self._read(r, now, None, [])  # then what follows them
             return
         self._lift = ex.lift(g, r, turn)
         if self._lift is not None and turn.pending.bits & r.occupied and games.correction(
@@ -429,9 +447,10 @@ class Reconciler:
             self._mismatch.clear()
             # Or the soldier already stands where it captured a piece (the
             # same occupancy): decided by what the board shows next.
-            self._deferred = ex.unproven(g, r, turn)
+            self._deferred, self._deferred_at = ex.unproven(g, r, turn), r.occupied
             return
-        if deferred and games.resolve(deferred, r):
+        if deferred and games.resolve(deferred, r, self._deferred_at, True):
+            self._read(r, now, None, [])
             return
         cand = ex.explain(g, r, turn)
         if cand is not None:
@@ -454,9 +473,13 @@ class Reconciler:
             return
         if games.takeback(r) or games.correction(r) or games.resume(r):
             return
+        first = ex.two_turns(g, r, turn)
+        if first is not None:  # a quick reply: the turn it answers, then the reply
+            games.play(first, r)
+            self._read(r, now, None, [])
+            return
         if self._readmit(r):  # then read again, as if they had never been lifted
-            self._lift, self._deferred = lift, deferred
-            self._settle_reading(r, now)
+            self._read(r, now, lift, deferred)
             return
         m = self._mismatch
         if m.since is None:

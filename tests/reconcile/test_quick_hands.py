@@ -7,7 +7,103 @@ hands do next. Each checks what is recorded and what the players are told."""
 
 from __future__ import annotations
 
-from test_reconciler import Hands
+from test_reconciler import DELAY, Hands
+
+# a2xb2 takes c2 (d2 is the Attacker's); the Defender's g1 then steps.
+CAPTURE = "......./......./......./......./......./A.DA.../......D a m - 5"
+# a2xb2 takes c2, b2xb3 takes c3, b3xb4 takes c4; c5 may then step to c4.
+CHAIN = "......./......./..D..../..DA.../..DA.../A.DA.../......D a m - 5"
+# Sixteen Soldiers, the Defender to move: d6-e5 leaves e5 to be huffed.
+HUFF = "DDD/DDD/DDDDD/DDDDD/..A../A.AAA/AAAAA/AAA/AAA d m - 2"
+
+
+def _quick(h: Hands, *steps: tuple[str, str, str]) -> None:
+    """Each step (from, to, side) made with no pause the board could read."""
+    for frm, to, side in steps:
+        h.lift(frm, hold=0.05)
+        h.put(to, side, hold=0.05)
+
+
+def test_a_capture_and_the_reply_made_before_the_board_settled_are_both_played() -> None:
+    # Before, the reading (two turns) was nothing: error lights, nothing
+    # recorded, until the players put the board back.
+    h = Hands("kharbga", CAPTURE)
+    _quick(h, ("a2", "b2", "a"))
+    h.lift("c2", hold=0.05)
+    _quick(h, ("g1", "g2", "d"))
+    h.hold(DELAY + 0.5)
+    assert h.moves == ["a2xb2", "g1-g2"]
+    assert h.leds == {"g1": "last-from", "g2": "last-to"}
+    assert h.last.status == "Attacker to move"
+
+
+def test_the_reply_s_soldier_held_up_is_lifted_after_the_capture() -> None:
+    h = Hands("kharbga", CAPTURE)
+    _quick(h, ("a2", "b2", "a"))
+    h.lift("c2", hold=0.05)
+    h.lift("g1", hold=0.6)
+    assert h.moves == ["a2xb2"]
+    assert h.leds["g1"] == "lifted" and h.leds["g2"] == "destination"
+    assert h.last.status == "Defender: g1 lifted; set it on a lit square"
+    h.put("g2", "d")
+    assert h.moves == ["a2xb2", "g1-g2"]
+
+
+def test_the_turn_set_down_first_is_the_one_answered() -> None:
+    # b1-b2 then c2-c1, or b1-c1 then c2-b2: the same board. The piece set
+    # down last is the reply's.
+    h = Hands("kharbga", "......./......./......./......./......./..D..../.A..... a m - 5")
+    _quick(h, ("b1", "b2", "a"))
+    h.lift("c2", hold=0.05)
+    h.put("c1", "d", hold=0.5)
+    assert h.moves == ["b1-b2", "c2-c1"]
+
+
+def test_a_quick_reply_set_down_on_a_wrong_square_first_is_read_once_right() -> None:
+    # The Defender answers a2xb2 by taking b2 (c1-b1), b2 taken off before
+    # its soldier lands, and sets it on e1 first: a reading nothing explains.
+    # What the hands did before it (b2 shown occupied) is kept for the next
+    # reading; before, it was forgotten and the errors stayed.
+    h = Hands("kharbga", "......./......./......./......./.D...../A.DA.../..D.... a m - 5")
+    _quick(h, ("a2", "b2", "a"))
+    h.lift("c2", hold=0.05)
+    h.lift("c1", hold=0.05)
+    h.lift("b2", hold=0.05)
+    h.put("e1", "d", hold=DELAY + 0.5)
+    assert h.moves == [] and h.leds["e1"] == "error"
+    h.lift("e1", hold=0.05)
+    h.put("b1", "d")
+    assert h.moves == ["a2xb2", "c1xb1"]
+    assert "error" not in h.leds.values()
+
+
+def test_the_soldier_lifted_again_before_the_board_settled_is_no_huff() -> None:
+    # Sixteen Soldiers: d6-e5 leaves e5 to be huffed. Lifted again at once
+    # and held, it is the soldier in the hand, not d6-e5 and the Attacker's
+    # huff of e5 (a huff alone is no proof of the reply: it looks the same).
+    h = Hands("sixteen-soldiers", HUFF)
+    _quick(h, ("d6", "e5", "d"))
+    h.lift("e5", hold=0.6)
+    assert h.moves == []
+    assert h.leds["d6"] == "lifted"
+    h.put("e5", "d")
+    assert h.moves == ["d6-e5"]
+    assert h.last.status.startswith("Attacker: huff: remove the enemy soldier on e5")
+
+
+def test_a_huff_made_at_once_is_read_with_the_move_after_it() -> None:
+    # The Attacker huffs e5 before the board settled (it shows d6 in the
+    # hand meanwhile), then moves: all three read. Before, the landing on e5
+    # was forgotten once the board had read the soldier in the hand, and
+    # d6-d5 was read, with d4 lifted and 'the huff comes first: take off d5'.
+    h = Hands("sixteen-soldiers", HUFF)
+    _quick(h, ("d6", "e5", "d"))
+    h.lift("e5", hold=0.6)
+    assert h.moves == [] and h.leds["d6"] == "lifted"
+    _quick(h, ("d4", "d5", "a"))
+    h.hold(DELAY)
+    assert h.moves == ["d6-e5", "xe5", "d4-d5"]
+    assert h.leds == {"d4": "last-from", "d5": "last-to"}
 
 
 def test_a_placement_moved_from_a_wrong_point_keeps_its_place_in_the_turn() -> None:
@@ -49,3 +145,45 @@ def test_the_soldier_just_moved_set_down_elsewhere_is_no_takeback() -> None:
     assert h.moves[-1] == "b4-b5"
     h.move("b5", "a5")
     assert h.moves == ["b4-a5", "d6-e5", "a5-b4", "e5-d6", "b4-a5"]
+
+
+def _stepped_onto_the_freed_square() -> Hands:
+    """The Attacker's chain made, c3 and c4 still standing; the Defender's
+    c5 lifted and c4 taken off and set down again at once: c5-c4 onto the
+    freed square, or c5 in the hand and c4 set back (occupancy cannot
+    tell: the board shows c5 lifted until something else tells)."""
+    h = Hands("kharbga", CHAIN)
+    h.move("a2", "b2")
+    h.lift("c2")
+    h.move("b2", "b3")
+    h.move("b3", "b4")
+    assert h.moves == ["a2xb2", "b2xb3", "b3xb4"]
+    h.lift("c5", hold=0.05)
+    h.lift("c4", hold=0.05)
+    h.put("c4", "d", hold=0.5)
+    assert h.moves == ["a2xb2", "b2xb3", "b3xb4"] and h.leds["c5"] == "lifted"
+    return h
+
+
+def test_the_other_side_s_soldier_lifted_confirms_a_step_onto_a_freed_square() -> None:
+    # Before, the Attacker's soldier held up left nothing read, and the
+    # Defender's step was lost: the next reading showed two turns.
+    h = _stepped_onto_the_freed_square()
+    h.lift("c3", hold=0.5)
+    h.lift("b4", hold=0.6)
+    assert h.moves[-1] == "c5-c4" and h.leds["b4"] == "lifted"
+    h.put("b5")
+    assert h.moves[-2:] == ["c5-c4", "b4-b5"]
+
+
+def test_a_captured_piece_of_the_turn_before_taken_off_confirms_no_step() -> None:
+    # c3 (the Attacker's capture) taken off says nothing of the Defender's
+    # soldier: it is still in the hand, and here it goes to b5, with c4 the
+    # captured soldier still to come off.
+    h = _stepped_onto_the_freed_square()
+    h.lift("c3", hold=0.5)
+    assert h.moves == ["a2xb2", "b2xb3", "b3xb4"] and h.leds["c5"] == "lifted"
+    h.put("b5", "d")
+    assert h.moves[-1] == "c5-b5"
+    assert h.leds["c4"] == "capture"
+    assert h.last.status == "c4: remove the captured soldier"
