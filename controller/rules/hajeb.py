@@ -182,9 +182,9 @@ def declare_refusal(core: Core) -> str | None:
     if core._outcome is not None:
         return "the game is over"
     if core._setting:
-        return "H'ajeb is declared in the moving phase, not while setting"
+        return "it is declared in the moving phase, not while setting"
     if core._hajeb == IN_FORCE:
-        return "H'ajeb is already declared"
+        return "it is already declared"
     if core._hajeb == ENDING or core._removals:
         return "pieces are being removed"
     if core._side != DEFENDER:

@@ -90,9 +90,13 @@ def test_only_the_defender_declares_on_its_turn() -> None:
 
 def test_no_declaration_while_setting_or_twice() -> None:
     g = Game.new(HAJEB)
-    assert "moving phase" in str(g.hajeb_refusal("hajeb"))
+    # Said after "H'ajeb: " (the status) or "cannot declare H'ajeb: ", so
+    # the reason does not name H'ajeb again.
+    assert g.hajeb_refusal("hajeb") == "it is declared in the moving phase, not while setting"
+    with pytest.raises(IllegalMoveError, match="^cannot declare H'ajeb: it is declared in"):
+        g.declare_hajeb()
     g = play(game(), "hajeb", "e1-c3")
-    assert g.hajeb_refusal("hajeb") == "H'ajeb is already declared"
+    assert g.hajeb_refusal("hajeb") == "it is already declared"
 
 
 def test_declaring_takes_the_defenders_turn() -> None:
