@@ -307,10 +307,11 @@ class Explainer:
     def followed(self, g: AnyGame, r: Frame, turn: Turn, c: Candidate,
                  lifted: bool = True) -> bool:
         """Does ``r`` show ``c`` made, its turn over, and the other side's
-        turn begun: a soldier of that side stepped (where occupancy may
-        not prove it yet) or, if ``lifted``, lifted off its square?  A huff
-        alone is not that: it looks the same as the soldier that moved
-        lifted again."""
+        turn begun: a soldier of that side stepped, a step the board
+        proves (a run it cannot prove is no more proof of ``c`` than
+        ``c`` is), or, if ``lifted``, lifted off its square?  A huff alone
+        is not that: it looks the same as the soldier that moved lifted
+        again."""
         flags = turn.flags[:]
         pending = turn.pending.copy()
         pending.add(c)
@@ -322,7 +323,7 @@ class Explainer:
             g.push(m.kind, m.frm, m.to, m.flag)
         try:
             after = Turn(pending, flags, None, turn.clues, turn.thinking)
-            reply = self.explain(g, r, after)
+            reply = self.explain(g, r, after, weak_ok=False)
             if reply is not None:
                 if g.side == mover and reply.actions[0].kind != PASS:
                     return False  # the same turn going on

@@ -187,3 +187,24 @@ def test_a_captured_piece_of_the_turn_before_taken_off_confirms_no_step() -> Non
     assert h.moves[-1] == "c5-b5"
     assert h.leds["c4"] == "capture"
     assert h.last.status == "c4: remove the captured soldier"
+
+
+# Khamousiyya, the Attacker's d4 continuing a chain: d4xd5 takes e5 and d6.
+# d4xd3 then d3xc3 (taking c3, then c4) leaves the same board as d4 lifted.
+CONTINUE = "AAAADDA/DDDDDDA/DDA.DAA/ADDA.AD/DAD.AAA/DDAAADA/ADADDAA a m d4 1 off=0,0,0,2,0,0"
+
+
+def test_a_piece_the_held_soldier_will_take_lifted_first_is_no_reply() -> None:
+    # With d4 in the hand, e5 taken off before d4 lands is the capture to
+    # come, not the Defender answering a run the board cannot prove with a
+    # run of its own (before: d4xd3 d3xc3 recorded, then 'pass e5xe4 e4xf4'
+    # waited, and d4xd5 was lost).
+    h = Hands("khamousiyya", CONTINUE)
+    h.lift("d4", hold=0.6)
+    assert h.leds["d4"] == "lifted"
+    h.lift("e5", hold=0.6)
+    assert h.moves == []
+    h.put("d5", "a", hold=0.6)
+    h.lift("d6", hold=0.6)
+    assert h.moves == ["d4xd5"]
+    assert "error" not in h.leds.values()
