@@ -87,16 +87,16 @@ class Pending:
 
 @dataclass(frozen=True, slots=True)
 class Clues:
-    """How the hands moved since the board last read right (a reading
-    shown as a soldier in the hand, or that nothing explains, does not
-    count): proof for some explanations and the tie-breakers between
+    """How the hands moved since the board last read an action (a reading
+    shown as a soldier in the hand, that nothing explains, or that shows
+    the board as it was does not count): proof for some explanations and the tie-breakers between
     those that leave the same board."""
 
     origin: int = 0  # expected pieces that went missing first
     held: int = 0  # the soldier in the hand at the previous settled reading
     landed: int = 0  # squares of the latest piece set down
-    seen: int = 0  # squares shown occupied since the board last read right
-    emptied: int = 0  # expected pieces shown gone since the board last read right
+    seen: int = 0  # squares shown occupied since the board last read an action
+    emptied: int = 0  # expected pieces shown gone since the board last read an action
     gone: tuple[int, ...] = ()  # the expected points now empty, in the order they went
 
 

@@ -1,5 +1,5 @@
 """The sensor's latest reading, how long it has been shown, and what the
-hands did since the board last read right (who went missing first, and in
+hands did since the board last read an action (who went missing first, and in
 what order, where a piece was last set down, which squares were shown
 occupied): the clues that tell apart explanations that leave the same
 board, and the proof of a turn the next one followed before the board
@@ -28,8 +28,8 @@ class Readings:
     gone_at: dict[int, float] = field(default_factory=dict)  # when expected pieces went
     gone: int = 0
     landing: int = 0  # squares of the latest piece set down
-    seen: int = 0  # squares shown occupied since the board last read right
-    emptied: int = 0  # expected pieces shown gone since the board last read right
+    seen: int = 0  # squares shown occupied since the board last read an action
+    emptied: int = 0  # expected pieces shown gone since the board last read an action
     unseen_since: float | None = None  # since when some square reads unknown, without a break
 
     @property

@@ -396,12 +396,20 @@ class Reconciler:
     # Settled readings
 
     def _settle(self, r: Frame, now: float) -> None:
+        report = self._games.report
+        before = (len(report.played), report.undone, len(report.finished), report.resumed)
         try:
             self._settle_reading(r, now)
         finally:
-            if self._mismatch.since is None and self._lift is None:
-                # Read: the clues start again.  A soldier in the hand, or a
-                # reading nothing explains, keeps them for the next reading.
+            report = self._games.report
+            read = before != (len(report.played), report.undone, len(report.finished),
+                              report.resumed)
+            if self._mismatch.since is None and self._lift is None and read:
+                # Something read: the clues start again.  A soldier in the
+                # hand, a reading nothing explains, or the board shown as it
+                # was (a soldier set back, or a chain back to its own square
+                # with its captures not yet taken off) keeps them for the
+                # next reading.
                 self._readings.seen = r.occupied
                 self._readings.emptied = 0
 

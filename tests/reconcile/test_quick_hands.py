@@ -208,3 +208,44 @@ def test_a_piece_the_held_soldier_will_take_lifted_first_is_no_reply() -> None:
     h.lift("d6", hold=0.6)
     assert h.moves == ["d4xd5"]
     assert "error" not in h.leds.values()
+
+
+# b2xc2 takes c3 (c4 is the Attacker's), then c2xb2 takes b3: back on b2.
+BACK = "......./......./......./.AA..../.DD..../.A...../......D a m - 5"
+
+
+def test_a_chain_back_to_its_own_square_read_as_nothing_new_then_its_captures_off() -> None:
+    # The soldier's round trip made before the board settled reads as the
+    # board unchanged; what the hands did is kept, so its captures taken
+    # off then are the chain (before, the clues were dropped with that
+    # reading, and the chain could not be read: nothing recorded).
+    h = Hands("kharbga", BACK)
+    h.lift("b2", hold=0.05)
+    h.put("c2", "a", hold=0.05)
+    h.lift("c2", hold=0.05)
+    h.put("b2", "a", hold=0.6)
+    assert h.moves == [] and h.last.status == "Attacker to move"
+    h.lift("c3", hold=0.05)
+    h.lift("b3", hold=0.6)
+    assert h.moves == ["b2xc2", "c2xb2"]
+    assert "error" not in h.leds.values()
+
+
+def test_a_chain_back_to_its_own_square_then_a_quick_reply_are_both_read() -> None:
+    # The soldier read in the hand, set back after its round trip (the
+    # board as it was), then its captures off and the Defender's g1 lifted
+    # in one reading: the chain, then g1 in the hand.
+    h = Hands("kharbga", BACK)
+    h.lift("b2", hold=0.6)
+    assert h.leds["b2"] == "lifted"
+    h.put("c2", "a", hold=0.05)
+    h.lift("c2", hold=0.05)
+    h.put("b2", "a", hold=0.6)
+    assert h.moves == []
+    h.lift("c3", hold=0.05)
+    h.lift("b3", hold=0.05)
+    h.lift("g1", hold=0.6)
+    assert h.moves == ["b2xc2", "c2xb2"]
+    assert h.leds["g1"] == "lifted"
+    h.put("g2", "d")
+    assert h.moves == ["b2xc2", "c2xb2", "g1-g2"]
