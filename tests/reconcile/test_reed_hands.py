@@ -498,12 +498,14 @@ HUFF_CHOICE = ("which soldier a huff took: the huff and a step onto its point le
                "board another huff and step leave")
 CHAIN_OR_PASS = ("an optional chain gone on, or ended and the other side moved, made before "
                  "the board settled, leave the same board")
+LIFT_OR_TWO = ("a chain and a quick reply leave the board of the chain's soldier still in the "
+               "hand with pieces it may capture taken off")
 UNCLASSIFIED = "a quick-hands reading read otherwise, not yet shown to be ambiguous"
 RARE = [  # of seeds 0-63 a variant, the games read otherwise
     ("kharbga", 9, ROUTE),
     ("kharbga", 20, UNCLASSIFIED),
     ("khamousiyya", 30, CHAIN_OR_PASS),
-    ("khamousiyya", 45, UNCLASSIFIED),
+    ("khamousiyya", 45, LIFT_OR_TWO),
     ("khamousiyya", 46, CHAIN_OR_PASS),
     ("khamousiyya", 47, CHAIN_OR_PASS),
     ("khamousiyya", 55, CHAIN_OR_PASS),
