@@ -500,18 +500,24 @@ CHAIN_OR_PASS = ("an optional chain gone on, or ended and the other side moved, 
                  "the board settled, leave the same board")
 LIFT_OR_TWO = ("a chain and a quick reply leave the board of the chain's soldier still in the "
                "hand with pieces it may capture taken off")
-UNCLASSIFIED = "a quick-hands reading read otherwise, not yet shown to be ambiguous"
+TAKEN_BACK = ("a quick reply first set down where its soldier stood a turn before, the turn "
+              "it answers undoing the one before that: the board of a takeback")
+ONTO_CAPTURED = ("a quick reply onto the point of a piece just captured, that piece taken off "
+                 "first: the board of the captured piece still standing and the reply's soldier "
+                 "in the hand")
+WRONG_REPLY = ("a quick reply set down long on a wrong square: the board of the turn before it "
+               "made another way, and the reply's soldier moving on")
 RARE = [  # of seeds 0-63 a variant, the games read otherwise
     ("kharbga", 9, ROUTE),
-    ("kharbga", 20, UNCLASSIFIED),
+    ("kharbga", 20, TAKEN_BACK),
     ("khamousiyya", 30, CHAIN_OR_PASS),
     ("khamousiyya", 45, LIFT_OR_TWO),
     ("khamousiyya", 46, CHAIN_OR_PASS),
     ("khamousiyya", 47, CHAIN_OR_PASS),
     ("khamousiyya", 55, CHAIN_OR_PASS),
-    ("sabouiyya", 28, UNCLASSIFIED),
+    ("sabouiyya", 28, ONTO_CAPTURED),
     ("sixteen-soldiers", 28, HUFF_CHOICE),
-    ("sixteen-soldiers", 34, UNCLASSIFIED),
+    ("sixteen-soldiers", 34, WRONG_REPLY),
     ("sixteen-soldiers", 45, HUFF_CHOICE),
 ]
 
