@@ -295,19 +295,29 @@ class Player:
         empty = [p for p in range(self.game.geometry.size) if not (occ | b.occ) >> p & 1
                  and p not in (to, other)]
         if empty and rng.random() < h.wrong:
-            w = rng.choice(empty)
-            self.done["wrong point"] += 1
-            b.put(w)
-            b.maybe_hold(0 if last_placement else h.held)
-            b.take(w)
-            b.brief()
-        b.put(to)
-        if rng.random() < h.relift:
+            self.set_wrong(rng.choice(empty), "wrong point", 0 if last_placement else h.held)
+        self.set_down(to)
+
+    def set_wrong(self, w: int, habit: str, held: float) -> None:
+        """A piece set down on ``w`` by mistake (read with chance ``held``),
+        then taken off again."""
+        b = self.board
+        self.done[habit] += 1
+        b.put(w)
+        b.maybe_hold(held)
+        b.take(w)
+        b.brief()
+
+    def set_down(self, p: int) -> None:
+        """A piece set down on ``p``, perhaps lifted and set down again."""
+        b, h = self.board, self.habits
+        b.put(p)
+        if self.rng.random() < h.relift:
             self.done["set down again"] += 1
             b.brief()
-            b.take(to)
+            b.take(p)
             b.maybe_hold(h.held)
-            b.put(to)
+            b.put(p)
 
     def take_off(self, p: int) -> None:
         b = self.board
@@ -352,11 +362,7 @@ class Player:
             wrong = [p for p in points(near & ~self.visited) if p != frm]
             if wrong and rng.random() < h.wrong:
                 w = rng.choice(wrong)
-                self.done["wrong square"] += 1
-                b.put(w)
-                b.maybe_hold(0 if (reach & ~legal) >> w & 1 else h.held)
-                b.take(w)
-                b.brief()
+                self.set_wrong(w, "wrong square", 0 if (reach & ~legal) >> w & 1 else h.held)
         for i, p in enumerate(path):
             if i:
                 b.put(p)
@@ -367,13 +373,7 @@ class Player:
                 b.brief()
             b.take(p)
             b.brief()
-        b.put(to)
-        if rng.random() < h.relift:
-            self.done["set down again"] += 1
-            b.brief()
-            b.take(to)
-            b.maybe_hold(h.held)
-            b.put(to)
+        self.set_down(to)
         self.remove(taken, nxt, back=to == self.origin)
 
     def remove(self, taken: list[int], nxt: Move | None, back: bool) -> None:
