@@ -89,8 +89,8 @@ class Pending:
 class Clues:
     """How the hands moved since the board last read an action (a reading
     shown as a soldier in the hand, that nothing explains, or that shows
-    the board as it was does not count): proof for some explanations and the tie-breakers between
-    those that leave the same board."""
+    the board as it was does not count): proof for some explanations and
+    the tie-breakers between those that leave the same board."""
 
     origin: int = 0  # expected pieces that went missing first
     held: int = 0  # the soldier in the hand at the previous settled reading
@@ -286,7 +286,7 @@ class Explainer:
         """A turn and the opponent's reply, both made before the board
         settled (quick hands): the turn, if its soldier was seen on every
         point it stepped to and gone from its own since the board last read
-        right, and ``r`` shows the reply begun after it (:meth:`followed`).
+        an action, and ``r`` shows the reply begun after it (:meth:`followed`).
         The best-ranked such turn; None if there is none."""
         g = game
         if g.phase != "moving" or g.outcome is not None or turn.expected or turn.thinking:

@@ -19,7 +19,7 @@ __all__ = ["Mismatch", "Readings"]
 @dataclass(slots=True)
 class Readings:
     """The latest reading, its settling, and what the hands did since the
-    board last read right."""
+    board last read an action."""
 
     frame: Frame | None = None
     since: float = 0.0  # when the board began to show it

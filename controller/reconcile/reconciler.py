@@ -396,14 +396,11 @@ class Reconciler:
     # Settled readings
 
     def _settle(self, r: Frame, now: float) -> None:
-        report = self._games.report
-        before = (len(report.played), report.undone, len(report.finished), report.resumed)
+        before = self._games.report.progress()
         try:
             self._settle_reading(r, now)
         finally:
-            report = self._games.report
-            read = before != (len(report.played), report.undone, len(report.finished),
-                              report.resumed)
+            read = self._games.report.progress() != before
             if self._mismatch.since is None and self._lift is None and read:
                 # Something read: the clues start again.  A soldier in the
                 # hand, a reading nothing explains, or the board shown as it

@@ -48,3 +48,8 @@ class Report:
     dropped: list[AnyGame] = field(default_factory=list)
     resumed: AnyGame | None = None
     refused: str | None = None
+
+    def progress(self) -> tuple[int, int, int, AnyGame | None]:
+        """What changed the game so far (played, undone, finished, resumed):
+        two that differ say an action was read in between."""
+        return len(self.played), self.undone, len(self.finished), self.resumed
