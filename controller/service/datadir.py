@@ -10,9 +10,38 @@ import os
 from pathlib import Path
 from typing import IO
 
-__all__ = ["LOCK_NAME", "hold"]
+__all__ = ["LOCK_NAME", "check", "hold"]
 
 LOCK_NAME = "service.lock"
+
+
+def check(folder: str | Path) -> None:
+    """Raise :func:`hold`'s one-line ``OSError`` if another process holds
+    ``folder`` now; nothing is created.  Asked before the board is opened,
+    so a second service on the same games is told so, not that the
+    board's pins or port are busy (the first one has them)."""
+    where = Path(folder)
+    try:
+        fh = open(where / LOCK_NAME, encoding="utf-8")  # noqa: SIM115 (closed below)
+    except OSError:
+        return  # no lock file (a new folder), or none to read: hold() decides
+    try:
+        _take(fh, where)
+    finally:
+        fh.close()  # closing lets a lock taken here go again
+
+
+def _take(fh: IO[str], where: Path) -> None:
+    """Lock ``fh`` without waiting, or raise the one line naming who holds it."""
+    try:
+        fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        fh.seek(0)
+        pid = fh.read().strip()
+        fh.close()
+        who = f" (process {pid})" if pid.isascii() and pid.isdigit() else ""
+        raise OSError(f"the data directory {where} is in use by another kharbga-board{who}: "
+                      "stop it, or give this one another --data-dir") from None
 
 
 def hold(folder: str | Path) -> IO[str] | None:
@@ -26,15 +55,7 @@ def hold(folder: str | Path) -> IO[str] | None:
         fh = open(where / LOCK_NAME, "a+", encoding="utf-8")  # noqa: SIM115 (held open)
     except OSError:
         return None
-    try:
-        fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
-        fh.seek(0)
-        pid = fh.read().strip()
-        fh.close()
-        who = f" (process {pid})" if pid.isascii() and pid.isdigit() else ""
-        raise OSError(f"the data directory {where} is in use by another kharbga-board{who}: "
-                      "stop it, or give this one another --data-dir") from None
+    _take(fh, where)
     try:  # who holds it, for a second one's refusal (unbuffered: nothing left to
         # fail again at close); the lock holds without it
         os.ftruncate(fh.fileno(), 0)

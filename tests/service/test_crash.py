@@ -4,6 +4,7 @@ the final record equals the game played."""
 
 from __future__ import annotations
 
+import os
 import random
 import time
 from pathlib import Path
@@ -132,6 +133,37 @@ def test_a_second_service_on_the_same_games_refuses_to_start(tmp_path: Path) -> 
         assert again.get("/api/state")["variant"] == "kharbga"
     finally:
         again.stop()
+
+
+def test_a_second_service_is_told_the_games_are_in_use_before_the_board_is_opened(
+        tmp_path: Path) -> None:
+    """A second service on a board the first one holds would first meet the
+    board's own refusal (the pins or the port busy, or here no pin library
+    at all); the data directory in use is the reason to give, so it is
+    asked before the board is opened."""
+    import subprocess
+    import sys
+
+    from server import free_port
+
+    from controller.service import datadir
+
+    folder = tmp_path / "data"
+    held = datadir.hold(folder)
+    assert held is not None
+    try:
+        second = subprocess.run(
+            [sys.executable, "-m", "controller", "run", "--board", "gpio",
+             "--data-dir", str(folder), "--port", str(free_port())],
+            capture_output=True, text=True, timeout=60)
+    finally:
+        held.close()
+    assert second.returncode == 2
+    assert second.stderr.strip().splitlines() == [
+        f"kharbga-board: the data directory {folder} is in use by another "
+        f"kharbga-board (process {os.getpid()}): stop it, or give "
+        "this one another --data-dir"]
+    datadir.check(folder)  # let go: nothing to say
 
 
 def test_the_start_line_names_the_resumed_game_s_variant(tmp_path: Path) -> None:
