@@ -195,7 +195,7 @@ class Explainer:
         found = [
             c
             for c in self.candidates(game, turn.flags)
-            if _fits_candidate(r, c, turn) and _is_weak(c, turn.pending)
+            if _fits_candidate(r, c, turn) and _is_weak(c, turn)
         ]
         # Fewest actions, and of those first the run whose soldier ends
         # where a piece was last set down.
@@ -364,7 +364,7 @@ class Explainer:
         for c in self.candidates(g, turn.flags):
             if not _fits_candidate(r, c, turn):
                 continue
-            if _is_weak(c, turn.pending):
+            if _is_weak(c, turn):
                 if best_weak is None or _rank(c, clues) < _rank(best_weak, clues):
                     best_weak = c
             elif best is None or _rank(c, clues) < _rank(best, clues):
@@ -462,8 +462,12 @@ def _fits_candidate(r: Frame, c: Candidate, turn: Turn) -> bool:
     )
 
 
-def _is_weak(c: Candidate, pending: Pending) -> bool:
-    return c.weak or bool(c.entered & pending.bits)
+def _is_weak(c: Candidate, turn: Turn) -> bool:
+    """Occupancy cannot prove ``c``: its own flag, or a step onto a piece
+    taken off that still stands, unless that point was shown empty since
+    the board last read an action (the piece taken off, then the step
+    set down there: a quick reply onto the point of a piece just captured)."""
+    return c.weak or bool(c.entered & turn.pending.bits & ~turn.clues.emptied)
 
 
 def _rank(c: Candidate, clues: Clues) -> tuple[bool, bool, bool, int]:

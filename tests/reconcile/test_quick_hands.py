@@ -249,3 +249,37 @@ def test_a_chain_back_to_its_own_square_then_a_quick_reply_are_both_read() -> No
     assert h.leds["g1"] == "lifted"
     h.put("g2", "d")
     assert h.moves == ["b2xc2", "c2xb2", "g1-g2"]
+
+
+def test_a_quick_reply_onto_the_point_of_the_piece_just_captured_is_read() -> None:
+    # a2xb2 takes c2, c2 taken off, and c1-c2 made before the board settled.
+    # The board is also the capture with c2 still standing and c1 in the
+    # hand; but c2 was shown empty, then filled: the reply set down there.
+    # Before, c2 was lit to be taken off and the reply was not recorded.
+    h = Hands("kharbga", "......./......./......./......./......./A.DA.../..D...D a m - 5")
+    _quick(h, ("a2", "b2", "a"))
+    h.lift("c2", hold=0.05)
+    _quick(h, ("c1", "c2", "d"))
+    h.hold(DELAY + 0.5)
+    assert h.moves == ["a2xb2", "c1-c2"]
+    assert h.leds == {"c1": "last-from", "c2": "last-to"}
+    assert h.last.status == "Attacker to move"
+
+
+def test_the_captured_piece_put_back_and_a_soldier_held_is_set_right_when_it_comes_off() -> None:
+    # The other story of the same board: c2 (captured) taken off and put
+    # back, c1 held up. It is read as c1-c2; c1's soldier set down on d1
+    # is then lit as not belonging, and once c2 comes off the turn is
+    # read again as c1-d1: nothing wrong is recorded.
+    h = Hands("kharbga", "......./......./......./......./......./A.DA.../..D...D a m - 5")
+    _quick(h, ("a2", "b2", "a"))
+    h.lift("c2", hold=0.05)
+    h.put("c2", "d", hold=0.05)
+    h.lift("c1", hold=DELAY + 0.5)
+    h.put("d1", "d", hold=DELAY + 0.5)
+    assert h.leds.get("d1") == "error"
+    assert h.last.status == "d1: no soldier belongs here; take it off"
+    h.lift("c2", hold=DELAY + 0.5)
+    assert h.moves == ["a2xb2", "c1-d1"]
+    assert h.leds == {"c1": "last-from", "d1": "last-to"}
+    assert h.last.status == "Attacker to move"

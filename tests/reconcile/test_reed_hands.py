@@ -502,9 +502,6 @@ LIFT_OR_TWO = ("a chain and a quick reply leave the board of the chain's soldier
                "hand with pieces it may capture taken off")
 TAKEN_BACK = ("a quick reply first set down where its soldier stood a turn before, the turn "
               "it answers undoing the one before that: the board of a takeback")
-ONTO_CAPTURED = ("a quick reply onto the point of a piece just captured, that piece taken off "
-                 "first: the board of the captured piece still standing and the reply's soldier "
-                 "in the hand")
 WRONG_REPLY = ("a quick reply set down long on a wrong square: the board of the turn before it "
                "made another way, and the reply's soldier moving on")
 RARE = [  # of seeds 0-63 a variant, the games read otherwise
@@ -515,7 +512,6 @@ RARE = [  # of seeds 0-63 a variant, the games read otherwise
     ("khamousiyya", 46, CHAIN_OR_PASS),
     ("khamousiyya", 47, CHAIN_OR_PASS),
     ("khamousiyya", 55, CHAIN_OR_PASS),
-    ("sabouiyya", 28, ONTO_CAPTURED),
     ("sixteen-soldiers", 28, HUFF_CHOICE),
     ("sixteen-soldiers", 34, WRONG_REPLY),
     ("sixteen-soldiers", 45, HUFF_CHOICE),
