@@ -192,11 +192,10 @@ class Explainer:
         first: a soldier stepping onto a piece it captured while that piece
         still stands, or steps that leave no piece where there was none.
         Both look like a soldier in the hand."""
-        found = [
-            c
-            for c in self.candidates(game, turn.flags)
-            if _fits_candidate(r, c, turn) and _is_weak(c, turn)
-        ]
+        held = _chain_held(game, r, turn.clues)
+        found = [c for c in self.candidates(game, turn.flags)
+                 if _fits_candidate(r, c, turn) and _is_weak(c, turn)
+                 and not (held and c.actions[0].kind == PASS)]
         # Fewest actions, and of those first the run whose soldier ends
         # where a piece was last set down.
         landed = turn.clues.landed
@@ -293,9 +292,11 @@ class Explainer:
             return None
         clues = turn.clues
         best: Candidate | None = None
+        held = _chain_held(g, r, clues)
         for c in self.candidates(g, turn.flags):
             steps = [m for m in c.actions if m.kind == STEP]
-            if not steps or any(not clues.seen >> m.to & 1 for m in steps) \
+            if not steps or held and c.actions[0].kind == PASS \
+                    or any(not clues.seen >> m.to & 1 for m in steps) \
                     or not clues.emptied >> steps[0].frm & 1 \
                     or (r.occupied | clues.seen) & c.proof != c.proof:
                 continue
@@ -361,8 +362,9 @@ class Explainer:
         best: Candidate | None = None
         best_weak: Candidate | None = None
         clues = turn.clues
+        held = _chain_held(g, r, clues)
         for c in self.candidates(g, turn.flags):
-            if not _fits_candidate(r, c, turn):
+            if not _fits_candidate(r, c, turn) or held and c.actions[0].kind == PASS:
                 continue
             if _is_weak(c, turn):
                 if best_weak is None or _rank(c, clues) < _rank(best_weak, clues):
@@ -462,11 +464,18 @@ def _fits_candidate(r: Frame, c: Candidate, turn: Turn) -> bool:
     )
 
 
+def _chain_held(g: AnyGame, r: Frame, clues: Clues) -> bool:
+    """Is an optional chain's soldier off its point, lifted first (or seen
+    in the hand) since the board last read an action: the chain going on,
+    not ended by an implied pass (the other side waits for that soldier)?"""
+    p = g.chain_point
+    return p >= 0 and not r.occupied >> p & 1 and bool((clues.held | clues.origin) >> p & 1)
+
+
 def _is_weak(c: Candidate, turn: Turn) -> bool:
     """Occupancy cannot prove ``c``: its own flag, or a step onto a piece
     taken off that still stands, unless that point was shown empty since
-    the board last read an action (the piece taken off, then the step
-    set down there: a quick reply onto the point of a piece just captured)."""
+    the board last read an action (that piece off, then the step there)."""
     return c.weak or bool(c.entered & turn.pending.bits & ~turn.clues.emptied)
 
 

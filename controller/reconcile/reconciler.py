@@ -420,6 +420,25 @@ class Reconciler:
         self._lift = None
         self._read(r, now, lift, deferred)
 
+    def _two_turns_refill(self, r: Frame, now: float) -> bool:
+        """A soldier in the hand whose board has pieces that "never moved"
+        shown gone and set down again since the board last read an action,
+        where a turn and a quick reply (:meth:`Explainer.two_turns`) leave
+        the same board: the two turns are read (their steps landed there),
+        and what follows them.  False if the reading is not that."""
+        g, turn = self.game, self._turn
+        a, d = g.bitboards()
+        refilled = turn.clues.emptied & r.occupied & (a | d)
+        if not refilled:
+            return False
+        first = self._explainer.two_turns(g, r, turn)
+        if first is None or refilled & ~(first.gone_a | first.gone_d):
+            return False  # or not all of them points the first turn captured
+        self._lift = None
+        self._games.play(first, r)
+        self._read(r, now, None, [])
+        return True
+
     def _read(self, r: Frame, now: float, lift: tuple[int, int] | None,
               deferred: list[Candidate]) -> None:
         """Settled reading ``r`` explained (the clues taken): ``lift`` and
@@ -440,6 +459,8 @@ class Reconciler:
             self._read(r, now, None, [])  # then what follows them
             return
         self._lift = ex.lift(g, r, turn)
+        if self._lift is not None and self._two_turns_refill(r, now):
+            return
         if self._lift is not None and turn.pending.bits & r.occupied and games.correction(
                 r, make=False):
             # Or a piece the last turn's other route to the same landing

@@ -283,3 +283,44 @@ def test_the_captured_piece_put_back_and_a_soldier_held_is_set_right_when_it_com
     assert h.moves == ["a2xb2", "c1-d1"]
     assert h.leds == {"c1": "last-from", "d1": "last-to"}
     assert h.last.status == "Attacker to move"
+
+
+def test_a_chain_and_a_quick_reply_onto_its_captured_points_are_not_a_soldier_in_the_hand() -> None:
+    # f3xe3 takes d3 and e2, e3xd3 takes d2; f2-e2 before the board settled.
+    # The board is also f3 in the hand, f2 and d2 (pieces it may capture)
+    # taken off early, d3 and e2 never moved; but d3 and e2 were shown
+    # empty, then filled: the chain and the reply landed there. Before,
+    # f3 was lit as lifted and nothing was recorded.
+    h = Hands("khamousiyya", "......./......./......./......./A.AD.AA/A.ADDDA/DDDAADA a m - 5")
+    _quick(h, ("f3", "e3", "a"))
+    for captured in ("e2", "d3"):
+        h.lift(captured, hold=0.05)
+    h.lift("e3", hold=0.05)
+    h.lift("d2", hold=0.05)
+    h.put("d3", "a", hold=0.05)
+    _quick(h, ("f2", "e2", "d"))
+    h.hold(DELAY + 0.5)
+    assert h.moves == ["f3xe3", "e3xd3", "f2-e2"]
+    assert h.leds == {"f2": "last-from", "e2": "last-to"}
+    assert h.last.status == "Attacker to move"
+
+
+def test_the_chain_s_soldier_set_down_long_on_a_wrong_point_is_not_the_chain_ended() -> None:
+    # g2xg3 takes f3; g3xg2 (taking f2) may follow. The chain's soldier
+    # lifted, f2 taken off early, the soldier set down long on f3: the
+    # board of the chain ended and f2-f3 made, then g3 lifted. But g3 went
+    # first, and a player does not move while the chain's soldier is in
+    # the air. Before, pass and f2-f3 were recorded.
+    h = Hands("khamousiyya", "......./......./......./......./DD..AD./..DAADA/ADAAADA a m - 5")
+    _quick(h, ("g2", "g3", "a"))
+    h.lift("f3", hold=DELAY + 0.5)
+    assert h.moves == ["g2xg3"] and h.leds["g3"] == "continue"
+    h.lift("g3", hold=0.05)
+    h.lift("f2", hold=0.05)
+    h.put("f3", "a", hold=DELAY + 0.5)
+    assert h.moves == ["g2xg3"]
+    assert h.leds["g3"] == "lifted" and h.leds["g2"] == "destination"
+    h.lift("f3", hold=0.05)
+    h.put("g2", "a", hold=DELAY + 0.5)
+    assert h.moves == ["g2xg3", "g3xg2"]
+    assert h.last.status == "Defender to move"
