@@ -100,6 +100,7 @@ class Games:
         g = self.game
         turn = self._turn
         ex = self._explainer
+        off = at & ~r.occupied  # lifted off since the runs were kept aside
         for w in deferred:
             saved = turn.pending
             turn.pending = saved.copy()
@@ -107,7 +108,6 @@ class Games:
             for m in w.actions:
                 g.push(m.kind, m.frm, m.to, m.flag)
             turn.pending.add(w)
-            off = at & ~r.occupied
             ok = ex.explain(g, r, turn, weak_ok=False) is not None or bool(off) and not (
                 off & ~(w.gone_a | w.gone_d)) and ex.nothing_new(g, r, turn.pending)
             while g.ply > n:
