@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 
 from controller.board.events import Frame
 from controller.board.geometry import points
@@ -31,113 +31,11 @@ from controller.rules import AnyGame, Game, LeapGame
 from controller.rules.moves import PASS, PLACE, REMOVE, STEP, Move
 
 from .settings import Settings
+from .turn import Candidate, Clues, Pending, Turn, fits
 
-__all__ = ["Candidate", "Clues", "Explainer", "Pending", "Turn", "fits"]
+__all__ = ["Explainer", "chain_takes"]
 
 _KNOCKED = 3  # most pieces missing for one of them to be tried as knocked off
-
-
-@dataclass(frozen=True, slots=True)
-class Candidate:
-    """One explanation: its actions and the board (a, d) after them."""
-
-    actions: tuple[Move, ...]
-    a: int
-    d: int
-    gone_a: int  # pieces the rules took off during the actions, by colour
-    gone_d: int
-    exchanged: int  # of those, the ones an exchange took
-    proof: int = 0  # squares the readings must have shown occupied
-    entered: int = 0  # squares the moving soldier stepped onto
-    weak: bool = False  # occupancy cannot prove it (see Explainer.unproven)
-
-
-@dataclass(slots=True)
-class Pending:
-    """Pieces the rules took off that still stand on the board, by colour;
-    ``exchanged`` marks those an exchange took (the rest were captured)."""
-
-    a: int = 0
-    d: int = 0
-    exchanged: int = 0
-
-    @property
-    def bits(self) -> int:
-        return self.a | self.d
-
-    def copy(self) -> Pending:
-        return Pending(self.a, self.d, self.exchanged)
-
-    def clear(self) -> None:
-        self.a = self.d = self.exchanged = 0
-
-    def add(self, c: Candidate) -> None:
-        """The pieces ``c`` took off join those standing."""
-        occ = c.a | c.d
-        self.a = (self.a | c.gone_a) & ~occ
-        self.d = (self.d | c.gone_d) & ~occ
-        self.exchanged |= c.exchanged
-
-    def keep(self, occupied: int) -> None:
-        """Forget the pieces lifted off (not in ``occupied``)."""
-        self.a &= occupied
-        self.d &= occupied
-        self.exchanged &= self.a | self.d
-
-
-@dataclass(frozen=True, slots=True)
-class Clues:
-    """How the hands moved since the board last read an action (a reading
-    shown as a soldier in the hand, that nothing explains, or that shows
-    the board as it was does not count): proof for some explanations and
-    the tie-breakers between those that leave the same board."""
-
-    origin: int = 0  # expected pieces that went missing first
-    held: int = 0  # the soldier in the hand at the previous settled reading
-    landed: int = 0  # squares of the latest piece set down
-    seen: int = 0  # squares shown occupied since the board last read an action
-    emptied: int = 0  # expected pieces shown gone since the board last read an action
-    gone: tuple[int, ...] = ()  # the expected points now empty, in the order they went
-
-
-@dataclass(slots=True)
-class Turn:
-    """What the search reads besides the game and the reading."""
-
-    pending: Pending = field(default_factory=Pending)
-    flags: list[bool] = field(default_factory=lambda: [False, False])  # exchange, per side
-    expected: Move | None = None  # the computer's action: only it is accepted
-    clues: Clues = Clues()
-    thinking: bool = False  # the computer's action is being searched: nothing is accepted
-
-
-def difference(game: AnyGame, pend: Pending, r: Frame) -> int:
-    """The squares where reading ``r`` differs from ``game``'s board, the
-    pieces ``pend`` (taken off by the rules) allowed to stand. Once the
-    game is over, a soldier taken off is the board being cleared for the
-    next game, as the status asks: not a difference."""
-    a, d = game.bitboards()
-    diff = (r.occupied ^ (a | d)) & ~(pend.bits & r.occupied)
-    if game.outcome is not None:
-        diff &= r.occupied
-    if r.colour:
-        diff |= (r.attacker & d) | (r.defender & a)
-        diff |= r.attacker & pend.d | r.defender & pend.a
-    return diff
-
-
-def fits(r: Frame, a: int, d: int, pend_a: int = 0, pend_d: int = 0) -> bool:
-    """Is reading ``r`` the board (a, d), with some of the pieces
-    ``pend_a``/``pend_d`` (taken off by the rules) still standing?"""
-    occ = a | d
-    if r.colour:
-        return (
-            r.attacker & a == a
-            and r.defender & d == d
-            and r.attacker & ~a & ~pend_a == 0
-            and r.defender & ~d & ~pend_d == 0
-        )
-    return r.occupied & occ == occ and r.occupied & ~occ & ~(pend_a | pend_d) == 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -195,7 +93,7 @@ class Explainer:
         held = _chain_held(game, r, turn.clues)
         found = [c for c in self.candidates(game, turn.flags)
                  if _fits_candidate(r, c, turn) and _is_weak(c, turn)
-                 and not (held and c.actions[0].kind == PASS)]
+                 and not _ends_held_chain(c, game, held)]
         # Fewest actions, and of those first the run whose soldier ends
         # where a piece was last set down.
         landed = turn.clues.landed
@@ -295,7 +193,7 @@ class Explainer:
         held = _chain_held(g, r, clues)
         for c in self.candidates(g, turn.flags):
             steps = [m for m in c.actions if m.kind == STEP]
-            if not steps or held and c.actions[0].kind == PASS \
+            if not steps or _ends_held_chain(c, g, held) \
                     or any(not clues.seen >> m.to & 1 for m in steps) \
                     or not clues.emptied >> steps[0].frm & 1 \
                     or (r.occupied | clues.seen) & c.proof != c.proof:
@@ -364,7 +262,7 @@ class Explainer:
         clues = turn.clues
         held = _chain_held(g, r, clues)
         for c in self.candidates(g, turn.flags):
-            if not _fits_candidate(r, c, turn) or held and c.actions[0].kind == PASS:
+            if not _fits_candidate(r, c, turn) or _ends_held_chain(c, g, held):
                 continue
             if _is_weak(c, turn):
                 if best_weak is None or _rank(c, clues) < _rank(best_weak, clues):
@@ -472,11 +370,24 @@ def _chain_held(g: AnyGame, r: Frame, clues: Clues) -> bool:
     return p >= 0 and not r.occupied >> p & 1 and bool((clues.held | clues.origin) >> p & 1)
 
 
+def _ends_held_chain(c: Candidate, g: AnyGame, held: bool) -> bool:
+    """``c`` ends the chain whose soldier is held (:func:`_chain_held`) and
+    does not capture that soldier: not what the hands did."""
+    return held and c.actions[0].kind == PASS and not (c.gone_a | c.gone_d) >> g.chain_point & 1
+
+
 def _is_weak(c: Candidate, turn: Turn) -> bool:
     """Occupancy cannot prove ``c``: its own flag, or a step onto a piece
-    taken off that still stands, unless that point was shown empty since
-    the board last read an action (that piece off, then the step there)."""
-    return c.weak or bool(c.entered & turn.pending.bits & ~turn.clues.emptied)
+    taken off that still stands, unless that piece went since the board
+    last read an action and its point was filled again after the moving
+    soldier left its own (that piece off, then the step there)."""
+    onto = c.entered & turn.pending.bits
+    if c.weak or not onto:
+        return c.weak
+    clues = turn.clues
+    went = clues.went.get(next(m.frm for m in c.actions if m.kind == STEP))
+    return went is None or bool(onto & ~clues.emptied) or any(
+        clues.filled.get(p, went) <= went for p in points(onto))
 
 
 def _rank(c: Candidate, clues: Clues) -> tuple[bool, bool, bool, int]:

@@ -18,9 +18,10 @@ from controller.board.events import Frame
 from controller.rules import AnyGame, new_game
 from controller.rules.moves import PASS, PLACE, STEP
 
-from .explain import Candidate, Explainer, Turn, fits
+from .explain import Explainer
 from .readings import Mismatch
 from .timeline import Timeline, set_up_first
+from .turn import Candidate, Turn, fits
 from .unrecorded import Table
 from .update import Report
 

@@ -10,8 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from controller.board.events import Frame
+from controller.board.geometry import points
 
-from .explain import Clues
+from .turn import Clues
 
 __all__ = ["Mismatch", "Readings"]
 
@@ -30,6 +31,8 @@ class Readings:
     landing: int = 0  # squares of the latest piece set down
     seen: int = 0  # squares shown occupied since the board last read an action
     emptied: int = 0  # expected pieces shown gone since the board last read an action
+    went: dict[int, float] = field(default_factory=dict)  # and when each first went
+    filled: dict[int, float] = field(default_factory=dict)  # when each square last filled
     unseen_since: float | None = None  # since when some square reads unknown, without a break
 
     @property
@@ -53,8 +56,12 @@ class Readings:
             new ^= low
         self.gone = gone
         self.emptied |= gone
+        for p in points(gone):
+            self.went.setdefault(p, frame.t)
         if frame.occupied & ~self.occupied:
             self.landing = frame.occupied & ~self.occupied
+            for p in points(self.landing):
+                self.filled[p] = frame.t
         self.seen |= frame.occupied
         if not frame.unknown:
             self.unseen_since = None
@@ -73,7 +80,15 @@ class Readings:
         first = min(times.values(), default=None)
         origin = sum(1 << p for p, t in times.items() if t == first)
         gone = tuple(sorted(times, key=lambda p: (times[p], p)))
-        return Clues(origin, held, landed, self.seen, self.emptied, gone)
+        return Clues(origin, held, landed, self.seen, self.emptied, gone,
+                     dict(self.went), dict(self.filled))
+
+    def restart(self, occupied: int) -> None:
+        """The board read an action: what the hands did counts from here."""
+        self.seen = occupied
+        self.emptied = 0
+        self.went.clear()
+        self.filled.clear()
 
 
 @dataclass(slots=True)

@@ -39,12 +39,13 @@ from controller.rules import AnyGame, AnyVariant, Game, find_any_variant, new_ga
 from controller.rules.moves import HAJEB, PASS, RESCIND, Move
 
 from .exchange_words import exchange_refusal
-from .explain import Candidate, Explainer, Turn, difference, fits
+from .explain import Explainer
 from .games import SIDES, Games
 from .present import Display, View, leds, status
 from .readings import Mismatch, Readings
 from .settings import Settings
 from .timeline import captured_last_turn, set_up_first
+from .turn import Candidate, Turn, difference, fits
 from .unrecorded import Table, Undone, Unrecorded
 from .update import Report as _Report
 from .update import Update
@@ -407,8 +408,7 @@ class Reconciler:
                 # was (a soldier set back, or a chain back to its own square
                 # with its captures not yet taken off) keeps them for the
                 # next reading.
-                self._readings.seen = r.occupied
-                self._readings.emptied = 0
+                self._readings.restart(r.occupied)
 
     def _settle_reading(self, r: Frame, now: float) -> None:
         g = self.game

@@ -11,7 +11,7 @@ from controller.rules import AnyGame, Game, State, game_from_position, new_game
 from controller.rules.leap import LeapState
 from controller.rules.moves import HAJEB, PASS, PLACE, REMOVE, RESCIND, STEP, Move
 
-from .explain import Pending, fits
+from .turn import Pending, fits
 
 __all__ = ["Timeline", "captured_last_turn", "set_up_first"]
 

@@ -17,12 +17,12 @@ LOCK_NAME = "service.lock"
 
 def check(folder: str | Path) -> None:
     """Raise :func:`hold`'s one-line ``OSError`` if another process holds
-    ``folder`` now; nothing is created.  Asked before the board is opened,
-    so a second service on the same games is told so, not that the
-    board's pins or port are busy (the first one has them)."""
+    ``folder`` now; nothing is created.  Asked before the web port and the
+    board are opened, so a second service on the same games is told so,
+    not that the port or the board's pins are busy (the first one has them)."""
     where = Path(folder)
     try:
-        fh = open(where / LOCK_NAME, encoding="utf-8")  # noqa: SIM115 (closed below)
+        fh = open(where / LOCK_NAME, encoding="utf-8", errors="replace")  # noqa: SIM115
     except OSError:
         return  # no lock file (a new folder), or none to read: hold() decides
     try:
@@ -52,7 +52,8 @@ def hold(folder: str | Path) -> IO[str] | None:
     where = Path(folder)
     try:
         where.mkdir(parents=True, exist_ok=True)
-        fh = open(where / LOCK_NAME, "a+", encoding="utf-8")  # noqa: SIM115 (held open)
+        fh = open(where / LOCK_NAME, "a+", encoding="utf-8",  # noqa: SIM115 (held open)
+                  errors="replace")
     except OSError:
         return None
     _take(fh, where)

@@ -33,8 +33,8 @@ def serve(config: Config, config_path: str | None = None,
 
     logging.basicConfig(level=logging.INFO, stream=sys.stderr,
                         format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    datadir.check(config.data_dir)  # a second service: told so, not "the port is busy"
     check_listen(config.host, config.port)  # before a data folder or a game is made
-    datadir.check(config.data_dir)  # a second service: told so, not "the pins are busy"
     check_backend(config)  # the board's wiring against the game's board, as well
     # The board opened before the data folder too: LEDs whose library does
     # not load, or a bus that does not open, leave no folder and no game.

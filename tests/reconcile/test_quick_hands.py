@@ -266,23 +266,22 @@ def test_a_quick_reply_onto_the_point_of_the_piece_just_captured_is_read() -> No
     assert h.last.status == "Attacker to move"
 
 
-def test_the_captured_piece_put_back_and_a_soldier_held_is_set_right_when_it_comes_off() -> None:
-    # The other story of the same board: c2 (captured) taken off and put
-    # back, c1 held up. It is read as c1-c2; c1's soldier set down on d1
-    # is then lit as not belonging, and once c2 comes off the turn is
-    # read again as c1-d1: nothing wrong is recorded.
+def test_the_captured_piece_put_back_before_a_soldier_is_lifted_is_still_to_come_off() -> None:
+    # The same board, another order: c2 (captured) taken off and put back,
+    # then c1 lifted and held. c2 was filled again before c1 left, so the
+    # piece on it is the captured one: c1 is in the hand, c2 to come off.
     h = Hands("kharbga", "......./......./......./......./......./A.DA.../..D...D a m - 5")
     _quick(h, ("a2", "b2", "a"))
     h.lift("c2", hold=0.05)
     h.put("c2", "d", hold=0.05)
     h.lift("c1", hold=DELAY + 0.5)
+    assert h.moves == ["a2xb2"]
+    assert h.leds["c1"] == "lifted" and h.leds["c2"] == "capture"
     h.put("d1", "d", hold=DELAY + 0.5)
-    assert h.leds.get("d1") == "error"
-    assert h.last.status == "d1: no soldier belongs here; take it off"
-    h.lift("c2", hold=DELAY + 0.5)
     assert h.moves == ["a2xb2", "c1-d1"]
+    assert h.last.status == "c2: remove the captured soldier"
+    h.lift("c2", hold=DELAY + 0.5)
     assert h.leds == {"c1": "last-from", "d1": "last-to"}
-    assert h.last.status == "Attacker to move"
 
 
 def test_a_chain_and_a_quick_reply_onto_its_captured_points_are_not_a_soldier_in_the_hand() -> None:
@@ -324,3 +323,18 @@ def test_the_chain_s_soldier_set_down_long_on_a_wrong_point_is_not_the_chain_end
     h.put("g2", "a", hold=DELAY + 0.5)
     assert h.moves == ["g2xg3", "g3xg2"]
     assert h.last.status == "Defender to move"
+
+
+def test_a_reply_capturing_the_chain_s_soldier_taken_off_first_ends_the_chain() -> None:
+    # g2xg3 takes f3; the Defender's g1xg2 (g4 beyond) takes the chain's
+    # soldier on g3, and that soldier is taken off first: its point is
+    # empty because it was captured, not because it is in the hand.
+    h = Hands("khamousiyya", "......./......./......./......D/DD..AD./..DAADA/ADAAADD a m - 5")
+    _quick(h, ("g2", "g3", "a"))
+    h.lift("f3", hold=DELAY + 0.5)
+    assert h.moves == ["g2xg3"]
+    h.lift("g3", hold=0.05)
+    _quick(h, ("g1", "g2", "d"))
+    h.hold(DELAY + 0.5)
+    assert h.moves == ["g2xg3", "pass", "g1xg2"]
+    assert "error" not in h.leds.values()

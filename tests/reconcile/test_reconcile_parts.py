@@ -6,10 +6,11 @@ from __future__ import annotations
 from dataclasses import replace
 
 from controller.board.events import Frame
-from controller.reconcile.explain import Explainer, Pending, Turn
+from controller.reconcile.explain import Explainer
 from controller.reconcile.present import Display, View, leds, status
 from controller.reconcile.settings import Settings
 from controller.reconcile.timeline import Timeline
+from controller.reconcile.turn import Pending, Turn
 from controller.rules import Game
 
 CHAIN = "......./......./......./..DA.../..DA.../A.DA.../......D a m - 5"

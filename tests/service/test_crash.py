@@ -138,9 +138,10 @@ def test_a_second_service_on_the_same_games_refuses_to_start(tmp_path: Path) -> 
 def test_a_second_service_is_told_the_games_are_in_use_before_the_board_is_opened(
         tmp_path: Path) -> None:
     """A second service on a board the first one holds would first meet the
-    board's own refusal (the pins or the port busy, or here no pin library
-    at all); the data directory in use is the reason to give, so it is
-    asked before the board is opened."""
+    web port's or the board's own refusal (the port or the pins busy, or
+    here no pin library at all); the data directory in use is the reason
+    to give, so it is asked before either is opened."""
+    import socket
     import subprocess
     import sys
 
@@ -151,11 +152,15 @@ def test_a_second_service_is_told_the_games_are_in_use_before_the_board_is_opene
     folder = tmp_path / "data"
     held = datadir.hold(folder)
     assert held is not None
+    port = free_port()
     try:
-        second = subprocess.run(
-            [sys.executable, "-m", "controller", "run", "--board", "gpio",
-             "--data-dir", str(folder), "--port", str(free_port())],
-            capture_output=True, text=True, timeout=60)
+        with socket.socket() as first_page:  # the first service's port
+            first_page.bind(("127.0.0.1", port))
+            first_page.listen()
+            second = subprocess.run(
+                [sys.executable, "-m", "controller", "run", "--board", "gpio",
+                 "--data-dir", str(folder), "--port", str(port)],
+                capture_output=True, text=True, timeout=60)
     finally:
         held.close()
     assert second.returncode == 2

@@ -1,0 +1,121 @@
+"""What the reconciler's search reads and answers with: an explanation
+(:class:`Candidate`), the pieces taken off that still stand
+(:class:`Pending`), how the hands moved (:class:`Clues`), and the turn
+those make up (:class:`Turn`); :func:`fits` and :func:`difference` compare
+a reading with a board."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from controller.board.events import Frame
+from controller.rules import AnyGame
+from controller.rules.moves import Move
+
+__all__ = ["Candidate", "Clues", "Pending", "Turn", "difference", "fits"]
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """One explanation: its actions and the board (a, d) after them."""
+
+    actions: tuple[Move, ...]
+    a: int
+    d: int
+    gone_a: int  # pieces the rules took off during the actions, by colour
+    gone_d: int
+    exchanged: int  # of those, the ones an exchange took
+    proof: int = 0  # squares the readings must have shown occupied
+    entered: int = 0  # squares the moving soldier stepped onto
+    weak: bool = False  # occupancy cannot prove it (see Explainer.unproven)
+
+
+@dataclass(slots=True)
+class Pending:
+    """Pieces the rules took off that still stand on the board, by colour;
+    ``exchanged`` marks those an exchange took (the rest were captured)."""
+
+    a: int = 0
+    d: int = 0
+    exchanged: int = 0
+
+    @property
+    def bits(self) -> int:
+        return self.a | self.d
+
+    def copy(self) -> Pending:
+        return Pending(self.a, self.d, self.exchanged)
+
+    def clear(self) -> None:
+        self.a = self.d = self.exchanged = 0
+
+    def add(self, c: Candidate) -> None:
+        """The pieces ``c`` took off join those standing."""
+        occ = c.a | c.d
+        self.a = (self.a | c.gone_a) & ~occ
+        self.d = (self.d | c.gone_d) & ~occ
+        self.exchanged |= c.exchanged
+
+    def keep(self, occupied: int) -> None:
+        """Forget the pieces lifted off (not in ``occupied``)."""
+        self.a &= occupied
+        self.d &= occupied
+        self.exchanged &= self.a | self.d
+
+
+@dataclass(frozen=True, slots=True)
+class Clues:
+    """How the hands moved since the board last read an action (a reading
+    shown as a soldier in the hand, that nothing explains, or that shows
+    the board as it was does not count): proof for some explanations and
+    the tie-breakers between those that leave the same board."""
+
+    origin: int = 0  # expected pieces that went missing first
+    held: int = 0  # the soldier in the hand at the previous settled reading
+    landed: int = 0  # squares of the latest piece set down
+    seen: int = 0  # squares shown occupied since the board last read an action
+    emptied: int = 0  # expected pieces shown gone since the board last read an action
+    gone: tuple[int, ...] = ()  # the expected points now empty, in the order they went
+    went: Mapping[int, float] = field(default_factory=dict)  # when each emptied point went
+    filled: Mapping[int, float] = field(default_factory=dict)  # when each square last filled
+
+
+@dataclass(slots=True)
+class Turn:
+    """What the search reads besides the game and the reading."""
+
+    pending: Pending = field(default_factory=Pending)
+    flags: list[bool] = field(default_factory=lambda: [False, False])  # exchange, per side
+    expected: Move | None = None  # the computer's action: only it is accepted
+    clues: Clues = Clues()
+    thinking: bool = False  # the computer's action is being searched: nothing is accepted
+
+
+def difference(game: AnyGame, pend: Pending, r: Frame) -> int:
+    """The squares where reading ``r`` differs from ``game``'s board, the
+    pieces ``pend`` (taken off by the rules) allowed to stand. Once the
+    game is over, a soldier taken off is the board being cleared for the
+    next game, as the status asks: not a difference."""
+    a, d = game.bitboards()
+    diff = (r.occupied ^ (a | d)) & ~(pend.bits & r.occupied)
+    if game.outcome is not None:
+        diff &= r.occupied
+    if r.colour:
+        diff |= (r.attacker & d) | (r.defender & a)
+        diff |= r.attacker & pend.d | r.defender & pend.a
+    return diff
+
+
+def fits(r: Frame, a: int, d: int, pend_a: int = 0, pend_d: int = 0) -> bool:
+    """Is reading ``r`` the board (a, d), with some of the pieces
+    ``pend_a``/``pend_d`` (taken off by the rules) still standing?"""
+    occ = a | d
+    if r.colour:
+        return (
+            r.attacker & a == a
+            and r.defender & d == d
+            and r.attacker & ~a & ~pend_a == 0
+            and r.defender & ~d & ~pend_d == 0
+        )
+    return r.occupied & occ == occ and r.occupied & ~occ & ~(pend_a | pend_d) == 0
