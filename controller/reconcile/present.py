@@ -87,33 +87,22 @@ def status(g: AnyGame, v: View) -> str:
     if pend:
         what = "exchanged" if pend & v.exchanged == pend else "captured"
         squares = _names(g, pend)
-        if len(squares) == 1:
-            return f"{squares[0]}: remove the {what} soldier"
-        return f"Remove the {what} soldiers on {', '.join(squares)}"
+        told = (f"{squares[0]}: remove the {what} soldier" if len(squares) == 1
+                else f"Remove the {what} soldiers on {', '.join(squares)}")
+        # The soldier in the hand may stand on a captured soldier's point
+        # already (that piece taken off, the soldier set down there): the
+        # board cannot tell, so where it may go is told too.
+        if v.lifted >= 0 and v.targets:
+            name = g.geometry.point_names[v.lifted]
+            return f"{told}; {name} lifted: set it on a lit {place(g.geometry.name)}"
+        return told
     flag, other = raised_words(g) if v.flags[g.side] else "", flag_kept(g, v.flags)
     if v.expected is not None and v.lifted < 0:
         return f"{side} (computer): make the lit move {action_words(str(v.expected))}{other}"
     if v.thinking:
         return f"{side} (computer) is thinking: its move will be lit{other}"
     if v.lifted >= 0:
-        name = g.geometry.point_names[v.lifted]
-        a, _ = g.bitboards()
-        owner = TITLE[0] if a >> v.lifted & 1 else TITLE[1]
-        if v.targets:
-            return f"{owner}: {name} lifted; set it on a lit {place(g.geometry.name)}{flag}{other}"
-        if isinstance(g, LeapGame) and g.huff & ~v.off:  # not made yet
-            huffed = " or ".join(_names(g, g.huff))
-            return f"{owner}: {name} lifted; the huff comes first: take off {huffed}"
-        steps = [m for m in g.legal_moves() if m.kind == STEP]
-        capturers = {m.frm for m in steps if m.capture}
-        must = g.variant.compulsory_capture or g.chain_square is not None
-        if must and capturers and owner == side and all(m.capture for m in steps):
-            who = " or ".join(sorted(g.geometry.point_names[p] for p in capturers))
-            return f"{owner}: {name} lifted, but a capture must be made, by {who}; put it back"
-        movers = sorted({g.geometry.point_names[m.frm] for m in steps})
-        only = (f" (only {' or '.join(movers)} can move)"
-                if owner == side and 0 < len(movers) <= 3 else "")
-        return f"{owner}: {name} lifted, but it has no move from here{only}; put it back"
+        return _lifted(g, v, flag, other)
     if g.phase == "setting":
         placed = (g.count(0) + g.count(1)) % 2 + 1
         near = g.geometry.centre_adjacent
@@ -138,6 +127,29 @@ def status(g: AnyGame, v: View) -> str:
     told = exchange_words(g, bool(flag))
     crowned = _crowned(g, 1 - g.side)
     return f"{side} to move{_again(g)}{told}{flag}{declared}{_must_capture(g)}{crowned}{other}"
+
+
+def _lifted(g: AnyGame, v: View, flag: str = "", other: str = "") -> str:
+    """The soldier in the hand, in words: where it may go, or why it has
+    no move."""
+    side, name = TITLE[g.side], g.geometry.point_names[v.lifted]
+    a, _ = g.bitboards()
+    owner = TITLE[0] if a >> v.lifted & 1 else TITLE[1]
+    if v.targets:
+        return f"{owner}: {name} lifted; set it on a lit {place(g.geometry.name)}{flag}{other}"
+    if isinstance(g, LeapGame) and g.huff & ~v.off:  # not made yet
+        huffed = " or ".join(_names(g, g.huff))
+        return f"{owner}: {name} lifted; the huff comes first: take off {huffed}"
+    steps = [m for m in g.legal_moves() if m.kind == STEP]
+    capturers = {m.frm for m in steps if m.capture}
+    must = g.variant.compulsory_capture or g.chain_square is not None
+    if must and capturers and owner == side and all(m.capture for m in steps):
+        who = " or ".join(sorted(g.geometry.point_names[p] for p in capturers))
+        return f"{owner}: {name} lifted, but a capture must be made, by {who}; put it back"
+    movers = sorted({g.geometry.point_names[m.frm] for m in steps})
+    only = (f" (only {' or '.join(movers)} can move)"
+            if owner == side and 0 < len(movers) <= 3 else "")
+    return f"{owner}: {name} lifted, but it has no move from here{only}; put it back"
 
 
 def _huff(g: LeapGame, v: View) -> str:

@@ -334,3 +334,24 @@ def test_another_soldier_lifted_and_set_back_after_undo_is_not_the_undone_move(
     else:
         h.move("d4", "e4")
     assert h.moves == made
+
+
+def test_a_chain_soldier_set_on_a_captured_point_is_told_where_it_may_go() -> None:
+    # c2 (captured) taken off, b2 (the chain's soldier) set down on c2: the
+    # board reads c2 still standing and b2 in the hand, as it would with c2
+    # never touched. Both stories are told: c2 to come off, and where the
+    # soldier in the hand may go (before, only 'c2: remove the captured
+    # soldier', with b3 lit and no word of it).
+    h = Hands("kharbga", CHAIN)
+    h.move("a2", "b2")
+    h.lift("c2", hold=0.05)
+    h.lift("b2", hold=0.05)
+    h.put("c2", "a", hold=DELAY + 0.5)
+    assert h.moves == ["a2xb2"]
+    assert h.leds["b2"] == "lifted" and h.leds["b3"] == "destination"
+    assert h.last.status == "c2: remove the captured soldier; b2 lifted: set it on a lit square"
+    # Obeying the second half: the soldier goes on from c2 to b3.
+    h.lift("c2", hold=0.05)
+    h.put("b3", "a", hold=DELAY + 0.5)
+    assert h.moves == ["a2xb2", "b2xb3"]
+    assert h.last.status == "c3: remove the captured soldier"
