@@ -30,8 +30,9 @@ class Readings:
     gone: int = 0
     landing: int = 0  # squares of the latest piece set down
     seen: int = 0  # squares shown occupied since the board last read an action
-    emptied: int = 0  # expected pieces shown gone since the board last read an action
-    went: dict[int, float] = field(default_factory=dict)  # and when each first went
+    # expected pieces shown gone since the board last read an action, and
+    # when each first went
+    went: dict[int, float] = field(default_factory=dict)
     filled: dict[int, float] = field(default_factory=dict)  # when each square last filled
     unseen_since: float | None = None  # since when some square reads unknown, without a break
 
@@ -55,7 +56,6 @@ class Readings:
             self.gone_at[low.bit_length() - 1] = frame.t
             new ^= low
         self.gone = gone
-        self.emptied |= gone
         for p in points(gone):
             self.went.setdefault(p, frame.t)
         if frame.occupied & ~self.occupied:
@@ -80,13 +80,13 @@ class Readings:
         first = min(times.values(), default=None)
         origin = sum(1 << p for p, t in times.items() if t == first)
         gone = tuple(sorted(times, key=lambda p: (times[p], p)))
-        return Clues(origin, held, landed, self.seen, self.emptied, gone,
+        emptied = sum(1 << p for p in self.went)
+        return Clues(origin, held, landed, self.seen, emptied, gone,
                      dict(self.went), dict(self.filled))
 
     def restart(self, occupied: int) -> None:
         """The board read an action: what the hands did counts from here."""
         self.seen = occupied
-        self.emptied = 0
         self.went.clear()
         self.filled.clear()
 
