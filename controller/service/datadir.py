@@ -10,25 +10,9 @@ import os
 from pathlib import Path
 from typing import IO
 
-__all__ = ["LOCK_NAME", "check", "hold"]
+__all__ = ["LOCK_NAME", "hold"]
 
 LOCK_NAME = "service.lock"
-
-
-def check(folder: str | Path) -> None:
-    """Raise :func:`hold`'s one-line ``OSError`` if another process holds
-    ``folder`` now; nothing is created.  Asked before the web port and the
-    board are opened, so a second service on the same games is told so,
-    not that the port or the board's pins are busy (the first one has them)."""
-    where = Path(folder)
-    try:
-        fh = open(where / LOCK_NAME, encoding="utf-8", errors="replace")  # noqa: SIM115
-    except OSError:
-        return  # no lock file (a new folder), or none to read: hold() decides
-    try:
-        _take(fh, where)
-    finally:
-        fh.close()  # closing lets a lock taken here go again
 
 
 def _take(fh: IO[str], where: Path) -> None:
@@ -44,18 +28,25 @@ def _take(fh: IO[str], where: Path) -> None:
                       "stop it, or give this one another --data-dir") from None
 
 
-def hold(folder: str | Path) -> IO[str] | None:
+def hold(folder: str | Path, create: bool = True) -> IO[str] | None:
     """Lock ``folder`` for this process (created if missing) until the
     returned file is closed; ``OSError`` in one line when another process
     holds it.  None when the folder cannot be written at all: the archive's
-    opening then refuses it in its own words (archive.py)."""
+    opening then refuses it in its own words (archive.py).
+
+    With ``create`` False nothing is made: a folder without a lock file (a
+    new one) gives None.  The service takes the lock so before the web port
+    and the board are opened, so a second service on the same games is
+    told that, not that the port or the board's pins are busy (the first
+    one has them), and holds it from then on."""
     where = Path(folder)
     try:
-        where.mkdir(parents=True, exist_ok=True)
-        fh = open(where / LOCK_NAME, "a+", encoding="utf-8",  # noqa: SIM115 (held open)
-                  errors="replace")
+        if create:
+            where.mkdir(parents=True, exist_ok=True)
+        fd = os.open(where / LOCK_NAME, os.O_RDWR | (os.O_CREAT if create else 0), 0o644)
     except OSError:
         return None
+    fh = open(fd, "r+", encoding="utf-8", errors="replace")  # noqa: SIM115 (held open)
     _take(fh, where)
     try:  # who holds it, for a second one's refusal (unbuffered: nothing left to
         # fail again at close); the lock holds without it

@@ -33,22 +33,25 @@ def serve(config: Config, config_path: str | None = None,
 
     logging.basicConfig(level=logging.INFO, stream=sys.stderr,
                         format="%(asctime)s %(name)s %(levelname)s %(message)s")
-    datadir.check(config.data_dir)  # a second service: told so, not "the port is busy"
-    check_listen(config.host, config.port)  # before a data folder or a game is made
-    check_backend(config)  # the board's wiring against the game's board, as well
-    # The board opened before the data folder too: LEDs whose library does
-    # not load, or a bus that does not open, leave no folder and no game.
-    clock = ServiceClock()
-    backend = open_backend(config, clock)
+    # One service a data directory: a folder in use is told first (not "the
+    # port is busy"), and the lock is kept from here on.
+    held = datadir.hold(config.data_dir, create=False)
     try:
-        held = datadir.hold(config.data_dir)  # one service a data directory
+        check_listen(config.host, config.port)  # before a data folder or a game is made
+        check_backend(config)  # the board's wiring against the game's board, as well
+        # The board opened before the data folder too: LEDs whose library does
+        # not load, or a bus that does not open, leave no folder and no game.
+        clock = ServiceClock()
+        backend = open_backend(config, clock)
         try:
+            if held is None:  # a new folder
+                held = datadir.hold(config.data_dir)
             return _serve(config, broadcast, backend, clock)
         finally:
-            if held is not None:
-                held.close()
+            backend.close()
     finally:
-        backend.close()
+        if held is not None:
+            held.close()
 
 
 class ServiceClock:
