@@ -179,7 +179,7 @@ class Hall:
         g = self._game(board, gid, variant)
         for side in ("attacker", "defender"):
             if isinstance(m.get(side), str):
-                setattr(g, side, m[side][:80])
+                setattr(g, side, _name(m[side]))
         if "options" in m:  # a board before these fields sends neither
             g.options = options or ""
         if "start" in m:
@@ -243,8 +243,8 @@ class Hall:
         board.current = g.id  # the board's own word (a game put aside may come back)
         players = s.get("players")
         if isinstance(players, dict):
-            g.attacker = str(players.get("attacker", g.attacker))[:80]
-            g.defender = str(players.get("defender", g.defender))[:80]
+            g.attacker = _name(str(players.get("attacker", g.attacker)))
+            g.defender = _name(str(players.get("defender", g.defender)))
         return True
 
     def _same_store(self, board: HallBoard, m: dict[str, Any]) -> bool:
@@ -371,8 +371,8 @@ class Hall:
         game = record.game()
         tokens = action_tokens(game)
         g = self._game(board, int(gid_text), game.variant.name)
-        g.attacker = record.tags.get("Attacker", g.attacker)[:80]
-        g.defender = record.tags.get("Defender", g.defender)[:80]
+        g.attacker = _name(record.tags.get("Attacker", g.attacker))
+        g.defender = _name(record.tags.get("Defender", g.defender))
         g.options, g.start = format_any_options(game.variant), game.start_position
         if game.outcome is not None:
             g.result = game.outcome.result
@@ -425,3 +425,10 @@ def _short(v: object, what: str) -> str | None:
     if v is None or (isinstance(v, str) and len(v) <= MAX_START):
         return v
     raise ValueError(f"bad {what}")
+
+
+def _name(text: str) -> str:
+    """A player's name from a board, as the hall keeps it: at most 80
+    characters, anything not printable (a line break, a NUL, a bidi
+    override: a board refuses them in its own names) shown as '?'."""
+    return "".join(c if c.isprintable() else "?" for c in text[:80])

@@ -307,7 +307,11 @@ def write_record(record: Record, width: int = 79) -> str:
 
 
 def _escape(value: str) -> str:
-    return value.replace("\\", "\\\\").replace('"', '\\"')
+    """A tag's value as the record writes it: quotes and backslashes
+    escaped, and anything not printable (a line break, a NUL, a bidi
+    override) written as '?', so a value never ends its tag or line."""
+    text = "".join(c if c.isprintable() else "?" for c in value)
+    return text.replace("\\", "\\\\").replace('"', '\\"')
 
 
 def _unescape(value: str) -> str:

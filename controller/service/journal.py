@@ -30,7 +30,6 @@ from __future__ import annotations
 import inspect
 import json
 import logging
-import math
 import os
 import sqlite3
 import time
@@ -46,10 +45,12 @@ from controller.rules import AnyGame
 from controller.rules.leap_factory import format_any_options
 
 from .archive import BUSY_MS, ArchiveError
+from .config import name_problem
 from .store import CURRENT, Store, common_length
 
 __all__ = ["NAME", "Current", "Journal", "recover"]
 
+LATEST = 95_617_584_000  # 5000-01-01, in seconds since 1970
 log = logging.getLogger("kharbga.store")
 
 NAME = "journal.json"
@@ -235,6 +236,8 @@ def _read(path: Path) -> tuple[list[Entry], dict[str, object]]:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:  # unreadable, not UTF-8, not JSON
         raise JournalError(f"cannot be read: {said(exc) or type(exc).__name__}") from None
+    except RecursionError:  # lists in lists beyond what the reader follows
+        raise JournalError("cannot be read: nested too deeply") from None
     if not isinstance(data, dict) or data.get("journal") != FORMAT \
             or not isinstance(data.get("games"), list) or not isinstance(data.get("values"), dict):
         raise JournalError("not a journal of this program")
@@ -254,6 +257,8 @@ def _valid(g: object) -> bool:
         "finished": (bool,)}
     if any(k in g and not isinstance(g[k], t) for k, t in kinds.items()):
         return False
+    if any(k in g and name_problem(g[k]) is not None for k in ("attacker", "defender")):
+        return False  # a name the board would not take: not its journal
     actions, times = g.get("actions"), g.get("times", [])
     if actions is None:
         return True
@@ -263,10 +268,9 @@ def _valid(g: object) -> bool:
 
 
 def _a_time(t: object) -> bool:
-    """A time the journal may hold: a number of seconds SQLite keeps."""
-    if type(t) is int:
-        return abs(t) < 2**53
-    return type(t) is float and math.isfinite(t)
+    """A time the journal may hold: seconds since 1970, before the year
+    5000 (a wall clock's time, as the board writes them)."""
+    return type(t) in (int, float) and 0 <= t < LATEST
 
 
 def _apply(store: Store, g: Entry) -> int:

@@ -410,3 +410,25 @@ def test_what_the_hall_ignores_is_said_in_one_log_line(caplog: pytest.LogCapture
     two = [line for line in lines if "two boards under one board id" in line]
     assert len(two) == 1 and "b2: store " + "a" * 16 + " speaks again" in two[0], lines
     assert h.boards["b2"].game() is not None and h.boards["b2"].game().moves == actions[:3]
+
+
+def test_a_name_with_a_line_break_does_not_forge_a_game_in_the_evening_kgn() -> None:
+    """A player's name from a board's message (a board refuses such names in
+    its own, but the broker may carry anything) with a line break and
+    quotes: before, the evening's file held a forged game made of it, and
+    the record's own reader refused the file. Now the name is kept with '?'
+    for what is not printable, and the file reads back as the one game."""
+    hall = Hall()
+    actions = random_game(6)[:6]
+    forged = 'X"]\n[Result "1-0"]\n\n1. @a1 1-0\n\n[Variant "kharbga'
+    for m in _moves(actions, attacker=forged, defender="B\u202eadr\x00"):
+        hall.handle("kharbga/b1/moves", m)
+    text = hall.kgn()
+    lines = text.splitlines()
+    assert [line[:8] for line in lines if line.startswith("[")] == [
+        "[Variant", "[Attacke", "[Defende", "[BoardId", "[GameId ", "[Result "]
+    record = parse_record(text)
+    assert record.tags["Attacker"] == forged.replace("\n", "?")
+    assert record.tags["Defender"] == "B?adr?"
+    assert [str(m) for m in record.game().moves] == actions
+    assert hall.boards["b1"].game().attacker == forged.replace("\n", "?")  # type: ignore[union-attr]

@@ -152,3 +152,15 @@ def test_a_chain_square_whose_soldier_cannot_capture_again_is_refused() -> None:
     g.play("a2xb2")
     again = Game.from_position("kharbga", g.position())
     assert again.chain_square == "b2" and [str(m) for m in again.legal_moves()] == ["b2xb3"]
+
+
+def test_a_tag_value_with_a_line_break_stays_on_its_line() -> None:
+    # Whatever a tag's value holds, its tag is one line: a line break, a
+    # NUL or a bidi override is written '?', quotes and backslashes escaped.
+    record = Record(tags={"Variant": "kharbga", "Attacker": 'a"]\n[Result "1-0"]\\',
+                          "Defender": "b\u202ec\x00"})
+    text = str(record)
+    back = parse_record(text)
+    assert back.tags["Attacker"] == 'a"]?[Result "1-0"]\\'
+    assert back.tags["Defender"] == "b?c?"
+    assert text.splitlines()[1].startswith('[Attacker "') and "[Result" not in text.splitlines()[2]

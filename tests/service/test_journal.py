@@ -232,6 +232,15 @@ def test_a_restart_while_the_archive_is_still_locked_refuses_and_keeps_the_journ
     (b'{"journal": 1, "games": [{"id": 9, "variant": "kharbga", "options": "", "start": null, '
      b'"actions": ["@a1"], "times": [1' + b"0" * 400 + b']}], "values": {}}',
      "not a journal of this program"),
+    # A time far beyond any clock (before: a clock comment hundreds of digits long in
+    # the record), a name the board would refuse (a line break: the record's tags
+    # broken), lists nested too deeply to read (before: "RecursionError", no start).
+    (b'{"journal": 1, "games": [{"id": 9, "variant": "kharbga", "options": "", "start": null, '
+     b'"actions": ["@a1"], "times": [1e300]}], "values": {}}', "not a journal of this program"),
+    (b'{"journal": 1, "games": [{"id": 1, "attacker": "X\\"]\\n[Result \\"1-0", '
+     b'"defender": "D"}], "values": {}}', "not a journal of this program"),
+    (b'{"journal": 1, "games": ' + b"[" * 100000 + b"]" * 100000 + b', "values": {}}',
+     "cannot be read: nested too deeply"),
 ])
 def test_a_journal_that_cannot_be_used_is_kept_aside_and_said(
     tmp_path: Path, caplog: pytest.LogCaptureFixture, text: bytes, why: str
