@@ -37,6 +37,7 @@ from controller.board.config import install_hint, listen_failure
 from .boards import HallBoard
 from .model import Hall
 from .protocol import BroadcastConfig
+from .weblog import quiet_malformed_requests
 
 __all__ = ["HallServer", "serve_hall"]
 
@@ -277,6 +278,7 @@ async def _websocket(request: web.Request) -> web.WebSocketResponse:
 
 
 def make_hall_app(server: HallServer) -> web.Application:
+    quiet_malformed_requests()
     app = web.Application()
     app[SERVER] = server
     app.router.add_get("/", _index)

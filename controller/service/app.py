@@ -52,11 +52,13 @@ from importlib import resources
 from typing import Any
 
 from aiohttp import WSCloseCode, WSMsgType, web
+from aiohttp.web_protocol import RequestPayloadError
 
 from controller.board.config import local_caller
 from controller.board.leds import legend
 from controller.board.words import said
 from controller.hall.protocol import Unreplayable
+from controller.hall.weblog import malformed_words, quiet_malformed_requests
 
 from .board import BoardService, RequestError
 from .boardview import outcome_words
@@ -85,7 +87,10 @@ def _error(status: int, message: str) -> web.Response:
 async def _body(request: web.Request) -> dict[str, Any]:
     if request.content_length is not None and request.content_length > MAX_BODY:
         raise RequestError("request body too large")
-    raw = await request.content.read(MAX_BODY + 1)
+    try:
+        raw = await request.content.read(MAX_BODY + 1)
+    except RequestPayloadError as exc:  # a gzip body that is not gzip, say
+        raise RequestError(f"the body cannot be read ({malformed_words(exc)})") from None
     if len(raw) > MAX_BODY:
         raise RequestError("request body too large")
     try:
@@ -379,6 +384,7 @@ async def _stop(app: web.Application) -> None:
 
 
 def make_app(service: BoardService) -> web.Application:
+    quiet_malformed_requests()
     app = web.Application(middlewares=[_guard], client_max_size=MAX_BODY)
     app[SERVICE] = service
     app[SOCKETS] = set()

@@ -270,7 +270,7 @@ def _valid(g: object) -> bool:
 def _a_time(t: object) -> bool:
     """A time the journal may hold: seconds since 1970, before the year
     5000 (a wall clock's time, as the board writes them)."""
-    return type(t) in (int, float) and 0 <= t < LATEST
+    return isinstance(t, (int, float)) and type(t) is not bool and 0 <= t < LATEST
 
 
 def _apply(store: Store, g: Entry) -> int:

@@ -147,6 +147,40 @@ def test_bad_requests_are_refused(make: Any, path: str, body: Any, status: int,
     run(go)
 
 
+def test_malformed_http_is_refused_with_one_line_in_the_log(
+        make: Any, caplog: pytest.LogCaptureFixture) -> None:
+    """A body that says gzip and is not, a request line too long, a body
+    length that is no number: refused (the body with the service's JSON
+    error), each said in one WARNING line, never an ERROR with the
+    parser's traceback (as if the service had a bug)."""
+    service, _, run = make()
+
+    async def go(client: TestClient[Any, Any]) -> None:
+        r = await client.post("/api/new", data=b"abcde", headers={
+            "Content-Type": "application/json", "Content-Encoding": "gzip"})
+        assert r.status == 400
+        assert (await r.json())["error"] == (
+            "the body cannot be read (Can not decode content-encoding: gzip)")
+        for raw in (b"GET /api/state?" + b"a" * 9000 + b" HTTP/1.1\r\nHost: x\r\n\r\n",
+                    b"POST /api/new HTTP/1.1\r\nHost: x\r\nContent-Length: -5\r\n\r\nx"):
+            reader, writer = await asyncio.open_connection(client.host, client.port)
+            writer.write(raw)
+            await writer.drain()
+            assert (await reader.read(200)).split(b" ")[1] == b"400"
+            writer.close()
+        r = await client.get("/api/state")
+        assert r.status == 200 and (await r.json())["moves"] == []
+
+    with caplog.at_level(logging.INFO):
+        run(go)
+    refused = [r for r in caplog.records if "malformed" in r.getMessage()]
+    assert len(refused) >= 3 and all(r.levelno == logging.WARNING for r in refused)
+    assert [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR] == []
+    assert not any(r.exc_info for r in caplog.records)
+    assert any("Got more than 8190 bytes" in r.getMessage() for r in refused)
+    assert any("Content-Length" in r.getMessage() for r in refused)
+
+
 def test_unknown_paths_and_files(make: Any) -> None:
     _, _, run = make()
 
