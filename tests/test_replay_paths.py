@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable
 import pytest
 from simulated_games import random_game
 
+from controller.board.events import Button
 from controller.board.sensorlog import Event, format_event
 from controller.drivers.firmware_replay import firmware_events
 from controller.drivers.firmware_sim import find_micropython
@@ -119,3 +120,22 @@ def test_a_game_with_hajeb_gives_the_same_record_on_the_three_paths() -> None:
         assert result.records, (name, result.trace[-3:])
         record = str(result.records[0])
         assert want in record and '[Options "hajeb=true"]' in record, name
+
+
+def test_a_press_at_or_before_the_first_frame_replays_on_every_path() -> None:
+    """A button pressed at the first event's time (a press first of all,
+    or at the same time as the first frame): before, ``--via gpio`` ended
+    in "IndexError: list index out of range" (the press read the log's
+    clock before it was made); every path now reads it as the direct one."""
+    game = random_game("kharbga", random.Random(5), 6)
+    lines = simulate_log(game, seed=5).splitlines()
+    first = json.loads(lines[1])["t"]
+    press = json.dumps({"t": first, "button": "undo", "side": "attacker"})
+    for log in ([lines[0], press, *lines[1:]], [*lines[:2], press, *lines[2:]]):
+        records = {}
+        for name, source in sources().items():
+            events = list(source(log))
+            assert sum(isinstance(e, Button) and e.button == "undo" for e in events) == 1, name
+            records[name] = [str(r) for r in replay_events(iter(events), "kharbga").records]
+        assert records["gpio"] == records["direct"] == records["firmware"]
+        assert records["direct"]

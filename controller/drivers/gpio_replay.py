@@ -56,6 +56,10 @@ class LogClock:
         self.stop = threading.Event()
         self._now = actions[0][0] if actions else 0.0
         self.wakeups = 0
+
+    def start(self) -> None:
+        """Carry out the actions at the first one's time (a press among
+        them reads this clock: it is made first)."""
         self._run_until(self._now)
 
     def now(self) -> float:
@@ -175,6 +179,7 @@ def _drive(
         ):
             clock = LogClock(actions, scanner.period)
             clock_box.append(clock)
+            clock.start()
             if not actions:
                 return
             for frame in scanner.frames(clock, clock.stop):
