@@ -67,7 +67,14 @@ def test_replay_trace_has_one_object_per_line(tmp_path: Path,
         ('{"t": 0, "board": "5x5", "sensor": "occupancy"}\n', "variant kharbga is played on 7x7"),
         ('{"t": 0, "board": "7x7", "sensor": "colour"}\n{"t": 1, "occ": "' + "0" * 49 + '"}\n',
          "an 'occ' frame in a colour log"),
-        ('{"t": -1, "board": "7x7", "sensor": "colour"}\n', "non-negative"),
+        ('{"t": -1, "board": "7x7", "sensor": "colour"}\n', "from 0 to 10,000,000,000, not -1"),
+        # Before: "OverflowError: int too large to convert to float", and (replayed
+        # through the firmware) "cannot convert float infinity to integer".
+        ('{"t": 1' + "0" * 400 + ', "board": "7x7", "sensor": "colour"}\n',
+         "line 1 (header): 't' must be a number of seconds from 0 to 10,000,000,000, not "
+         "1000000000000000000000000000000000000..."),
+        ('{"t": 0, "board": "7x7", "sensor": "occupancy"}\n{"t": 1e308, "occ": "' + "0" * 49
+         + '"}\n', "line 2: 't' must be a number of seconds from 0 to 10,000,000,000, not 1e+308"),
         # The game a header names (a log written by games log), when it is of no use.
         ('{"t": 0, "board": "7x7", "sensor": "occupancy", "variant": "chess"}\n',
          "header: unknown variant 'chess'"),

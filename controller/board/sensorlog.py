@@ -19,7 +19,6 @@ raises :class:`LogError` naming the line for anything off.
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import TextIO
@@ -81,10 +80,14 @@ class Header:
 Event = Header | Frame | Button
 
 
+LATEST_T = 1e10  # seconds (some 317 years): a log's clock, or a wall clock's, is far below
+
+
 def _time(obj: dict[str, object]) -> float:
     t = obj.get("t")
-    if isinstance(t, bool) or not isinstance(t, int | float) or not math.isfinite(t) or t < 0:
-        raise ValueError(f"'t' must be a non-negative number of seconds, not {t!r}")
+    if isinstance(t, bool) or not isinstance(t, int | float) or not 0 <= t < LATEST_T:
+        told = repr(t) if len(repr(t)) <= 40 else f"{repr(t)[:37]}..."
+        raise ValueError(f"'t' must be a number of seconds from 0 to 10,000,000,000, not {told}")
     return float(t)
 
 
