@@ -87,6 +87,9 @@ class Review:
                 f"over {len(mine)} turn{'s' if len(mine) != 1 else ''}")
 
 
+MAX_NODES = 10**12  # a position: days of search at any speed this engine has
+
+
 def check_budget(nodes: int | None, seconds: float | None) -> None:
     """Refuse a search budget that is no budget (``ValueError``, one line)."""
     if seconds is not None and nodes is not None:
@@ -94,8 +97,9 @@ def check_budget(nodes: int | None, seconds: float | None) -> None:
     if seconds is not None and not 0 < seconds <= MAX_SECONDS:
         raise ValueError(f"--time must be more than 0 and at most {MAX_SECONDS:g} seconds, "
                          f"not {seconds:.15g}")
-    if nodes is not None and nodes <= 0:
-        raise ValueError(f"--nodes must be 1 or more, not {nodes}")
+    if nodes is not None and not 0 < nodes <= MAX_NODES:
+        told = str(nodes) if len(str(nodes)) <= 20 else f"{str(nodes)[:17]}..."
+        raise ValueError(f"--nodes must be from 1 to {MAX_NODES:,}, not {told}")
 
 
 def review(variant: AnyVariant, start: str | None, tokens: Sequence[str], *,

@@ -125,8 +125,8 @@ def test_a_placement_that_lets_the_attacker_seal_the_centre_is_a_blunder() -> No
 
 
 @pytest.mark.parametrize(("nodes", "seconds", "words"), [
-    (0, None, "--nodes must be 1 or more, not 0"),
-    (-5, None, "--nodes must be 1 or more, not -5"),
+    (0, None, "--nodes must be from 1 to 1,000,000,000,000, not 0"),
+    (-5, None, "--nodes must be from 1 to 1,000,000,000,000, not -5"),
     (None, 0.0, "--time must be more than 0"),
     (None, MAX_SECONDS + 1, "--time must be more than 0 and at most 600 seconds, not 601"),
 ])

@@ -94,8 +94,11 @@ def test_a_budget_is_given_once(tmp_path: Path, capsys: pytest.CaptureFixture[st
 
 
 @pytest.mark.parametrize(("args", "words"), [
-    (["--nodes", "0"], "--nodes must be 1 or more, not 0"),
-    (["--nodes", "-3"], "--nodes must be 1 or more, not -3"),
+    (["--nodes", "0"], "--nodes must be from 1 to 1,000,000,000,000, not 0"),
+    (["--nodes", "-3"], "--nodes must be from 1 to 1,000,000,000,000, not -3"),
+    # Before: the analysis's header, then "OverflowError: int too big to convert".
+    (["--nodes", "9" * 23],
+     "--nodes must be from 1 to 1,000,000,000,000, not 99999999999999999..."),
     (["--time", "0"], "--time must be more than 0 and at most 600 seconds, not 0"),
     (["--time", "600.5"], "--time must be more than 0 and at most 600 seconds, not 600.5"),
 ])
