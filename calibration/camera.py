@@ -189,6 +189,8 @@ def load_profile(path: str | Path) -> CameraProfile:
     except json.JSONDecodeError as exc:
         raise ValueError(f"camera profile {p} is not valid JSON (line {exc.lineno}, column "
                          f"{exc.colno}: {exc.msg})") from None
+    except RecursionError:
+        raise ValueError(f"camera profile {p} is not valid JSON (nested too deeply)") from None
     try:
         return CameraProfile.from_json(data)
     except ValueError as exc:

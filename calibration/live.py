@@ -304,7 +304,7 @@ def make_app(cal: LiveCalibration, token: str = "") -> Any:
         raw = await request.content.read(4096)
         try:
             data = json.loads(raw or b"{}")
-        except (json.JSONDecodeError, UnicodeDecodeError):
+        except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
             return error("the body must be a JSON object")
         if not isinstance(data, dict):
             return error("the body must be a JSON object")

@@ -178,6 +178,8 @@ def read_toml(path: str | Path) -> dict[str, Any]:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"not valid TOML ({exc})", file=name) from None
+    except RecursionError:  # arrays in arrays beyond what the reader follows
+        raise ConfigError("not valid TOML (nested too deeply)", file=name) from None
 
 
 class Table:

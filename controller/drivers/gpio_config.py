@@ -107,6 +107,8 @@ def loads(text: str) -> GpioConfig:
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"not valid TOML ({exc})") from None
+    except RecursionError:
+        raise ConfigError("not valid TOML (nested too deeply)") from None
     return GpioConfig.from_table(doc.get("gpio"))
 
 

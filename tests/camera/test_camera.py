@@ -222,6 +222,8 @@ def test_bad_inputs_raise_value_error(calibrated, tmp_path: Path) -> None:
     frame = d / "empty.png"
     with pytest.raises(ValueError, match=r"not valid JSON \(line 1, column 2: "):
         read_image(frame, _write(tmp_path / "a.json", b"{oops"))
+    with pytest.raises(ValueError, match=r"not valid JSON \(nested too deeply\)$"):
+        read_image(frame, _write(tmp_path / "deep.json", b"[" * 100000 + b"]" * 100000))
     with pytest.raises(ValueError, match="not a kharbga camera profile"):
         read_image(frame, _write(tmp_path / "b.json", b"[1, 2]"))
     data = json.loads(prof.read_text())

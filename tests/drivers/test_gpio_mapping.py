@@ -163,6 +163,7 @@ def test_bad_mappings_give_one_line_errors(table: dict[str, object], message: st
             "gpio.matrx: unknown key (known here: buttons, leds, mapping, matrix)",
         ),
         ("[gpio", "not valid TOML"),
+        ("a = " + "[" * 5000 + "]" * 5000, "not valid TOML (nested too deeply)"),
     ],
 )
 def test_bad_configurations_give_one_line_errors(text: str, message: str) -> None:

@@ -71,6 +71,10 @@ def test_unreadable_files(tmp_path: Path) -> None:
     broken.write_text("[web\n", encoding="utf-8")
     with pytest.raises(ConfigError, match=r"broken\.toml: not valid TOML \(.*line 1"):
         load_config(broken)
+    deep = tmp_path / "deep.toml"  # before: "RecursionError: maximum recursion depth ..."
+    deep.write_text("a = " + "[" * 5000 + "]" * 5000 + "\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match=r"deep\.toml: not valid TOML \(nested too deeply\)$"):
+        load_config(deep)
     binary = tmp_path / "binary.toml"
     binary.write_bytes(b"\xff\xfe[web]")
     with pytest.raises(ConfigError, match=r"binary\.toml: not UTF-8 text"):
