@@ -139,13 +139,17 @@ def _cmd_match(args: argparse.Namespace) -> int:
     return match_main(args.rest)
 
 
+MIN_SQUARE_MM = 10.0  # a marker 8 mm wide: smaller, a camera over a board reads none
+
+
 def _cmd_markers(args: argparse.Namespace) -> int:
     import math
 
     from calibration.markers import write_marker_sheet
 
-    if not (math.isfinite(args.square_mm) and args.square_mm > 0):
-        raise ValueError(f"--square-mm must be a positive number of millimetres, "
+    if not (math.isfinite(args.square_mm) and args.square_mm >= MIN_SQUARE_MM):
+        raise ValueError(f"--square-mm must be a number of millimetres, at least "
+                         f"{MIN_SQUARE_MM:g} (a board's square; a marker is 0.8 of it), "
                          f"not {args.square_mm:g}")
     if not MIN_DPI <= args.dpi <= MAX_DPI:  # A4 at 100,000 dpi: 859 PiB of pixels
         raise ValueError(f"--dpi must be {MIN_DPI} to {MAX_DPI}, not {args.dpi}")

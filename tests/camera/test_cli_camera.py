@@ -59,8 +59,13 @@ def test_the_marker_sheet_needs_a_png_file_name(
 
 @pytest.mark.parametrize(("option", "value", "words"), [
     # Before: "cannot convert float NaN to integer".
-    ("--square-mm", "nan", "--square-mm must be a positive number of millimetres, not nan"),
-    ("--square-mm", "-1", "--square-mm must be a positive number of millimetres, not -1"),
+    ("--square-mm", "nan", "--square-mm must be a number of millimetres, at least 10 (a "
+     "board's square; a marker is 0.8 of it), not nan"),
+    ("--square-mm", "-1", "--square-mm must be a number of millimetres, at least 10 (a "
+     "board's square; a marker is 0.8 of it), not -1"),
+    # Before: OpenCV's "(-215:Assertion failed) sidePixels >= ..." on three lines.
+    ("--square-mm", "0.0001", "--square-mm must be a number of millimetres, at least 10 (a "
+     "board's square; a marker is 0.8 of it), not 0.0001"),
     # Before: "MemoryError: Unable to allocate 859. PiB for an array ...".
     ("--dpi", "100000000", "--dpi must be 50 to 1200, not 100000000"),
     ("--dpi", "10", "--dpi must be 50 to 1200, not 10"),
