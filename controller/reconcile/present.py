@@ -95,6 +95,8 @@ def status(g: AnyGame, v: View) -> str:
         if v.lifted >= 0 and v.targets:
             name = g.geometry.point_names[v.lifted]
             return f"{told}; {name} lifted: set it on a lit {place(g.geometry.name)}"
+        if v.lifted >= 0:  # and it has no move: said as when nothing else is asked
+            return f"{told}; {_lifted(g, v)}"
         return told
     flag, other = raised_words(g) if v.flags[g.side] else "", flag_kept(g, v.flags)
     if v.expected is not None and v.lifted < 0:

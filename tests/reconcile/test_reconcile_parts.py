@@ -155,6 +155,16 @@ def test_status_and_leds_from_the_view() -> None:
     lift = View(lifted=d4, targets=_bits(g, "d5", "e4"))
     assert status(g, lift) == "Attacker: d4 lifted; set it on a lit square"
     assert leds(g, lift) == {"d4": "lifted", "d5": "destination", "e4": "destination"}
+    # A captured soldier standing and a soldier in the hand: both said (the
+    # soldier may stand on the captured soldier's point already; a reed
+    # switch cannot tell), where it may go or that it has none (before: the
+    # captured soldier alone, with the lifted soldier lit and no word of it).
+    c2 = _bits(g, "c2")
+    assert status(g, replace(lift, standing=c2)) == (
+        "c2: remove the captured soldier; d4 lifted: set it on a lit square")
+    assert status(g, View(standing=c2, lifted=d4)) == (
+        "c2: remove the captured soldier; Attacker: d4 lifted, but it has no move from here; "
+        "put it back")
 
 
 def test_display_recomputes_only_on_change_and_hands_out_copies() -> None:
