@@ -7,6 +7,7 @@ squares are told, and why the button means nothing now."""
 from __future__ import annotations
 
 from controller.rules import AnyGame, Game
+from controller.rules.moves import STEP
 
 __all__ = ["answer_awaited", "exchange_refusal", "exchange_words", "flag_kept", "raised_words"]
 
@@ -59,6 +60,10 @@ def raised_words(g: AnyGame) -> str:
     if g.chain_square is not None:  # the chain's steps are captures: none is flagged
         return (" (exchange flag raised, but a capture cannot ask or answer an exchange: "
                 "the next capture lowers it)")
+    steps = [m for m in g.legal_moves() if m.kind == STEP]
+    if steps and all(m.capture for m in steps):
+        return (" (exchange flag raised, but there is no step to ask or answer it with, only "
+                "captures, and a capture cannot: the next capture lowers it)")
     if g.side == 1 and e is not None and e.stage in (2, 4):
         s, first = names[e.soldier], names[e.first]
         if e.stage == 2:

@@ -279,6 +279,18 @@ def test_the_end_is_told_in_words_in_the_status_itself() -> None:
                                  "Clear the board for a new game")
 
 
+def test_a_raised_exchange_flag_with_only_captures_to_make_says_it_asks_nothing() -> None:
+    # The Defender's only steps are captures (c3xd3, e3xd3): before, "(exchange
+    # flag raised: the soldier the Defender steps asks an exchange)", and the
+    # capture then lowered the flag without a word.
+    g = Game.from_position(
+        "kharbga", "ADDDAAD/DADDDAA/AAADAAA/ADDADDD/DDD.DAA/AAAADDD/AAADADD d m - 2 np=1")
+    assert sorted(str(m) for m in g.legal_moves()) == ["c3xd3", "e3xd3"]
+    assert status(g, View(flags=(False, True))) == (
+        "Defender to move (exchange flag raised, but there is no step to ask or answer it "
+        "with, only captures, and a capture cannot: the next capture lowers it)")
+
+
 def test_a_raised_exchange_flag_says_what_the_next_step_does() -> None:
     pos = "......./......./......./...A.../.D...../......./A...... d m - 7"
     g = Game.from_position("kharbga", pos)
