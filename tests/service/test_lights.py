@@ -154,6 +154,11 @@ def _hint(pg: Page, server: Server, game: Game, tmp_path: Path) -> None:
         "e => e.style.getPropertyValue('--led')") for end in ("from", "to")]
     styles = {r["role"]: r["colour"] for r in server.get("/api/legend")}
     assert colours == [styles["hint"], styles["hint-to"]]
+    # Each end's words on hover (before: "starts here" on both).
+    titles = [pg.locator(f'#board [data-square="{squares[end]}"]').get_attribute("title")
+              for end in ("from", "to")]
+    assert titles == [f'{squares["from"]}: the suggested move starts here',
+                      f'{squares["to"]}: the suggested move ends here']
     # The lights lit now, in words: each end under its own look.
     expect(pg.locator('#lit [data-role="hint"]')).to_contain_text(f'{squares["from"]}: ')
     expect(pg.locator('#lit [data-role="hint-to"]')).to_have_text(

@@ -167,6 +167,11 @@ function drawPoint(name, geo, dark, pieces, present, leds, hint) {
     // The hint's end shows the hint-to colour, as the board's LEDs do.
     const toStyle = legendRoles["hint-to"];
     if (end === "to" && hint.from && toStyle) sq.style.setProperty("--led", toStyle.colour);
+    // Its words on hover, as the list of lit squares says them.
+    const computers = !!(state.expected && state.computer && state.computer === state.to_move);
+    const whose = computers ? "the computer's move" : "the suggested move";
+    sq.title = `${name}: ${!hint.from ? (pieces[name] ? `${whose}: take this soldier off`
+      : `${whose}: set a soldier here`) : `${whose} ${end === "from" ? "starts" : "ends"} here`}`;
     const tag = document.createElement("span");
     tag.className = "tag";
     // A soldier to take off (a huff, a removal) is not where a move goes.
