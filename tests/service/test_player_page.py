@@ -441,3 +441,34 @@ def test_the_thinking_box_stays_as_clicked(browser: Browser, server: Server) -> 
         time.sleep(0.1)
     expect(pg.locator("#thinking")).to_be_hidden()
     assert server.get("/api/state")["ponder"] is False
+
+
+@pytest.mark.parametrize(("width", "height"), [(1366, 650), (1366, 768)])
+def test_the_buttons_and_their_answers_stay_in_sight_under_a_long_status_line(
+        browser: Browser, server: Server, width: int, height: int) -> None:
+    """A laptop's screen (1366x768, 650 px under the browser's bars): a
+    status line of three lines and the engine's line push the buttons
+    under the board below the screen's foot. Before, Hint, Undo, Draw and
+    Resign were cut off or out of sight, and so were a draw offer's Accept
+    and Decline. The board is now sized to the screen's height as well,
+    and the buttons stick to the screen's foot if they still fall below."""
+    server.post("/api/new", {"variant": "khamousiyya"})
+    pg = _page(browser, server, width, height)
+    pg.check("#ponder")
+    for square in ("a1", "b1", "c1"):  # set where the first soldiers may not go
+        pg.click(f'#board [data-square="{square}"]')
+    expect(pg.locator("#status")).to_contain_text("c1")
+    pg.evaluate("window.scrollTo(0, 0)")  # the page as it stands, not scrolled
+    shots = server.data_dir.parent
+    pg.screenshot(path=str(shots / f"long-status-{height}.png"))
+    for name in ("hint", "undo", "draw", "resign"):
+        expect(pg.locator(f'[data-button="{name}"]')).to_be_in_viewport(ratio=1)
+    pg.evaluate("document.querySelector('[data-button=\"draw\"]').click()")  # no scrolling
+    expect(pg.locator("#draw-accept")).to_be_in_viewport(ratio=1)
+    expect(pg.locator("#draw-decline")).to_be_in_viewport(ratio=1)
+    assert pg.evaluate("window.scrollY") == 0
+    pg.screenshot(path=str(shots / f"long-status-draw-{height}.png"))
+    # Nor does the foot cover the board: its last row stays in sight.
+    board = pg.locator("#board").evaluate("e => e.getBoundingClientRect().bottom")
+    controls = pg.locator(".controls").evaluate("e => e.getBoundingClientRect().top")
+    assert board <= controls, (board, controls)
