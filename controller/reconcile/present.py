@@ -16,6 +16,7 @@ from controller.board.words import place
 from controller.rules import AnyGame, Game, LeapGame, State
 from controller.rules.leap import LeapState
 from controller.rules.moves import STEP, Move, action_words, reason_words
+from controller.rules.record import group_turns
 
 from .exchange_words import answer_awaited, exchange_words, flag_kept, raised_words
 from .explain import chain_takes
@@ -89,6 +90,7 @@ def status(g: AnyGame, v: View) -> str:
         squares = _names(g, pend)
         told = (f"{squares[0]}: remove the {what} soldier" if len(squares) == 1
                 else f"Remove the {what} soldiers on {', '.join(squares)}")
+        told += _taken_by(g, pend) if what == "captured" else ""
         # The soldier in the hand may stand on a captured soldier's point
         # already (that piece taken off, the soldier set down there): the
         # board cannot tell, so where it may go is told too.
@@ -129,6 +131,30 @@ def status(g: AnyGame, v: View) -> str:
     told = exchange_words(g, bool(flag))
     crowned = _crowned(g, 1 - g.side)
     return f"{side} to move{_again(g)}{told}{flag}{declared}{_must_capture(g)}{crowned}{other}"
+
+
+def _taken_by(g: AnyGame, pend: int) -> str:
+    """" (taken by d2xd3xe3)" when the last turn read captured every
+    soldier of ``pend``: the move the board read is named, so a player
+    whose soldier was read as a capture chain (a soldier set down
+    diagonally over two sandwiches leaves the board a quick chain leaves)
+    sees it and can take it back."""
+    if not isinstance(g, Game) or not g.history:
+        return ""
+    last = g.history[-1][0]
+    first = len(g.history) - 1
+    while first > 0 and (g.history[first - 1][0].turn, g.history[first - 1][0].side) == (
+            last.turn, last.side):
+        first -= 1
+    turn = g.history[first:]
+    if not all(m.kind == STEP for _, m in turn) or not any(m.capture for _, m in turn):
+        return ""
+    a, d = g.bitboards()
+    start = turn[0][0]
+    if pend & ~((start.attacker | start.defender) & ~(a | d)):
+        return ""  # some were captured before this turn
+    tokens = list(group_turns(g, first))
+    return f" (taken by {' '.join(tokens[-1])})" if tokens else ""
 
 
 def _lifted(g: AnyGame, v: View, flag: str = "", other: str = "") -> str:

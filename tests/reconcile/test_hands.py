@@ -22,7 +22,7 @@ def test_a_captured_soldier_set_back_down_is_still_to_come_off() -> None:
     h.put("c2", "d", hold=DELAY + 0.5)
     assert h.moves == ["a2xb2"]
     assert h.leds["c2"] == "capture" and "error" not in h.leds.values()
-    assert h.last.status == "c2: remove the captured soldier"
+    assert h.last.status == "c2: remove the captured soldier (taken by a2xb2)"
 
 
 def test_the_chain_goes_on_with_a_captured_soldier_set_back_down() -> None:
@@ -50,7 +50,8 @@ def test_a_captured_soldier_set_back_down_after_the_turn_is_still_to_come_off() 
         h.lift(taken)
     assert h.r.game.to_move == "defender"
     h.put("c4", "d", hold=DELAY + 0.5)
-    assert h.leds["c4"] == "capture" and h.last.status == "c4: remove the captured soldier"
+    assert h.leds["c4"] == "capture"
+    assert h.last.status == "c4: remove the captured soldier (taken by a2xb2xb3xb4)"
     # The Defender moving on with it still standing is read as ever.
     h.move("g1", "g2")
     assert h.moves[-1] == "g1-g2"
@@ -349,9 +350,22 @@ def test_a_chain_soldier_set_on_a_captured_point_is_told_where_it_may_go() -> No
     h.put("c2", "a", hold=DELAY + 0.5)
     assert h.moves == ["a2xb2"]
     assert h.leds["b2"] == "lifted" and h.leds["b3"] == "destination"
-    assert h.last.status == "c2: remove the captured soldier; b2 lifted: set it on a lit square"
+    assert h.last.status == (
+        "c2: remove the captured soldier (taken by a2xb2); b2 lifted: set it on a lit square")
     # Obeying the second half: the soldier goes on from c2 to b3.
     h.lift("c2", hold=0.05)
     h.put("b3", "a", hold=DELAY + 0.5)
     assert h.moves == ["a2xb2", "b2xb3"]
-    assert h.last.status == "c3: remove the captured soldier"
+    assert h.last.status == "c3: remove the captured soldier (taken by a2xb2xb3)"
+
+
+def test_a_soldier_set_down_diagonally_over_two_sandwiches_is_told_as_the_chain_read() -> None:
+    # a2 set straight on b3 leaves the board that a quick a2xb2, b2xb3 leaves
+    # (c2 and c3 captured, still standing): read as that chain, and the
+    # status line names it, so a player who stepped diagonally by mistake
+    # sees what was recorded (before: "Remove the captured soldiers on c2,
+    # c3" and no word of the move).
+    h = Hands("kharbga", CHAIN)
+    h.move("a2", "b3")
+    assert h.moves == ["a2xb2", "b2xb3"]
+    assert h.last.status == "Remove the captured soldiers on c2, c3 (taken by a2xb2xb3)"

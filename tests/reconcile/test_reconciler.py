@@ -202,7 +202,9 @@ def test_capture_chain_with_removals_in_any_order() -> None:
     # The capture is lit; the soldier must continue; b3 is its capturing square.
     assert h.leds["c2"] == "capture"
     assert h.leds["b2"] == "continue" and h.leds["b3"] == "destination"
-    assert h.last.status == "c2: remove the captured soldier"
+    # The move read is named: a soldier set down diagonally over two
+    # sandwiches would leave the board a quick chain leaves.
+    assert h.last.status == "c2: remove the captured soldier (taken by a2xb2)"
     h.lift("c2")
     assert h.leds["b2"] == "continue" and "c2" not in h.leds
     # Next step: the captured piece is taken off before the soldier lands.

@@ -217,7 +217,7 @@ def test_after_a_restart_a_captured_soldier_still_standing_is_asked_off(tmp_path
     square = game.geometry.point_names[gone.bit_length() - 1]
     assert state["leds"].get(square) == "capture"
     assert "error" not in state["leds"].values()
-    assert state["status"] == f"{square}: remove the captured soldier"
+    assert state["status"] == f"{square}: remove the captured soldier (taken by {move})"
     # Taken off: the game goes on.
     service.set_sim_occupancy("".join("1" if (a | d) >> i & 1 else "0" for i in range(25)))
     clock.t += 0.1

@@ -197,8 +197,9 @@ def _play_to_a_chain(pg: Page, server: Server, tmp_path: Path) -> Game:
             send(server, after | gone)
             taken = sorted(names[p] for p in range(25) if gone >> p & 1)
             expect(pg.locator("#status")).to_have_text(
-                f"{taken[0]}: remove the captured soldier" if len(taken) == 1
-                else f"Remove the captured soldiers on {', '.join(taken)}")
+                (f"{taken[0]}: remove the captured soldier" if len(taken) == 1
+                 else f"Remove the captured soldiers on {', '.join(taken)}")
+                + f" (taken by {move})")
             assert lights(pg, "capture") == taken
             shot(pg, tmp_path, "capture")
             seen.add("capture")
