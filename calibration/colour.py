@@ -392,6 +392,13 @@ class ColourModel:
         for fe in map(feats.with_flare, feats.flares()):
             samples = [(fe.f[i], cells[i]) for i in range(49) if fe.valid[i] >= 2]
             samples += [(np.zeros(3), ".")] * 3  # the empty photo itself
+            missing = [c for c in CLASSES if c in cells and all(k != c for _, k in samples)]
+            if missing:  # in the cells, but no such square read in the photo
+                c = missing[0]
+                raise ValueError(
+                    f"the layout photo shows none of the layout's {cells.count(c)} {c!r} "
+                    "squares clearly enough to learn from: is it the photo of the layout, "
+                    "with the pieces set as the cells say (not the empty board's photo)?")
             model = cls.learn(samples)
             width = [np.sqrt(np.trace(c)) for c in model.covs]
             score = min(np.linalg.norm(model.means[i] - model.means[j])

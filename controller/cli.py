@@ -283,6 +283,8 @@ def _data_dir(text: str) -> str:
     """``--data-dir``'s value: a folder's path, not an empty word."""
     if not text.strip():
         raise argparse.ArgumentTypeError("an empty path: give the folder, or leave the option out")
+    if "\0" in text:
+        raise argparse.ArgumentTypeError("a path cannot hold a NUL character")
     return text
 
 

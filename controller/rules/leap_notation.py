@@ -185,6 +185,10 @@ def parse_position(game: LeapGame, text: str) -> None:
             raise PositionError(f"chain {noun} {chain_t}: no soldier of the side to move that "
                                 "can capture")
         game._chain = chain
+    keys = [extra.partition("=")[0] for extra in fields[5:]]
+    for key in keys:
+        if keys.count(key) > 1:  # "np=1 np=2": which is meant?
+            raise PositionError(f"extra field {quoted(key)} given twice")
     for extra in fields[5:]:
         _parse_extra(game, extra)
     if game._huff and game._chain >= 0:

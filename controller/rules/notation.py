@@ -278,10 +278,14 @@ def _parse_chain(geometry: Geometry, chain_t: str, own: int, setting: bool) -> i
 
 def _parse_extras(variant: Variant, extras: list[str], side: int) -> _Extras:
     values: dict[str, object] = {}
+    seen: set[str] = set()
     for extra in extras:
         key, sep, value = extra.partition("=")
         if not sep:
             raise PositionError(f"extra field {quoted(extra)} is not key=value")
+        if key in seen:  # "np=1 np=2": which is meant?
+            raise PositionError(f"extra field {quoted(key)} given twice")
+        seen.add(key)
         reader = _EXTRA_READERS.get(key)
         if reader is None:
             raise PositionError(f"unknown extra field {quoted(key)} in {quoted(extra)}")

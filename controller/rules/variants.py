@@ -185,6 +185,8 @@ def option_changes(variant: object, text: str, known: Iterable[str]) -> dict[str
         key, sep, value = word.partition("=")
         if not sep or key not in names:
             raise ValueError(f"unknown rule option {word!r}")
+        if key in changes:  # "hajeb=true hajeb=false": which is meant?
+            raise ValueError(f"rule option {key!r} given twice")
         current = getattr(variant, key)
         if isinstance(current, bool):
             if value not in ("true", "false"):

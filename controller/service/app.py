@@ -84,6 +84,19 @@ def _error(status: int, message: str) -> web.Response:
     return web.json_response({"error": message}, status=status)
 
 
+class _Twice(Exception):
+    """A JSON object with a key given twice (which is meant?)."""
+
+
+def _once(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    data: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in data:
+            raise _Twice(key[:40])
+        data[key] = value
+    return data
+
+
 async def _body(request: web.Request) -> dict[str, Any]:
     if request.content_length is not None and request.content_length > MAX_BODY:
         raise RequestError("request body too large")
@@ -94,7 +107,9 @@ async def _body(request: web.Request) -> dict[str, Any]:
     if len(raw) > MAX_BODY:
         raise RequestError("request body too large")
     try:
-        data = json.loads(raw or b"{}")
+        data = json.loads(raw or b"{}", object_pairs_hook=_once)
+    except _Twice as exc:
+        raise RequestError(f"the body gives the field {exc.args[0]!r} twice") from None
     except ValueError as exc:  # bad JSON, bad UTF-8, a number of too many digits
         why = "a number has too many digits" if "digits" in str(exc) else "not JSON"
         raise RequestError(f"the body must be a JSON object ({why})") from None
@@ -173,12 +188,17 @@ async def get_state(request: web.Request) -> web.Response:
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 
-def _change(act: Callable[[BoardService, dict[str, Any]], None]) -> Handler:
-    """A route that changes the game: the JSON body's fields go to ``act``
-    (which refuses bad ones with RequestError); the answer is the new state."""
+def _change(act: Callable[[BoardService, dict[str, Any]], None], *fields: str) -> Handler:
+    """A route that changes the game: the JSON body's ``fields`` go to
+    ``act`` (which refuses bad values with RequestError; a field it does
+    not take is refused here); the answer is the new state."""
 
     async def handler(request: web.Request) -> web.StreamResponse:
         data = await _body(request)
+        unknown = [key for key in data if key not in fields]
+        if unknown:
+            raise RequestError(f"unknown field {unknown[0][:40]!r}: {request.path} takes "
+                               f"{', '.join(fields)}")
         service = request.app[SERVICE]
         act(service, data)
         return web.json_response(service.state())
@@ -187,16 +207,18 @@ def _change(act: Callable[[BoardService, dict[str, Any]], None]) -> Handler:
 
 
 post_occupancy = _change(lambda s, d: s.set_sim_occupancy(d.get("occ"), d.get("setup"),
-                                                          d.get("point"), d.get("occupied")))
-post_button = _change(lambda s, d: s.press(d.get("button"), d.get("side")))
-post_draw = _change(lambda s, d: s.answer_draw(d.get("answer")))
+                                                          d.get("point"), d.get("occupied")),
+                         "occ", "setup", "point", "occupied")
+post_button = _change(lambda s, d: s.press(d.get("button"), d.get("side")), "button", "side")
+post_draw = _change(lambda s, d: s.answer_draw(d.get("answer")), "answer")
 post_new = _change(lambda s, d: s.new_game(d.get("variant"), d.get("attacker"), d.get("defender"),
-                                           d.get("position"), d.get("options")))
+                                           d.get("position"), d.get("options")),
+                   "variant", "attacker", "defender", "position", "options")
 # A field left out keeps its value: {"level": 2} changes the level of the
 # computer playing; only "side": null switches it off.
 post_computer = _change(lambda s, d: s.set_computer(d.get("side", s.computer), d.get("seconds"),
-                                                    d.get("level")))
-post_ponder = _change(lambda s, d: s.set_ponder(d.get("on")))
+                                                    d.get("level")), "side", "seconds", "level")
+post_ponder = _change(lambda s, d: s.set_ponder(d.get("on")), "on")
 
 
 async def get_camera(request: web.Request) -> web.Response:

@@ -239,6 +239,8 @@ def _folder(table: Table, key: str, default: str) -> str:
     text = table.get_str(key, default)
     if not text.strip():
         raise table.error(key, "an empty path: give the folder, or leave the key out")
+    if "\0" in text:  # before: "embedded null byte", naming neither file nor key
+        raise table.error(key, "a path cannot hold a NUL character (\\u0000)")
     return text
 
 
@@ -273,6 +275,10 @@ def _check(c: Config, overridden: set[str]) -> None:
         raise error("port", f"must be from 1 to 65535, not {c.port}")
     if not c.host:
         raise error("host", "must not be empty")
+    if any(ch.isspace() or not ch.isprintable() for ch in c.host):
+        told = "".join(ch if ch.isprintable() else "?" for ch in c.host[:60])
+        raise error("host", f"must be a host name or address (no spaces or control "
+                            f"characters), not '{told}'")
     if not c.loopback and len(c.token) < 12:
         # The option given names it: --token too short, or --host off loopback.
         given = "token" if "token" in overridden or "host" not in overridden else "host"

@@ -77,3 +77,21 @@ def test_the_marker_sheet_refuses_sizes_no_printer_has(
     assert main(["calibrate", "markers", "--out", str(out), option, value]) == 2
     assert capsys.readouterr().err == f"kharbga-board: {words}\n"
     assert not out.exists()
+
+
+def test_the_empty_boards_photo_given_as_the_layout_is_told_for_what_it_is(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The paper board (no pieces on it) given as the layout's photo too:
+    before, "the layout has no 'a' square to learn from" though the cells
+    hold 17."""
+    assert main(["calibrate", "markers", "--out", str(tmp_path / "m.png")]) == 0
+    board = str(tmp_path / "m-board.png")
+    capsys.readouterr()
+    cells = ("ad." * 17)[:49]
+    assert main(["calibrate", "camera", "--empty", board, "--layout", board, "--cells", cells,
+                 "--out", str(tmp_path / "p.json")]) == 2
+    assert capsys.readouterr().err == (
+        "kharbga-board: the layout photo shows none of the layout's 17 'a' squares clearly "
+        "enough to learn from: is it the photo of the layout, with the pieces set as the "
+        "cells say (not the empty board's photo)?\n")
+    assert not (tmp_path / "p.json").exists()

@@ -126,6 +126,7 @@ def test_a_position_of_another_board_is_refused_in_one_line(
         ("sixteen-soldiers", {"A": "c3", "D": "c5"}, "a m - 1 hf=c3", "other side"),
         ("checkers", {"A": "c3", "D": "c5"}, "d m - 1 hf=c3", "no huffing"),
         ("checkers", {"A": "c3", "D": "c5"}, "a m - 1 zz=1", "unknown extra field"),
+        ("checkers", {"A": "c3", "D": "c5"}, "a m - 1 np=1 np=2", "'np' given twice"),
         ("checkers", {"A": "c3", "D": "c5"}, "a m - 0", "turn number '0' is not a whole number"),
         ("checkers", {"A": "c3", "D": "c5"}, "a m - 99999999999999999999", "from 1 to 1,000,000"),
         ("sixteen-soldiers", {"A": "c3", "D": "c5"}, "a m - 1 np=-1", "'np=-1': the count"),

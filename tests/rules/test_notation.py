@@ -42,6 +42,7 @@ def test_move_strings_and_lookup() -> None:
         (START_MOVING.replace(" - 1", " z9 1"), "chain square 'z9'"),
         (START_MOVING + " ex=9:d4", "extra field 'ex=9:d4'"),
         (START_MOVING + " foo", "not key=value"),
+        (START_MOVING + " np=1 np=2", "extra field 'np' given twice"),  # before: np=2
         ("AA", "needs 5 fields"),
     ],
 )

@@ -105,6 +105,14 @@ def test_state_and_a_game_played_through_the_api(make: Any) -> None:
         ("/api/new", '{"seconds": ' + "9" * 5000 + "}", 400,
          "must be a JSON object (a number has too many digits)"),
         ("/api/new", "[" * 5000, 400, "must be a JSON object (nested too deeply)"),
+        # Before: the last of the two taken (a checkers game started), and a
+        # field no request takes answered 200 with nothing changed.
+        ("/api/new", '{"variant": "kharbga", "variant": "checkers"}', 400,
+         "the body gives the field 'variant' twice"),
+        ("/api/computer", {"foo": 1}, 400,
+         "unknown field 'foo': /api/computer takes side, seconds, level"),
+        ("/api/new", {"variant": "kharbga", "seconds": 2}, 400,
+         "unknown field 'seconds': /api/new takes variant, attacker, defender, position, options"),
         ("/api/sim/occupancy", {"occ": "0" * 49, "setup": "0"}, 400, "'setup' must be"),
         ("/api/sim/occupancy", {"occ": "0" * 49, "setup": 1}, 409, "set up again"),
         ("/api/sim/occupancy", {"point": "h9", "occupied": True}, 400,

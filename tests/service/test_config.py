@@ -48,6 +48,15 @@ from controller.service.config import Config, ConfigError, load_config
         # An empty folder was the current one, silently (--data-dir "" is refused).
         ("[storage]\ndata_dir = ''\n", "storage.data_dir", "an empty path: give the folder"),
         ("[storage]\ndata_dir = '  '\n", "storage.data_dir", "an empty path: give the folder"),
+        # Before: "embedded null byte", naming neither the file nor the key; and a
+        # host with a space or a NUL asked for a token (the NUL printed raw).
+        ('[storage]\ndata_dir = "a\\u0000b"\n', "storage.data_dir",
+         "a path cannot hold a NUL character (\\u0000)"),
+        ("[web]\nhost = 'no such host.invalid'\n", "web.host",
+         "must be a host name or address (no spaces or control characters), not "
+         "'no such host.invalid'"),
+        ('[web]\nhost = "127.0.0.1\\u0000"\n', "web.host",
+         "(no spaces or control characters), not '127.0.0.1?'"),
     ],
 )
 def test_bad_files_name_the_file_the_key_and_the_problem(

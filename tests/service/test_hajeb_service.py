@@ -50,6 +50,8 @@ def test_the_option_is_offered_for_sabouiyya_only(service: BoardService) -> None
             ("kharbga", "hajeb=true", "rule option of sabouiyya, not of kharbga"),
             ("sabouiyya", "hajeb=maybe", "unknown rule option 'hajeb=maybe'"),
             ("sabouiyya", "blocked=remove", "unknown rule option 'blocked=remove'"),
+            # Before: H'ajeb off, the first word forgotten.
+            ("sabouiyya", "hajeb=true hajeb=false", "rule option 'hajeb' given twice"),
             ("sabouiyya", 7, "options must be text")):
         with pytest.raises(RequestError, match=words) as err:
             service.new_game(variant, options=options)
