@@ -69,6 +69,7 @@ def test_the_baseline_player_needs_its_directory(monkeypatch: pytest.MonkeyPatch
 
 @pytest.mark.parametrize(("spec", "words"), [
     ("engine:x", "bad player"), ("random:1", "unknown player"), ("greedy:2", "unknown player"),
+    ("engine:", "a time after the colon"),  # before: played at 0.1 s, named "engine:"
     ("engine:1:2:3", "unknown player"), ("nobody", "unknown player"),
     ("engine:0.01:9", "the level must be one of 1, 2, 3, 4, 5"),
     ("engine:0.01:0", "the level must be"), ("engine:inf", "at most 600 seconds"),
