@@ -297,9 +297,11 @@ def _errors(g: AnyGame, v: View) -> str:
         return many
     told: dict[str, list[str]] = {}  # what to do there -> the squares, in order
     points = g.geometry.point_names
-    # The soldier's own square first, then where it was set down.
-    for p in sorted(range(len(points)), key=lambda p: bool(where) and p != v.lifted):
-        if not v.errors >> p & 1:
+    # The soldier set down where it cannot go: told once, at that square,
+    # with its own square as the way back (not a second order to put it back).
+    set_down = where and v.errors & ~(a | d) & ~(1 << v.lifted)
+    for p in range(len(points)):
+        if not v.errors >> p & 1 or (set_down and p == v.lifted):
             continue
         owner = TITLE[0] if a >> p & 1 else TITLE[1]
         if v.seen is not None and (a | d) >> p & 1 and v.seen[a >> p & 1] >> p & 1:
@@ -314,8 +316,9 @@ def _errors(g: AnyGame, v: View) -> str:
                    else _taken_early(g, p, v.errors) or _why_not_lifted(g, p))
             what = f"put the {owner}'s soldier back{why}"
         elif where:  # the soldier from v.lifted set down here (Mismatch.misplaced)
-            what = (f"not a legal {place(g.geometry.name)}; the soldier from "
-                    f"{points[v.lifted]} can go to {', '.join(_names(g, where))}")
+            kind, frm = place(g.geometry.name), points[v.lifted]
+            what = (f"not a legal {kind} for the soldier from {frm}: set it on a lit "
+                    f"{kind} ({', '.join(_names(g, where))}), or back on {frm}")
         else:
             why = THINKING if v.thinking else _why_not_placed(g, p)
             what = f"no soldier belongs here{why}; take it off"

@@ -128,8 +128,8 @@ def test_a_capture_taken_back_by_hand_asks_the_captured_soldier_back(colour: boo
     assert h.moves == ["a2xb2"]
     assert h.last.status == (
         "c2: put the Defender's soldier back to take the capture back; or, to keep it, "
-        "b2: put the Attacker's soldier back; a2: not a legal square; the soldier from b2 "
-        "can go to b3")
+        "a2: not a legal square for the soldier from b2: set it on a lit square (b3), or "
+        "back on b2")
     assert h.leds == {"a2": "error", "b2": "error", "b3": "destination", "c2": "error"}
     h.put("c2", "d")  # the capture taken back
     assert h.moves == [] and h.leds == {}

@@ -238,6 +238,6 @@ def test_a_new_game_on_soldiers_standing_at_its_start_reads_their_changes_as_pla
     _settle(rec, 4.0, lifted)
     rec.feed(Frame.from_occ(6.0, lifted[:b5] + "1" + lifted[b5 + 1:]))
     update = rec.tick(9.0)
-    assert update.status == "c4: put the Attacker's soldier back; b5: not a legal point; " \
-        "the soldier from c4 can go to c5"
+    assert update.status == "b5: not a legal point for the soldier from c4: set it on a lit " \
+        "point (c5), or back on c4"
     assert update.leds == {"c4": "error", "b5": "error", "c5": "destination"}

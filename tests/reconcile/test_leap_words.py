@@ -160,7 +160,8 @@ def test_the_37_point_board_s_places_are_points_in_the_status_line() -> None:
     lifted = View(lifted=c4, targets=_bits(g, "c5"))
     assert status(g, lifted) == "Attacker: c4 lifted; set it on a lit point"
     wrong = replace(lifted, errors=_bits(g, "b5"))
-    assert status(g, wrong) == "b5: not a legal point; the soldier from c4 can go to c5"
+    assert status(g, wrong) == (
+        "b5: not a legal point for the soldier from c4: set it on a lit point (c5), or back on c4")
     c = new_game("checkers")
     c3 = c.geometry.point_names.index("c3")
     assert status(c, View(lifted=c3, targets=_bits(c, "d4"))) == \

@@ -277,8 +277,10 @@ def test_a_soldier_set_down_where_it_cannot_go_is_told_where_it_can() -> None:
     assert lit and "f6" not in lit
     h.put("f6", hold=2.0)
     targets = ", ".join(sorted(lit, key=lambda sq: (sq[1], sq[0])))
-    assert h.last.status == ("d4: put the Attacker's soldier back; f6: not a legal square; "
-                             f"the soldier from d4 can go to {targets}")
+    # One order, at the square set down on (before, also "d4: put the
+    # Attacker's soldier back", as if the two contradicted each other).
+    assert h.last.status == ("f6: not a legal square for the soldier from d4: set it on a "
+                             f"lit square ({targets}), or back on d4")
     assert h.leds["f6"] == "error" and h.leds["d4"] == "error"
     assert {sq for sq, role in h.leds.items() if role == "destination"} == lit
     h.move("f6", "d4")  # put back: nothing lit, nothing recorded

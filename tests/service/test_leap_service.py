@@ -377,6 +377,6 @@ def test_a_new_game_from_the_page_on_a_sensor_board_reads_soldiers_at_start_as_p
         for _ in range(3):
             clock.t += 0.1
             service.tick()
-    assert service.state()["status"] == "c4: put the Attacker's soldier back; b5: not a legal " \
-        "point; the soldier from c4 can go to c5"
+    assert service.state()["status"] == "b5: not a legal point for the soldier from c4: set " \
+        "it on a lit point (c5), or back on c4"
     service.close()
