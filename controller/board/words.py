@@ -7,6 +7,24 @@ board's places are called ("square", "point")."""
 
 from __future__ import annotations
 
+import unicodedata
+
+# Characters that would break a line or a record's tag, or hide text: controls (a
+# line break, a NUL, ESC), format characters (a bidi override), line and
+# paragraph separators, surrogates and private use. Spaces of any kind stay.
+HIDDEN = frozenset(("Cc", "Cf", "Zl", "Zp", "Cs", "Co"))
+
+
+def is_hidden(c: str) -> bool:
+    """Is ``c`` one of :data:`HIDDEN`'s characters?"""
+    return unicodedata.category(c) in HIDDEN
+
+
+def on_one_line(text: str) -> str:
+    """``text`` with each :data:`HIDDEN` character written '?': one line,
+    shown as written (a name's no-break or ideographic space is kept)."""
+    return "".join("?" if is_hidden(c) else c for c in text)
+
 
 def a(name: str) -> str:
     """``name`` after its article: "a 7x7", "an 8x8", "an 11x3", "a 37-point"."""

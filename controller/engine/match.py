@@ -130,7 +130,8 @@ def make_player(spec: str) -> Player:
     """``random``, ``greedy``, ``engine:SECONDS[:LEVEL]`` or ``baseline:SECONDS``."""
     name, colon, rest = spec.partition(":")
     if colon and not rest:  # "engine:", its time left out
-        raise ValueError(f"bad player {spec!r}: a time after the colon (engine:SECONDS[:LEVEL])")
+        raise ValueError(f"bad player {spec!r}: a time after the colon (engine:SECONDS[:LEVEL], "
+                         "baseline:SECONDS)")
     parts = rest.split(":") if rest else []
     try:
         seconds = float(parts[0]) if parts else 0.1

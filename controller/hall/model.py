@@ -22,7 +22,7 @@ import re
 import time
 from typing import Any
 
-from controller.board.words import named
+from controller.board.words import named, on_one_line
 from controller.rules.leap_factory import format_any_options
 from controller.rules.record import parse_record
 
@@ -431,4 +431,4 @@ def _name(text: str) -> str:
     """A player's name from a board, as the hall keeps it: at most 80
     characters, anything not printable (a line break, a NUL, a bidi
     override: a board refuses them in its own names) shown as '?'."""
-    return "".join(c if c.isprintable() else "?" for c in text[:80])
+    return on_one_line(text[:80])

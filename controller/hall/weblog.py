@@ -15,6 +15,8 @@ import logging
 from aiohttp.http_exceptions import HttpProcessingError
 from aiohttp.web_protocol import RequestPayloadError
 
+from controller.board.words import on_one_line
+
 __all__ = ["malformed_words", "quiet_malformed_requests"]
 
 SERVER_LOG = "aiohttp.server"
@@ -23,18 +25,16 @@ SERVER_LOG = "aiohttp.server"
 def malformed_words(exc: BaseException) -> str | None:
     """A malformed request's refusal on one line (at most 160
     characters), or None if ``exc`` (or what caused it) is not one."""
-    seen: BaseException | None = exc
-    while seen is not None:
+    for seen in (exc, exc.__cause__):  # the refusal itself, or what it was raised from
         if isinstance(seen, HttpProcessingError):
             text = seen.message
             break
         if isinstance(seen, RequestPayloadError):
             text = str(seen)
             break
-        seen = seen.__cause__ or seen.__context__
     else:
         return None
-    line = " ".join(text.split()).removeprefix("400, message: ")
+    line = on_one_line(" ".join(text.split())).removeprefix("400, message: ")
     return line[:157] + "..." if len(line) > 160 else line
 
 
@@ -44,7 +44,8 @@ def _one_line(record: logging.LogRecord) -> bool:
     if words is not None:
         record.msg, record.args = "a malformed request was refused: %s", (words,)
         record.exc_info, record.exc_text = None, None
-        record.levelno, record.levelname = logging.WARNING, "WARNING"
+        if record.levelno > logging.WARNING:  # DEBUG stays DEBUG
+            record.levelno, record.levelname = logging.WARNING, "WARNING"
     return True
 
 

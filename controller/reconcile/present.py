@@ -15,7 +15,7 @@ from controller.board.leds import LedMap, paint
 from controller.board.words import place
 from controller.rules import AnyGame, Game, LeapGame, State
 from controller.rules.leap import LeapState
-from controller.rules.moves import STEP, Move, action_words, reason_words
+from controller.rules.moves import PASS, STEP, Move, action_words, reason_words
 from controller.rules.record import group_turns
 
 from .exchange_words import answer_awaited, exchange_words, flag_kept, raised_words
@@ -146,15 +146,15 @@ def _taken_by(g: AnyGame, pend: int) -> str:
     while first > 0 and (g.history[first - 1][0].turn, g.history[first - 1][0].side) == (
             last.turn, last.side):
         first -= 1
-    turn = g.history[first:]
-    if not all(m.kind == STEP for _, m in turn) or not any(m.capture for _, m in turn):
+    turn = [(s, m) for s, m in g.history[first:] if m.kind != PASS]  # a chain ended by pass
+    if not turn or not all(m.kind == STEP for _, m in turn) or not any(m.capture for _, m in turn):
         return ""
     a, d = g.bitboards()
     start = turn[0][0]
     if pend & ~((start.attacker | start.defender) & ~(a | d)):
         return ""  # some were captured before this turn
-    tokens = list(group_turns(g, first))
-    return f" (taken by {' '.join(tokens[-1])})" if tokens else ""
+    tokens = [t for t in next(reversed(list(group_turns(g, first))), []) if t != "pass"]
+    return f" (taken by {' '.join(tokens)})" if tokens else ""
 
 
 def _lifted(g: AnyGame, v: View, flag: str = "", other: str = "") -> str:

@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 from typing import TextIO
 
 from controller.board.geometry import Geometry
+from controller.board.words import on_one_line
 
 from . import leap_notation, notation
 from .leap import LeapGame
@@ -310,7 +311,7 @@ def _escape(value: str) -> str:
     """A tag's value as the record writes it: quotes and backslashes
     escaped, and anything not printable (a line break, a NUL, a bidi
     override) written as '?', so a value never ends its tag or line."""
-    text = "".join(c if c.isprintable() else "?" for c in value)
+    text = on_one_line(value)
     return text.replace("\\", "\\\\").replace('"', '\\"')
 
 

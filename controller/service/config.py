@@ -53,6 +53,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from controller.board.config import ConfigError, Table, read_toml
+from controller.board.words import is_hidden
 from controller.reconcile.settings import timing_problem
 from controller.rules import find_any_variant
 
@@ -192,7 +193,7 @@ def name_problem(name: str) -> str | None:
     if len(name) > 40:
         return "must be at most 40 characters"
     for c in name:
-        if c in '"\\' or unicodedata.category(c) in ("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"):
+        if c in '"\\' or is_hidden(c) or unicodedata.category(c) == "Cn":
             return (f"must be printable text without quotes or backslashes "
                     f"(U+{ord(c):04X} is not allowed)")
     return None
@@ -214,8 +215,9 @@ def _parse(doc: Mapping[str, object], source: str) -> Config:
         host=web.get_str("host", d.host),
         port=web.get_int("port", d.port),
         token=web.get_str("token", d.token),
-        attacker=players.get_str("attacker", d.attacker),
-        defender=players.get_str("defender", d.defender),
+        # As the page takes a name: without spaces or tabs around it (checked so).
+        attacker=players.get_str("attacker", d.attacker).strip(),
+        defender=players.get_str("defender", d.defender).strip(),
         computer=players.get_str("computer", d.computer),
         think=players.get_float("think", d.think),
         level=players.get_int("level", d.level, 1, 5),

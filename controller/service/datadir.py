@@ -15,6 +15,19 @@ __all__ = ["LOCK_NAME", "hold"]
 LOCK_NAME = "service.lock"
 
 
+def _ask(path: Path, where: Path) -> None:
+    """``OSError`` in :func:`_take`'s words if another process holds
+    ``path``'s lock now (read only: the lock is let go at once)."""
+    try:
+        fh = open(path, encoding="utf-8", errors="replace")  # noqa: SIM115
+    except OSError:
+        return
+    try:
+        _take(fh, where)
+    finally:
+        fh.close()
+
+
 def _take(fh: IO[str], where: Path) -> None:
     """Lock ``fh`` without waiting, or raise the one line naming who holds it."""
     try:
@@ -44,6 +57,10 @@ def hold(folder: str | Path, create: bool = True) -> IO[str] | None:
         if create:
             where.mkdir(parents=True, exist_ok=True)
         fd = os.open(where / LOCK_NAME, os.O_RDWR | (os.O_CREAT if create else 0), 0o644)
+    except PermissionError:
+        if not create:  # another user's lock file: still asked (flock needs no writing)
+            _ask(where / LOCK_NAME, where)
+        return None
     except OSError:
         return None
     fh = open(fd, "r+", encoding="utf-8", errors="replace")  # noqa: SIM115 (held open)

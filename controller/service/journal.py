@@ -39,13 +39,12 @@ from functools import partial
 from pathlib import Path
 from typing import cast
 
-from controller.board.words import said
+from controller.board.words import is_hidden, said
 from controller.hall.protocol import Unreplayable, action_tokens, apply_token, stored_start
 from controller.rules import AnyGame
 from controller.rules.leap_factory import format_any_options
 
 from .archive import BUSY_MS, ArchiveError
-from .config import name_problem
 from .store import CURRENT, Store, common_length
 
 __all__ = ["NAME", "Current", "Journal", "recover"]
@@ -257,14 +256,21 @@ def _valid(g: object) -> bool:
         "finished": (bool,)}
     if any(k in g and not isinstance(g[k], t) for k, t in kinds.items()):
         return False
-    if any(k in g and name_problem(g[k]) is not None for k in ("attacker", "defender")):
-        return False  # a name the board would not take: not its journal
+    if any(k in g and _forged(g[k]) for k in ("attacker", "defender")):
+        return False  # a name no board writes: not its journal
     actions, times = g.get("actions"), g.get("times", [])
     if actions is None:
         return True
     return ("variant" in g and all(isinstance(a, str) for a in actions)
             and ("times" not in g or len(times) == len(actions))
             and all(_a_time(t) for t in times))
+
+
+def _forged(name: str) -> bool:
+    """A player's name no board writes: over 200 characters (the page
+    takes 40, an archive of an earlier version 80), or holding a line break,
+    a NUL or another hidden character (the record's tags would break)."""
+    return len(name) > 200 or any(is_hidden(c) for c in name)
 
 
 def _a_time(t: object) -> bool:

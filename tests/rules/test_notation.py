@@ -164,4 +164,8 @@ def test_a_tag_value_with_a_line_break_stays_on_its_line() -> None:
     back = parse_record(text)
     assert back.tags["Attacker"] == 'a"]?[Result "1-0"]\\'
     assert back.tags["Defender"] == "b?c?"
+    # Spaces of every kind, and any script, stay as written.
+    names = {"Attacker": "Jean\u00a0Dupont", "Defender": "山田\u3000太郎 محمد"}
+    assert parse_record(str(Record(tags={"Variant": "kharbga", **names}))).tags == {
+        "Variant": "kharbga", **names}
     assert text.splitlines()[1].startswith('[Attacker "') and "[Result" not in text.splitlines()[2]

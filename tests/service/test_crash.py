@@ -328,6 +328,10 @@ def test_an_undo_not_yet_put_back_before_a_crash_is_asked_back_after_it(
         game.pop()
         server.post("/api/sim/occupancy", {"occ": _occ(game)})  # put back
         eventually(lambda: "error" not in server.get("/api/state")["leds"].values())
+        # The lights go out with the frame; the board is read once the frame
+        # has lasted the settle window (0.25 s): the move made again within it
+        # would leave the board as it stood before the put-back, nothing new.
+        time.sleep(1.0)
         assert server.get(f"/api/games/{gid}")["actions"] == []
         game.play(move)  # and made again: now it is a move
         server.post("/api/sim/occupancy", {"occ": _occ(game)})

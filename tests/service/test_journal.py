@@ -21,7 +21,7 @@ from controller.rules import Game
 from controller.service import journal
 from controller.service.archive import ArchiveError
 from controller.service.board import BoardService
-from controller.service.config import Config
+from controller.service.config import Config, load_config
 from controller.service.store import Store
 
 
@@ -109,6 +109,34 @@ def test_moves_played_while_the_archive_is_locked_outlive_a_crash(tmp_path: Path
     assert again.state()["moves"][-1] == "@c7"
     assert again.store.get(gid).actions[-1] == "@c7"  # type: ignore[union-attr]
     assert again.state()["record_problem"] is None
+    again.close()
+
+
+def test_a_journal_of_names_the_board_may_hold_is_written_in(tmp_path: Path) -> None:
+    """A name the board holds (kept from an archive of an earlier version,
+    which took quotes and 80 characters; typed with a tab after it in the
+    configuration) does not make the journal "not of this program": its
+    moves reach the archive. Before, such a journal was set aside and the
+    moves it held were lost."""
+    clock = Clock()
+    config = tmp_path / "c.toml"
+    config.write_text('[players]\nattacker = "Amira\\t"\n')
+    assert load_config(config).attacker == "Amira"  # as the page takes it: stripped
+    first = _service(tmp_path, clock)
+    game = Game.new("kharbga")
+    _place(first, clock, game, "@a1", "@b1")
+    gid = first.gid
+    _crash(first)
+    old = 'An "old" name, of an archive of an earlier version: 60 chars.'
+    (tmp_path / "journal.json").write_text(json.dumps({"journal": 1, "values": {}, "games": [
+        {"id": gid, "variant": "kharbga", "options": "", "start": None, "attacker": old,
+         "defender": "Defender", "actions": ["@a1", "@b1", "@a7", "@b7"],
+         "times": [1e6, 1e6 + 1, 1e6 + 2, 1e6 + 3]}]}))
+    again = _service(tmp_path, clock)
+    stored = again.store.get(gid)
+    assert stored is not None and list(stored.actions) == ["@a1", "@b1", "@a7", "@b7"]
+    assert stored.attacker == old
+    assert not (tmp_path / "journal.json.bad").exists()
     again.close()
 
 

@@ -18,7 +18,7 @@ from controller.service.board import BoardService
 from controller.service.config import Config
 
 ROUTES = ["/", "/static/app.js", "/api/state", "/api/sim/occupancy", "/api/button",
-          "/api/new", "/api/draw", "/api/computer", "/api/camera.jpg", "/api/games",
+          "/api/new", "/api/draw", "/api/computer", "/api/ponder", "/api/camera.jpg", "/api/games",
           "/api/games/1", "/api/games/1.kgn", "/api/legend", "/ws"]
 
 
@@ -94,9 +94,17 @@ _json = st.recursive(
     lambda kids: st.lists(kids, max_size=4) | st.dictionaries(_text, kids, max_size=4),
     max_leaves=12,
 )
-_fields = st.fixed_dictionaries({}, optional={
-    k: _json for k in ("occ", "button", "side", "variant", "attacker", "defender",
-                       "seconds", "answer")})
+# Each change's own fields (a field a request does not take is refused before
+# its values are looked at): so the values reach each request's checks.
+FIELDS = {"/api/sim/occupancy": ("occ", "setup", "point", "occupied"),
+          "/api/button": ("button", "side"), "/api/draw": ("answer",),
+          "/api/new": ("variant", "attacker", "defender", "position", "options"),
+          "/api/computer": ("side", "seconds", "level"), "/api/ponder": ("on",)}
+
+
+def _fields(route: str) -> st.SearchStrategy[dict[str, object]]:
+    names = FIELDS.get(route, ("occ", "button", "side", "variant", "seconds", "answer"))
+    return st.fixed_dictionaries({}, optional={k: _json for k in names})
 
 
 @settings(max_examples=150, deadline=None,
@@ -107,7 +115,7 @@ def test_fuzz_no_route_answers_5xx(service: BoardService, data: st.DataObject) -
     suffix = data.draw(st.sampled_from(["", "x", "/..", "%C2%B2", "%00", "?a=%ff", "/1"]))
     method = data.draw(st.sampled_from(["GET", "POST", "PUT", "DELETE", "HEAD"]))
     body = data.draw(st.one_of(
-        _fields.map(lambda d: json.dumps(d).encode()),
+        _fields(route).map(lambda d: json.dumps(d).encode()),
         _json.map(lambda d: json.dumps(d).encode()),
         st.binary(max_size=64),
         st.integers(1, 3000).map(lambda n: b"[" * n),

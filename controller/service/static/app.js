@@ -171,7 +171,8 @@ function drawPoint(name, geo, dark, pieces, present, leds, hint) {
     const computers = !!(state.expected && state.computer && state.computer === state.to_move);
     const whose = computers ? "the computer's move" : "the suggested move";
     sq.title = `${name}: ${!hint.from ? (pieces[name] ? `${whose}: take this soldier off`
-      : `${whose}: set a soldier here`) : `${whose} ${end === "from" ? "starts" : "ends"} here`}`;
+      : `${whose}: set a soldier here`) : `${whose} ${end === "from" ? "starts" : "ends"} here`}`
+      + (name === geo.centre ? ` (${MALHA})` : "");
     const tag = document.createElement("span");
     tag.className = "tag";
     // A soldier to take off (a huff, a removal) is not where a move goes.
