@@ -429,6 +429,6 @@ def _short(v: object, what: str) -> str | None:
 
 def _name(text: str) -> str:
     """A player's name from a board, as the hall keeps it: at most 80
-    characters, anything not printable (a line break, a NUL, a bidi
-    override: a board refuses them in its own names) shown as '?'."""
+    characters, what would break a line or hide text (a line break, a NUL,
+    a bidi override: a board refuses them in its own names) shown as '?'."""
     return on_one_line(text[:80])

@@ -309,8 +309,9 @@ def write_record(record: Record, width: int = 79) -> str:
 
 def _escape(value: str) -> str:
     """A tag's value as the record writes it: quotes and backslashes
-    escaped, and anything not printable (a line break, a NUL, a bidi
-    override) written as '?', so a value never ends its tag or line."""
+    escaped, and what would break the line or hide text (a line break, a
+    NUL, a bidi override: :func:`on_one_line`) written as '?', so a value
+    never ends its tag or line."""
     text = on_one_line(value)
     return text.replace("\\", "\\\\").replace('"', '\\"')
 

@@ -53,7 +53,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from controller.board.config import ConfigError, Table, read_toml
-from controller.board.words import is_hidden
+from controller.board.words import is_hidden, on_one_line
 from controller.reconcile.settings import timing_problem
 from controller.rules import find_any_variant
 
@@ -278,7 +278,7 @@ def _check(c: Config, overridden: set[str]) -> None:
     if not c.host:
         raise error("host", "must not be empty")
     if any(ch.isspace() or not ch.isprintable() for ch in c.host):
-        told = "".join(ch if ch.isprintable() else "?" for ch in c.host[:60])
+        told = on_one_line(c.host[:60])
         raise error("host", f"must be a host name or address (no spaces or control "
                             f"characters), not '{told}'")
     if not c.loopback and len(c.token) < 12:

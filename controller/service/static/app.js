@@ -168,10 +168,9 @@ function drawPoint(name, geo, dark, pieces, present, leds, hint) {
     const toStyle = legendRoles["hint-to"];
     if (end === "to" && hint.from && toStyle) sq.style.setProperty("--led", toStyle.colour);
     // Its words on hover, as the list of lit squares says them.
-    const computers = !!(state.expected && state.computer && state.computer === state.to_move);
-    const whose = computers ? "the computer's move" : "the suggested move";
-    sq.title = `${name}: ${!hint.from ? (pieces[name] ? `${whose}: take this soldier off`
-      : `${whose}: set a soldier here`) : `${whose} ${end === "from" ? "starts" : "ends"} here`}`
+    const whose = hintWhose();
+    sq.title = `${name}: ${!hint.from ? oneSquareWords(whose, pieces[name])
+      : `${whose} ${end === "from" ? "starts" : "ends"} here`}`
       + (name === geo.centre ? ` (${MALHA})` : "");
     const tag = document.createElement("span");
     tag.className = "tag";
@@ -261,6 +260,19 @@ function drawBoard(el, geo, pieces, occ, leds, clickable, hint) {
 }
 
 // The lights lit now, in words: why each is on (the status says what to do).
+// The computer's move, lit for the person to make, is its own, not a suggestion.
+const COMPUTERS_MOVE = "the computer's move";
+function hintWhose() {
+  return state.expected && state.computer && state.computer === state.to_move
+    ? COMPUTERS_MOVE : "the suggested move";
+}
+
+// A move of one square (a placement, a huff, a removal) does not start
+// there: it is said what to do there.
+function oneSquareWords(whose, soldier) {
+  return soldier ? `${whose}: take this soldier off` : `${whose}: set a soldier here`;
+}
+
 function renderLit(leds, hint, hajeb, pieces) {
   const byRole = {};
   // The soldiers to remove at the end of H'ajeb are told apart (their own reason).
@@ -277,14 +289,10 @@ function renderLit(leds, hint, hajeb, pieces) {
   }
   const list = $("#lit");
   list.innerHTML = "";
-  // The computer's move, lit for the person to make, is its own, not a suggestion.
-  const computers = !!(state.expected && state.computer && state.computer === state.to_move);
-  // A move of one square (a placement, a huff, a removal) does not start
-  // there: it is said what to do there.
-  const whose = computers ? "the computer's move" : "the suggested move";
+  const whose = hintWhose();
+  const computers = whose === COMPUTERS_MOVE;
   const single = hint && !hint.from && hint.to && (byRole.hint || []).includes(hint.to);
-  const one = single && (pieces[hint.to] ? `${whose}: take this soldier off`
-    : `${whose}: set a soldier here`);
+  const one = single && oneSquareWords(whose, pieces[hint.to]);
   const words = (r) => (one && r === "hint" ? one
     : computers && r === "hint" ? "the computer's move starts here"
     : computers && r === "hint-to" ? "the computer's move ends here" : meaning(r));
