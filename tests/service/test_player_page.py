@@ -4,6 +4,7 @@ phone, the viewer opened out of sight, an error that outlives its cause."""
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -147,22 +148,32 @@ def test_squares_lit_alike_are_told_in_the_plural(browser: Browser, server: Serv
     pg.click('#board [data-square="a1"]')
     expect(pg.locator('#lit [data-role="error"]')).to_have_text(
         "a1, c1: out of place: put these squares right")
+    # The list names them in the status line's order, the board's (b1 before a2).
+    pg.click('#board [data-square="a1"]')
+    pg.click('#board [data-square="c1"]')
+    pg.click('#board [data-square="a2"]')
+    pg.click('#board [data-square="b1"]')
+    expect(pg.locator('#lit [data-role="error"]')).to_have_text(
+        "b1, a2: out of place: put these squares right")
+    expect(pg.locator("#status")).to_contain_text("b1, a2")
 
 
 def test_each_name_says_its_side_and_its_count_what_it_counts(browser: Browser,
                                                              server: Server) -> None:
     """Players named: the page says which of them is the Attacker, and the
-    number beside each name is said to be its soldiers on the board."""
+    number beside each name is said to be its soldiers in play (the game's,
+    whatever still stands on the board: its hover title says so)."""
     pg = _page(browser, server)
-    expect(pg.locator("#count-attacker")).to_have_text("0 on board")
+    expect(pg.locator("#count-attacker")).to_have_text("0 in play")
     pg.fill('#new-game input[name="attacker"]', "Amira")
     pg.fill('#new-game input[name="defender"]', "Youssef")
     pg.click('#new-game button[type="submit"]')
     expect(pg.locator("#name-attacker")).to_have_text("Amira")
-    expect(pg.locator("#count-attacker")).to_have_text("Attacker · 0 on board")
-    expect(pg.locator("#count-defender")).to_have_text("Defender · 0 on board")
+    expect(pg.locator("#count-attacker")).to_have_text("Attacker · 0 in play")
+    expect(pg.locator("#count-defender")).to_have_text("Defender · 0 in play")
     pg.click('#board [data-square="a1"]')
-    expect(pg.locator("#count-attacker")).to_have_text("Attacker · 1 on board")
+    expect(pg.locator("#count-attacker")).to_have_text("Attacker · 1 in play")
+    expect(pg.locator("#count-attacker")).to_have_attribute("title", re.compile("not counted"))
     pg.screenshot(path=str(server.data_dir.parent / "names.png"))
 
 
@@ -229,7 +240,7 @@ def test_named_players_fit_a_phone(browser: Browser, server: Server, attacker: s
     server.post("/api/new", {"variant": "kharbga", "attacker": attacker, "defender": defender})
     for width in (320, 360):
         pg = _page(browser, server, width, 740)
-        expect(pg.locator("#count-defender")).to_contain_text("0 on board")
+        expect(pg.locator("#count-defender")).to_contain_text("0 in play")
         wide = _wider_than_the_page(pg)
         assert wide[1] <= wide[0] and not wide[2], wide  # type: ignore[operator]
         names = ["#name-defender"] + (["#name-attacker"] if len(attacker) < 20 else [])

@@ -273,6 +273,13 @@ function oneSquareWords(whose, soldier) {
   return soldier ? `${whose}: take this soldier off` : `${whose}: set a soldier here`;
 }
 
+// Points in the order the status line names them (the board's own order:
+// the first player's nearest row first, left to right), not by name.
+function byPoint(names) {
+  const index = new Map(state.geometry.points.map((p, k) => [p[0], k]));
+  return [...names].sort((a, b) => index.get(a) - index.get(b));
+}
+
 function renderLit(leds, hint, hajeb, pieces) {
   const byRole = {};
   // The soldiers to remove at the end of H'ajeb are told apart (their own reason).
@@ -304,7 +311,7 @@ function renderLit(leds, hint, hajeb, pieces) {
     swatch.className = "swatch";
     swatch.style.setProperty("--led", legendRoles[r].colour);
     const text = document.createElement("span");
-    const names = byRole[r].sort();
+    const names = byPoint(byRole[r]);
     // Several squares lit alike: "put these squares right", "remove these pieces".
     const said = names.length > 1 ? words(r).replace(/\bthis (square|point|piece)\b/g, "these $1s")
       : words(r);
@@ -319,7 +326,7 @@ function renderLit(leds, hint, hajeb, pieces) {
     swatch.className = "swatch";
     swatch.style.setProperty("--led", legendRoles.capture.colour);
     const text = document.createElement("span");
-    text.textContent = `${[...removals].sort().join(", ")}: H'ajeb is over: the ` +
+    text.textContent = `${byPoint(removals).join(", ")}: H'ajeb is over: the ` +
       `${TITLE(state.to_move)} removes one of these`;
     li.append(swatch, text);
     list.appendChild(li);
@@ -614,7 +621,10 @@ function render() {
   // on the board.
   for (const side of ["attacker", "defender"]) {
     const named = state.players[side] !== TITLE(side) ? `${TITLE(side)} · ` : "";
-    $(`#count-${side}`).textContent = `${named}${state.counts[side]} on board`;
+    const count = $(`#count-${side}`);
+    count.textContent = `${named}${state.counts[side]} in play`;
+    count.title = "The side's soldiers in the game: a captured soldier not yet lifted"
+      + " is not counted, and one Undo gave back is counted before it is set down";
   }
   $("#turn").textContent = state.outcome ? outcomeText(state.outcome)
     : `${TITLE(state.to_move)} to play`;
