@@ -15,7 +15,7 @@ from controller.board.leds import LedMap, paint
 from controller.board.words import place
 from controller.rules import AnyGame, Game, LeapGame, State
 from controller.rules.leap import LeapState
-from controller.rules.moves import PASS, STEP, Move, action_words, reason_words
+from controller.rules.moves import HAJEB, PASS, RESCIND, STEP, Move, action_words, reason_words
 from controller.rules.record import group_turns
 
 from .exchange_words import answer_awaited, exchange_words, flag_kept, raised_words
@@ -133,6 +133,9 @@ def status(g: AnyGame, v: View) -> str:
     return f"{side} to move{_again(g)}{told}{flag}{declared}{_must_capture(g)}{crowned}{other}"
 
 
+_NOT_MOVES = (PASS, HAJEB, RESCIND)  # a turn's actions that move no soldier
+
+
 def _taken_by(g: AnyGame, pend: int) -> str:
     """" (taken by d2xd3xe3)" when the last turn read captured every
     soldier of ``pend``: the move the board read is named, so a player
@@ -146,14 +149,15 @@ def _taken_by(g: AnyGame, pend: int) -> str:
     while first > 0 and (g.history[first - 1][0].turn, g.history[first - 1][0].side) == (
             last.turn, last.side):
         first -= 1
-    turn = [(s, m) for s, m in g.history[first:] if m.kind != PASS]  # a chain ended by pass
+    # A chain ended by pass, H'ajeb declared or rescinded on the turn: no soldier moves.
+    turn = [(s, m) for s, m in g.history[first:] if m.kind not in _NOT_MOVES]
     if not turn or not all(m.kind == STEP for _, m in turn) or not any(m.capture for _, m in turn):
         return ""
     a, d = g.bitboards()
     start = turn[0][0]
     if pend & ~((start.attacker | start.defender) & ~(a | d)):
         return ""  # some were captured before this turn
-    tokens = [t for t in next(reversed(list(group_turns(g, first))), []) if t != "pass"]
+    tokens = [t for t in next(reversed(list(group_turns(g, first))), []) if t not in _NOT_MOVES]
     return f" (taken by {' '.join(tokens)})" if tokens else ""
 
 

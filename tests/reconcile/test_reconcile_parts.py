@@ -11,7 +11,7 @@ from controller.reconcile.present import Display, View, leds, status
 from controller.reconcile.settings import Settings
 from controller.reconcile.timeline import Timeline
 from controller.reconcile.turn import Pending, Turn
-from controller.rules import Game
+from controller.rules import Game, find_variant
 
 CHAIN = "......./......./......./..DA.../..DA.../A.DA.../......D a m - 5"
 
@@ -365,3 +365,14 @@ def test_an_exchange_request_is_said_after_the_error_squares_at_each_stage() -> 
         "; then: Attacker, answer the exchange (the Defender took d5 and asks a second soldier)",
         "; then: Defender, answer the exchange (the Attacker offers a2 as well)",
     ]
+
+
+def test_a_capture_after_rescinding_hajeb_is_named() -> None:
+    """The Defender rescinds H'ajeb and captures in the same turn: the
+    soldier left standing is told with the move that took it."""
+    g = Game.from_position(find_variant("sabouiyya").with_options(hajeb=True),
+                           "D...A/A..../.D.../..D../A...A d m - 9 hajeb=on")
+    g.play("rescind")
+    g.play("b3-a3")
+    assert status(g, View(standing=_bits(g, "a4"))) == (
+        "a4: remove the captured soldier (taken by b3xa3)")
