@@ -133,12 +133,6 @@ def _cmd_hint(args: argparse.Namespace) -> int:
     return hint_command(args.variant, args.position, args.time, args.level, args.seed)
 
 
-def _cmd_match(args: argparse.Namespace) -> int:
-    from controller.engine.match import main as match_main
-
-    return match_main(args.rest)
-
-
 MIN_SQUARE_MM = 10.0  # a marker 8 mm wide: smaller, a camera over a board reads none
 
 
@@ -307,6 +301,8 @@ def _add_demo_options(parser: argparse.ArgumentParser) -> None:
 
 
 def _add_replay_parser(sub: Any) -> None:
+    from controller.reconcile.settings import Settings  # the service's defaults too
+
     rp = sub.add_parser(
         "replay",
         help="feed a sensor log through the reconciler and print the game record",
@@ -322,13 +318,14 @@ def _add_replay_parser(sub: Any) -> None:
         help="print one JSON object per input line (time, status, LED roles) instead",
     )
     rp.add_argument(
-        "--settle", type=float, default=0.25, help="settle window in seconds (default: 0.25)"
+        "--settle", type=float, default=Settings.settle,
+        help=f"settle window in seconds (default: {Settings.settle})"
     )
     rp.add_argument(
         "--error-delay",
         type=float,
-        default=1.0,
-        help="seconds a wrong reading stays before errors light (default: 1.0)",
+        default=Settings.error_delay,
+        help=f"seconds a wrong reading stays before errors light (default: {Settings.error_delay})",
     )
     rp.add_argument(
         "--via",
@@ -391,7 +388,8 @@ def _add_games_parser(sub: Any) -> None:
                         "(default: 100000; 5000 where the search runs in Python: the leap games, "
                         "H'ajeb)")
     budget.add_argument("--time", type=float, help="analyse: seconds a position instead")
-    gp.add_argument("--data-dir", type=_data_dir, help="where games are stored (default: data)")
+    gp.add_argument("--data-dir", type=_data_dir, help="where games are stored (default: "
+                    "[storage] data_dir of --config, else data)")
     gp.add_argument("--config", help="TOML configuration file")
     gp.set_defaults(command=_cmd_games)
 
@@ -408,10 +406,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     _add_run_and_hint(sub)
 
-    mp = sub.add_parser("match", help="engine, greedy or random players against each other",
-                        add_help=False)
-    mp.add_argument("rest", nargs=argparse.REMAINDER)
-    mp.set_defaults(command=_cmd_match)
+    # Listed for --help only: main() hands `match ...` whole to engine/match.py,
+    # which parses its own options, before this parser is made.
+    sub.add_parser("match", help="engine, greedy or random players against each other",
+                   add_help=False)
 
     _add_games_parser(sub)
 

@@ -239,3 +239,23 @@ def test_the_service_docs_api_table_has_every_route(tmp_path: Path) -> None:
     assert documented == routes, (f"docs/service.md, JSON API: no row for "
                                   f"{sorted(routes - documented)}, rows for gone "
                                   f"{sorted(documented - routes)}")
+
+
+def test_the_pis_configuration_names_the_data_directory_the_unit_uses(tmp_path: Path) -> None:
+    # docs/service.md's steps for the Pi write the configuration file with
+    # printf: it loads, and names the data directory, so `games --config`
+    # reads the archive the service writes; the unit adds no --data-dir
+    # that the file would not know of.
+    from controller.service.config import load_config
+
+    text = (ROOT / "docs" / "service.md").read_text()
+    line = next(x for x in text.split("## Running on the Pi", 1)[1].splitlines()
+                if x.startswith("printf "))
+    path = tmp_path / "config.toml"
+    path.write_text(line.split("'")[1].encode().decode("unicode_escape"))
+    assert str(load_config(path).data_dir) == "/var/lib/kharbga/data"
+    assert "games list --config /etc/kharbga/config.toml" in " ".join(text.split())
+    for unit in ((ROOT / "docs" / "kharbga-board.service").read_text(),
+                 (ROOT / "hardware.md").read_text()):
+        assert "--config /etc/kharbga/config.toml" in unit and "--data-dir" not in unit.split(
+            "ExecStart=", 1)[1].split("\n", 1)[0]

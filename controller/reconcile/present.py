@@ -142,7 +142,7 @@ def _taken_by(g: AnyGame, pend: int) -> str:
     whose soldier was read as a capture chain (a soldier set down
     diagonally over two sandwiches leaves the board a quick chain leaves)
     sees it and can take it back."""
-    if not isinstance(g, Game) or not g.history:
+    if not g.history:
         return ""
     last = g.history[-1][0]
     first = len(g.history) - 1

@@ -47,8 +47,8 @@ from .settings import Settings
 from .timeline import captured_last_turn, set_up_first
 from .turn import Candidate, Turn, difference, fits
 from .unrecorded import Table, Undone, Unrecorded
+from .update import REPORTED, Update
 from .update import Report as _Report
-from .update import Update
 
 __all__ = ["Settings", "Unrecorded", "Update", "Reconciler"]
 
@@ -274,14 +274,8 @@ class Reconciler:
 
     def _finish_update(self, update: Update) -> Update:
         report, self._games.report = self._games.report, _Report()
-        update.played = report.played
-        update.undone = report.undone
-        update.new_game = report.new_game
-        update.finished = report.finished
-        update.saved = report.saved
-        update.dropped = report.dropped
-        update.resumed = report.resumed
-        update.refused = report.refused
+        for name in REPORTED:  # every field of the report is the update's
+            setattr(update, name, getattr(report, name))
         update.status, update.leds = self._display.show(self.game, self._view())
         if report.refused:
             update.status += f" ({report.refused})"

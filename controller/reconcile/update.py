@@ -3,12 +3,12 @@ what it gathers for the next one (:class:`Report`)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 
 from controller.board.leds import LedMap
 from controller.rules import AnyGame
 
-__all__ = ["Report", "Update"]
+__all__ = ["REPORTED", "Report", "Update"]
 
 
 @dataclass
@@ -53,3 +53,8 @@ class Report:
         """What changed the game so far (played, undone, finished, resumed):
         two that differ say an action was read in between."""
         return len(self.played), self.undone, len(self.finished), self.resumed
+
+
+# The fields a Report hands on to its Update, each by the same name
+# (Reconciler._finish_update copies them; a test holds Update to have each).
+REPORTED = tuple(f.name for f in fields(Report))

@@ -46,15 +46,14 @@ when the service starts.
 
 from __future__ import annotations
 
-import ipaddress
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from controller.board.config import ConfigError, Table, read_toml
+from controller.board.config import ConfigError, Table, loopback_host, read_toml
 from controller.board.words import is_hidden, on_one_line
-from controller.reconcile.settings import timing_problem
+from controller.reconcile.settings import Settings, timing_problem
 from controller.rules import find_any_variant
 
 if TYPE_CHECKING:
@@ -67,6 +66,7 @@ __all__ = ["THINK_MAX", "THINK_MIN", "Config", "ConfigError", "load_config"]
 # The computer's seconds a move: the configuration, the page's field and
 # POST /api/computer take the same range.
 THINK_MIN, THINK_MAX = 0.01, 60.0
+NAME_MAX = 40  # a player's name, in characters (the page's fields take as many)
 # The most raw sensor lines kept a game: far beyond any game, and within
 # SQLite's integers (a larger limit made every write of the log fail).
 SENSOR_LOG_MAX = 1_000_000_000
@@ -83,8 +83,8 @@ OPTIONS = {"board": "--board", "variant": "--variant", "host": "--host", "port":
 class Config:
     board: str = "sim"
     variant: str = "kharbga"
-    settle: float = 0.25
-    error_delay: float = 1.0
+    settle: float = Settings.settle  # the reconciler's defaults, written once
+    error_delay: float = Settings.error_delay
     host: str = "127.0.0.1"
     port: int = 8080
     token: str = ""
@@ -107,12 +107,7 @@ class Config:
     @property
     def loopback(self) -> bool:
         """Does the web page listen on this machine only?"""
-        if self.host == "localhost":
-            return True
-        try:
-            return ipaddress.ip_address(self.host).is_loopback
-        except ValueError:
-            return False
+        return loopback_host(self.host)
 
     def with_overrides(self, **changes: Any) -> Config:
         """Command-line options win over the file."""
@@ -185,13 +180,14 @@ def load_config(path: str | Path | None) -> Config:
 
 
 def name_problem(name: str) -> str | None:
-    """Why ``name`` cannot be a player's name, or None: up to 40 printable
-    characters (no control, format or bidi-override characters, no quotes:
-    it goes into the record).  The same for the configuration and the page."""
+    """Why ``name`` cannot be a player's name, or None: up to ``NAME_MAX``
+    printable characters (no control, format or bidi-override characters,
+    no double quote or backslash: it goes into the record).  The same for
+    the configuration and the page."""
     import unicodedata
 
-    if len(name) > 40:
-        return "must be at most 40 characters"
+    if len(name) > NAME_MAX:
+        return f"must be at most {NAME_MAX} characters"
     for c in name:
         if c in '"\\' or is_hidden(c) or unicodedata.category(c) == "Cn":
             return (f"must be printable text without quotes or backslashes "

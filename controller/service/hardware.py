@@ -473,7 +473,7 @@ class CameraBackend:
     """An overhead camera (``camera:DEVICE``: a device number or a video
     file) with the profile of ``[camera] profile`` in ``config``.  Each reading is
     stamped on the service's clock the moment the camera thread hands it
-    over.  LEDs are optional on such a board: none here."""
+    over.  It drives no LEDs: the page shows the lights."""
 
     def __init__(self, device: str, config: Config | str | Path | None = None, *,
                  clock: Clock = time.monotonic) -> None:

@@ -158,3 +158,12 @@ def test_message_layouts() -> None:
 def test_unusable_payloads_raise_protocol_error(parse: object) -> None:
     with pytest.raises(P.ProtocolError):
         parse()  # type: ignore[operator]
+
+
+def test_the_protocols_button_names_are_the_vocabularys() -> None:
+    # protocol.py runs on the Pico too, so it cannot import the board's
+    # vocabulary: its copy of the buttons, in the order their numbers go
+    # over the wire, is checked here.
+    from controller.board.events import BUTTONS
+
+    assert P.BUTTON_NAMES == tuple(BUTTONS)

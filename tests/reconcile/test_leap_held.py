@@ -101,7 +101,7 @@ def test_a_piece_of_the_other_capture_route_taken_off_is_not_shown_as_lifted(
         if i == 0:
             assert [str(m) for m in r.game.moves] == ["c1xe3", "e3xc5"]
             waiting = shown[-1]
-            assert waiting.status == "Remove the captured soldiers on d2, d4"
+            assert waiting.status == "Remove the captured soldiers on d2, d4 (taken by c1xe3xc5)"
         if i == 1:  # b2 alone off: held, as it was shown
             assert all((u.status, u.leds) == (waiting.status, waiting.leds)
                        for u in shown[-5:]), [(u.status, u.leds) for u in shown[-5:]]
@@ -123,7 +123,7 @@ def test_a_soldier_lifted_while_a_capture_made_two_ways_waits_moves_once_set_dow
     r.feed(_frame(g, 2.0, colour, "c1", on="c5"))
     r.tick(3.0)
     r.feed(_frame(g, 4.0, colour, "c1", "b2", on="c5"))
-    assert r.tick(5.0).status == "Remove the captured soldiers on d2, d4"
+    assert r.tick(5.0).status == "Remove the captured soldiers on d2, d4 (taken by c1xe3xc5)"
     a, d = g.bitboards()
     a = a & ~_bits(g, "c1") | _bits(g, "c5")
     d = d & ~_bits(g, "b2") | _bits(g, "c1")

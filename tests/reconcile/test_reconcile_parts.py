@@ -376,3 +376,14 @@ def test_a_capture_after_rescinding_hajeb_is_named() -> None:
     g.play("b3-a3")
     assert status(g, View(standing=_bits(g, "a4"))) == (
         "a4: remove the captured soldier (taken by b3xa3)")
+
+
+def test_an_update_carries_every_field_of_the_report() -> None:
+    # The reconciler copies a Report's fields into its Update by name: a
+    # field added to Report alone would be an attribute no reader types.
+    from dataclasses import fields
+
+    from controller.reconcile.update import REPORTED, Report, Update
+
+    assert REPORTED and set(REPORTED) <= {f.name for f in fields(Update)}
+    assert set(REPORTED) == {f.name for f in fields(Report)}

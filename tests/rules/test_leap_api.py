@@ -122,3 +122,12 @@ def test_the_leap_bench_refuses_a_bad_seconds_in_one_line() -> None:
         assert run.returncode == 1 and run.stdout == "", bad
         assert run.stderr.count("\n") == 1 and "Traceback" not in run.stderr, run.stderr
         assert run.stderr.startswith("usage: python -m controller.rules.leap_bench [SECONDS]")
+
+
+def test_the_kharbga_familys_lookup_knows_every_leap_game() -> None:
+    # rules/variants.py names the leap games in its refusal without
+    # importing them: its list is every leap variant's name.
+    from controller.rules import LEAP_VARIANTS
+    from controller.rules.variants import _LEAP_NAMES
+
+    assert sorted(_LEAP_NAMES) == sorted(v.name for v in LEAP_VARIANTS)

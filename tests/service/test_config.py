@@ -222,3 +222,36 @@ def test_the_serial_and_gpio_boards_read_a_mapping_for_the_game_alike() -> None:
                        r"variant of the 7x7 board, or name the 5x5 board there once it is "
                        r"wired \(hardware\.md\)$"):
         other.serial_leds("5x5")
+
+
+def test_the_pages_form_takes_what_the_service_takes() -> None:
+    # index.html writes its fields' limits and the variants it offers by
+    # hand: they are the configuration's and the rules' own.
+    from html.parser import HTMLParser
+
+    from controller.rules import LEAP_VARIANTS, VARIANTS
+    from controller.service.config import NAME_MAX, THINK_MAX, THINK_MIN
+
+    inputs: dict[str, dict[str, str | None]] = {}
+    options: list[str] = []
+
+    class Form(HTMLParser):
+        select = ""
+
+        def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+            a = dict(attrs)
+            if tag == "input" and a.get("name"):
+                inputs[str(a["name"])] = a
+            if tag == "select":
+                self.select = str(a.get("name"))
+
+        def handle_data(self, data: str) -> None:
+            if self.select == "variant" and self.lasttag == "option" and data.strip():
+                options.append(data.strip())
+
+    html = Path(__file__).resolve().parents[2] / "controller/service/static/index.html"
+    Form().feed(html.read_text())
+    assert inputs["attacker"]["maxlength"] == inputs["defender"]["maxlength"] == str(NAME_MAX)
+    assert float(inputs["seconds"]["min"] or "") == THINK_MIN
+    assert float(inputs["seconds"]["max"] or "") == THINK_MAX
+    assert sorted(options) == sorted(v.name for v in (*VARIANTS, *LEAP_VARIANTS))

@@ -241,14 +241,14 @@ def _kind_words(token: str) -> list[str]:
     if token.startswith("@"):
         return ["a soldier set on"]
     if token.startswith("x"):
-        return ["removed (huffed)"]
+        return ["removed"]
     if token == "pass":
         return ["the chain stopped"]
     words = ["a capture: the soldier on" if "x" in token else "a step from"]
     if token.count("x") > 1:
         words.append("a chain: one soldier capturing again")
     if token.endswith("="):
-        words.append("asks the exchange")
+        words.append("a step with the exchange flag raised")
     return words
 
 
@@ -385,3 +385,18 @@ def test_a_phones_buttons_share_their_rows_evenly(tmp_path: Path, variant: str, 
             assert abs(line[0][2] - box["x"]) < 1 and abs(line[-1][3] - right) < 1, (line, box)
         assert len({round(h) for *_, h in found}) == 1, found  # each word on one line
         pg.screenshot(path=str(tmp_path / f"buttons-{variant}-{width}.png"))
+
+
+def test_the_key_says_a_removal_at_hajebs_end_is_not_a_capture(tmp_path: Path) -> None:
+    # H'ajeb ended with removals owed: the soldier taken off is listed as
+    # `xa1`, which the key says is a removal the rules ask for (the leap
+    # games' huff is another page's word).
+    end = "..D../.DDA./DDA../.A.../A...A d m - 6 rm=dda:a hajeb=end"
+    with served_page(tmp_path, 1366, 768) as (pg, server):
+        _new(pg, server, end, "hajeb=true")
+        pg.click('#board [data-square="a1"]')
+        expect(pg.locator("#moves li")).to_contain_text(["xa1"])
+        expect(pg.locator("#notation")).to_contain_text(
+            "xa1: the soldier on a1 removed (as the rules ask: not a capture)")
+        expect(pg.locator("#notation")).not_to_contain_text("huffed")
+        shot(pg, tmp_path, "hajeb-removal-key")

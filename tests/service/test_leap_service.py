@@ -139,7 +139,7 @@ def test_a_crash_with_the_jumper_in_the_hand_mid_chain_resumes_the_chain(
         game.play(token)
     state = again.state()
     assert state["position"] == game.position() and state["moves"] == ["e5xe7xc5"]
-    assert state["status"] == "Remove the captured soldiers on d6, e6"
+    assert state["status"] == "Remove the captured soldiers on d6, e6 (taken by e5xe7xc5)"
     again.close()
     service.close()
 

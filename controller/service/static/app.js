@@ -442,13 +442,17 @@ function outcomeText(o) {
 // appears, once, with its first example from this game.
 const NOTATION = [
   [(t) => /^@/.test(t), (t) => `a soldier set on ${t.slice(1)}`],
-  [(t) => /^x[a-z]/.test(t), (t) => `the soldier on ${t.slice(1)} removed (huffed)`],
+  // A removal: a huff in the leap games; in the Kharbga family a blocked
+  // side's own soldier (the "remove" rule) or one of H'ajeb's end.
+  [(t) => /^x[a-z]/.test(t), (t) => `the soldier on ${t.slice(1)} removed`
+    + (state.rules === "leap" ? " (huffed)" : " (as the rules ask: not a capture)")],
   [(t) => /^[a-z]\d+-[a-z]\d+=?$/.test(t), (t) => `a step from ${t.slice(0, t.indexOf("-"))}`
     + ` to ${t.replace("=", "").slice(t.indexOf("-") + 1)}`],
   [(t) => /^[a-z]\d+x[a-z]\d+=?$/.test(t), (t) => `a capture: the soldier on `
     + `${t.slice(0, t.indexOf("x"))} goes to ${t.replace("=", "").slice(t.indexOf("x") + 1)}`],
   [(t) => /^[a-z]\d+(x[a-z]\d+){2,}/.test(t), () => "a chain: one soldier capturing again"],
-  [(t) => /=$/.test(t), () => "the soldier that stepped asks the exchange (two for one)"],
+  [(t) => /=$/.test(t), () => "a step with the exchange flag raised (two for one:"
+    + " the Defender asks or takes, the Attacker accepts or offers)"],
   [(t) => t === "pass", () => "the chain stopped"],
   [(t) => t === "hajeb", () => "the Defender declares H'ajeb"],
   [(t) => t === "rescind", () => "the Defender rescinds H'ajeb"],
