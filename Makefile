@@ -59,7 +59,9 @@ test: install-test browser broker
 	$(BIN)/ruff check controller calibration scripts tests firmware
 	$(BIN)/mypy --strict controller calibration scripts
 
-bench: install broker
+# The benchmarks drive the parts the tests drive (OpenCV for the camera's,
+# gpiozero's mock pins, MicroPython's unix port, Mosquitto): the test extras.
+bench: install-test broker
 	$(BIN)/python -m controller.bench
 
 # The compiled rules core and C search built by setup.py for a Raspberry

@@ -20,6 +20,7 @@ import cv2
 import numpy as np
 
 __all__ = [
+    "largest_square_mm",
     "MARKER_CENTRES",
     "MARKER_SIDE",
     "marker_corners_board",
@@ -169,6 +170,13 @@ def _px_per_mm(dpi: int) -> float:
     return dpi / 25.4
 
 
+def largest_square_mm(dpi: int) -> float:
+    """The largest board square whose markers fit an A4 sheet at ``dpi``
+    (each in a quarter of the sheet, 20 pixels to spare for its guide)."""
+    k = _px_per_mm(dpi)
+    return (min(round(210 * k) // 2, round(297 * k) // 2) - 20) / (MARKER_SIDE * k)
+
+
 def write_marker_sheet(
     out_path: str | Path, *, square_mm: float = 40.0, dpi: int = 300, board: bool = True
 ) -> list[Path]:
@@ -197,7 +205,8 @@ def write_marker_sheet(
         x0 = col * cell_w + (cell_w - side) // 2
         y0 = row * cell_h + (cell_h - side) // 2
         if side > min(cell_w, cell_h) - 20:
-            raise ValueError(f"square_mm {square_mm} too large for an A4 marker sheet")
+            raise ValueError(f"square_mm {square_mm:g} too large for an A4 marker sheet "
+                             f"(at most {largest_square_mm(dpi):.1f})")
         sheet[y0 : y0 + side, x0 : x0 + side] = _marker_image(mid, side)
         label = f"id {mid}: {places[mid]}  (side {MARKER_SIDE * square_mm:.1f} mm, top to rank 7)"
         scale = max(0.4, dpi / 300)

@@ -139,14 +139,15 @@ MIN_SQUARE_MM = 10.0  # a marker 8 mm wide: smaller, a camera over a board reads
 def _cmd_markers(args: argparse.Namespace) -> int:
     import math
 
-    from calibration.markers import write_marker_sheet
+    from calibration.markers import largest_square_mm, write_marker_sheet
 
-    if not (math.isfinite(args.square_mm) and args.square_mm >= MIN_SQUARE_MM):
-        raise ValueError(f"--square-mm must be a number of millimetres, at least "
-                         f"{MIN_SQUARE_MM:g} (a board's square; a marker is 0.8 of it), "
-                         f"not {args.square_mm:g}")
     if not MIN_DPI <= args.dpi <= MAX_DPI:  # A4 at 100,000 dpi: 859 PiB of pixels
         raise ValueError(f"--dpi must be {MIN_DPI} to {MAX_DPI}, not {args.dpi}")
+    most = math.floor(largest_square_mm(args.dpi) * 10) / 10
+    if not (math.isfinite(args.square_mm) and MIN_SQUARE_MM <= args.square_mm <= most):
+        raise ValueError(f"--square-mm must be a number of millimetres, {MIN_SQUARE_MM:g} "
+                         f"to {most:g} (a board's square; a marker is 0.8 of it, and four "
+                         f"fit an A4 sheet), not {args.square_mm:g}")
     paths = write_marker_sheet(args.out, square_mm=args.square_mm, dpi=args.dpi)
     for path in paths:
         print(path)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import random
 import subprocess
@@ -582,3 +583,23 @@ def test_the_readme_names_every_command() -> None:
     assert not missing, (
         f"README.md never says `kharbga-board {missing[0]}`: name every command in its tour, "
         "where the part of the project it belongs to is described")
+
+
+def test_the_help_gives_the_defaults_the_code_uses() -> None:
+    # The parser's help writes some defaults as words, without importing the
+    # modules that hold them (each command imports its own, lazily).
+    from controller.cli import build_parser
+    from controller.engine.api import DEFAULT_HINT_SECONDS, MAX_SECONDS
+    from controller.engine.review import DEFAULT_NODES, PYTHON_NODES
+    from controller.reconcile.settings import Settings
+
+    parser = build_parser()
+    action = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    subs: dict[str, argparse.ArgumentParser] = action.choices
+
+    def helps(command: str) -> str:
+        return " ".join(subs[command].format_help().split())
+
+    assert f"at most {MAX_SECONDS:g} (default: {DEFAULT_HINT_SECONDS:g})" in helps("hint")
+    assert f"(default: {DEFAULT_NODES}; {PYTHON_NODES} where" in helps("games")
+    assert f"(default: {Settings.settle})" in helps("replay")

@@ -259,3 +259,21 @@ def test_the_pis_configuration_names_the_data_directory_the_unit_uses(tmp_path: 
                  (ROOT / "hardware.md").read_text()):
         assert "--config /etc/kharbga/config.toml" in unit and "--data-dir" not in unit.split(
             "ExecStart=", 1)[1].split("\n", 1)[0]
+
+
+def test_the_engine_docs_levels_are_the_engines() -> None:
+    # docs/engine.md's table of levels gives each level's settings as
+    # controller/engine/api.py plays them.
+    from controller.engine.api import LEVELS
+
+    text = (ROOT / "docs" / "engine.md").read_text()
+    table = text.split("| level | name | depth cap | noise | margin | blunder check |", 1)[1]
+    table = table.split("\n\n", 1)[0]  # the table ends at the first empty line
+    rows = [[c.strip() for c in line.strip("|").split("|")]
+            for line in table.splitlines()[2:]]
+    assert len(rows) == len(LEVELS)
+    for number, name, depth, noise, margin, guard in rows:
+        level = LEVELS[int(number)]
+        assert (name, depth, noise, margin) == (
+            level.name, str(level.max_depth or "none"), str(level.noise), str(level.margin))
+        assert guard == ("-" if not level.max_depth else "yes" if level.guard else "no")

@@ -44,7 +44,7 @@ LMR_AFTER = 3
 (two after three times as many, from depth 5)."""
 PRUNE_DEPTH, PRUNE_MARGIN, PRUNE_MIN_MOVES = 2, 120, 6
 """Reverse futility pruning: at most this depth, this margin a ply, and only
-with at least this many steps for the side to move."""
+with at least this many actions for the side to move (flagged steps count)."""
 EXTEND = True
 EVAL_CACHE = 1 << 20
 """Static scores kept per search (by the two bitboards and the side to
@@ -257,7 +257,7 @@ class Negamax:
         """Reverse futility pruning (a static null move): near the horizon,
         a static score far above ``beta`` stands.  Only in the moving phase
         of the Kharbga family, outside chains, and only when the side to move
-        has room to move (:data:`PRUNE_MIN_MOVES` steps): a nearly blocked
+        has room to move (:data:`PRUNE_MIN_MOVES` actions): a nearly blocked
         side is where giving up a move costs the game, so it is never
         pruned."""
         g = self.game

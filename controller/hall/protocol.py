@@ -17,10 +17,11 @@ from controller.board.words import said
 from controller.rules import AnyGame, Game, find_any_variant
 from controller.rules.leap_factory import apply_any_options, make_game
 
-__all__ = ["BOARD_ID", "BroadcastConfig", "BroadcastError", "Unreplayable", "action_tokens",
-           "apply_token", "load_broadcast", "parse_broker_url", "stored_start"]
+__all__ = ["BOARD_ID", "KEEPALIVE", "BroadcastConfig", "BroadcastError", "Unreplayable",
+           "action_tokens", "apply_token", "load_broadcast", "parse_broker_url", "stored_start"]
 
 BOARD_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
+KEEPALIVE = 10  # seconds, the boards' and the hall's: a silent network is noticed within 15 s
 
 
 class BroadcastError(ValueError):

@@ -36,7 +36,7 @@ from controller.board.config import install_hint, listen_failure
 
 from .boards import HallBoard
 from .model import Hall
-from .protocol import BroadcastConfig
+from .protocol import KEEPALIVE, BroadcastConfig
 from .weblog import quiet_malformed_requests
 
 __all__ = ["HallServer", "serve_hall"]
@@ -93,7 +93,7 @@ class HallServer:
         c.on_connect_fail = lambda *_: self._set_link(False, self.link["error"] or "unreachable")
         c.on_subscribe = self._on_subscribe
         c.on_message = self._on_message
-        c.connect_async(host, port, keepalive=10)
+        c.connect_async(host, port, keepalive=KEEPALIVE)
         c.loop_start()
         self._client = c
         loop.call_later(1.0, self._check_quiet)

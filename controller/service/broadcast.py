@@ -48,6 +48,7 @@ from typing import Any
 
 from controller.board.words import said
 from controller.hall.protocol import (
+    KEEPALIVE,
     BroadcastConfig,
     Unreplayable,
     action_tokens,
@@ -63,7 +64,6 @@ __all__ = ["BroadcastConfig", "Publisher", "action_tokens", "apply_token", "atta
 
 log = logging.getLogger("kharbga.broadcast")
 
-KEEPALIVE = 10  # seconds: a silent network is noticed within 15 s
 RECORD_EVERY = 2.0  # seconds between two records of the same game
 HAND_BATCH = 500  # messages handed to paho in one turn of the sender
 

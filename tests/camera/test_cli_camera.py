@@ -57,15 +57,18 @@ def test_the_marker_sheet_needs_a_png_file_name(
     assert list(tmp_path.iterdir()) == []
 
 
+SQUARE = ("--square-mm must be a number of millimetres, 10 to 129.1 (a board's square; a "
+          "marker is 0.8 of it, and four fit an A4 sheet), not ")
+
+
 @pytest.mark.parametrize(("option", "value", "words"), [
     # Before: "cannot convert float NaN to integer".
-    ("--square-mm", "nan", "--square-mm must be a number of millimetres, at least 10 (a "
-     "board's square; a marker is 0.8 of it), not nan"),
-    ("--square-mm", "-1", "--square-mm must be a number of millimetres, at least 10 (a "
-     "board's square; a marker is 0.8 of it), not -1"),
+    ("--square-mm", "nan", SQUARE + "nan"),
+    ("--square-mm", "-1", SQUARE + "-1"),
     # Before: OpenCV's "(-215:Assertion failed) sidePixels >= ..." on three lines.
-    ("--square-mm", "0.0001", "--square-mm must be a number of millimetres, at least 10 (a "
-     "board's square; a marker is 0.8 of it), not 0.0001"),
+    ("--square-mm", "0.0001", SQUARE + "0.0001"),
+    # Before: "square_mm 200.0 too large for an A4 marker sheet", the option not named.
+    ("--square-mm", "200", SQUARE + "200"),
     # Before: "MemoryError: Unable to allocate 859. PiB for an array ...".
     ("--dpi", "100000000", "--dpi must be 50 to 1200, not 100000000"),
     ("--dpi", "10", "--dpi must be 50 to 1200, not 10"),
@@ -95,3 +98,19 @@ def test_the_empty_boards_photo_given_as_the_layout_is_told_for_what_it_is(
         "enough to learn from: is it the photo of the layout, with the pieces set as the "
         "cells say (not the empty board's photo)?\n")
     assert not (tmp_path / "p.json").exists()
+
+
+@pytest.mark.parametrize("dpi", [50, 72, 150])
+def test_the_largest_square_offered_fits_the_sheet(tmp_path: Path, dpi: int) -> None:
+    # The bound the refusal names is one the sheet takes, at any resolution.
+    import math
+
+    from calibration.markers import largest_square_mm
+
+    most = math.floor(largest_square_mm(dpi) * 10) / 10
+    out = tmp_path / "sheet.png"
+    assert main(["calibrate", "markers", "--out", str(out), "--square-mm", str(most),
+                 "--dpi", str(dpi)]) == 0
+    assert out.exists()
+    assert main(["calibrate", "markers", "--out", str(out), "--square-mm",
+                 str(round(most + 0.1, 1)), "--dpi", str(dpi)]) == 2
