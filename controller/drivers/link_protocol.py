@@ -25,7 +25,7 @@ from typing import Any
 from serial.threaded import Protocol
 
 from controller.board.events import Button, Frame
-from controller.board.words import place
+from controller.board.words import on_one_line, place
 
 from . import protocol as P
 from .link_settings import DeviceInfo, DeviceStats, LinkSettings, LinkStats
@@ -40,12 +40,6 @@ Clock = Callable[[], float]
 Timebase = Callable[[int], float]
 LOG_EVERY = 10.0  # seconds between two log lines about the same kind of bad input
 ASK_LATER = 5.0  # seconds before asking again a device that refused the handshake or CONFIG
-
-
-def _printable(text: str) -> str:
-    """The device's words on one line: a line break or a control character
-    in them (a garbled or foreign firmware) shown as '?'."""
-    return "".join(c if c.isprintable() else "?" for c in text)
 
 
 @dataclass
@@ -437,7 +431,7 @@ class LinkProtocol(Protocol):
             self.no_point = sum(1 << int(w) for w in text.split()
                                 if w.isdigit() and int(w) < rows * cols)
             return
-        text = _printable(text)
+        text = on_one_line(text)
         self.c.notices.append(f"{code}: {text}")
         if code == P.NOTICE_CONFIG and text.startswith("CONFIG") and self.state == CONFIGURING:
             self._refuse(text)
@@ -468,7 +462,7 @@ class LinkProtocol(Protocol):
             )
             self.hello_sent = self.clock() + ASK_LATER
             return
-        info = DeviceInfo(version, boot, rows, cols, sides, leds, _printable(name), fw_version)
+        info = DeviceInfo(version, boot, rows, cols, sides, leds, on_one_line(name), fw_version)
         if self.device is not None and self.device.boot != boot:
             self.c.device_restarts += 1
             log.warning("the device restarted (boot id %08x, was %08x)", boot, self.device.boot)

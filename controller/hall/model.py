@@ -68,7 +68,7 @@ class Hall:
             self._said.clear()
         self._said[(where, key)] = now
         line = f"{where[:120]}: {what}" if where else what
-        log.warning("hall: %s", "".join(c if c.isprintable() else "?" for c in line))
+        log.warning("hall: %s", on_one_line(line))
 
     def tell_once(self, board: HallBoard, key: str, what: str) -> None:
         """One log line for a board's lasting trouble (a clock that is off),

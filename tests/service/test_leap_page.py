@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from chromium import box as steady_box
 from playwright.sync_api import Page, expect
 from server import Server
 from test_browser import served_page
@@ -164,8 +165,8 @@ def test_checkers_a_capture_and_a_crowning(opened: tuple[Page, Server],
     expect(cell(pg, "d8")).to_have_attribute("data-led", "king")
     expect(pg.locator('#lit [data-role="king"]')).to_contain_text("d8: a king")
     expect(pg.locator('#legend [data-role="king"]')).to_contain_text("a king")
-    king = cell(pg, "d8").locator(".piece.king").bounding_box()
-    man = cell(pg, "g7").locator(".piece").bounding_box()
+    king = steady_box(cell(pg, "d8").locator(".piece.king"))
+    man = steady_box(cell(pg, "g7").locator(".piece"))
     assert king and man and abs(king["width"] - king["height"]) < 1, king  # round, as the men
     assert abs(king["height"] - man["height"]) < 1, (king, man)
     shot(pg, tmp_path, "leap-king")
@@ -203,10 +204,10 @@ def test_english_draughts_a_capture_and_a_chain(opened: tuple[Page, Server],
     expect(pg.locator("#board .piece")).to_have_count(32)
     expect(pg.locator("#status")).to_have_text("Attacker to move")
     # The Defender's side at the bottom: the 37-point board turned round.
-    top = pg.locator('#board [data-square="a9"]').bounding_box()
+    top = steady_box(pg.locator('#board [data-square="a9"]'))
     pg.check("#flip")
-    flipped = pg.locator('#board [data-square="a9"]').bounding_box()
-    assert top is not None and flipped is not None and flipped["y"] > top["y"] + 200
+    flipped = steady_box(pg.locator('#board [data-square="a9"]'))
+    assert flipped["y"] > top["y"] + 200
     pg.uncheck("#flip")
 
 

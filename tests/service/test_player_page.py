@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from chromium import box as steady_box
 from playwright.sync_api import Browser, Page, Route, expect
 from server import Server
 
@@ -205,9 +206,8 @@ def test_a_press_let_go_off_the_board_is_no_click_later(browser: Browser,
     element, neither here. Before, the board kept the press on a1 until its
     next release on the board, so the second let-go set a soldier on a1."""
     pg = _page(browser, server)
-    a1 = pg.locator('#board [data-square="a1"]').bounding_box()
-    header = pg.locator("h1").bounding_box()
-    assert a1 is not None and header is not None
+    a1 = steady_box(pg.locator('#board [data-square="a1"]'))
+    header = steady_box(pg.locator("h1"))
     on_a1 = (a1["x"] + a1["width"] / 2, a1["y"] + a1["height"] / 2)
     off = (header["x"] + 5, header["y"] + header["height"] / 2)
     for start, end in ((on_a1, off), (off, on_a1)):
