@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import doctest
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -28,26 +29,53 @@ def _toml_blocks(text: str) -> list[str]:
     return [part.split("```", 1)[0] for part in text.split("```toml\n")[1:]]
 
 
-def test_the_service_docs_configuration_names_every_key(tmp_path: Path) -> None:
+def test_the_service_docs_configuration_is_the_one_read(tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     # docs/service.md's configuration file is the one a person copies: it
-    # names every key of the tables the configuration module documents
-    # (the computer's level among them), and loads as it stands.
-    import tomllib
+    # names every key the service reads in its own tables (the drivers'
+    # [gpio] and the broadcast's are theirs, in hardware.md and
+    # broadcast.md), none it does not, and each with the service's default
+    # (the camera's profile an example path).
+    from dataclasses import fields
 
-    import controller.service.config as config_module
-    from controller.service.config import load_config
+    from controller.board.config import Table
+    from controller.service.config import Config, load_config
 
-    docs = tomllib.loads(_toml_blocks((ROOT / "docs" / "service.md").read_text())[0])
-    module = tomllib.loads((config_module.__doc__ or "").split("::\n", 1)[1]
-                           .split("\nThe ``[gpio]``", 1)[0].replace("\n    ", "\n"))
-    for table, keys in module.items():
-        if table == "gpio":
-            continue  # the drivers' tables: hardware.md
-        missing = set(keys) - set(docs.get(table, {}))
-        assert not missing, f"docs/service.md [{table}] lacks {sorted(missing)}"
+    read: set[str] = set()
+    asked = Table._get
+
+    def spy(self: Table, key: str) -> object:
+        if self.where in ("board", "web", "players", "storage", "camera"):
+            read.add(self.path(key))
+        return asked(self, key)
+
+    monkeypatch.setattr(Table, "_get", spy)
+    empty = tmp_path / "empty.toml"
+    empty.write_text("")
+    load_config(empty)
+    text = _toml_blocks((ROOT / "docs" / "service.md").read_text())[0]
+    docs = tomllib.loads(text)
+    written = {f"{t}.{k}" for t, keys in docs.items() if t not in ("gpio", "broadcast")
+               for k in keys}
+    assert written == read, (sorted(read - written), sorted(written - read))
     path = tmp_path / "config.toml"
-    path.write_text(_toml_blocks((ROOT / "docs" / "service.md").read_text())[0])
-    assert load_config(path).level == 5
+    path.write_text(text)
+    loaded, defaults = load_config(path), Config()
+    differ = [f.name for f in fields(Config)
+              if getattr(loaded, f.name) != getattr(defaults, f.name)]
+    assert sorted(differ) == ["broadcast_table", "camera_profile", "gpio_table", "source"]
+
+
+def test_every_value_the_configuration_checks_is_named_by_its_key() -> None:
+    # A value refused names its dotted key (KEYS), or at worst its field.
+    import inspect
+    import re
+
+    from controller.service import config
+
+    checked = set(re.findall(r'error\("(\w+)"', inspect.getsource(config._check)))
+    assert {"board", "think", "port"} <= checked
+    assert checked <= set(config.KEYS), checked - set(config.KEYS)
 
 
 def test_the_page_docs_lights_say_what_the_page_says() -> None:

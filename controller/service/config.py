@@ -4,38 +4,9 @@ read once and checked on start.
 Every mistake is one line naming the file, the dotted key and the problem,
 e.g. ``config.toml: web.port: must be from 1 to 65535, not 70000`` (a
 :class:`ConfigError`, the one error type of every configuration reader,
-from :mod:`controller.board.config`)::
-
-    [board]
-    kind = "sim"              # sim, gpio, serial:/dev/ttyACM0, camera:0
-    variant = "kharbga"
-    settle = 0.25             # seconds a reading must stay
-    error_delay = 1.0         # seconds before a wrong reading lights errors
-
-    [web]
-    host = "127.0.0.1"
-    port = 8080
-    token = ""                # required for state-changing requests off loopback
-
-    [players]
-    attacker = "Attacker"      # up to 40 printable characters, no quotes (as on the page)
-    defender = "Defender"
-    computer = ""             # "attacker" or "defender": the engine plays that side
-    think = 1.0               # the computer's seconds a move
-    level = 5                 # the computer's level: 1 beginner .. 3 club .. 5 full strength
-    ponder = true             # the engine thinks on the person's time (eval bar, line)
-
-    [storage]
-    data_dir = "data"
-    sensor_log_limit = 200000 # lines of raw sensor log kept per game
-
-    [camera]
-    profile = ""              # camera boards: the profile from calibrate camera
-
-    [gpio]                    # the GPIO board (and the serial board's LEDs):
-                              # see hardware.md
-
-    [broadcast]               # an MQTT broker for the hall: see broadcast.md
+from :mod:`controller.board.config`).  docs/service.md gives the whole
+file, every key with its default (tests/test_docs.py holds it to what
+this module reads and the defaults it has).
 
 The ``[gpio]`` table belongs to the drivers: it is checked by their typed
 configurations (:meth:`Config.gpio`, :meth:`Config.serial_leds`) when the
@@ -257,7 +228,7 @@ def _check(c: Config, overridden: set[str]) -> None:
     def error(attr: str, problem: str) -> ConfigError:
         if attr in overridden:
             return ConfigError(problem, OPTIONS.get(attr, attr), "command line")
-        return ConfigError(problem, KEYS[attr], c.source)
+        return ConfigError(problem, KEYS.get(attr, attr), c.source)
 
     if not (c.board in ("sim", "gpio") or c.board.startswith(("serial:", "camera:"))
             and c.board.partition(":")[2].strip()):
