@@ -6,11 +6,15 @@ sent to the plain port, a body whose ``Content-Encoding`` cannot be
 decoded) with a plain 400 and logs the parser's traceback at ERROR, as
 if the server had a bug. The page's service and the hall's share this
 filter on aiohttp's server logger: such a record becomes one WARNING
-line naming the refusal."""
+line naming the refusal. TLS sent to the plain port (aiohttp says so at
+DEBUG only) is said too, in words a person who opened an https://
+address can act on, at most once a minute: a browser asks again and
+again."""
 
 from __future__ import annotations
 
 import logging
+import time
 
 from aiohttp.http_exceptions import HttpProcessingError
 from aiohttp.web_protocol import RequestPayloadError
@@ -20,6 +24,11 @@ from controller.board.words import on_one_line
 __all__ = ["malformed_words", "quiet_malformed_requests"]
 
 SERVER_LOG = "aiohttp.server"
+TLS_WORDS = "Received HTTPS traffic on an HTTP port"  # aiohttp's words
+TLS_SAID = ("an https:// address was opened on this plain HTTP port: the page is "
+            "http:// (no TLS here); open it with http://")
+TLS_EVERY = 60.0  # seconds between two lines about it
+_tls_said_at: list[float] = []
 
 
 def malformed_words(exc: BaseException) -> str | None:
@@ -41,6 +50,17 @@ def malformed_words(exc: BaseException) -> str | None:
 def _one_line(record: logging.LogRecord) -> bool:
     exc = record.exc_info[1] if record.exc_info else None
     words = malformed_words(exc) if exc is not None else None
+    if words == TLS_WORDS:
+        now = time.monotonic()
+        if _tls_said_at and now - _tls_said_at[-1] < TLS_EVERY:
+            return False
+        _tls_said_at[:] = [now]
+        record.msg, record.args = "%s", (TLS_SAID,)
+        record.exc_info, record.exc_text = None, None
+        record.levelno, record.levelname = logging.WARNING, "WARNING"
+        return True
+    if record.levelno < logging.getLogger("aiohttp").getEffectiveLevel():
+        return False  # below what the service logs: let through for the TLS line only
     if words is not None:
         record.msg, record.args = "a malformed request was refused: %s", (words,)
         record.exc_info, record.exc_text = None, None
@@ -50,7 +70,11 @@ def _one_line(record: logging.LogRecord) -> bool:
 
 
 def quiet_malformed_requests() -> None:
-    """Install the filter (once, however often called)."""
+    """Install the filter (once, however often called).  The server's
+    logger is opened to DEBUG, aiohttp's level for TLS on the plain port;
+    the filter lets through below that only what aiohttp's loggers above
+    it would log."""
     logger = logging.getLogger(SERVER_LOG)
     if _one_line not in logger.filters:
         logger.addFilter(_one_line)
+        logger.setLevel(logging.DEBUG)

@@ -189,6 +189,33 @@ def test_malformed_http_is_refused_with_one_line_in_the_log(
     assert any("Content-Length" in r.getMessage() for r in refused)
 
 
+def test_https_on_the_plain_port_is_said_once_in_words(
+        make: Any, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Someone opened https://: aiohttp says so at DEBUG only, which the
+    service does not log; the log says, once a minute, what to open."""
+    import ssl
+
+    from controller.hall import weblog
+
+    monkeypatch.setattr(weblog, "_tls_said_at", [])
+    service, _, run = make()
+    tls = ssl.create_default_context()
+    tls.check_hostname, tls.verify_mode = False, ssl.CERT_NONE
+
+    async def go(client: TestClient[Any, Any]) -> None:
+        for _ in range(3):  # a browser asks again
+            with pytest.raises(ssl.SSLError):
+                await asyncio.open_connection(client.host, client.port, ssl=tls)
+        r = await client.get("/api/state")
+        assert r.status == 200
+
+    with caplog.at_level(logging.INFO):
+        run(go)
+    said = [r for r in caplog.records if "https://" in r.getMessage()]
+    assert [(r.levelno, r.getMessage()) for r in said] == [(logging.WARNING, weblog.TLS_SAID)]
+    assert not any(r.levelno < logging.INFO for r in caplog.records if r.name.startswith("aiohttp"))
+
+
 def test_unknown_paths_and_files(make: Any) -> None:
     _, _, run = make()
 
