@@ -200,6 +200,9 @@ def test_english_draughts_a_capture_and_a_chain(opened: tuple[Page, Server],
     # board is set up with its soldiers at once.
     pg.select_option('#new-game select[name="variant"]', "sixteen-soldiers")
     pg.click('#new-game button[type="submit"]')
+    # The draughts game is in play: Start asks first, beside the button.
+    expect(pg.locator("#new-confirm")).to_contain_text("game is in play")
+    pg.click("#new-confirm-yes")
     expect(pg.locator("#board")).to_have_attribute("data-geometry", "37-point")
     expect(pg.locator("#board .piece")).to_have_count(32)
     expect(pg.locator("#status")).to_have_text("Attacker to move")

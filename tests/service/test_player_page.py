@@ -483,3 +483,31 @@ def test_the_buttons_and_their_answers_stay_in_sight_under_a_long_status_line(
     board = pg.locator("#board").evaluate("e => e.getBoundingClientRect().bottom")
     controls = pg.locator(".controls").evaluate("e => e.getBoundingClientRect().top")
     assert board <= controls, (board, controls)
+
+
+def test_start_asks_before_it_ends_a_game_in_play(browser: Browser, server: Server) -> None:
+    """Resign asks first; so does Start, which ends the game in play as
+    surely (kept as abandoned): a slip on it cost a game without a word."""
+    pg = _page(browser, server)
+    pg.click('#board [data-square="a1"]')
+    pg.click('#board [data-square="b1"]')
+    expect(pg.locator("#moves li")).to_have_count(1)
+    game = server.get("/api/state")["game_id"]
+    pg.click('#new-game button[type="submit"]')
+    ask = pg.locator("#new-confirm")
+    expect(ask).to_be_visible()
+    expect(pg.locator("#new-confirm-text")).to_have_text(
+        "This kharbga game is in play (1 turn played): a new game ends it unfinished, kept in the "
+        "games list as abandoned. Start a new game?")
+    pg.screenshot(path=str(server.data_dir.parent / "start-asks.png"), full_page=True)
+    pg.click("#new-confirm-no")
+    expect(ask).to_be_hidden()
+    assert server.get("/api/state")["game_id"] == game  # nothing started
+    pg.click('#new-game button[type="submit"]')
+    pg.click("#new-confirm-yes")
+    expect(pg.locator("#moves li")).to_have_count(0)
+    assert server.get("/api/state")["game_id"] != game
+    expect(ask).to_be_hidden()
+    # A game with no move yet is left at once, without a question.
+    pg.click('#new-game button[type="submit"]')
+    expect(ask).to_be_hidden()

@@ -609,6 +609,8 @@ function render() {
   $("#buttons-off").textContent = !last ? "" : `${off.length ? `${off.join(", ")} and ` : ""}`
     + `${last} ${off.length ? "are" : "is"} off until a new game: this one is over.`;
   if (state.outcome) $("#confirm").hidden = true;
+  // The game the question was about has ended, or another took its place.
+  if (state.outcome || !(state.moves || []).length) $("#new-confirm").hidden = true;
   renderLegend();
   const camera = typeof state.board === "string" && state.board.startsWith("camera:");
   if (camera && $("#camera").hidden) {
@@ -921,15 +923,32 @@ function showHajebOption() {
 document.querySelector('#new-game select[name="variant"]')
   .addEventListener("change", showHajebOption);
 
-$("#new-game").addEventListener("submit", async (ev) => {
-  ev.preventDefault();
-  const form = new FormData(ev.target);
+async function startNewGame(form) {
+  $("#new-confirm").hidden = true;
   const body = {variant: form.get("variant"), attacker: form.get("attacker"),
                 defender: form.get("defender")};
   if (body.variant === "sabouiyya" && form.get("hajeb")) body.options = "hajeb=true";
   await send("/api/new", body);
   loadGames();
+}
+
+// A game in play (a move made, not over) is not left by a slip: Start asks
+// first, beside the button, as Resign does (the game is kept, as abandoned).
+$("#new-game").addEventListener("submit", async (ev) => {
+  ev.preventDefault();
+  const form = new FormData(ev.target);
+  const turns = state && !state.outcome ? (state.turns || []).length : 0;
+  if (!turns) {
+    await startNewGame(form);
+    return;
+  }
+  $("#new-confirm-text").textContent = `This ${state.variant} game is in play (${turns} `
+    + `turn${turns === 1 ? "" : "s"} played): a new game ends it unfinished, kept in the games `
+    + "list as abandoned. Start a new game?";
+  $("#new-confirm-yes").onclick = () => startNewGame(form);
+  $("#new-confirm").hidden = false;
 });
+$("#new-confirm-no").addEventListener("click", () => { $("#new-confirm").hidden = true; });
 
 $("#hajeb").addEventListener("click", () => {
   send("/api/button", {button: "hajeb", side: "defender"});
