@@ -96,6 +96,10 @@ def status(g: AnyGame, v: View) -> str:
         # board cannot tell, so where it may go is told too.
         if v.lifted >= 0 and v.targets:
             name = g.geometry.point_names[v.lifted]
+            if not v.targets & ~pend:  # where it may go, a captured soldier still stands
+                where = " or ".join(_names(g, v.targets))
+                return (f"{told}; {name} lifted: it may go to {where} once the captured "
+                        f"soldier there is off")
             return f"{told}; {name} lifted: set it on a lit {place(g.geometry.name)}"
         if v.lifted >= 0:  # and it has no move: said as when nothing else is asked
             return f"{told}; {_lifted(g, v)}"

@@ -369,3 +369,21 @@ def test_a_soldier_set_down_diagonally_over_two_sandwiches_is_told_as_the_chain_
     h.move("a2", "b3")
     assert h.moves == ["a2xb2", "b2xb3"]
     assert h.last.status == "Remove the captured soldiers on c2, c3 (taken by a2xb2xb3)"
+
+
+def test_a_chain_soldier_lifted_before_the_captured_soldier_is_off_is_told_the_order() -> None:
+    # a2xb2 takes c2, and b2's chain goes on into c2 (taking c3): lifted
+    # before c2 is off, the soldier has no lit square (c2 is lit as the
+    # capture). Before: "set it on a lit square", and the one empty lit
+    # square, a2 where it came from, took the capture back.
+    h = Hands("kharbga", "......./......./......./..A..../..D..../A.DA.../......D a m - 5")
+    h.move("a2", "b2")
+    h.lift("b2", hold=DELAY + 0.5)
+    assert h.moves == ["a2xb2"]
+    assert h.leds == {"a2": "last-from", "b2": "lifted", "c2": "capture"}
+    assert h.last.status == ("c2: remove the captured soldier (taken by a2xb2); b2 lifted: "
+                             "it may go to c2 once the captured soldier there is off")
+    # Doing so: c2 off, the soldier set there, the chain read.
+    h.lift("c2", hold=0.05)
+    h.put("c2", "a", hold=DELAY + 0.5)
+    assert h.moves == ["a2xb2", "b2xc2"]

@@ -162,6 +162,13 @@ def test_status_and_leds_from_the_view() -> None:
     c2 = _bits(g, "c2")
     assert status(g, replace(lift, standing=c2)) == (
         "c2: remove the captured soldier; d4 lifted: set it on a lit square")
+    # Its only square holds the captured soldier (a chain's soldier lifted
+    # first): no square is lit for it, so none is spoken of (before: "set
+    # it on a lit square", and the one lit empty square, where it came
+    # from, took the capture back).
+    assert status(g, View(standing=c2, lifted=d4, targets=c2)) == (
+        "c2: remove the captured soldier; d4 lifted: it may go to c2 once the captured "
+        "soldier there is off")
     assert status(g, View(standing=c2, lifted=d4)) == (
         "c2: remove the captured soldier; Attacker: d4 lifted, but it has no move from here; "
         "put it back")
