@@ -22,6 +22,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from controller.rules.record import group_turns
+
 from .thinker import Thinker, Thought
 
 __all__ = ["Advice", "played", "thought_view"]
@@ -50,6 +52,20 @@ def thought_view(t: Thought) -> dict[str, object]:
     return out
 
 
+def line_turns(game: Any, line: list[str]) -> list[str]:
+    """The best ``line`` from ``game`` by turns, as the move list writes
+    them: a chain one token (``f3xe3xe4xf4``, not three that read as the
+    sides' alternate moves), a setting turn's placements together."""
+    g = game.copy()
+    start = len(g.history)
+    for token in line:
+        try:
+            g.play(token)
+        except ValueError:  # not this game's (a line of a position since left)
+            break
+    return [" ".join(turn) for turn in group_turns(g, start)] if len(g.history) > start else []
+
+
 def _move_of(game: Any, text: str | None) -> Any:
     if text is None:
         return None
@@ -63,6 +79,7 @@ class Advice:
         self.thinker = thinker if thinker is not None else Thinker(ponder_on=ponder)
         self.thinker.ponder_on = ponder
         self._key: tuple[object, ...] | None = None
+        self._turns: tuple[object, list[str]] = (None, [])  # the last thought's line by turns
         self._base: tuple[int, tuple[str, ...]] | None = None  # the game pondered, its actions
         self._priors: list[tuple[Thought, int, tuple[str, ...]]] = []
         # The computer's last search at full strength (a weaker level's
@@ -111,7 +128,14 @@ class Advice:
         s = self._searched
         if t is None and s is not None and s.position == game.position() and s.ply == game.ply:
             t = s
-        return None if t is None else thought_view(t)
+        if t is None:
+            return None
+        view = thought_view(t)
+        key = (game.position(), game.ply, t.pv)
+        if self._turns[0] != key:  # the state is made often; a thought's turns once
+            self._turns = (key, line_turns(game, list(t.pv)))
+        view["turns"] = self._turns[1]
+        return view
 
     def ponder_reply(self, game: Any, seconds: float) -> str | None:
         """The next move of a ponder's line when the actions played since

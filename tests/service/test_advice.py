@@ -172,3 +172,24 @@ def test_a_computer_below_full_strength_plays_each_game_under_its_own_seed(tmp_p
         service.close()
     assert [level for _, level in seeds] == [1, 1, 1]
     assert seeds[0][0] == seeds[1][0] != seeds[2][0]
+
+
+def test_the_best_line_reads_by_turns_as_the_move_list_writes_them() -> None:
+    """A chain is one token in the page's line (three read as the sides'
+    alternate moves), a setting turn's placements together; a line no
+    longer of the game stops where it leaves it."""
+    from controller.rules import Game
+    from controller.service.advice import line_turns
+
+    chain = "......./......./......./..DA.../..DA.../A.DA.../......D a m - 5"
+    g = Game.from_position("kharbga", chain)
+    before = g.position()
+    assert line_turns(g, ["a2xb2", "b2xb3", "b3xb4", "g1-f1", "b4-b5"]) == [
+        "a2xb2xb3xb4", "g1-f1", "b4-b5"]
+    assert line_turns(g, ["a2xb2", "b2xb3", "a1-a2"]) == ["a2xb2xb3"]  # a1: no soldier
+    assert g.position() == before  # the game itself untouched
+    start = Game.new("kharbga")
+    assert line_turns(start, ["@c3", "@a1", "@e3", "@g7", "@d3"]) == [
+        "@c3 @a1", "@e3 @g7", "@d3"]
+    start.play("@c3")  # a turn half made: its rest first
+    assert line_turns(start, ["@a1", "@e3", "@g7"]) == ["@a1", "@e3 @g7"]

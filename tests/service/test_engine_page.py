@@ -72,7 +72,7 @@ def test_the_evaluation_bar_and_line_switch_off_and_on(tmp_path: Path) -> None:
             going = depth.endswith(", still thinking") and "thinking on" not in depth
             # A won bar names the winner, not only by its colour.
             winner = "Attacker wins" if t["score"] > 0 else "Defender wins"
-            if num == (winner if won else _signed(t["pieces"])) and first == t["line"][0] \
+            if num == (winner if won else _signed(t["pieces"])) and first == t["turns"][0] \
                     and words.startswith(t["words"]) and going != t["done"]:
                 break
             assert time.monotonic() < deadline, (t, num, words, first, depth)

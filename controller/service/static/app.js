@@ -381,20 +381,24 @@ function renderThinking() {
   const won = Math.abs(t.score) >= WON;
   fill.style.height = evalShare(t) + "%";
   num.textContent = won ? `${t.score > 0 ? "Attacker" : "Defender"} wins` : signed(t.pieces);
-  bar.title = `${t.words}${won ? "" : ` (${signed(t.pieces)} pieces for the Attacker)`}`;
+  // The score is the engine's judgement of the position, in soldiers'
+  // worth: not the count of soldiers on the board (both 24 may be +5).
+  bar.title = `${t.words}${won ? "" : ` (${signed(t.pieces)}: the engine's judgement for the `
+    + "Attacker, in soldiers' worth, of the position as a whole, not a count of soldiers)"}`;
   bar.setAttribute("aria-valuenow", String(t.pieces));
   $("#eval-words").textContent = won ? t.words : `${t.words} (${signed(t.pieces)})`;
   $("#eval-depth").textContent = `depth ${t.depth}, ${t.seconds} s${t.done ? "" : ", still thinking"}`;
-  const moves = lineShown();
-  // The first move is the side to move's: in its colour.
+  const turns = lineTurns();
+  // The first turn is the side to move's: in its colour. Each turn as the
+  // move list writes it (a chain one token), so the sides alternate.
   line.classList.toggle("defender", state.to_move === "defender");
   line.append("Best line: ");
-  moves.forEach((m, i) => {
+  turns.forEach((m, i) => {
     const el = document.createElement(i === 0 ? "b" : "span");
     el.textContent = m;
-    line.append(el, i < moves.length - 1 ? " " : "");
+    line.append(el, i < turns.length - 1 ? " · " : "");
   });
-  if (t.line.length > moves.length) line.append(" …");
+  if ((t.turns || t.line).length > turns.length) line.append(" …");
 }
 
 // -- H'ajeb (sabouiyya's option): the Defender's button and what it allows -----
@@ -474,9 +478,14 @@ function renderMoves() {
 
 // The moves of the engine's best line shown under the board (none when the
 // thinking is off or not yet in).
-function lineShown() {
+function lineTurns() {
   const t = state.thought;
-  return state.ponder && !state.outcome && t ? t.line.slice(0, 10) : [];
+  return state.ponder && !state.outcome && t ? (t.turns || t.line).slice(0, 8) : [];
+}
+
+// Those turns' tokens (a setting turn holds two), for the key.
+function lineShown() {
+  return lineTurns().flatMap((turn) => turn.split(" "));
 }
 
 // The key under the moves: every kind of move the page shows in notation
