@@ -511,3 +511,25 @@ def test_start_asks_before_it_ends_a_game_in_play(browser: Browser, server: Serv
     # A game with no move yet is left at once, without a question.
     pg.click('#new-game button[type="submit"]')
     expect(ask).to_be_hidden()
+
+
+def test_against_the_computer_as_attacker_the_board_turns_to_the_defender(
+        browser: Browser, server: Server) -> None:
+    """The computer takes the Attacker: the person plays the Defender, from
+    that side of the board, until they choose the side themselves."""
+    pg = _page(browser, server)
+    flip = pg.locator("#flip")
+    expect(flip).not_to_be_checked()
+    server.post("/api/computer", {"side": "attacker", "seconds": 0.05, "level": 1})
+    expect(flip).to_be_checked()
+    a1 = steady_box(pg.locator('#board [data-square="a1"]'))
+    a7 = steady_box(pg.locator('#board [data-square="a7"]'))
+    assert a1["y"] < a7["y"]  # rank 1, the Attacker's, at the top
+    pg.screenshot(path=str(server.data_dir.parent / "computer-attacker.png"))
+    flip.uncheck()  # the player's choice stands from now on
+    server.post("/api/computer", {"side": None, "seconds": 0.05, "level": 1})
+    server.post("/api/computer", {"side": "attacker", "seconds": 0.05, "level": 1})
+    expect(pg.locator("#computer select[name=side]")).to_have_value("attacker")
+    expect(flip).not_to_be_checked()
+    assert steady_box(pg.locator('#board [data-square="a1"]'))["y"] > steady_box(
+        pg.locator('#board [data-square="a7"]'))["y"]

@@ -116,6 +116,17 @@ async function resync() {
 
 // -- drawing ---------------------------------------------------------------
 
+// The Defender's side at the bottom: as the player chose on this browser;
+// until they choose, when the computer plays the Attacker (the person
+// plays the Defender from that side of the board).
+function isFlipped() {
+  const chosen = localStorage.getItem("flipped");
+  const flipped = chosen === null ? !!state && state.computer === "attacker" : chosen === "1";
+  const box = document.getElementById("flip");
+  if (box) box.checked = flipped;
+  return flipped;
+}
+
 // The board comes from the service as points with their place in a grid
 // (x the file, y the row from the top), the lines joining them (boards of
 // points and lines), its dark squares (draughts) and its centre (malha).
@@ -203,7 +214,7 @@ function drawBoard(el, geo, pieces, occ, leds, clickable, hint) {
   el.classList.toggle("grid", geo.kind !== "points");
   el.classList.toggle("draughts", geo.dark.length > 0);
   el.dataset.geometry = geo.name;
-  const flipped = localStorage.getItem("flipped") === "1";
+  const flipped = isFlipped();
   const w = geo.width, h = geo.height;
   const place = (p) => flipped ? [w - 1 - p[1], h - 1 - p[2]] : [p[1], p[2]];
   const dark = new Set(geo.dark);
@@ -355,7 +366,7 @@ function renderThinking() {
   bar.hidden = !show;
   $("#thinking").hidden = !show;
   if (!show) return;
-  bar.classList.toggle("flipped", localStorage.getItem("flipped") === "1");
+  bar.classList.toggle("flipped", isFlipped());
   bar.classList.toggle("idle", !t);
   // A square lit as an error: the board is not in the recorded position,
   // for which the bar and the line were worked out; they are greyed and
@@ -978,7 +989,7 @@ $("#computer").addEventListener("change", (ev) => {
 });
 
 const flip = $("#flip");
-flip.checked = localStorage.getItem("flipped") === "1";
+flip.checked = isFlipped();
 flip.addEventListener("change", () => {
   localStorage.setItem("flipped", flip.checked ? "1" : "0");
   render();
