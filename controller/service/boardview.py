@@ -360,7 +360,7 @@ def status_words(status: str, leds: dict[str, str], g: AnyGame, hint: str | None
     if draw_offer and "offers a draw" not in status:  # beside a hint too: both stand
         other = "defender" if draw_offer == "attacker" else "attacker"
         status = (f"{status}. {draw_offer.capitalize()} offers a draw: "
-                  f"{other.capitalize()} accepts with Draw")
+                  f"{other.capitalize()}: Draw accepts it, a move declines it")
     return status, leds
 
 

@@ -259,7 +259,8 @@ def test_hint_draw_offer_resign_and_the_end_in_words(board: tuple[Page, Server],
     # The status line says both: the hint still lit, and the offer.
     expect(pg.locator("#status")).to_contain_text(f"Hint for {game.to_move.capitalize()}: ")
     expect(pg.locator("#status")).to_contain_text(
-        f"{side.capitalize()} offers a draw: {other.capitalize()} accepts with Draw")
+        f"{side.capitalize()} offers a draw: {other.capitalize()}: Draw accepts it, a move "
+        "declines it")
     shot(pg, tmp_path, "draw-offer")
     pg.click("#draw-decline")
     expect(pg.locator("#draw-offer")).to_be_hidden()
