@@ -103,6 +103,8 @@ def status(g: AnyGame, v: View) -> str:
             return f"{told}; {name} lifted: set it on a lit {place(g.geometry.name)}"
         if v.lifted >= 0:  # and it has no move: said as when nothing else is asked
             return f"{told}; {_lifted(g, v)}"
+        if v.expected is not None:  # the computer's reply, lit meanwhile: both to do
+            return f"{told}; {side} (computer): make the lit move {action_words(str(v.expected))}"
         return told
     flag, other = raised_words(g) if v.flags[g.side] else "", flag_kept(g, v.flags)
     if v.expected is not None and v.lifted < 0:

@@ -465,6 +465,10 @@ class Reconciler:
             return
         if self._lift is not None:
             self._mismatch.clear()
+            # The captured pieces taken off meanwhile are off: one set down
+            # on such a point is read anew (a chain's soldier going on into
+            # the point it emptied), not as the captured piece back.
+            turn.pending.keep(r.occupied)
             # Or the soldier already stands where it captured a piece (the
             # same occupancy): decided by what the board shows next.
             self._deferred, self._deferred_at = ex.unproven(g, r, turn), r.occupied

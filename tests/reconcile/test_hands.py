@@ -383,7 +383,8 @@ def test_a_chain_soldier_lifted_before_the_captured_soldier_is_off_is_told_the_o
     assert h.leds == {"a2": "last-from", "b2": "lifted", "c2": "capture"}
     assert h.last.status == ("c2: remove the captured soldier (taken by a2xb2); b2 lifted: "
                              "it may go to c2 once the captured soldier there is off")
-    # Doing so: c2 off, the soldier set there, the chain read.
-    h.lift("c2", hold=0.05)
+    # Doing so: c2 off (for longer than the settle window: a quick swap
+    # looks like c2 never touched), the soldier set there, the chain read.
+    h.lift("c2", hold=0.5)
     h.put("c2", "a", hold=DELAY + 0.5)
     assert h.moves == ["a2xb2", "b2xc2"]

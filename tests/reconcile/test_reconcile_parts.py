@@ -12,6 +12,7 @@ from controller.reconcile.settings import Settings
 from controller.reconcile.timeline import Timeline
 from controller.reconcile.turn import Pending, Turn
 from controller.rules import Game, find_variant
+from controller.rules.moves import action_words
 
 CHAIN = "......./......./......./..DA.../..DA.../A.DA.../......D a m - 5"
 
@@ -169,6 +170,11 @@ def test_status_and_leds_from_the_view() -> None:
     assert status(g, View(standing=c2, lifted=d4, targets=c2)) == (
         "c2: remove the captured soldier; d4 lifted: it may go to c2 once the captured "
         "soldier there is off")
+    # The computer's reply lit meanwhile: the status line asks for both.
+    reply = next(m for m in g.legal_moves() if m.kind == "step")
+    assert status(g, View(standing=c2, expected=reply)) == (
+        f"c2: remove the captured soldier; Attacker (computer): make the lit move "
+        f"{action_words(str(reply))}")
     assert status(g, View(standing=c2, lifted=d4)) == (
         "c2: remove the captured soldier; Attacker: d4 lifted, but it has no move from here; "
         "put it back")
