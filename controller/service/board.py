@@ -39,6 +39,7 @@ from .boardview import (
     lights_of,
     lit_hint,
     reason_words,
+    simulated_words,
     status_words,
     stored_settings,
     waiting_view,
@@ -450,8 +451,10 @@ class BoardService(EngineSide):
         if self.waiting_clear and self._last_frame is not None:  # what stands is known
             return waiting_view(self.reconciler.game, self._occupied)
         hint = self.hint_move if self.reconciler.expected is None else None
-        return status_words(update.status, update.leds, self.reconciler.game, hint, self.note,
-                            self.draw_offer, None if update.refused else self.refusal)
+        status, leds = status_words(update.status, update.leds, self.reconciler.game, hint,
+                                    self.note, self.draw_offer,
+                                    None if update.refused else self.refusal)
+        return (simulated_words(status) if self.simulated else status), leds
 
     def _state(self, update: Update) -> dict[str, Any]:
         g = self.reconciler.game

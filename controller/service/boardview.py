@@ -46,6 +46,7 @@ __all__ = [
     "outcome_words",
     "check_level",
     "computer_name",
+    "simulated_words",
     "status_words",
     "stored_settings",
     "off_start",
@@ -333,6 +334,24 @@ def _hint_words(hint: str, g: AnyGame) -> str:
     if hint != "pass":
         return action_words(hint)
     return f"pass (stop the chain here: the {SIDE_NAMES[1 - g.side].capitalize()} plays)"
+
+
+# What a real board's hands do that the simulated board cannot (it stacks
+# no soldiers: the page draws the king), said as on a real board.
+_SIMULATED = (
+    ("is crowned: set a second soldier on it",
+     "is crowned (the page shows its king: on a real board a second soldier is set on it)"),
+    ("set the crowned soldier back as a king, with a second soldier on it",
+     "set the crowned soldier back (the page keeps it a king)"),
+)
+
+
+def simulated_words(status: str) -> str:
+    """The status line for the simulated board: a crowning asks nothing
+    it cannot do."""
+    for real, simulated in _SIMULATED:
+        status = status.replace(real, simulated)
+    return status
 
 
 def status_words(status: str, leds: dict[str, str], g: AnyGame, hint: str | None,

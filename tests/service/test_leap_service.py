@@ -84,6 +84,9 @@ def test_a_crowning_is_kept_lit_and_survives_a_crash(tmp_path: Path) -> None:
     _play(service, clock, game, "b6xd8")
     state = service.state()
     assert state["kings"] == ["d8"] and state["counts"] == {"attacker": 1, "defender": 1}
+    # The simulated board stacks no soldiers: asked nothing it cannot do.
+    assert state["status"] == ("Defender to move; d8 is crowned (the page shows its king: on "
+                               "a real board a second soldier is set on it)")
     assert state["leds"]["d8"] == "last-to"  # the last move outranks the king's look
     _play(service, clock, game, "h8-g7")
     assert service.state()["leds"]["d8"] == "king"
