@@ -630,7 +630,7 @@ function render() {
     + `${last} ${off.length ? "are" : "is"} off until a new game: this one is over.`;
   if (state.outcome) $("#confirm").hidden = true;
   // The game the question was about has ended, or another took its place.
-  if (state.outcome || !(state.moves || []).length) $("#new-confirm").hidden = true;
+  if (!turnsInPlay()) $("#new-confirm").hidden = true;
   renderLegend();
   const camera = typeof state.board === "string" && state.board.startsWith("camera:");
   if (camera && $("#camera").hidden) {
@@ -943,6 +943,12 @@ function showHajebOption() {
 document.querySelector('#new-game select[name="variant"]')
   .addEventListener("change", showHajebOption);
 
+// The turns of the game in play (0: none played, or the game is over): a
+// new game started then loses nothing.
+function turnsInPlay() {
+  return state && !state.outcome ? (state.turns || []).length : 0;
+}
+
 async function startNewGame(form) {
   $("#new-confirm").hidden = true;
   const body = {variant: form.get("variant"), attacker: form.get("attacker"),
@@ -957,7 +963,7 @@ async function startNewGame(form) {
 $("#new-game").addEventListener("submit", async (ev) => {
   ev.preventDefault();
   const form = new FormData(ev.target);
-  const turns = state && !state.outcome ? (state.turns || []).length : 0;
+  const turns = turnsInPlay();
   if (!turns) {
     await startNewGame(form);
     return;
@@ -989,7 +995,7 @@ $("#computer").addEventListener("change", (ev) => {
 });
 
 const flip = $("#flip");
-flip.checked = isFlipped();
+isFlipped();  // ticks the box as the board is drawn
 flip.addEventListener("change", () => {
   localStorage.setItem("flipped", flip.checked ? "1" : "0");
   render();
