@@ -175,7 +175,19 @@ def test_checkers_a_capture_and_a_crowning(opened: tuple[Page, Server],
     pg.locator("#games button").nth(1).click()
     expect(pg.locator("#viewer-board .sq.dark")).to_have_count(32)
     expect(pg.locator("#v-ply")).to_contain_text("c3xa5 (action 5 of 5)")
+    # The action shown is marked on the board and said in words: where the
+    # man left and arrived, the man it captured.
+    viewer = pg.locator("#viewer-board")
+    expect(viewer.locator('[data-square="c3"]')).to_have_attribute("data-was", "from")
+    expect(viewer.locator('[data-square="a5"]')).to_have_attribute("data-was", "to")
+    expect(viewer.locator('[data-square="b4"]')).to_have_attribute("data-was", "taken")
+    expect(viewer.locator('[data-square="b4"]')).to_have_attribute("title", "b4: captured")
+    expect(viewer.locator("[data-was]")).to_have_count(3)
+    expect(pg.locator("#v-what")).to_have_text("c3 to a5; b4 captured")
+    pg.locator("#viewer").screenshot(path=str(tmp_path / "viewer-capture.png"))
     pg.click("#v-first")
+    expect(viewer.locator("[data-was]")).to_have_count(0)
+    expect(pg.locator("#v-what")).to_have_text("")
     expect(pg.locator("#viewer-board .piece")).to_have_count(24)
 
 

@@ -285,8 +285,22 @@ def test_hint_draw_offer_resign_and_the_end_in_words(board: tuple[Page, Server],
     pg.locator("#games button").first.click()
     expect(pg.locator("#v-ply")).to_have_text(
         f"{side.capitalize()} resigns (action 13 of 13)")
+    expect(pg.locator("#v-what")).to_have_text("")  # a resignation moves nothing
     pg.click("#v-prev")
     expect(pg.locator("#v-ply")).to_have_text("6. @d2 (action 12 of 13)")
+    expect(pg.locator('#viewer-board [data-square="d2"]')).to_have_attribute("data-was", "to")
+    expect(pg.locator("#v-what")).to_have_text("set on d2")
+    # The arrow keys step through the game, Home and End to its ends.
+    pg.keyboard.press("ArrowLeft")
+    expect(pg.locator("#v-ply")).to_contain_text("(action 11 of 13)")
+    pg.keyboard.press("ArrowRight")
+    pg.keyboard.press("ArrowRight")
+    expect(pg.locator("#v-ply")).to_contain_text("resigns (action 13 of 13)")
+    pg.keyboard.press("Home")
+    expect(pg.locator("#v-ply")).to_have_text("start (action 0 of 13)")
+    pg.keyboard.press("End")
+    expect(pg.locator("#v-ply")).to_contain_text("(action 13 of 13)")
+    pg.click("#v-prev")
     for button in ("#v-first", "#v-prev", "#v-next", "#v-last"):
         box = pg.locator(f"{button} svg").bounding_box()
         assert box is not None and box["width"] >= 8

@@ -286,8 +286,8 @@ function oneSquareWords(whose, soldier) {
 
 // Points in the order the status line names them (the board's own order:
 // the first player's nearest row first, left to right), not by name.
-function byPoint(names) {
-  const index = new Map(state.geometry.points.map((p, k) => [p[0], k]));
+function byPoint(names, geo = state.geometry) {
+  const index = new Map(geo.points.map((p, k) => [p[0], k]));
   return [...names].sort((a, b) => index.get(a) - index.get(b));
 }
 
@@ -814,27 +814,84 @@ async function loadGames() {
   }
 }
 
+// What one action changed, from the positions before and after it:
+// {point: "from" | "to" | "taken" | "off"}. A point a piece arrived on (or
+// was crowned on) is "to", and the arriving piece's side is the mover's; a
+// point the mover's piece left is "from", one the other side's left is
+// "taken" (captured); with nothing arriving (a removal, a huff) "off".
+function actionChanges(before, after) {
+  const was = {};
+  let mover = null;
+  for (const [p, ch] of Object.entries(after)) {
+    if (before[p] !== ch) { was[p] = "to"; mover = mover || ch.toUpperCase(); }
+  }
+  for (const [p, ch] of Object.entries(before)) {
+    if (after[p] !== undefined) continue;
+    was[p] = !mover ? "off" : ch.toUpperCase() === mover ? "from" : "taken";
+  }
+  return was;
+}
+
+const WAS_WORDS = {from: "moved from here", to: "moved here", taken: "captured",
+                   off: "taken off"};
+function changeWords(was, geo) {
+  const at = (kind) => byPoint(Object.keys(was).filter((p) => was[p] === kind), geo);
+  const from = at("from"), to = at("to"), taken = at("taken"), off = at("off");
+  const parts = [];
+  if (from.length && to.length) parts.push(`${from.join(", ")} to ${to.join(", ")}`);
+  else if (to.length) parts.push(`set on ${to.join(", ")}`);
+  if (taken.length) parts.push(`${taken.join(", ")} captured`);
+  if (off.length) parts.push(`${off.join(", ")} taken off`);
+  return parts.join("; ");
+}
+
+let viewerStep = null;  // the open viewer's step(kind): its buttons and keys
 async function view(id) {
   const g = await api(`/api/games/${id}`);
-  let ply = g.positions.length - 1;
+  const last = g.positions.length - 1;
+  let ply = last;
   const show = () => {
-    drawBoard($("#viewer-board"), g.geometry, positionPieces(g.positions[ply], g.geometry),
-              null, {}, false);
+    const pieces = positionPieces(g.positions[ply], g.geometry);
+    const board = $("#viewer-board");
+    drawBoard(board, g.geometry, pieces, null, {}, false);
+    // The action shown is marked on the board and said under it.
+    const was = ply ? actionChanges(positionPieces(g.positions[ply - 1], g.geometry), pieces)
+      : {};
+    for (const [p, kind] of Object.entries(was)) {
+      const sq = board.querySelector(`[data-square="${p}"]`);
+      sq.dataset.was = kind;
+      sq.title = `${p}: ${WAS_WORDS[kind]}`;
+    }
     const turn = ply ? g.labels[ply - 1] : "start";
-    $("#v-ply").textContent = `${turn} (action ${ply} of ${g.positions.length - 1})`;
+    $("#v-ply").textContent = `${turn} (action ${ply} of ${last})`;
+    $("#v-what").textContent = changeWords(was, g.geometry);
   };
   $("#viewer").hidden = false;
   $("#viewer-title").textContent = `Game #${g.id}: ${g.attacker} – ${g.defender}: ` +
     (outcomes[g.id] || g.result);
-  $("#v-first").onclick = () => { ply = 0; show(); };
-  $("#v-prev").onclick = () => { ply = Math.max(0, ply - 1); show(); };
-  $("#v-next").onclick = () => { ply = Math.min(g.positions.length - 1, ply + 1); show(); };
-  $("#v-last").onclick = () => { ply = g.positions.length - 1; show(); };
+  viewerStep = (kind) => {
+    ply = {first: 0, prev: Math.max(0, ply - 1), next: Math.min(last, ply + 1),
+           last}[kind];
+    show();
+  };
   show();
   // Opened from the list, it may be below the screen's edge: brought into sight.
   $("#viewer").scrollIntoView({block: "nearest"});
 }
 
+for (const kind of ["first", "prev", "next", "last"]) {
+  $(`#v-${kind}`).addEventListener("click", () => viewerStep && viewerStep(kind));
+}
+// The arrow keys step through the open viewer's game (Home and End: its
+// start and end), unless a field of the page is being typed in.
+const VIEWER_KEYS = {ArrowLeft: "prev", ArrowRight: "next", Home: "first", End: "last"};
+document.addEventListener("keydown", (e) => {
+  const kind = VIEWER_KEYS[e.key];
+  if (!kind || !viewerStep || $("#viewer").hidden || e.altKey || e.ctrlKey || e.metaKey
+      || e.target.closest("input, select, textarea")) return;
+  e.preventDefault();
+  viewerStep(kind);
+});
 $("#v-close").addEventListener("click", () => { $("#viewer").hidden = true; });
 
 // -- the legend of the lights --------------------------------------------------
