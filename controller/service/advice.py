@@ -28,6 +28,10 @@ from .thinker import Thinker, Thought
 
 __all__ = ["Advice", "played", "thought_view"]
 
+# A hint: the game's length when asked, the game, the squares to light, the
+# action, and its whole turn when that goes on past it (else "").
+Hint = tuple[int, Any, list[str], str, str]
+
 KEEP = 4  # finished ponders remembered for the computer's reply (a turn's actions)
 
 
@@ -151,22 +155,24 @@ class Advice:
 
     # -- jobs: made on the loop, run in a worker thread -------------------
 
-    def hint_job(self, game: Any, seconds: float) -> Callable[[], tuple[int, Any, list[str], str]]:
+    def hint_job(self, game: Any, seconds: float) -> Callable[[], Hint]:
         """The hint for ``game``: from the ponder when it thought long
-        enough, else a search of ``seconds``."""
+        enough, else a search of ``seconds``.  Besides the action (lit),
+        its whole turn in the engine's line when the turn goes on (a
+        chain's further captures, a setting turn's second placement)."""
         marker, snapshot = len(game.moves), game.copy()
         t = self.thinker.thought(game)
-        ready = t.move if t is not None and t.move and t.seconds >= seconds else None
+        ready = t if t is not None and t.move and t.seconds >= seconds else None
 
-        def run() -> tuple[int, Any, list[str], str]:
-            text = ready
-            if text is None:
-                found = self.thinker.search(snapshot, seconds)
-                text = None if found is None else found.move
-            m = _move_of(snapshot, text)
-            if m is None:  # nothing to suggest
-                return marker, game, [], ""
-            return marker, game, [sq for sq in (m.from_square, m.to_square) if sq], str(m)
+        def run() -> Hint:
+            found = ready or self.thinker.search(snapshot, seconds)
+            m = _move_of(snapshot, None if found is None else found.move)
+            if found is None or m is None:  # nothing to suggest
+                return marker, game, [], "", ""
+            turns = line_turns(snapshot, list(found.pv))
+            turn = turns[0] if turns and turns[0].split(" ")[0].startswith(str(m)) else ""
+            return (marker, game, [sq for sq in (m.from_square, m.to_square) if sq], str(m),
+                    turn if turn != str(m) else "")
 
         return run
 

@@ -107,6 +107,7 @@ class BoardService(EngineSide):
 
         self.hint_seconds = DEFAULT_HINT_SECONDS
         self.hint_move: str | None = None
+        self.hint_turn: str | None = None  # the hint's whole turn, when it goes on past it
         self.hint_squares: list[str] = []
         offer = self.reconciler.pending.draw  # a draw offered before a restart
         self.draw_offer: str | None = None if offer is None else SIDES[offer]
@@ -269,7 +270,7 @@ class BoardService(EngineSide):
     def _after(self, update: Update) -> None:
         rec = self.reconciler
         if update.played or update.undone or update.new_game or update.resumed is not None:
-            self.draw_offer = self.note = self.hint_move = self.refusal = None
+            self.draw_offer = self.note = self.hint_move = self.hint_turn = self.refusal = None
         if update.refused:
             self.refusal, self._refused_on = update.refused, self._occupied
         if update.new_game or update.resumed is not None:
@@ -430,7 +431,7 @@ class BoardService(EngineSide):
         saved = [g for g in self.reconciler.saved if g.variant == v]
         self.reconciler = Reconciler(game=game, settings=self.settings, saved=saved,
                                      keep_finished=False)
-        self.draw_offer = self.note = self.hint_move = self.refusal = None
+        self.draw_offer = self.note = self.hint_move = self.hint_turn = self.refusal = None
         if self.simulated:
             self.feed(Frame.from_occ(self.now(), self.sim.occ))
         elif not self.waiting_clear and self._last_frame is not None:
@@ -453,7 +454,7 @@ class BoardService(EngineSide):
         hint = self.hint_move if self.reconciler.expected is None else None
         status, leds = status_words(update.status, update.leds, self.reconciler.game, hint,
                                     self.note, self.draw_offer,
-                                    None if update.refused else self.refusal)
+                                    None if update.refused else self.refusal, self.hint_turn)
         return (simulated_words(status) if self.simulated else status), leds
 
     def _state(self, update: Update) -> dict[str, Any]:

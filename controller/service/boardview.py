@@ -356,9 +356,11 @@ def simulated_words(status: str) -> str:
 
 def status_words(status: str, leds: dict[str, str], g: AnyGame, hint: str | None,
                  note: str | None, draw_offer: str | None,
-                 refusal: str | None = None) -> tuple[str, dict[str, str]]:
+                 refusal: str | None = None,
+                 hint_turn: str | None = None) -> tuple[str, dict[str, str]]:
     """The reconciler's status line and lights as the page shows them:
-    the end in words, the lit ``hint`` named, H'ajeb's meaning, a draw
+    the end in words, the lit ``hint`` named (and its whole turn,
+    ``hint_turn``, when that goes on past it), H'ajeb's meaning, a draw
     declined or the computer's pass (``note``), a draw offered (``draw_offer``: its side),
     why the last press did nothing (``refusal``: the reconciler says it once, this
     until the board changes)."""
@@ -371,6 +373,8 @@ def status_words(status: str, leds: dict[str, str], g: AnyGame, hint: str | None
         return status, leds
     if hint and hint_shown(hint, leds, g):
         status = f"{status}. Hint for {g.to_move.capitalize()}: {_hint_words(hint, g)}"
+        if hint_turn:  # a chain's further captures, a setting turn's second placement
+            status = f"{status}; the whole turn: {hint_turn}"
     elif "H'ajeb declared" in status:  # what it allows, in short
         status = status.replace("H'ajeb declared", "H'ajeb in force (long moves, "
                                 "captures by any soldier)")

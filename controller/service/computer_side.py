@@ -15,7 +15,7 @@ from collections.abc import Callable
 from controller.reconcile.reconciler import Reconciler, Update
 from controller.rules import AnyGame, Game, Move
 
-from .advice import Advice
+from .advice import Advice, Hint
 from .boardview import check_level
 from .config import THINK_MAX, THINK_MIN
 from .simboard import RequestError
@@ -38,6 +38,7 @@ class EngineSide:
     note: str | None
     hint_seconds: float
     hint_move: str | None
+    hint_turn: str | None
     hint_squares: list[str]
     hint_wanted: bool
     computer_wanted: bool
@@ -110,13 +111,13 @@ class EngineSide:
                 self.note = "The computer ended its chain there (pass)"
                 self._publish(self.reconciler.tick(self.now()))
 
-    def hint_job(self) -> Callable[[], tuple[int, AnyGame, list[str], str]]:
+    def hint_job(self) -> Callable[[], Hint]:
         """The engine's suggestion, as a job for a worker thread (made on
         the loop); its result goes to :meth:`show_hint`."""
         self.hint_wanted = False
         return self.advice.hint_job(self.reconciler.game, self.hint_seconds)
 
-    def compute_hint(self) -> tuple[int, AnyGame, list[str], str]:
+    def compute_hint(self) -> Hint:
         """The engine's suggestion for the current position (slow: call it
         off the event loop); returns what :meth:`show_hint` needs."""
         return self.hint_job()()
@@ -131,10 +132,13 @@ class EngineSide:
         self._rename()
         self._publish(self.reconciler.tick(self.now()))
 
-    def show_hint(self, marker: int, game: AnyGame, squares: list[str], move: str = "") -> None:
-        """Light the hint unless the game moved on meanwhile."""
+    def show_hint(self, marker: int, game: AnyGame, squares: list[str], move: str = "",
+                  turn: str = "") -> None:
+        """Light the hint unless the game moved on meanwhile (``turn``: the
+        hint's whole turn when it goes on past the action lit)."""
         if game is self.reconciler.game and len(game.moves) == marker:
             self.hint_move = move or None
+            self.hint_turn = turn or None
             self.hint_squares = squares
             self.reconciler.set_hint(squares)
             self._publish(self.reconciler.tick(self.now()))

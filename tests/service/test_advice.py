@@ -10,6 +10,7 @@ import time
 import pytest
 from server import eventually
 
+from controller.rules import Game
 from controller.rules.leap_factory import new_game
 from controller.service.advice import Advice, thought_view
 from controller.service.thinker import Thinker, Thought
@@ -65,7 +66,7 @@ def test_a_hint_after_enough_thought_comes_from_the_ponder_at_once(advice):
     advice.follow(g, None)
     ripe = _wait(lambda: (t := advice.thinker.thought(g)) and t.seconds >= 0.3 and t)
     started = time.perf_counter()
-    marker, game, squares, move = advice.hint_job(g, 0.3)()
+    marker, game, squares, move, _ = advice.hint_job(g, 0.3)()
     assert time.perf_counter() - started < 0.2  # no search: the ponder's move
     assert (marker, game) == (len(g.moves), g)
     latest = advice.thinker.thought(g)
@@ -77,9 +78,24 @@ def test_a_hint_asked_before_the_ponder_thought_enough_is_searched(advice):
     g = _midgame()
     advice.follow(g, None)
     started = time.perf_counter()
-    _, _, _, move = advice.hint_job(g, 0.6)()
+    _, _, _, move, turn = advice.hint_job(g, 0.6)()
     assert time.perf_counter() - started >= 0.3  # a search of its own
     assert move in {str(m) for m in g.legal_moves()}
+    assert turn == "" or turn.startswith(move) and turn != move  # said only when it goes on
+
+
+def test_a_hint_names_its_whole_turn_from_the_engines_line(advice):
+    # A chain: the first step is lit, the turn is the chain as the move list
+    # writes it. A setting turn's first placement: the turn is both.
+    g = Game.from_position("kharbga", "......./......./......./....DA./.AD..../...A.../"
+                           "....... a m - 30")
+    assert advice.hint_job(g, 0.3)()[2:] == (["d2", "d3"], "d2xd3", "d2xd3xd4")
+    rng = random.Random(5)
+    g = new_game("kharbga")
+    for _ in range(10):  # five turns of two placements: out of the opening book
+        g.play(rng.choice(g.legal_moves()))
+    _, _, squares, move, turn = advice.hint_job(g, 0.3)()
+    assert squares == [move[1:]] and turn.split(" ")[0] == move and len(turn.split(" ")) == 2
 
 
 def test_the_computer_replies_from_the_line_the_person_followed(advice):

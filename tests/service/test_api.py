@@ -569,6 +569,27 @@ def test_hint_button_lights_the_suggested_move(make: Any) -> None:
     assert "hint" not in service.state()["leds"].values()
 
 
+def test_a_hinted_chain_is_said_as_its_whole_turn(make: Any) -> None:
+    # d2xd3 captures c3 and the soldier goes on: d3xd4 captures e4 (the
+    # Defender's last soldiers). Only the first step is lit (a board lights
+    # one step); the status line says the whole chain, which it did not.
+    service, clock, _ = make(variant="kharbga", ponder=False)
+    position = "......./......./......./....DA./.AD..../...A.../....... a m - 30"
+    service.new_game("kharbga", position=position)
+    try:
+        service.set_sim_occupancy(occ_of(Game.from_position("kharbga", position)))
+        clock.t += 0.1
+        service.tick()
+        service.hint_seconds = 0.3
+        service.show_hint(*service.compute_hint())
+        state = service.state()
+        assert sorted(sq for sq, role in state["leds"].items() if role == "hint") == ["d2", "d3"]
+        assert state["hint_move"] == "d2xd3"
+        assert state["status"].endswith("Hint for Attacker: d2xd3; the whole turn: d2xd3xd4")
+    finally:
+        service.close()
+
+
 def test_undo_while_the_computers_reply_is_lit_gives_the_turn_back(make: Any) -> None:
     # The person takes back their turn before making the computer's reply:
     # the reply goes out, and the person plays again (it once stayed lit,
