@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import doctest
+import re
 import tomllib
 from pathlib import Path
 
@@ -305,3 +306,35 @@ def test_the_engine_docs_levels_are_the_engines() -> None:
         assert (name, depth, noise, margin) == (
             level.name, str(level.max_depth or "none"), str(level.noise), str(level.margin))
         assert guard == ("-" if not level.max_depth else "yes" if level.guard else "no")
+
+
+def _slug(heading: str) -> str:
+    """A heading's anchor as GitHub makes it: lower case, punctuation but
+    hyphens dropped, spaces to hyphens."""
+    text = re.sub(r"[^\w\- ]", "", heading.strip().lower())
+    return text.replace(" ", "-")
+
+
+def _anchors(path: Path) -> set[str]:
+    text = re.sub(r"```.*?```", "", path.read_text(), flags=re.S)  # no headings in code
+    return {_slug(m) for m in re.findall(r"^#+ (.+)$", text, flags=re.M)}
+
+
+def test_every_link_between_the_docs_reaches_its_file_and_heading() -> None:
+    root = Path(__file__).parent.parent
+    pages = [p for p in root.rglob("*.md")
+             if not {".venv", "node_modules", ".git", "build"} & set(p.relative_to(root).parts)]
+    assert len(pages) > 10
+    broken = []
+    for page in pages:
+        text = re.sub(r"```.*?```", "", page.read_text(), flags=re.S)
+        for target in re.findall(r"\]\(([^)\s]+)\)", text):
+            if re.match(r"[a-z]+:", target):  # a web address: not ours to check
+                continue
+            name, _, anchor = target.partition("#")
+            linked = (page.parent / name).resolve() if name else page
+            if not linked.exists():
+                broken.append(f"{page.relative_to(root)}: {target} (no such file)")
+            elif anchor and linked.suffix == ".md" and anchor not in _anchors(linked):
+                broken.append(f"{page.relative_to(root)}: {target} (no such heading)")
+    assert not broken, broken
