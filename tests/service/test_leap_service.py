@@ -88,6 +88,19 @@ def test_a_crowning_is_kept_lit_and_survives_a_crash(tmp_path: Path) -> None:
     assert state["status"] == ("Defender to move; d8 is crowned (the page shows its king: on "
                                "a real board a second soldier is set on it)")
     assert state["leds"]["d8"] == "last-to"  # the last move outranks the king's look
+    # The king lifted off alone (as a real board's hands do to stack it) is
+    # asked back as it is: the page keeps it a king.
+    occ = occ_of(game)
+    d8 = game.geometry.point_names.index("d8")
+    service.set_sim_occupancy(occ[:d8] + "0" + occ[d8 + 1:])
+    for _ in range(4):  # past the settle and the error's delay
+        clock.t += 0.1
+        service.tick()
+    assert service.state()["status"] == ("d8: set the crowned soldier back (the page keeps "
+                                         "it a king)")
+    service.set_sim_occupancy(occ)
+    clock.t += 0.1
+    service.tick()
     _play(service, clock, game, "h8-g7")
     assert service.state()["leds"]["d8"] == "king"
     gid = service.gid
