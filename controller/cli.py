@@ -182,15 +182,17 @@ def _cmd_camera_read(args: argparse.Namespace) -> int:
     return 0
 
 
-def _doctor_serial(port: str, config_path: str | None, seconds: float) -> int:
+def _doctor_serial(port: str, config_path: str | None, seconds: float,
+                   stop: bool = False) -> int:
     """A Pico board on ``port``, of the board ``config_path``'s
     ``[gpio.mapping]`` names, or else of the board its variant is played on
     (as ``doctor`` on the GPIO board): the report in words, 1 when it found
-    a problem.  The link's own log lines would repeat the report."""
+    a problem; with ``stop``, its firmware stopped for an update instead.
+    The link's own log lines would repeat the report."""
     import logging
 
     from controller.drivers.mapping import named_board
-    from controller.drivers.serial_doctor import doctor_link
+    from controller.drivers.serial_doctor import doctor_link, stop_firmware
     from controller.rules import find_any_variant
     from controller.service.config import load_config
     from controller.service.hardware import SerialBackend
@@ -203,6 +205,8 @@ def _doctor_serial(port: str, config_path: str | None, seconds: float) -> int:
     logger.addHandler(quiet)
     try:
         backend.start()
+        if stop:
+            return stop_firmware(backend.link, print)
         return doctor_link(backend.link, backend.mapping, seconds, print)
     finally:
         backend.close()
@@ -216,8 +220,10 @@ def _cmd_doctor(args: argparse.Namespace) -> int:
     for option in ("serial", "camera"):
         if getattr(args, option) is not None and not getattr(args, option).strip():
             raise ValueError(f"--{option} needs a port or device, not an empty name")
+    if args.stop_firmware and not args.serial:
+        raise ValueError("--stop-firmware needs --serial PORT (the Pico's port)")
     if args.serial:
-        return _doctor_serial(args.serial, args.config, args.seconds)
+        return _doctor_serial(args.serial, args.config, args.seconds, args.stop_firmware)
     if args.camera:
         from calibration.doctor import doctor_camera
 
@@ -428,6 +434,9 @@ def build_parser() -> argparse.ArgumentParser:
                     "rate, the four markers seen")
     dp.add_argument("--seconds", type=float, default=3.0,
                     help="how long to watch the serial link or the camera (default: 3)")
+    dp.add_argument("--stop-firmware", action="store_true",
+                    help="with --serial: stop the Pico's firmware for an update (it restarts "
+                    "at its REPL, for mpremote; stop the service first)")
     dp.set_defaults(command=_cmd_doctor)
 
     cp = sub.add_parser("calibrate", help="calibration: switch matrix, camera markers, camera")

@@ -36,7 +36,9 @@ from .ws2812 import MOST_LEDS, LedConfig
 
 __all__ = ["GpioConfig", "ConfigError", "gpio_table_for_board", "load_config", "save_config"]
 
-SPI_PINS = {0: (10, 11), 1: (20, 21)}  # MOSI, SCLK per SPI port
+# MOSI, SCLK, MISO per SPI port: the driver holds MISO too, though the
+# LEDs send only.
+SPI_PINS = {0: (10, 11, 9), 1: (20, 21, 19)}
 # The chip select the SPI driver holds once SPI0 is on (spidev0.0's CE0);
 # SPI1's moves with its overlay's cs0_pin, so it is not claimed here.
 SPI_SELECT = {0: 8}
@@ -67,9 +69,10 @@ class GpioConfig:
                                                  "frame)")
             if too_long is not None:
                 raise too_long
-            mosi, sclk = SPI_PINS[self.leds.spi_port]
+            mosi, sclk, miso = SPI_PINS[self.leds.spi_port]
             claim(mosi, f"the LED data line (SPI{self.leds.spi_port} MOSI)")
             claim(sclk, f"SPI{self.leds.spi_port} SCLK (the LED port)")
+            claim(miso, f"SPI{self.leds.spi_port} MISO (held by the SPI driver the LEDs use)")
             select = SPI_SELECT.get(self.leds.spi_port)
             if select is not None:
                 claim(select, f"SPI{self.leds.spi_port} CE0 (held by the SPI driver the LEDs use)")

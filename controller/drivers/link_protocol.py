@@ -166,6 +166,7 @@ class LinkProtocol(Protocol):
         self.dead = False
         self.stats_reply: DeviceStats | None = None
         self.stats_event = threading.Event()
+        self.stop_event = threading.Event()  # the device acknowledged STOP
         self.unwrap = _Unwrap(0)
         self.timebase: Timebase = self.user_timebase or _HostTimebase(clock)
         self.last_t = float("-inf")
@@ -247,6 +248,7 @@ class LinkProtocol(Protocol):
     def stop_device(self) -> bool:
         if self.state != READY:
             return False
+        self.stop_event.clear()
         self._request(P.STOP, b"")
         return True
 
@@ -404,6 +406,8 @@ class LinkProtocol(Protocol):
             req = self.requests.get(acked_kind)
             if req is not None and req.seq == seq:
                 del self.requests[acked_kind]
+                if acked_kind == P.STOP:
+                    self.stop_event.set()
                 if acked_kind == P.CONFIG and self.state == CONFIGURING:
                     if self.refused:
                         self.refused = ""

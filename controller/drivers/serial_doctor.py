@@ -9,6 +9,9 @@ the firmware's counters, then one line per problem, named by square
 on the empty board), a point closed throughout (stuck, or a piece left on
 the board), an error the device reported, or bytes lost on the link.  Its
 exit status is 1 when it found one, 0 when all is well.
+
+:func:`stop_firmware` (``doctor --serial PORT --stop-firmware``) asks the
+firmware to stop, for an update: the Pico resets to its REPL.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from .link_settings import DeviceInfo, DeviceStats, LinkStats
 from .mapping import BoardMapping, points
 from .serial_link import SerialLink
 
-__all__ = ["Watch", "doctor_link", "link_problems", "switch_problems"]
+__all__ = ["Watch", "doctor_link", "link_problems", "stop_firmware", "switch_problems"]
 
 SIDES = ("shared", "attacker", "defender")
 
@@ -119,9 +122,7 @@ def doctor_link(link: SerialLink, mapping: BoardMapping, seconds: float,
                 say: Callable[[str], None], connect_timeout: float = 5.0) -> int:
     """Check the board on ``link`` (started) for ``seconds``; the exit
     status: 1 when a problem was found (or no handshake), 0 otherwise."""
-    if not link.wait_connected(connect_timeout):
-        why = link.stats().last_error or "no answer"
-        say(f"no handshake from a board on {link.url} within {connect_timeout:g} s: {why}")
+    if not _connected(link, say, connect_timeout):
         return 1
     say(describe_device(link.device, link.url))
     say(f"watching the board for {seconds:g} s: leave it empty")
@@ -141,3 +142,28 @@ def doctor_link(link: SerialLink, mapping: BoardMapping, seconds: float,
         say(line)
     say(f"{len(problems)} problem(s) found" if problems else "all well")
     return 1 if problems else 0
+
+
+def _connected(link: SerialLink, say: Callable[[str], None], timeout: float) -> bool:
+    if link.wait_connected(timeout):
+        return True
+    why = link.stats().last_error or "no answer"
+    say(f"no handshake from a board on {link.url} within {timeout:g} s: {why}")
+    return False
+
+
+def stop_firmware(link: SerialLink, say: Callable[[str], None],
+                  connect_timeout: float = 5.0) -> int:
+    """Stop the firmware on ``link`` (started) for an update: 0 when it
+    acknowledged the STOP, else 1."""
+    if not _connected(link, say, connect_timeout):
+        return 1
+    say(describe_device(link.device, link.url))
+    if not link.stop_device(3.0):
+        say("the firmware did not acknowledge the stop within 3 s: try again, or hold "
+            "BOOTSEL while plugging the Pico in")
+        return 1
+    say("the firmware stopped: the Pico restarts and waits at its REPL; copy the new "
+        "files with mpremote now (hardware.md, Deploying and updating); its next "
+        "reset runs the firmware again")
+    return 0

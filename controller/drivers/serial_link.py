@@ -271,10 +271,15 @@ class SerialLink:
         with self._lock:
             return self.protocol.stats_reply
 
-    def stop_device(self) -> bool:
-        """Ask the firmware to stop and leave the Pico at its REPL."""
+    def stop_device(self, timeout: float | None = None) -> bool:
+        """Ask the firmware to stop and leave the Pico at its REPL.  False
+        when the link is not connected; with ``timeout``, also when the
+        firmware does not acknowledge it in that time."""
         with self._lock:
-            return self.protocol.stop_device()
+            if not self.protocol.stop_device():
+                return False
+            event = self.protocol.stop_event
+        return timeout is None or event.wait(timeout)
 
     # -- the reader thread ------------------------------------------------------------
 

@@ -150,6 +150,10 @@ def test_bad_mappings_give_one_line_errors(table: dict[str, object], message: st
         ("[gpio.buttons.attacker]\nresign = 10", "GPIO10 is used for both the LED data line"),
         ("[gpio.buttons.pins]\nhint = 8", "GPIO8 is used for both SPI0 CE0 (held by the SPI "
          "driver the LEDs use) and the hint button"),
+        # SPI1's driver holds GPIO19 (MISO), the default wiring's column a.
+        ("[gpio.leds]\nspi_port = 1\n[gpio.buttons.pins]\nhint = 2\nexchange = 3\n"
+         "undo = 14", "GPIO19 is used for both matrix column 0 and SPI1 MISO (held by the SPI "
+         "driver the LEDs use)"),
         ("[gpio.matrix]\nrow_pins = [4, 17, 27, 22, 5, 6, 13.0]",
          "gpio.matrix.row_pins: item 7 must be a GPIO number, not 13.0 (a decimal number)"),
         ('[gpio.mapping]\nboard = "5x5"\nsize = 7', "gpio.mapping.size: the 5x5 board has size 5, "

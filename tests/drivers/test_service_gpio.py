@@ -211,7 +211,9 @@ def test_a_welded_reed_is_a_fault_of_a_board_still_read(
     sim = MatrixSimulator(factory, cfg.matrix, cfg.mapping)
     backend = GpioBackend(None, pin_factory=factory, spi=spi)
     assert backend.scanner is not None
-    backend.scanner.watch.settings = WatchSettings(stuck_after=0.3)
+    # Long enough that a1, played, is known to stand before it could be
+    # called stuck on a loaded machine (0.3 s once was not).
+    backend.scanner.watch.settings = WatchSettings(stuck_after=1.0)
     service = BoardService(Config(data_dir=tmp_path, settle=0.05, error_delay=0.3,
                                   board="gpio"))
     try:

@@ -100,6 +100,23 @@ def test_doctor_reports_a_sound_board_in_words(
     assert not re.search(r"DeviceInfo|\w=|[{}]|\(\)", out)  # no Python reprs
 
 
+def test_doctor_stops_the_firmware_for_an_update(
+    sim: FirmwareSim, capsys: pytest.CaptureFixture[str]
+) -> None:
+    sim.follow_real_time()
+    status = main(["doctor", "--serial", sim.cable.path, "--stop-firmware"])
+    out = capsys.readouterr().out
+    assert status == 0, out
+    assert out.splitlines()[-1].startswith("the firmware stopped: the Pico restarts and waits "
+                                           "at its REPL; copy the new files with mpremote now")
+    wait_for(lambda: sim.returncode is not None, what="the firmware to stop")
+    assert sim.returncode == 0
+    # Without a port it is refused in one line.
+    assert main(["doctor", "--stop-firmware"]) == 2
+    assert capsys.readouterr().err.strip().endswith(
+        "--stop-firmware needs --serial PORT (the Pico's port)")
+
+
 def test_doctor_names_the_squares_at_fault_and_fails(
     sim: FirmwareSim, capsys: pytest.CaptureFixture[str]
 ) -> None:
