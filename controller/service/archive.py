@@ -86,21 +86,30 @@ def open_read_only(path: Path) -> tuple[sqlite3.Connection, str | None]:
     read-only medium hides the archive's last changes.  No archive or an
     empty one is :class:`NoArchive`; another program's file, a damaged or
     unreadable one :class:`ArchiveError`."""
-    if not path.exists():
-        raise NoArchive(f"no games recorded yet in {path.parent} (no {path.name} there)")
-    if path.is_dir():
-        raise ArchiveError(f"{path} is a directory, not a kharbga-board archive")
+    try:
+        if not path.exists():
+            raise NoArchive(f"no games recorded yet in {path.parent} (no {path.name} there)")
+        if path.is_dir():
+            raise ArchiveError(f"{path} is a directory, not a kharbga-board archive")
+        path.open("rb").close()  # readable: SQLite's own error would not say why not
+    except OSError as exc:  # a folder or file this user may not read
+        why = (exc.strerror or str(exc)).lower()
+        raise ArchiveError(f"{path} cannot be read ({why}): read it as the user the board "
+                           "runs as, or with sudo") from None
     note = None
     with archive_errors(path):
         db = sqlite3.connect(ro_uri(path), uri=True, check_same_thread=False)
         try:
             tables = _tables(db)
         except sqlite3.OperationalError as exc:
-            # A WAL archive on a read-only medium: SQLite cannot make the
-            # shared-memory file it reads the WAL with.  Nothing writes
-            # there, so the main file is read as it is.
+            # A WAL archive on a read-only medium, or in a folder this user
+            # may not write (the board's, read by another user while the
+            # board is stopped): SQLite cannot make the shared-memory file
+            # it reads the WAL with.  Nothing writes there for this user,
+            # so the main file is read as it is.
             db.close()
-            if exc.sqlite_errorname != "SQLITE_CANTOPEN" or os.access(path.parent, os.W_OK):
+            cannot = exc.sqlite_errorname in ("SQLITE_CANTOPEN", "SQLITE_READONLY_DIRECTORY")
+            if not cannot or os.access(path.parent, os.W_OK):
                 raise
             db = sqlite3.connect(ro_uri(path, immutable=True), uri=True, check_same_thread=False)
             tables = _tables(db)

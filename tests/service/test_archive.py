@@ -7,6 +7,7 @@ it and what to do, and left where it is."""
 from __future__ import annotations
 
 import os
+import shutil
 import sqlite3
 import subprocess
 import sys
@@ -190,6 +191,40 @@ def test_an_archive_on_a_read_only_medium_is_read(
     status, out, _ = _games(view, "export", "1", capsys=capsys)
     assert status == 0 and '[Attacker "Amel"]' in out
     assert _files(view) == before
+
+
+def _as_another_user(*argv: str) -> subprocess.CompletedProcess[str]:
+    """``kharbga-board argv`` where file modes bind (root runs it without
+    its capabilities: file modes do not stop root)."""
+    cmd = [sys.executable, "-m", "controller", *argv]
+    if os.geteuid() == 0:
+        if shutil.which("setpriv") is None:
+            pytest.skip("root, without setpriv to drop the capabilities that pass file modes")
+        cmd = ["setpriv", "--bounding-set=-all", "--", *cmd]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=60, check=False)
+
+
+def test_another_user_reads_the_boards_archive_it_may_not_write(tmp_path: Path) -> None:
+    # The service runs as its own user; another reads its archive while it
+    # is stopped (no WAL beside it). Before, SQLite's read-only-folder error
+    # refused it as "cannot be written".
+    board = tmp_path / "board"
+    _archive(board, "Amel")
+    tmp_path.chmod(0o755)
+    (board / "games.sqlite3").chmod(0o444)
+    board.chmod(0o555)
+    try:
+        done = _as_another_user("games", "list", "--data-dir", str(board))
+        assert (done.returncode, done.stderr) == (0, ""), done.stderr
+        assert "Amel - Youssef" in done.stdout
+        board.chmod(0o000)  # a folder it may not even read: said so, in one line
+        done = _as_another_user("games", "list", "--data-dir", str(board))
+        assert done.returncode == 2 and done.stdout == ""
+        assert done.stderr == (f"kharbga-board: {board}/games.sqlite3 cannot be read "
+                               "(permission denied): read it as the user the board runs as, "
+                               "or with sudo\n")
+    finally:
+        board.chmod(0o755)
 
 
 def _run(data: Path) -> subprocess.CompletedProcess[str]:
