@@ -168,6 +168,9 @@ def test_replay_refuses_timings_no_board_has(tmp_path: Path, capsys: pytest.Capt
 @pytest.mark.parametrize(("content", "words"), [
     (b"[" * 60_000 + b"\n", "line 1 (header): not a log line (JSON nested too deeply)"),
     (b"\xff\xfe garbage\n", "bad.jsonl: not a sensor log (not UTF-8 text)"),
+    # Before: Python's "Exceeds the limit (4300 digits) ... sys.set_int_max_str_digits()".
+    (b'{"t": 0.0, "board": "7x7", "sensor": "occupancy"}\n{"t": ' + b"1" * 5000 + b"}\n",
+     "line 2: not a log line (an integer of more than 4300 digits)"),
 ])
 def test_unreadable_logs_are_named_in_words(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                             content: bytes, words: str) -> None:
@@ -176,6 +179,18 @@ def test_unreadable_logs_are_named_in_words(tmp_path: Path, capsys: pytest.Captu
     assert main(["replay", str(log)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and words in err and "Error" not in err
+
+
+def test_a_log_with_no_game_says_so(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # An empty board throughout: nothing to print, and said (before: nothing at all).
+    log = tmp_path / "empty.jsonl"
+    log.write_text('{"t": 0.0, "board": "7x7", "sensor": "occupancy"}\n'
+                   '{"t": 1.0, "occ": "' + "0" * 49 + '"}\n')
+    assert main(["replay", str(log)]) == 0
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err == (f"kharbga-board: {log}: no game recognised (the board never showed "
+                            "an action of the rules)\n")
 
 
 def test_console_script_runs_without_traceback(tmp_path: Path) -> None:

@@ -23,6 +23,7 @@ import errno
 import ipaddress
 import math
 import socket
+import sys
 import tomllib
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
@@ -180,6 +181,9 @@ def read_toml(path: str | Path) -> dict[str, Any]:
         raise ConfigError(f"not valid TOML ({exc})", file=name) from None
     except RecursionError:  # arrays in arrays beyond what the reader follows
         raise ConfigError("not valid TOML (nested too deeply)", file=name) from None
+    except ValueError:  # Python's limit on the digits of an integer it converts
+        raise ConfigError(f"not valid TOML (an integer of more than "
+                          f"{sys.get_int_max_str_digits()} digits)", file=name) from None
 
 
 class Table:

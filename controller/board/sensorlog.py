@@ -19,6 +19,7 @@ raises :class:`LogError` naming the line for anything off.
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import TextIO
@@ -103,6 +104,9 @@ def parse_line(text: str, squares: int | None, sensor: str | None = None) -> Eve
                          ) from None
     except RecursionError:
         raise ValueError("not a log line (JSON nested too deeply)") from None
+    except ValueError:  # Python's limit on the digits of an integer it converts
+        raise ValueError(f"not a log line (an integer of more than "
+                         f"{sys.get_int_max_str_digits()} digits)") from None
     if not isinstance(obj, dict):
         raise ValueError("not a JSON object")
     t = _time(obj)

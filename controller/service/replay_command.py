@@ -63,8 +63,11 @@ def replay_command(log: str, variant: str | None, settle: float, error_delay: fl
     if trace:
         for line in result.trace:
             print(line)
-    else:
+    elif result.records:
         sys.stdout.write(result.text())
+    else:  # nothing to print: said, so that an empty output is not a mystery
+        print(f"kharbga-board: {name}: no game recognised (the board never showed an action "
+              "of the rules)", file=sys.stderr)
     return 0
 
 

@@ -84,6 +84,11 @@ def test_unreadable_files(tmp_path: Path) -> None:
     deep.write_text("a = " + "[" * 5000 + "]" * 5000 + "\n", encoding="utf-8")
     with pytest.raises(ConfigError, match=r"deep\.toml: not valid TOML \(nested too deeply\)$"):
         load_config(deep)
+    huge = tmp_path / "huge.toml"  # before: Python's "Exceeds the limit (4300 digits)"
+    huge.write_text("[web]\nport = " + "9" * 5000 + "\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match=r"huge\.toml: not valid TOML \(an integer of more "
+                       r"than 4300 digits\)$"):
+        load_config(huge)
     binary = tmp_path / "binary.toml"
     binary.write_bytes(b"\xff\xfe[web]")
     with pytest.raises(ConfigError, match=r"binary\.toml: not UTF-8 text"):
