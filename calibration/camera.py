@@ -10,6 +10,10 @@ from __future__ import annotations
 
 import base64
 import json
+import os
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -54,11 +58,53 @@ def check_cells(cells: str, allow_unknown: bool = False) -> str:
     return cells
 
 
+@contextmanager
+def native_stderr() -> Iterator[list[str]]:
+    """What native code (OpenCV and the decoders under it) writes to file
+    descriptor 2 meanwhile, kept off the terminal and handed to the caller
+    (one string, after the block), who tells what went wrong in one line."""
+    said: list[str] = []
+    try:
+        saved = os.dup(2)
+    except OSError:
+        yield said
+        return
+    with tempfile.TemporaryFile() as catch:
+        try:
+            os.dup2(catch.fileno(), 2)
+            yield said
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+            catch.seek(0)
+            said.append(catch.read(4096).decode("utf-8", "replace"))
+
+
+# What libjpeg says of a file cut short or damaged (it decodes what it has:
+# the rest of the picture grey).
+_DAMAGED = ("Premature end of JPEG file", "Corrupt JPEG data")
+_PICTURES = (b"\xff\xd8\xff", b"\x89PNG\r\n\x1a\n")  # how a JPEG and a PNG file begin
+
+
 def _load_image(path: str | Path) -> np.ndarray:
     p = Path(path)
     if not p.is_file():
         raise ValueError(f"cannot read image {p}: no such file")
-    img = cv2.imread(str(p), cv2.IMREAD_COLOR)
+    try:
+        data = p.read_bytes()
+    except OSError as exc:
+        raise ValueError(f"cannot read image {p}: {(exc.strerror or str(exc)).lower()}"
+                         ) from None
+    if not data:
+        raise ValueError(f"cannot read image {p}: an empty file")
+    with native_stderr() as said:
+        img = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+    damaged = next((w for w in _DAMAGED if w in "".join(said)), None)
+    if damaged is not None:
+        raise ValueError(f"cannot read image {p}: the picture is cut short or damaged "
+                         f"(libjpeg: {damaged})")
+    if img is None and data.startswith(_PICTURES):
+        raise ValueError(f"cannot read image {p}: the picture is cut short or damaged")
     if img is None:
         raise ValueError(f"cannot read image {p}: not a picture OpenCV can decode")
     return img
@@ -123,11 +169,14 @@ class CameraProfile:
         if d.get("version") != PROFILE_VERSION:
             raise ValueError(f"unsupported camera profile version {d.get('version')!r}")
         try:
-            s = int(d["square_px"])
+            s = d["square_px"]
+            if not isinstance(s, int) or isinstance(s, bool):
+                raise ValueError(f"square_px must be a whole number of pixels, not {s!r}")
             h = np.array(d["homography"], np.float64)
             markers = _marker_corners(d["markers"])
             png = np.frombuffer(base64.b64decode(d["empty_top_png"], validate=True), np.uint8)
-            top = cv2.imdecode(png, cv2.IMREAD_COLOR)
+            with native_stderr():  # OpenCV's warnings of a damaged picture: said below
+                top = cv2.imdecode(png, cv2.IMREAD_COLOR)
             model = ColourModel.from_json(d["model"])
             size = _image_size(d["image_size"])
         except (KeyError, TypeError, IndexError, cv2.error, np.linalg.LinAlgError) as exc:

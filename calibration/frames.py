@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import cv2
@@ -27,6 +26,7 @@ from calibration.camera import (
     check_size,
     load_image,
     load_profile,
+    native_stderr,
     read_photo,
 )
 
@@ -34,24 +34,6 @@ __all__ = ["IMAGE_SUFFIXES", "camera_node", "frames_of", "is_video_file", "open_
            "open_problem", "read_frames"]
 
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp")
-
-
-@contextmanager
-def _quiet_stderr() -> Iterator[None]:
-    """The video decoder's own complaints (file descriptor 2) are silenced while a
-    file is opened: what went wrong is told in one line by the caller."""
-    try:
-        saved = os.dup(2)
-    except OSError:
-        yield
-        return
-    try:
-        with open(os.devnull, "wb") as null:
-            os.dup2(null.fileno(), 2)
-            yield
-    finally:
-        os.dup2(saved, 2)
-        os.close(saved)
 
 
 def is_video_file(device: str) -> bool:
@@ -96,7 +78,7 @@ def open_capture(device: str) -> cv2.VideoCapture:
                          "path or a video file")
     cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_ERROR)
     source: int | str = int(device) if device.isdigit() else device
-    with _quiet_stderr():
+    with native_stderr():
         cap = cv2.VideoCapture(source)
     opened = cap.isOpened()
     if not opened:
@@ -107,7 +89,7 @@ def open_capture(device: str) -> cv2.VideoCapture:
 
 
 def _video(path: Path) -> Iterator[tuple[str, np.ndarray]]:
-    with _quiet_stderr():
+    with native_stderr():
         cap = cv2.VideoCapture(str(path))
         ok, frame = cap.read() if cap.isOpened() else (False, None)
     try:

@@ -192,8 +192,8 @@ def write_marker_sheet(
     out_path = Path(out_path)
     if out_path.is_dir():
         raise ValueError(f"{out_path}: is a directory: give the PNG file to write in it")
-    if not cv2.haveImageWriter(str(out_path)):
-        raise ValueError(f"{out_path}: not a picture file name: give one ending in .png")
+    if out_path.suffix.lower() != ".png":  # a JPEG's losses blur the markers' edges
+        raise ValueError(f"{out_path}: not a PNG file name: give one ending in .png")
     k = _px_per_mm(dpi)
     w, h = round(210 * k), round(297 * k)
     sheet = np.full((h, w), 255, np.uint8)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from controller.board.words import said
+from controller.board.words import on_one_line, said
 from controller.hall.protocol import Unreplayable, action_tokens
 
 from .archive import NoArchive, archive_errors
@@ -82,8 +82,10 @@ def _games(store: Store, action: str, gid: int | None, data_dir: Path) -> None:
             print(f"no games recorded yet in {data_dir}")
         for g in listed:
             state = g["result"] if g["finished"] else "playing"
-            print(f"{g['id']:5d}  {g['created']}  {g['variant']:15s} "
-                  f"{g['attacker']} - {g['defender']}  {state}  ({g['actions']} actions)")
+            # One line a game, whatever a hand edit put in the archive's text.
+            line = (f"{g['id']:5d}  {g['created']}  {g['variant']:15s} "
+                    f"{g['attacker']} - {g['defender']}  {state}  ({g['actions']} actions)")
+            print(on_one_line(line))
         return
     stored = store.get(gid)
     if stored is None:

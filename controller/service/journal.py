@@ -247,8 +247,13 @@ def _read(path: Path) -> tuple[list[Entry], dict[str, object]]:
     return games, data["values"]
 
 
+ID_MAX = 2**53  # far beyond any archive's games; SQLite's own limit is 2**63 - 1
+
+
 def _valid(g: object) -> bool:
-    if not isinstance(g, dict) or type(g.get("id")) is not int or not 0 < g["id"] < 2**63:
+    # An id the archive gives (from 1 up): one near SQLite's limit left no id
+    # for the next game, and every later game went unrecorded.
+    if not isinstance(g, dict) or type(g.get("id")) is not int or not 0 < g["id"] < ID_MAX:
         return False
     kinds: dict[str, tuple[type, ...]] = {
         "variant": (str,), "options": (str,), "start": (str, type(None)), "actions": (list,),

@@ -343,7 +343,7 @@ class Store:
             "SELECT token, t FROM actions WHERE game_id=? ORDER BY ply", (gid,)).fetchall()
         try:
             settings = json.loads(row[10]) if row[10] else {}
-        except ValueError:
+        except (ValueError, RecursionError):  # a hand edit: the game's own settings lost only
             settings = {}
         return StoredGame(
             int(row[0]), text_value(row[1]), text_value(row[2]), optional_text(row[3]),

@@ -303,6 +303,14 @@ WITHIN = "marker corners: ids 0, 1, 2, 3 each with 4 corners, within 50 squares 
     # lines), then a board read with '?' on every empty square.
     ("means huge", lambda d: d["model"]["means"][0].__setitem__(0, 1e300),
      "class statistics must be numbers of at most 1e+06"),
+    # Before: "OverflowError: cannot convert float infinity to integer", naming no file.
+    ("square infinite", lambda d: d.update(square_px=float("inf")),
+     "square_px must be a whole number of pixels, not inf"),
+    # Before: taken as 24.
+    ("square a string", lambda d: d.update(square_px="24"),
+     "square_px must be a whole number of pixels, not '24'"),
+    ("square a fraction", lambda d: d.update(square_px=24.9),
+     "square_px must be a whole number of pixels, not 24.9"),
     ("size a string", lambda d: d.update(image_size="1280x720"),
      "image_size must be two positive whole numbers"),
     ("size negative", lambda d: d.update(image_size=[-5, 0]),

@@ -42,10 +42,30 @@ def test_camera_commands(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> 
     assert capsys.readouterr().err.count("\n") == 1
 
 
+def test_a_photo_cut_short_is_refused_in_one_line(tmp_path: Path,
+                                                   capfd: pytest.CaptureFixture[str]) -> None:
+    # Before: a half-grey picture read (exit 0, '?' for the lost squares)
+    # with libjpeg's own "Premature end of JPEG file" on the terminal.
+    cam = Camera(angle=-6, scale=520, tilt=0.15, cx=640, cy=360)
+    photo = tmp_path / "half.jpg"
+    cv2.imwrite(str(photo), render(Scene(LAYOUT, "blue-pink", cam, LIGHT, seed=3)).image)
+    data = photo.read_bytes()
+    photo.write_bytes(data[:len(data) // 2])
+    assert main(["calibrate", "camera", "--empty", str(photo), "--layout", str(photo),
+                 "--cells", LAYOUT, "--out", str(tmp_path / "profile.json")]) == 2
+    out, err = capfd.readouterr()
+    assert out == "" and not (tmp_path / "profile.json").exists()
+    # (libjpeg's words added where it decoded a part: the rest grey.)
+    assert err.startswith(f"kharbga-board: cannot read image {photo}: the picture is cut "
+                          "short or damaged") and err.count("\n") == 1, err
+
+
 @pytest.mark.parametrize(("out", "words"), [
     # Before: "error: OpenCV(5.0.0) ... could not find a writer for the
     # specified extension in function 'imwrite_' (KHARBGA_DEBUG=1 shows details)".
-    ("sheet.txt", "sheet.txt: not a picture file name: give one ending in .png"),
+    ("sheet.txt", "sheet.txt: not a PNG file name: give one ending in .png"),
+    # Before: written as a lossy JPEG, with OpenCV's "imwrite_ An unsupported key" warning.
+    ("sheet.jpg", "sheet.jpg: not a PNG file name: give one ending in .png"),
     (".", ".: is a directory: give the PNG file to write in it"),
 ])
 def test_the_marker_sheet_needs_a_png_file_name(

@@ -193,6 +193,33 @@ def test_an_archive_on_a_read_only_medium_is_read(
     assert _files(view) == before
 
 
+def test_a_games_settings_nested_too_deeply_is_read_without_them(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # A hand edit. Before: "RecursionError: maximum recursion depth exceeded
+    # while decoding a JSON array", for show and for the service's start.
+    _archive(tmp_path, "Amel")
+    db = sqlite3.connect(tmp_path / "games.sqlite3")
+    with db:
+        db.execute("UPDATE games SET settings = ?", ("[" * 100_000 + "]" * 100_000,))
+    db.close()
+    status, out, err = _games(tmp_path, "show", "1", capsys=capsys)
+    assert (status, err) == (0, "") and '[Attacker "Amel"]' in out
+
+
+def test_the_list_is_one_line_a_game_whatever_the_archive_holds(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # A hand edit put a line break and an escape into a name (the board's
+    # own names cannot hold them); before, the list printed them raw.
+    _archive(tmp_path, "Amel", "Driss")
+    db = sqlite3.connect(tmp_path / "games.sqlite3")
+    with db:
+        db.execute("UPDATE games SET attacker = ? WHERE id = 1", ("Amel\n\x1b[2Jx",))
+    db.close()
+    status, out, err = _games(tmp_path, "list", capsys=capsys)
+    assert (status, err) == (0, "") and len(out.splitlines()) == 2
+    assert "Amel??[2Jx - Youssef" in out and "\x1b" not in out
+
+
 def _as_another_user(*argv: str) -> subprocess.CompletedProcess[str]:
     """``kharbga-board argv`` where file modes bind (root runs it without
     its capabilities: file modes do not stop root)."""

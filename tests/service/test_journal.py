@@ -267,6 +267,11 @@ def test_a_restart_while_the_archive_is_still_locked_refuses_and_keeps_the_journ
      b'"actions": ["@a1"], "times": [1e300]}], "values": {}}', "not a journal of this program"),
     (b'{"journal": 1, "games": [{"id": 1, "attacker": "X\\"]\\n[Result \\"1-0", '
      b'"defender": "D"}], "values": {}}', "not a journal of this program"),
+    # An id at SQLite's limit. Before: taken, and every later game lost
+    # ("OverflowError: Python int too large to convert to SQLite INTEGER").
+    (b'{"journal": 1, "games": [{"id": 9223372036854775807, "variant": "kharbga", '
+     b'"options": "", "start": null, "actions": ["@a1"]}], "values": {}}',
+     "not a journal of this program"),
     (b'{"journal": 1, "games": ' + b"[" * 100000 + b"]" * 100000 + b', "values": {}}',
      "cannot be read: nested too deeply"),
 ])
