@@ -87,10 +87,15 @@ def open_read_only(path: Path) -> tuple[sqlite3.Connection, str | None]:
     empty one is :class:`NoArchive`; another program's file, a damaged or
     unreadable one :class:`ArchiveError`."""
     try:
+        if path.is_symlink() and not path.exists():  # a link to nothing, or to itself
+            raise ArchiveError(f"{path} is a link to no file ({os.readlink(path)})")
         if not path.exists():
             raise NoArchive(f"no games recorded yet in {path.parent} (no {path.name} there)")
         if path.is_dir():
             raise ArchiveError(f"{path} is a directory, not a kharbga-board archive")
+        if not path.is_file():  # a pipe would wait for a writer for good
+            raise ArchiveError(f"{path} is not a file (a pipe or a device), not a "
+                               "kharbga-board archive")
         path.open("rb").close()  # readable: SQLite's own error would not say why not
     except OSError as exc:  # a folder or file this user may not read
         why = (exc.strerror or str(exc)).lower()

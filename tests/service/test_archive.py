@@ -220,6 +220,24 @@ def test_the_list_is_one_line_a_game_whatever_the_archive_holds(
     assert "Amel??[2Jx - Youssef" in out and "\x1b" not in out
 
 
+@pytest.mark.parametrize("kind", ["dangling", "loop", "pipe"])
+def test_an_archive_that_is_no_file_is_said_for_what_it_is(
+        kind: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # Before: a link to nothing was "no games recorded yet", and a pipe
+    # kept the command waiting for good.
+    path = tmp_path / "games.sqlite3"
+    if kind == "dangling":
+        path.symlink_to(tmp_path / "gone.sqlite3")
+    elif kind == "loop":
+        path.symlink_to(path)
+    else:
+        os.mkfifo(path)
+    status, out, err = _games(tmp_path, "list", capsys=capsys)
+    assert status == 2 and out == "" and err.count("\n") == 1
+    assert err.startswith(f"kharbga-board: {path} is ")
+    assert ("a link to no file" in err) == (kind != "pipe")
+
+
 def _as_another_user(*argv: str) -> subprocess.CompletedProcess[str]:
     """``kharbga-board argv`` where file modes bind (root runs it without
     its capabilities: file modes do not stop root)."""
