@@ -359,6 +359,9 @@ class LinkProtocol(Protocol):
         if kind == P.HELLO_ACK:
             self._hello_ack(payload)
             return False
+        if kind == P.NOTICE:  # a fault is said whenever it comes, the handshake too
+            self._notice(*P.parse_notice(payload))
+            return False
         if self.state == HANDSHAKE:
             return False  # from a session that is over
         if kind == P.OCC:
@@ -422,9 +425,6 @@ class LinkProtocol(Protocol):
                 dict(zip(P.STATS_COUNTERS, counters, strict=True)), tuple(chatter)
             )
             self.stats_event.set()
-            return False
-        if kind == P.NOTICE:
-            self._notice(*P.parse_notice(payload))
             return False
         self.c.bad_messages += 1
         return False

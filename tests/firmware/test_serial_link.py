@@ -361,6 +361,17 @@ def test_device_notices_and_overflows_are_logged(caplog: pytest.LogCaptureFixtur
         "serial link: the device says 1: OSError(5)"]
 
 
+def test_a_fault_said_during_the_handshake_is_not_lost(caplog: pytest.LogCaptureFixture) -> None:
+    # A firmware whose LED chain fails says so at boot, before the host's
+    # HELLO is answered; that NOTICE was dropped with the old session's messages.
+    proto, dev, _events = make()
+    caplog.set_level(logging.WARNING, logger="controller.drivers.link_protocol")
+    dev.send(P.NOTICE, 0, P.pack_notice(1, "OSError(5)"))
+    assert [r.getMessage() for r in caplog.records] == [
+        "serial link: the device says 1: OSError(5)"]
+    assert proto.snapshot().notices == ("1: OSError(5)",)
+
+
 def test_a_device_text_with_line_breaks_is_logged_on_one_line(
         caplog: pytest.LogCaptureFixture) -> None:
     """A NOTICE's text and the firmware's name are the device's words: a
