@@ -50,6 +50,16 @@ class View:
     off: int = 0  # points of the game's soldiers the reading shows empty
 
 
+def _expected_words(g: AnyGame, v: View) -> str:
+    """The computer's action to make, in words; a step with the exchange
+    flag says how the flag is raised, until it is (the step alone is read
+    as a plain step)."""
+    token = str(v.expected)
+    if token.endswith("=") and not v.flags[g.side]:
+        return f"{token} (raise the exchange flag first: press Exchange, then make the step)"
+    return action_words(token)
+
+
 def end_words(g: AnyGame) -> str:
     """The end of the game, in words, and how the next one starts: on a
     cleared board, or (a leap game) with the soldiers set straight back
@@ -104,11 +114,11 @@ def status(g: AnyGame, v: View) -> str:
         if v.lifted >= 0:  # and it has no move: said as when nothing else is asked
             return f"{told}; {_lifted(g, v)}"
         if v.expected is not None:  # the computer's reply, lit meanwhile: both to do
-            return f"{told}; {side} (computer): make the lit move {action_words(str(v.expected))}"
+            return f"{told}; {side} (computer): make the lit move {_expected_words(g, v)}"
         return told
     flag, other = raised_words(g) if v.flags[g.side] else "", flag_kept(g, v.flags)
     if v.expected is not None and v.lifted < 0:
-        return f"{side} (computer): make the lit move {action_words(str(v.expected))}{other}"
+        return f"{side} (computer): make the lit move {_expected_words(g, v)}{other}"
     if v.thinking:
         return f"{side} (computer) is thinking: its move will be lit{other}"
     if v.lifted >= 0:

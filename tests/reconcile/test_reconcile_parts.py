@@ -304,6 +304,21 @@ def test_a_raised_exchange_flag_with_only_captures_to_make_says_it_asks_nothing(
         "with, only captures, and a capture cannot: the next capture lowers it)")
 
 
+def test_the_computers_flagged_step_says_how_the_flag_is_raised() -> None:
+    # The computer (Defender) asks an exchange with b3-b4=. Before: "make the
+    # lit move b3-b4=", and the step alone was refused as a plain step.
+    pos = "......./......./......./...A.../.D...../......./A...... d m - 7"
+    g = Game.from_position("kharbga", pos)
+    step = g.find_move("b3", "b4", True)
+    assert str(step) == "b3-b4="
+    assert status(g, View(expected=step)) == (
+        "Defender (computer): make the lit move b3-b4= (raise the exchange flag first: "
+        "press Exchange, then make the step)")
+    # Once raised, the step is all there is to do.
+    assert status(g, View(expected=step, flags=(False, True))) == (
+        "Defender (computer): make the lit move b3-b4=")
+
+
 def test_a_raised_exchange_flag_says_what_the_next_step_does() -> None:
     pos = "......./......./......./...A.../.D...../......./A...... d m - 7"
     g = Game.from_position("kharbga", pos)
