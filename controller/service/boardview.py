@@ -374,7 +374,8 @@ def status_words(status: str, leds: dict[str, str], g: AnyGame, hint: str | None
     if hint and hint_shown(hint, leds, g):
         status = f"{status}. Hint for {g.to_move.capitalize()}: {_hint_words(hint, g)}"
         if hint_turn:  # a chain's further captures, a setting turn's second placement
-            status = f"{status}; the whole turn: {hint_turn}"
+            what = "the chain from here" if g.chain_square is not None else "the whole turn"
+            status = f"{status}; {what}: {hint_turn}"
     elif "H'ajeb declared" in status:  # what it allows, in short
         status = status.replace("H'ajeb declared", "H'ajeb in force (long moves, "
                                 "captures by any soldier)")

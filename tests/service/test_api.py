@@ -570,14 +570,16 @@ def test_hint_button_lights_the_suggested_move(make: Any) -> None:
 
 
 def test_a_hinted_chain_is_said_as_its_whole_turn(make: Any) -> None:
-    # d2xd3 captures c3 and the soldier goes on: d3xd4 captures e4 (the
-    # Defender's last soldiers). Only the first step is lit (a board lights
-    # one step); the status line says the whole chain, which it did not.
+    # d2xd3 captures c3 and the soldier goes on: d3xd4 captures e4, d4xd5
+    # c5 (the Defender's last soldiers). Only the first step is lit (a board
+    # lights one step); the status line says the whole chain, which it did
+    # not, and in the chain what is left of it.
     service, clock, _ = make(variant="kharbga", ponder=False)
-    position = "......./......./......./....DA./.AD..../...A.../....... a m - 30"
+    position = "......./......./.AD..../....DA./.AD..../...A.../....... a m - 30"
     service.new_game("kharbga", position=position)
     try:
-        service.set_sim_occupancy(occ_of(Game.from_position("kharbga", position)))
+        game = Game.from_position("kharbga", position)
+        service.set_sim_occupancy(occ_of(game))
         clock.t += 0.1
         service.tick()
         service.hint_seconds = 0.3
@@ -585,7 +587,16 @@ def test_a_hinted_chain_is_said_as_its_whole_turn(make: Any) -> None:
         state = service.state()
         assert sorted(sq for sq, role in state["leds"].items() if role == "hint") == ["d2", "d3"]
         assert state["hint_move"] == "d2xd3"
-        assert state["status"].endswith("Hint for Attacker: d2xd3; the whole turn: d2xd3xd4")
+        assert state["status"].endswith(
+            "Hint for Attacker: d2xd3; the whole turn: d2xd3xd4xd5")
+        game.play("d2xd3")  # made, and the captured soldier taken off
+        service.set_sim_occupancy(occ_of(game))
+        clock.t += 0.1
+        service.tick()
+        assert service.state()["chain"] == "d3"
+        service.show_hint(*service.compute_hint())
+        assert service.state()["status"].endswith(
+            "Hint for Attacker: d3xd4; the chain from here: d3xd4xd5")
     finally:
         service.close()
 
