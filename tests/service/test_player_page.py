@@ -321,7 +321,16 @@ def test_against_the_computer_draw_and_resign_are_the_persons(browser: Browser,
     expect(pg.locator("#confirm-text")).to_have_text(
         "Defender resigns: Attacker wins. Resign for the Defender?")
     pg.click("#confirm-no")
-    pg.click('[data-button="draw"]')  # even on pieces: the computer takes the draw
+    # The draw is asked first, as Resign is (the computer answers at once,
+    # and a draw agreed is not taken back; before, one press ended the game).
+    pg.click('[data-button="draw"]')
+    expect(pg.locator("#confirm-text")).to_have_text(
+        "Defender offers the computer a draw: it accepts unless it is ahead on pieces, and a "
+        "draw agreed ends the game (it is not taken back). Offer a draw?")
+    pg.click("#confirm-no")
+    assert server.get("/api/state")["outcome"] is None
+    pg.click('[data-button="draw"]')
+    pg.click("#confirm-yes")  # even on pieces: the computer takes the draw
     expect(pg.locator("#turn")).to_have_text("Draw: agreed by the players")
     expect(pg.locator("#draw-offer")).to_be_hidden()
 
@@ -432,6 +441,13 @@ def test_the_computers_name_wraps_between_words_not_in_its_numbers(browser: Brow
             .filter(([a]) => a >= 0).map(([a, b]) => [s.slice(a, b + 1), top(a), top(b)])
             .filter(([, a, b]) => Math.abs(a - b) > 2); }""")
     assert not split, split
+    # Nor does the count under it break inside "24 in play" (it read "24 in / play").
+    tops = pg.locator("#count-defender").evaluate("""(e) => {
+        const text = e.firstChild, s = text.data, i = s.search(/\\d/), r = document.createRange();
+        return [...Array(s.length - i).keys()].map((k) => {
+            r.setStart(text, i + k); r.setEnd(text, i + k + 1);
+            return Math.round(r.getBoundingClientRect().top); }); }""")
+    assert len(set(tops)) == 1, tops
 
 
 def test_the_thinking_box_stays_as_clicked(browser: Browser, server: Server) -> None:

@@ -648,7 +648,8 @@ function render() {
   for (const side of ["attacker", "defender"]) {
     const named = state.players[side] !== TITLE(side) ? `${TITLE(side)} · ` : "";
     const count = $(`#count-${side}`);
-    count.textContent = `${named}${state.counts[side]} in play`;
+    // No break inside "24 in play" (it wrapped as "24 in / play").
+    count.textContent = `${named}${state.counts[side]}\u00a0in\u00a0play`;
     count.title = "The side's soldiers in the game: a captured soldier not yet lifted"
       + " is not counted, and one Undo gave back is counted before it is set down";
   }
@@ -864,7 +865,9 @@ async function view(id) {
     }
     const turn = ply ? g.labels[ply - 1] : "start";
     $("#v-ply").textContent = `${turn} (action ${ply} of ${last})`;
-    $("#v-what").textContent = changeWords(was, g.geometry);
+    // A step with the exchange flag raised says so ("=": asked, offered or taken).
+    const flagged = ply && g.labels[ply - 1].endsWith("=") ? " (with the exchange flag raised)" : "";
+    $("#v-what").textContent = changeWords(was, g.geometry) + flagged;
   };
   $("#viewer").hidden = false;
   $("#viewer-title").textContent = `Game #${g.id}: ${g.attacker} – ${g.defender}: ` +
@@ -982,6 +985,20 @@ for (const b of document.querySelectorAll("[data-button]")) {
     // On screen both players share the Draw button: the other side's press
     // answers an offer.
     if (name === "draw") side = person || (state.draw_offer ? OTHER(state.draw_offer) : side);
+    if (name === "draw" && person && !state.draw_offer) {
+      // The computer answers at once, and an agreed draw ends the game for
+      // good: asked first, as Resign is.
+      $("#confirm-text").textContent = `${TITLE(person)} offers the computer a draw: it `
+        + "accepts unless it is ahead on pieces, and a draw agreed ends the game (it is not "
+        + "taken back). Offer a draw?";
+      $("#confirm-yes").textContent = "Yes, offer a draw";
+      $("#confirm-yes").onclick = () => {
+        $("#confirm").hidden = true;
+        send("/api/button", {button: "draw", side});
+      };
+      $("#confirm").hidden = false;
+      return;
+    }
     send("/api/button", {button: name, side});
   });
 }
