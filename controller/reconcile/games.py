@@ -138,7 +138,7 @@ class Games:
 
     def takeback(self, r: Frame) -> bool:
         """The board is back at an earlier position of this game: undo to it."""
-        k = self.timeline.takeback_point(r)
+        k = self.timeline.takeback_point(r, self._table.computer)
         if k is None or self._table.resumed:  # after a restart: a board not set up yet
             return False
         while len(self.timeline.boards) > k + 1:
@@ -154,8 +154,8 @@ class Games:
         tl = self.timeline
         g = tl.game
         n = tl.last_turn_length()
-        if n == 0:
-            return False
+        if n == 0 or g.history[-1][0].side == self._table.computer:
+            return False  # the computer's turn is made as it chose, not another way
         turn = self._turn
         made = [m for _, m in g.history[-n:]]
         before = (turn.pending.copy(), turn.flags[:])

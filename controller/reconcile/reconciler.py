@@ -236,6 +236,17 @@ class Reconciler:
                            and str(m) == pending.expected), None)
         self._table.undone = pending.undone
 
+    @property
+    def computer(self) -> int | None:
+        """The side the computer plays (0 the Attacker, 1 the Defender; None:
+        none): a board back at a position with that side to move is no
+        takeback (the computer's soldiers lifted are asked back)."""
+        return self._table.computer
+
+    @computer.setter
+    def computer(self, side: int | None) -> None:
+        self._table.computer = side
+
     def decline_draw(self) -> None:
         """The draw offered is declined: the other side's press is a new offer."""
         self._table.draw_offer = None

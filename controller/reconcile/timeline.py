@@ -57,12 +57,13 @@ class Timeline:
                 break
         return n
 
-    def takeback_point(self, r: Frame) -> int | None:
+    def takeback_point(self, r: Frame, not_to: int | None = None) -> int | None:
         """The latest earlier position that reading ``r`` shows (an index
         into ``boards``), or None.  One soldier of the side to move set down
         on a wrong square, or the soldier the last turn moved set down
         elsewhere, is no takeback beyond the last turn, even when the
-        occupancy matches an older position."""
+        occupancy matches an older position.  A position with side
+        ``not_to`` to move (the computer's) is none either."""
         boards = self.boards
         current = boards[-1]
         g = self.game
@@ -82,9 +83,14 @@ class Timeline:
             if displaced and k < last_turn:
                 break
             a, d = boards[k]
-            if (a, d) != current and fits(r, a, d):
+            if (a, d) != current and fits(r, a, d) and not self._to_move(k, not_to):
                 return k
         return None
+
+    def _to_move(self, k: int, side: int | None) -> bool:
+        """Is ``side`` to move at position ``k``?"""
+        hist = self.game.history
+        return side is not None and k < len(hist) and hist[k][0].side == side
 
     def owed(self, r: Frame) -> int:
         """A capture taken back by hand: the capturing soldier set back,

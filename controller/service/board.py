@@ -92,9 +92,8 @@ class BoardService(EngineSide):
         self._ids: dict[int, int] = {id(g): gid for gid, g in aside}
         # A resumed game: no takeback before the board shows it (one packed
         # away reads empty); an exchange flag raised, a draw offered, as they were.
-        self.reconciler = Reconciler(game=game, settings=self.settings,
-                                     saved=[g for _, g in aside], keep_finished=False,
-                                     resumed=bool(game.moves))
+        self.reconciler = self._reconciler(game, saved=[g for _, g in aside],
+                                           resumed=bool(game.moves))
         self.reconciler.restore(self.keeper.resumed_pending(self.gid, game, self.computer))
         # A resumed game: the first frame may show its last captures still
         # standing (the players had not taken them off when it stopped).
@@ -191,6 +190,13 @@ class BoardService(EngineSide):
         for key, value in stored_settings(stored, shown).items():
             setattr(self, key, value)
 
+    def _reconciler(self, game: AnyGame, **kw: Any) -> Reconciler:
+        """A reconciler of the service's for ``game`` (finished games are the
+        archive's), told the computer's side."""
+        rec = Reconciler(game=game, settings=self.settings, keep_finished=False, **kw)
+        rec.computer = self._computer_index()
+        return rec
+
     def close(self) -> None:
         self.advice.close()
         self.store.close()
@@ -228,9 +234,8 @@ class BoardService(EngineSide):
         standing = occupied & captured_last_turn(Timeline(rec.game)).bits
         jumper = 1 << rec.game.chain_point if rec.game.chain_point >= 0 else 0
         if standing and occupied | jumper == a | d | standing:
-            self.reconciler = Reconciler(game=rec.game, settings=self.settings,
-                                         saved=rec.saved, keep_finished=False,
-                                         standing=standing, resumed=True)
+            self.reconciler = self._reconciler(rec.game, saved=rec.saved, standing=standing,
+                                               resumed=True)
             self.reconciler.restore(rec.pending)
 
     def _feed_waiting(self, event: Frame | Button) -> Update:
@@ -290,6 +295,7 @@ class BoardService(EngineSide):
                 stored = self.keeper.stored(self.gid)  # None: unreadable, kept as they are
                 if stored is not None:
                     self._load_settings(stored.settings, (stored.attacker, stored.defender))
+                    self._tell_computer()
                     self.advice.set_ponder(self.ponder)
             else:
                 self._begin(rec.game)
@@ -330,8 +336,7 @@ class BoardService(EngineSide):
         wait = self.wait.start(game, self._occupied)
         self.gid = self.keeper.new_game(game, *self.players, self.game_settings(), wait)
         if wait:
-            self.reconciler = Reconciler(game=game, settings=self.settings,
-                                         saved=self.reconciler.saved, keep_finished=False)
+            self.reconciler = self._reconciler(game, saved=self.reconciler.saved)
 
     def _board_line(self) -> str:
         """The board as it stands now, as a sensor-log frame."""
@@ -429,8 +434,7 @@ class BoardService(EngineSide):
         self.squares = game.geometry.size
         # Games put aside earlier stay resumable (the board set up as one).
         saved = [g for g in self.reconciler.saved if g.variant == v]
-        self.reconciler = Reconciler(game=game, settings=self.settings, saved=saved,
-                                     keep_finished=False)
+        self.reconciler = self._reconciler(game, saved=saved)
         self.draw_offer = self.note = self.hint_move = self.hint_turn = self.refusal = None
         if self.simulated:
             self.feed(Frame.from_occ(self.now(), self.sim.occ))

@@ -310,10 +310,11 @@ def lit_hint(expected: Move | None, hint: list[str],
              leds: dict[str, str]) -> dict[str, str] | None:
     """The lit suggestion's squares, from and to (the page draws them
     apart): the computer's move the person is to make (``expected``), else
-    the ``hint``'s squares; None unless each is lit as a hint."""
+    the ``hint``'s squares; None unless one is lit as a hint (the other may
+    show a light that outranks it, the exchange's: its end is still the end)."""
     squares = [sq for sq in (expected.from_square, expected.to_square) if sq] \
         if expected is not None else hint
-    if not squares or any(leds.get(sq) != "hint" for sq in squares):
+    if not squares or all(leds.get(sq) != "hint" for sq in squares):
         return None
     return {"from": squares[0], "to": squares[-1]} if len(squares) == 2 else {"to": squares[0]}
 

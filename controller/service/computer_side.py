@@ -73,6 +73,7 @@ class EngineSide:
         self.level = self.level if level is None else check_level(level)
         self.think = self.think if seconds is None else float(seconds)
         self.computer = None if side is None else str(side)
+        self._tell_computer()
         self.reconciler.expect(None)
         self._rename()
         self._want_computer()
@@ -110,6 +111,15 @@ class EngineSide:
             if m.kind == "pass" and self.note is None:  # played at once: nothing lit
                 self.note = "The computer ended its chain there (pass)"
                 self._publish(self.reconciler.tick(self.now()))
+
+    def _tell_computer(self) -> None:
+        """The reconciler told the side the computer plays: a board back at
+        a position of the computer's turn is no takeback by hand (its
+        soldiers lifted are asked back, its actions are its own)."""
+        self.reconciler.computer = self._computer_index()
+
+    def _computer_index(self) -> int | None:
+        return None if self.computer is None else SIDES.index(self.computer)
 
     def hint_job(self) -> Callable[[], Hint]:
         """The engine's suggestion, as a job for a worker thread (made on

@@ -635,6 +635,51 @@ def test_undo_while_the_computers_reply_is_lit_gives_the_turn_back(make: Any) ->
     assert service.computer_wanted
 
 
+def test_the_computers_soldier_lifted_is_asked_back_not_taken_back(make: Any) -> None:
+    # A player's review: lifting the computer's last-set soldier took its
+    # placement back by hand, and the service's undo for the computer's
+    # turn then took everything back ("c3, e3, b7: taken back by undo",
+    # though Undo was never pressed). The computer's actions are its own:
+    # its soldier is asked back, nothing is taken back.
+    service, clock, _ = make(variant="kharbga", ponder=False)
+    service.set_computer("defender", 0.1, 2)
+    game = Game.new("kharbga")
+
+    def put(occ: str) -> None:
+        service.set_sim_occupancy(occ)
+        for _ in range(3):
+            clock.t += 0.1
+            service.tick()
+
+    for token in ("@c3", "@e3"):
+        game.play(token)
+        put(occ_of(game))
+    for _ in range(2):  # the computer's turn, made as lit
+        service.play_computer(*service.compute_computer())
+        game.play(service.state()["expected"])
+        put(occ_of(game))
+    moves = service.state()["moves"]
+    assert len(moves) == 4 and service.state()["to_move"] == "attacker"
+    last = game.moves[-1].to_square
+    i = game.geometry.point_names.index(last)
+    lifted = occ_of(game)[:i] + "0" + occ_of(game)[i + 1:]
+    put(lifted)
+    state = service.state()
+    assert state["moves"] == moves and state["to_move"] == "attacker"
+    assert state["status"] == (f"{last}: put the Defender's soldier back (nothing moves in the "
+                               "setting phase)")
+    put(occ_of(game))  # set back: the game goes on as it was
+    assert service.state()["status"] == "Attacker: place a soldier (1 of 2)"
+    # The person's own turn is still theirs to take back by hand: the
+    # computer's and their own soldiers lifted, back to their turn.
+    game.pop()
+    game.pop()
+    game.pop()
+    game.pop()
+    put(occ_of(game))
+    assert service.state()["moves"] == [] and service.state()["to_move"] == "attacker"
+
+
 def test_the_computer_answers_a_draw_offer_in_words(make: Any) -> None:
     # It declines while ahead on pieces and says so; level, it accepts.
     service, clock, _ = make(variant="sabouiyya")

@@ -184,6 +184,20 @@ def test_an_exchange_request_is_lit_on_its_soldiers_and_told() -> None:
         "with d4 (exchange flag raised: the soldier the Attacker steps is offered for d4)")
 
 
+def test_the_computers_move_keeps_its_ends_where_a_light_covers_one() -> None:
+    # The exchange's light outranks the computer's move on its start square:
+    # the end square is still its end. Before, no ends were given, and the
+    # page called the lit end square "the computer's move starts here".
+    from controller.service.boardview import lit_hint
+
+    game = Game.from_position("kharbga", "......./......./......./...A.../.D...../......./A...... "
+                              "d m - 7")
+    step = game.find_move("b3", "b4", True)
+    assert lit_hint(step, [], {"b3": "exchange", "b4": "hint"}) == {"from": "b3", "to": "b4"}
+    assert lit_hint(step, [], {"b3": "hint", "b4": "hint"}) == {"from": "b3", "to": "b4"}
+    assert lit_hint(step, [], {"b3": "exchange", "b4": "error"}) is None
+
+
 def test_after_a_restart_a_captured_soldier_still_standing_is_asked_off(tmp_path: Path) -> None:
     clock = Clock(500.0)
     rng = random.Random(0)
