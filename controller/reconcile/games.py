@@ -138,8 +138,13 @@ class Games:
 
     def takeback(self, r: Frame) -> bool:
         """The board is back at an earlier position of this game: undo to it."""
+        if self._table.resumed or self._table.undone is not None:
+            # After a restart: a board not set up yet.  An undo's board not
+            # yet put back: the squares set right one at a time pass through
+            # boards of earlier positions (positions repeat), no takeback.
+            return False
         k = self.timeline.takeback_point(r, self._table.computer)
-        if k is None or self._table.resumed:  # after a restart: a board not set up yet
+        if k is None:
             return False
         while len(self.timeline.boards) > k + 1:
             self._pop()

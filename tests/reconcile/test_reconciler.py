@@ -778,3 +778,27 @@ def test_two_undos_in_the_setting_phase_say_every_soldier_taken_back() -> None:
     for square in ("c3", "e3", "c5", "e5"):
         u = h.lift(square)
     assert u.status == "Attacker: place a soldier (1 of 2)" and u.leds == {}
+
+
+def test_an_undo_put_back_one_square_at_a_time_takes_back_nothing_more() -> None:
+    # Soldiers stepping back and forth repeat positions: after the undo of
+    # d3xd4, d3's soldier set back first makes the board (by occupancy) the
+    # one before the Defender's d4-c4.  That is the undo's board half put
+    # back, not a takeback of d4-c4 too.
+    h = Hands("kharbga", "ADAAAAD/DDDAA.A/.A..AA./AAD..DA/DD.A..A/DDA.DDD/AADADAD d m - 10 "
+                         "np=0 off=3,0,0,7,0,0")
+    for frm, to in (("c4", "d4"), ("e6", "f6"), ("d4", "c4"), ("d3", "d4")):
+        h.move(frm, to)
+    h.lift("c4")  # d3xd4 captured c4
+    assert h.moves[-4:] == ["c4-d4", "e6-f6", "d4-c4", "d3xd4"]
+    h.press("undo")
+    h.hold(DELAY + 0.1)
+    assert h.moves[-3:] == ["c4-d4", "e6-f6", "d4-c4"]
+    status = h.put("d3", "a", hold=DELAY + 0.1).status
+    assert h.moves[-3:] == ["c4-d4", "e6-f6", "d4-c4"]
+    assert status == ("c4: taken back by undo; put the Defender's soldier back; "
+                      "d4: taken back by undo; take it off")
+    h.put("c4", "d")
+    assert h.lift("d4", hold=DELAY + 0.1).status == "Attacker to move"
+    assert h.moves[-3:] == ["c4-d4", "e6-f6", "d4-c4"]
+    assert "error" not in h.leds.values()
