@@ -33,7 +33,7 @@ from controller.rules.moves import PASS, PLACE, REMOVE, STEP, Move
 from .settings import Settings
 from .turn import Candidate, Clues, Pending, Turn, fits
 
-__all__ = ["Explainer", "chain_takes"]
+__all__ = ["Explainer", "chain_takes", "stop_answered"]
 
 _KNOCKED = 3  # most pieces missing for one of them to be tried as knocked off
 
@@ -74,6 +74,8 @@ class Explainer:
         if turn.thinking:
             return None
         cand = self._best(game, r, turn, weak_ok)
+        if stop_answered(game, turn):
+            return self._stopped(game, r, turn, cand)
         e = turn.expected
         if cand is None or e is None:
             return cand
@@ -83,6 +85,23 @@ class Explainer:
             for c in self.candidates(game, turn.flags):
                 if len(c.actions) == 1 and _same(c.actions[0], e) and _fits_candidate(r, c, turn):
                     return c
+        return None
+
+    def _stopped(self, game: AnyGame, r: Frame, turn: Turn,
+                 cand: Candidate | None) -> Candidate | None:
+        """The person's optional chain, the computer to answer a pass:
+        ``cand`` if it goes on with the chain, else the pass followed by
+        the computer's chosen reply, if ``r`` shows it (none before it is
+        chosen: the person does not choose the computer's action)."""
+        if cand is None or cand.actions[0].kind != PASS:
+            return cand
+        want = turn.after_pass
+        if want is None:
+            return None
+        for c in [cand, *self.candidates(game, turn.flags)]:
+            if len(c.actions) == 2 and c.actions[0].kind == PASS and _same(c.actions[1], want) \
+                    and (c is cand or _fits_candidate(r, c, turn)):
+                return c
         return None
 
     def unproven(self, game: AnyGame, r: Frame, turn: Turn) -> list[Candidate]:
@@ -110,9 +129,12 @@ class Explainer:
             return None
         found = [_lift(g, r, turn)]
         if g.chain_point >= 0 and any(m.kind == PASS for m in g.legal_moves()):
+            # The computer's soldier lifted to stop the chain: its reply's only.
+            other = (replace(turn, expected=turn.after_pass, thinking=turn.after_pass is None)
+                     if stop_answered(g, turn) else turn)
             g.push(PASS, -1, -1, False)
             try:
-                found.append(_lift(g, r, turn))
+                found.append(_lift(g, r, other))
             finally:
                 g.pop()
         huffed = g.huff & ~r.occupied & ~r.unknown if isinstance(g, LeapGame) else 0
@@ -186,7 +208,8 @@ class Explainer:
         an action, and ``r`` shows the reply begun after it (:meth:`followed`).
         The best-ranked such turn; None if there is none."""
         g = game
-        if g.phase != "moving" or g.outcome is not None or turn.expected or turn.thinking:
+        if g.phase != "moving" or g.outcome is not None or turn.expected or turn.thinking \
+                or turn.computer is not None:  # the computer's reply is lit, not guessed
             return None
         clues = turn.clues
         best: Candidate | None = None
@@ -454,6 +477,20 @@ def _placements(g: AnyGame, r: Frame, landed: int = 0) -> Candidate | None:
     return None
 
 
+def stop_answered(g: AnyGame, turn: Turn) -> bool:
+    """Is the side to move the person, in a chain, with the computer to
+    answer a pass (the only way that chain stops)?  Not where a pass would
+    end the game (the computer left without a move)."""
+    if (turn.computer is None or g.outcome is not None or g.chain_point < 0
+            or g.side == turn.computer or not any(m.kind == PASS for m in g.legal_moves())):
+        return False
+    g.push(PASS, -1, -1, False)
+    try:
+        return g.outcome is None
+    finally:
+        g.pop()
+
+
 def _lift(g: AnyGame, r: Frame, turn: Turn) -> tuple[int, int] | None:
     """The one soldier of the side to move missing from ``r`` (during a
     chain, the chaining soldier; while the computer's action is awaited,
@@ -471,8 +508,10 @@ def _lift(g: AnyGame, r: Frame, turn: Turn) -> tuple[int, int] | None:
     lifted = missing & own
     if g.chain_point >= 0 and not (isinstance(g, Game) and g.any_soldier_continues):
         lifted &= 1 << g.chain_point
+    only = -1
     if turn.expected is not None and turn.expected.frm >= 0:
         lifted &= 1 << turn.expected.frm  # the computer's soldier only
+        only = 1 << turn.expected.to  # and where it chose to go
     if turn.thinking:
         lifted = 0  # the computer has not chosen yet
     if lifted.bit_count() != 1:
@@ -482,7 +521,7 @@ def _lift(g: AnyGame, r: Frame, turn: Turn) -> tuple[int, int] | None:
     # any of its steps (a chain's later captures too).
     takes = targets = 0
     for m in g.legal_moves():
-        if m.kind == STEP and m.frm == frm:
+        if m.kind == STEP and m.frm == frm and only >> m.to & 1:
             targets |= 1 << m.to
             takes |= g.captures(m.frm, m.to)
     if missing & ~lifted & ~(enemy & takes):

@@ -75,7 +75,7 @@ class Games:
         """Play ``cand``, the explanation of reading ``r``."""
         g = self.game
         turn = self._turn
-        turn.expected = None
+        turn.expected = turn.after_pass = None
         for m in cand.actions:
             side = g.side
             self.timeline.push(m.kind, m.frm, m.to, m.flag)
@@ -143,7 +143,7 @@ class Games:
             # yet put back: the squares set right one at a time pass through
             # boards of earlier positions (positions repeat), no takeback.
             return False
-        k = self.timeline.takeback_point(r, self._table.computer)
+        k = self.timeline.takeback_point(r, self._turn.computer)
         if k is None:
             return False
         while len(self.timeline.boards) > k + 1:
@@ -159,7 +159,7 @@ class Games:
         tl = self.timeline
         g = tl.game
         n = tl.last_turn_length()
-        if n == 0 or g.history[-1][0].side == self._table.computer:
+        if n == 0 or g.history[-1][0].side == self._turn.computer:
             return False  # the computer's turn is made as it chose, not another way
         turn = self._turn
         made = [m for _, m in g.history[-n:]]
@@ -196,6 +196,7 @@ class Games:
     def _pop(self) -> None:
         self.timeline.pop()
         self.report.undone += 1
+        self._turn.after_pass = None  # the reply to a pass from the position left
         self._table.hint = 0  # a hint was for the position taken back
 
     # ------------------------------------------------------------------

@@ -48,6 +48,10 @@ class View:
     knocked: int = 0  # the one piece missing that keeps the reading from an action (lit)
     owed: int = 0  # captured soldiers off that, set back, take the capture back (lit)
     off: int = 0  # points of the game's soldiers the reading shows empty
+    # The person's optional chain, the computer to answer a pass: its reply
+    # (None: not chosen yet), lit; ``stop_answered`` False: no such chain.
+    stop_answered: bool = False
+    after_pass: Move | None = None
 
 
 def _expected_words(g: AnyGame, v: View) -> str:
@@ -58,6 +62,15 @@ def _expected_words(g: AnyGame, v: View) -> str:
     if token.endswith("=") and not v.flags[g.side]:
         return f"{token} (raise the exchange flag first: press Exchange, then make the step)"
     return action_words(token)
+
+
+def _stop_words(g: AnyGame, v: View) -> str:
+    """How the person stops their optional chain against the computer: by
+    making the computer's lit reply to the pass."""
+    other = f"the {TITLE[1 - g.side]} (computer)"
+    if v.after_pass is None:
+        return f", or stop there: {other} is choosing its reply, to be lit"
+    return f", or stop there by making {other}'s lit reply {action_words(str(v.after_pass))}"
 
 
 def end_words(g: AnyGame) -> str:
@@ -131,10 +144,13 @@ def status(g: AnyGame, v: View) -> str:
         return f"{side}: place a soldier ({placed} of 2){where}"
     hajeb = g.hajeb if isinstance(g, Game) else "off"
     if g.chain_square is not None and hajeb == "on" and g.side == 0:
-        return f"{side}: H'ajeb: capture again with any soldier, or carry on (pass)"
+        stop = _stop_words(g, v) if v.stop_answered else ", or carry on (pass)"
+        return f"{side}: H'ajeb: capture again with any soldier{stop}"
     if g.chain_square is not None:
         optional = (f", or stop there and let the {TITLE[1 - g.side]} play (pass)"
                     if g.variant.chain == "optional" else "")
+        if v.stop_answered and g.variant.chain == "optional":
+            optional = _stop_words(g, v)
         crowned = _crowned(g, g.side)
         return f"{side}: continue the capture with {g.chain_square}{optional}{flag}{crowned}{other}"
     if g.removals and isinstance(g, LeapGame):
@@ -332,13 +348,19 @@ def _errors(g: AnyGame, v: View) -> str:
         elif _crowning(g, v):
             what = "set the crowned soldier back as a king, with a second soldier on it"
         elif (a | d) >> p & 1:
-            why = (THINKING if v.thinking else "" if v.knocked >> p & 1
+            # The computer's soldier lifted in the person's chain, its reply to a stop not chosen.
+            choosing = v.stop_answered and v.after_pass is None and not (a, d)[g.side] >> p & 1
+            why = (THINKING if v.thinking or choosing else "" if v.knocked >> p & 1
                    else _taken_early(g, p, v.errors) or _why_not_lifted(g, p))
             what = f"put the {owner}'s soldier back{why}"
         elif where:  # the soldier from v.lifted set down here (Mismatch.misplaced)
             kind, frm = place(g.geometry.name), points[v.lifted]
-            what = (f"not a legal {kind} for the soldier from {frm}: set it on a lit "
-                    f"{kind} ({', '.join(_names(g, where))}), or back on {frm}")
+            chosen = next((e for e in (v.expected, v.after_pass)
+                           if e is not None and e.frm == v.lifted), None)
+            head = (f"not the computer's move ({chosen})" if chosen is not None
+                    else f"not a legal {kind} for the soldier from {frm}")
+            what = (f"{head}: set it on a lit {kind} ({', '.join(_names(g, where))}), "
+                    f"or back on {frm}")
         else:
             why = THINKING if v.thinking else _why_not_placed(g, p)
             what = f"no soldier belongs here{why}; take it off"
@@ -540,10 +562,11 @@ def leds(g: AnyGame, v: View) -> LedMap:
         paint(out, 1 << last[1] & (a | d), "last-to", names)  # not once huffed away
     paint(out, v.hint, "hint", names)
     suggested = v.hint
-    if v.expected is not None and g.outcome is None:
-        e = v.expected
-        suggested |= sum(1 << x for x in (e.frm, e.to) if x >= 0)
-        paint(out, suggested, "hint", names)
+    # The computer's reply to a stop, unless a hint for the person is lit.
+    for e in (v.expected, v.after_pass if not v.hint else None):
+        if e is not None and g.outcome is None:
+            suggested |= sum(1 << x for x in (e.frm, e.to) if x >= 0)
+            paint(out, suggested, "hint", names)
     if g.outcome is None and g.chain_point >= 0:
         targets = 0
         for m in g.legal_moves():

@@ -39,7 +39,7 @@ from controller.rules import AnyGame, AnyVariant, Game, find_any_variant, new_ga
 from controller.rules.moves import HAJEB, PASS, RESCIND, Move
 
 from .exchange_words import exchange_refusal
-from .explain import Explainer
+from .explain import Explainer, stop_answered
 from .games import SIDES, Games
 from .present import Display, View, leds, status
 from .readings import Mismatch, Readings
@@ -176,6 +176,7 @@ class Reconciler:
         none): it is lit, and only it is accepted; a ``pass`` is played at
         once."""
         self._turn.thinking = False
+        self._turn.after_pass = None
         if move is not None and move.kind == PASS:
             self._games.timeline.push(PASS, -1, -1, False)
             self._games.report.played.append("pass")
@@ -186,6 +187,23 @@ class Reconciler:
         if move is not None and rd.settled and rd.frame is not None and not (
                 rd.stale or rd.frame.unknown):
             rd.settled = False  # read again: a board already showing it is that move
+
+    @property
+    def after_pass(self) -> Move | None:
+        """The computer's reply to a pass awaited (see :meth:`expect_after_pass`)."""
+        return self._turn.after_pass
+
+    def expect_after_pass(self, move: Move | None) -> None:
+        """The computer's reply ``move`` (an action of the position after a
+        pass) should the person stop their optional chain here: it is lit,
+        and the chain is stopped only by it (a pass followed by another of
+        the computer's actions is not taken); the chain going on is taken
+        as ever.  None: not chosen yet (a pass is not taken meanwhile)."""
+        self._turn.after_pass = move
+        rd = self._readings
+        if move is not None and rd.settled and rd.frame is not None and not (
+                rd.stale or rd.frame.unknown):
+            rd.settled = False  # read again: a board already showing it is that reply
 
     def think(self, thinking: bool) -> None:
         """The computer's action is being searched (True): no action of the
@@ -212,7 +230,7 @@ class Reconciler:
             return None
         games.timeline.push(action, -1, -1, False)
         games.report.played.append(action)
-        self._turn.expected = None
+        self._turn.expected = self._turn.after_pass = None
         self._table.draw_offer = None
         r = self._readings.frame
         if self._lift is not None and r is not None:  # the soldier's moves changed
@@ -240,12 +258,15 @@ class Reconciler:
     def computer(self) -> int | None:
         """The side the computer plays (0 the Attacker, 1 the Defender; None:
         none): a board back at a position with that side to move is no
-        takeback (the computer's soldiers lifted are asked back)."""
-        return self._table.computer
+        takeback (the computer's soldiers lifted are asked back), and the
+        person's optional chain is stopped only by the computer's reply
+        (:meth:`expect_after_pass`)."""
+        return self._turn.computer
 
     @computer.setter
     def computer(self, side: int | None) -> None:
-        self._table.computer = side
+        self._turn.computer = side
+        self._turn.after_pass = None
 
     def decline_draw(self) -> None:
         """The draw offered is declined: the other side's press is a new offer."""
@@ -281,7 +302,8 @@ class Reconciler:
                     self._table.hint, flags, t.expected, m.undone & m.errors, seen,
                     r.unknown if r and waited else 0, t.thinking, self._table.setup, huffed,
                     m.knocked & m.errors, m.owed & m.errors,
-                    (a | d) & ~r.occupied if r is not None else 0)
+                    (a | d) & ~r.occupied if r is not None else 0,
+                    stop_answered(self.game, t), t.after_pass)
 
     def _finish_update(self, update: Update) -> Update:
         report, self._games.report = self._games.report, _Report()

@@ -90,6 +90,14 @@ class Turn:
     expected: Move | None = None  # the computer's action: only it is accepted
     clues: Clues = Clues()
     thinking: bool = False  # the computer's action is being searched: nothing is accepted
+    # The side the computer plays (0, 1; None: none): the board shown as a
+    # position with that side to move is no takeback (its own soldiers
+    # lifted: put back), since its actions are the computer's to take back;
+    # and a person's optional chain is stopped only by the computer's reply.
+    computer: int | None = None
+    # The computer's reply to a pass that stops the person's optional chain
+    # (None: not chosen yet): the one action after that pass accepted.
+    after_pass: Move | None = None
 
 
 def difference(game: AnyGame, pend: Pending, r: Frame) -> int:

@@ -49,7 +49,3 @@ class Table:
     setup: bool = False  # a leap game's soldiers being set up, until the board first fits
     resumed: bool = False  # a game resumed, until the board first shows it: no takeback
     undone: Undone | None = None  # an undo not put back: till the board is, or a move is made
-    # The side the computer plays (0, 1; None: none): the board shown as a
-    # position with that side to move is no takeback (its own soldiers
-    # lifted: put back), since its actions are the computer's to take back.
-    computer: int | None = None

@@ -470,6 +470,10 @@ class BoardService(EngineSide):
         hajeb = hajeb_view(g, leds)  # its end's removals lit where nothing else is
         turns = self._turns(g)
         view = board_view(g)
+        hinted = hint_shown(self.hint_move, leds, g)
+        # The computer's reply to a pass stopping the person's chain, lit
+        # (a hint for the person outranks it).
+        reply = None if hinted else self.reconciler.after_pass
         return {
             "game_id": self.gid,
             "variant": g.variant.name,
@@ -495,8 +499,8 @@ class BoardService(EngineSide):
             "think": self.think,
             "level": self.level,
             "draw_offer": self.draw_offer if o is None else None,
-            "hint_move": self.hint_move if hint_shown(self.hint_move, leds, g) else None,
-            "hint_squares": lit_hint(self.reconciler.expected, self.hint_squares, leds),
+            "hint_move": self.hint_move if hinted else None,
+            "hint_squares": lit_hint(self.reconciler.expected or reply, self.hint_squares, leds),
             "waiting_clear": self.waiting_clear,
             "players": {"attacker": self.players[0], "defender": self.players[1]},
             "board": self.config.board,
@@ -506,6 +510,7 @@ class BoardService(EngineSide):
             "computer": self.computer,
             "expected": None if self.reconciler.expected is None
             else str(self.reconciler.expected),
+            "after_pass": None if reply is None else str(reply),
             "broker": self.broker,
             "sensor_problem": self.sensor_problem,
             "board_fault": self.board_fault,

@@ -57,10 +57,27 @@ class EngineSide:
 
     def _want_computer(self) -> None:
         g = self.reconciler.game
-        self.computer_wanted = (self.computer is not None and g.outcome is None
-                                and not (g.removals and isinstance(g, Game))  # a huff: it chooses
-                                and g.to_move == self.computer and self.reconciler.expected is None)
-        self.reconciler.think(self.computer_wanted)  # nothing is taken for its move meanwhile
+        ready = (self.computer is not None and g.outcome is None
+                 and not (g.removals and isinstance(g, Game)))  # a huff: it chooses
+        its_turn = ready and g.to_move == self.computer and self.reconciler.expected is None
+        self.computer_wanted = its_turn or (
+            ready and self._stopping(g) and self.reconciler.after_pass is None)
+        self.reconciler.think(its_turn)  # nothing is taken for its move meanwhile
+
+    def _stopping(self, g: AnyGame) -> bool:
+        """The person's optional chain: the computer answers a pass, its
+        reply lit (the chain is stopped by making it)."""
+        return self._after_pass(g) is not None
+
+    def _after_pass(self, g: AnyGame) -> AnyGame | None:
+        """In the person's optional chain, a copy of the game after a pass
+        that leaves the computer a move to make; else None."""
+        if (self.computer is None or g.outcome is not None or g.to_move == self.computer
+                or g.chain_square is None or not any(m.kind == "pass" for m in g.legal_moves())):
+            return None
+        after = g.copy()
+        after.push("pass", -1, -1, False)
+        return after if after.outcome is None else None
 
     def set_computer(self, side: object, seconds: object = None, level: object = None) -> None:
         """The engine plays ``side`` (None: nobody) at ``level`` (1-5); its
@@ -88,20 +105,40 @@ class EngineSide:
         """The computer's next action, as a job for a worker thread (made
         on the loop); its result goes to :meth:`play_computer`."""
         self.computer_wanted = False
+        g = self.reconciler.game
         # Below full strength the level's choice among near-best moves is
         # drawn under the game's own seed (its id): another game, other
         # replies to the same moves; the same game, the same ones.
-        return self.advice.computer_job(self.reconciler.game, self.think, self.level,
-                                        seed=self.gid)
+        after = self._after_pass(g)
+        if after is None:
+            return self.advice.computer_job(g, self.think, self.level, seed=self.gid)
+        # The reply to a pass that would stop the person's chain, searched
+        # as its own turn, and shown for the position before the pass.
+        job = self.advice.computer_job(after, self.think, self.level, seed=self.gid)
+        marker = len(g.moves)
+
+        def run() -> tuple[int, AnyGame, str | None]:
+            return marker, g, job()[2]
+
+        return run
 
     def compute_computer(self) -> tuple[int, AnyGame, str | None]:
         """The computer's next action (slow: call it off the event loop)."""
         return self.computer_job()()
 
     def play_computer(self, marker: int, game: AnyGame, move: Move | str | None) -> None:
-        """Show the computer's action unless the game moved on meanwhile."""
-        if move is not None and game is self.reconciler.game and len(game.moves) == marker and \
-                game.to_move == self.computer:
+        """Show the computer's action unless the game moved on meanwhile
+        (in the person's optional chain, its reply to a pass)."""
+        if move is None or game is not self.reconciler.game or len(game.moves) != marker:
+            return
+        after = self._after_pass(game)
+        if after is not None:
+            reply = next((x for x in after.legal_moves() if str(x) == str(move)), None)
+            if reply is not None:
+                self.reconciler.expect_after_pass(reply)
+                self._after(self.reconciler.tick(self.now()))
+            return
+        if game.to_move == self.computer:
             m = next((x for x in game.legal_moves() if str(x) == str(move)), None)
             if m is None:
                 return

@@ -256,6 +256,62 @@ def test_optional_chain_ended_by_the_opponent() -> None:
     assert h.moves == ["a2xb2", "pass", "g1-g2"]
 
 
+def _after_pass(h: Hands, token: str) -> Any:
+    after = h.r.game.copy()
+    after.push("pass", -1, -1, False)
+    return next(m for m in after.legal_moves() if str(m) == token)
+
+
+def test_against_the_computer_an_optional_chain_stops_with_its_reply_only() -> None:
+    # The computer plays the Defender: the person stopping their chain does
+    # not choose its reply.  Until the computer has chosen, none is taken;
+    # then its lit reply stops the chain, and no other.
+    h = Hands("khamousiyya", CHAIN)
+    h.r.computer = 1
+    h.move("a2", "b2")
+    h.lift("c2")
+    assert h.moves == ["a2xb2"]
+    assert h.last.status == ("Attacker: continue the capture with b2, or stop there: the "
+                             "Defender (computer) is choosing its reply, to be lit")
+    h.move("g1", "g2")  # the person moves the computer's soldier before it chose
+    status = h.hold(DELAY + 0.1).status
+    assert h.moves == ["a2xb2"] and h.leds.get("g2") == "error"
+    assert status.startswith("g1: put the Defender's soldier back (the computer is thinking")
+    h.move("g2", "g1")
+    h.r.expect_after_pass(_after_pass(h, "g1-f1"))
+    status = h.hold().status
+    assert status == ("Attacker: continue the capture with b2, or stop there by making the "
+                      "Defender (computer)'s lit reply g1-f1")
+    assert h.leds.get("g1") == "hint" and h.leds.get("f1") == "hint"
+    assert h.leds.get("b2") == "continue" and h.leds.get("b3") == "destination"
+    h.lift("g1")  # its soldier in the hand: only where it chose to go is lit
+    assert h.leds.get("f1") == "destination" and h.leds.get("g2") is None
+    status = h.put("g2", "d", hold=DELAY + 0.5).status  # not its reply
+    assert h.moves == ["a2xb2"] and h.leds.get("g2") == "error"
+    assert status == ("g2: not the computer's move (g1-f1): set it on a lit square (f1), "
+                      "or back on g1")
+    h.move("g2", "g1")
+    h.move("g1", "f1")  # its reply: the chain stopped
+    assert h.moves == ["a2xb2", "pass", "g1-f1"]
+    assert "error" not in h.leds.values()
+    # The chain going on instead is the person's own: the reply is withdrawn.
+    h = Hands("khamousiyya", CHAIN)
+    h.r.computer = 1
+    h.move("a2", "b2")
+    h.lift("c2")
+    h.r.expect_after_pass(_after_pass(h, "g1-f1"))
+    h.move("b2", "b3")
+    h.lift("c3")
+    assert h.moves == ["a2xb2", "b2xb3"]
+    assert h.r.after_pass is None and "hint" not in h.leds.values()
+    # Without the computer, either side's soldier stops it, as before.
+    h = Hands("khamousiyya", CHAIN)
+    h.move("a2", "b2")
+    h.lift("c2")
+    h.move("g1", "g2")
+    assert h.moves == ["a2xb2", "pass", "g1-g2"]
+
+
 def test_wrong_square_then_moved_on() -> None:
     h = Hands("kharbga", CHAIN)
     h.lift("d4")
@@ -409,7 +465,9 @@ def test_nothing_is_taken_for_the_computer_while_it_thinks() -> None:
     assert "error" not in h.leds.values()
     move = next(m for m in h.r.game.legal_moves() if str(m) == "d4-d5")
     h.r.expect(move)  # its move is found: lit, and only it is taken
-    h.move("d4", "d5")
+    h.lift("d4")  # its soldier in the hand: where it chose to go lit, no other step
+    assert h.leds.get("d5") == "destination" and h.leds.get("e4") is None
+    h.put("d5")
     assert h.moves == ["d4-d5"]
 
 
@@ -432,8 +490,10 @@ def test_the_computers_move_made_before_it_was_lit_is_taken_once_it_is() -> None
     h.r.think(True)
     h.move("d4", "e4")
     h.r.expect(next(m for m in h.r.game.legal_moves() if str(m) == "d4-d5"))
-    h.hold(DELAY + 0.1)
-    assert h.moves == [] and h.leds.get("e4") == "error" and h.leds.get("d5") == "hint"
+    status = h.hold(DELAY + 0.1).status
+    assert h.moves == [] and h.leds.get("e4") == "error" and h.leds.get("d5") == "destination"
+    assert status == ("e4: not the computer's move (d4-d5): set it on a lit square (d5), "
+                      "or back on d4")
 
 
 def _restarted(pending: Unrecorded, position: str = CHAIN) -> Reconciler:

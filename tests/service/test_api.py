@@ -680,6 +680,53 @@ def test_the_computers_soldier_lifted_is_asked_back_not_taken_back(make: Any) ->
     assert service.state()["moves"] == [] and service.state()["to_move"] == "attacker"
 
 
+def test_the_persons_optional_chain_is_stopped_by_the_computers_lit_reply(make: Any) -> None:
+    # Khamousiyya's chains are optional, and a chain is stopped by the other
+    # side playing. Against the computer nothing lit that play: the person
+    # could stop only by making a move of the computer's choosing for it.
+    # Its reply to the pass is searched and lit; made, it stops the chain.
+    service, clock, _ = make(variant="khamousiyya", ponder=False)
+    position = "......./......./......./..DA.../..DA.../A.DA.../......D a m - 5"
+    service.new_game("khamousiyya", position=position)
+    service.set_computer("defender", 0.1)
+    try:
+        game = Game.from_position("khamousiyya", position)
+
+        def put(token: str | None = None) -> None:
+            if token is not None:
+                game.play(token)
+            service.set_sim_occupancy(occ_of(game))
+            for _ in range(3):
+                clock.t += 0.1
+                service.tick()
+
+        put()
+        assert not service.computer_wanted
+        put("a2xb2")  # captures c2; b2 may go on to b3, capturing c3
+        state = service.state()
+        assert state["chain"] == "b2" and state["moves"] == ["a2xb2"]
+        assert service.computer_wanted and state["after_pass"] is None
+        assert "the Defender (computer) is choosing its reply" in state["status"]
+        service.play_computer(*service.compute_computer())
+        state = service.state()
+        reply = state["after_pass"]
+        assert reply is not None
+        after = game.copy()
+        after.play("pass")
+        move = after.parse_move(reply)  # a Defender's action after the pass
+        assert state["status"] == ("Attacker: continue the capture with b2, or stop there by "
+                                   f"making the Defender (computer)'s lit reply {reply}")
+        assert state["leds"][move.from_square or ""] == "hint"
+        assert state["hint_squares"] == {"from": move.from_square, "to": move.to_square}
+        assert not service.computer_wanted
+        game.play("pass")
+        put(reply)
+        assert service.state()["moves"] == ["a2xb2", "pass", reply]
+        assert service.state()["to_move"] == "attacker" and not service.computer_wanted
+    finally:
+        service.close()
+
+
 def test_the_computer_answers_a_draw_offer_in_words(make: Any) -> None:
     # It declines while ahead on pieces and says so; level, it accepts.
     service, clock, _ = make(variant="sabouiyya")

@@ -217,6 +217,36 @@ def test_the_computers_lit_move_is_called_its_move_not_a_suggestion(tmp_path: Pa
             ": the suggested move starts here", timeout=15000)
 
 
+def test_the_computers_reply_that_stops_a_chain_is_lit_and_named(tmp_path: Path) -> None:
+    # Khamousiyya, the computer the Defender: after a2xb2 the person's
+    # soldier may go on (b2xb3) or stop, and a chain is stopped by the other
+    # side playing. The computer's reply to the stop is lit and named so.
+    chain = "......./......./......./..DA.../..DA.../A.DA.../......D a m - 5"
+    with served_page(tmp_path, 460, 900) as (pg, server):
+        server.post("/api/computer", {"side": "defender", "seconds": 0.1, "level": 3})
+        server.post("/api/new", {"variant": "khamousiyya", "position": chain})
+        game = Game.from_position("khamousiyya", chain)
+        game.play("a2xb2")
+        a, d = game.bitboards()
+        occ = "".join("1" if (a | d) >> i & 1 else "0" for i in range(49))
+        server.post("/api/sim/occupancy", {"occ": occ})
+        deadline = time.monotonic() + 15
+        while not server.get("/api/state")["after_pass"]:
+            assert time.monotonic() < deadline, "the computer's reply was never lit"
+            time.sleep(0.05)
+        reply = server.get("/api/state")["after_pass"]
+        expect(pg.locator("#status")).to_contain_text(
+            f"or stop there by making the Defender (computer)'s lit reply {reply}")
+        lit = pg.locator("#lit")
+        expect(lit.locator('li[data-role="hint"]')).to_contain_text(
+            ": the computer's reply, should you stop the chain, starts here")
+        expect(lit.locator('li[data-role="hint-to"]')).to_contain_text(
+            ": the computer's reply, should you stop the chain, ends here")
+        expect(lit.locator('li[data-role="continue"]')).to_contain_text("b2")
+        expect(lit).not_to_contain_text("suggested")
+        shot(pg, tmp_path, "chain-stop-reply")
+
+
 def test_the_seconds_field_takes_what_the_service_takes(tmp_path: Path) -> None:
     # A computer set to 0.05 s a move (the configuration allows 0.01 to
     # 60) is shown as a valid value; the field's bounds are the service's.

@@ -272,10 +272,12 @@ function drawBoard(el, geo, pieces, occ, leds, clickable, hint) {
 
 // The lights lit now, in words: why each is on (the status says what to do).
 // The computer's move, lit for the person to make, is its own, not a suggestion.
+// Its reply to a stop is lit in the person's optional chain: made, it stops the chain.
 const COMPUTERS_MOVE = "the computer's move";
+const COMPUTERS_REPLY = "the computer's reply, should you stop the chain,";
 function hintWhose() {
-  return state.expected && state.computer && state.computer === state.to_move
-    ? COMPUTERS_MOVE : "the suggested move";
+  if (state.expected && state.computer && state.computer === state.to_move) return COMPUTERS_MOVE;
+  return state.after_pass ? COMPUTERS_REPLY : "the suggested move";
 }
 
 // A move of one square (a placement, a huff, a removal) does not start
@@ -308,12 +310,12 @@ function renderLit(leds, hint, hajeb, pieces) {
   const list = $("#lit");
   list.innerHTML = "";
   const whose = hintWhose();
-  const computers = whose === COMPUTERS_MOVE;
+  const computers = whose === COMPUTERS_MOVE || whose === COMPUTERS_REPLY;
   const single = hint && !hint.from && hint.to && (byRole.hint || []).includes(hint.to);
   const one = single && oneSquareWords(whose, pieces[hint.to]);
   const words = (r) => (one && r === "hint" ? one
-    : computers && r === "hint" ? "the computer's move starts here"
-    : computers && r === "hint-to" ? "the computer's move ends here" : meaning(r));
+    : computers && r === "hint" ? `${whose} starts here`
+    : computers && r === "hint-to" ? `${whose} ends here` : meaning(r));
   for (const r of Object.keys(legendRoles)) {
     if (!byRole[r]) continue;
     const li = document.createElement("li");
@@ -505,6 +507,7 @@ function lineShown() {
 function renderKey() {
   const shown = (state.turns || []).flatMap(([, tokens]) => tokens)
     .concat(state.hint_move ? [state.hint_move] : [], state.expected ? [state.expected] : [],
+            state.after_pass ? [state.after_pass] : [],
             lineShown());
   const key = fillKey($("#notation"), shown);
   $("#notation-title").hidden = key.hidden;
