@@ -18,6 +18,7 @@ from controller.rules.leap import LeapState
 from controller.rules.moves import HAJEB, PASS, RESCIND, STEP, Move, action_words, reason_words
 from controller.rules.record import group_turns
 
+from .crown_words import crowned_at, crowned_last, crowned_words
 from .exchange_words import answer_awaited, exchange_words, flag_kept, raised_words
 from .explain import chain_takes
 
@@ -151,7 +152,7 @@ def status(g: AnyGame, v: View) -> str:
                     if g.variant.chain == "optional" else "")
         if v.stop_answered and g.variant.chain == "optional":
             optional = _stop_words(g, v)
-        crowned = _crowned(g, g.side)
+        crowned = crowned_words(g, g.side)
         return f"{side}: continue the capture with {g.chain_square}{optional}{flag}{crowned}{other}"
     if g.removals and isinstance(g, LeapGame):
         return _huff(g, v)
@@ -161,7 +162,7 @@ def status(g: AnyGame, v: View) -> str:
         return f"{side}: remove one of your own pieces (blocked side rule)"
     declared = "; H'ajeb declared" if hajeb == "on" else ""
     told = exchange_words(g, bool(flag))
-    crowned = _crowned(g, 1 - g.side)
+    crowned = crowned_words(g, 1 - g.side)
     return f"{side} to move{_again(g)}{told}{flag}{declared}{_must_capture(g)}{crowned}{other}"
 
 
@@ -417,7 +418,7 @@ def _why_not_lifted(g: AnyGame, p: int) -> str:
     if owner != g.side and g.chain_square is not None and g.variant.chain != "optional":
         return f" (it is the {TITLE[g.side]}'s turn: {g.chain_square} must capture again)"
     if owner != g.side and g.chain_square is None:
-        crowned = ": a soldier crowned by a capture ends its turn" if _crowned_last(g, p) else ""
+        crowned = ": a soldier crowned by a capture ends its turn" if crowned_last(g, p) else ""
         return f" (it is the {TITLE[g.side]}'s turn{crowned})"
     return _capture_first(g, p)
 
@@ -439,19 +440,11 @@ def _taken_early(g: AnyGame, p: int, errors: int) -> str:
     return f" (or capture it, with {' or '.join(takers)})" if takers else ""
 
 
-def _crowned(g: AnyGame, side: int) -> str:
-    """"; d8 is crowned: set a second soldier on it" when ``side``'s last
-    turn (or its chain going on) crowned a man: the sensors cannot see a
-    king, the players make one."""
-    p = _crowned_at(g, side)
-    return f"; {g.geometry.point_names[p]} is crowned: set a second soldier on it" if p >= 0 else ""
-
-
 def _crowning(g: AnyGame, v: View) -> int:
     """The man the last turn crowned, when it is all that is off the board
     (lifted off alone to be made a king: a soldier stacked, or the piece
     flipped); else 0."""
-    p = _crowned_at(g, 1 - g.side)
+    p = crowned_at(g, 1 - g.side)
     crowned = p >= 0 and v.errors == 1 << p and g.outcome is None and not v.thinking
     return v.errors if crowned and not (v.seen is not None and _seen_here(g, v, p)) else 0
 
@@ -460,32 +453,6 @@ def _seen_here(g: AnyGame, v: View, p: int) -> bool:
     """Does a colour sensor see a soldier on ``p``?"""
     assert v.seen is not None
     return bool((v.seen[0] | v.seen[1]) >> p & 1)
-
-
-def _crowned_at(g: AnyGame, side: int) -> int:
-    """Where the man that ``side``'s last turn (or its chain going on)
-    crowned stands (-1: none)."""
-    if not isinstance(g, LeapGame):
-        return -1
-    steps = []  # the last turn's steps, latest first
-    for before, m in reversed(g.history):
-        if before.side != side:
-            break
-        if m.kind == STEP:
-            steps.append((before, m))
-    if not steps:
-        return -1
-    (start, first), to = steps[-1], steps[0][1].to
-    return -1 if start.kings >> first.frm & 1 or not g.kings >> to & 1 else to
-
-
-def _crowned_last(g: AnyGame, p: int) -> bool:
-    """The soldier on ``p`` was crowned by the capture that ended the last
-    turn, where crowning ends a chain (English draughts)."""
-    if not isinstance(g, LeapGame) or g.variant.promotion != "ends-chain" or not g.history:
-        return False
-    before, last = g.history[-1]
-    return last.kind == STEP and last.capture and _crowned_at(g, before.side) == p
 
 
 def _capture_first(g: AnyGame, p: int) -> str:
