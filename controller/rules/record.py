@@ -60,6 +60,7 @@ __all__ = [
     "Turn",
     "first_turn",
     "group_turns",
+    "sided_turns",
     "numbered_turns",
     "parse_record",
     "read_record",
@@ -213,20 +214,28 @@ def group_turns(game: AnyGame, start: int = 0) -> Iterator[list[str]]:
     """The game's actions grouped into turns of record tokens; with
     ``start``, those from action ``start`` on (the first action of a turn:
     they are then grouped as in the whole game, and only they are read)."""
+    return (tokens for _, tokens in sided_turns(game, start))
+
+
+def sided_turns(game: AnyGame, start: int = 0) -> Iterator[tuple[int, list[str]]]:
+    """:func:`group_turns` with the side that played each turn (0 the
+    Attacker, 1 the Defender): two turns of one side in a row are a
+    turn the other side, blocked, did not play."""
     current: list[str] = []
+    side = 0
     key: tuple[object, ...] | None = None
     removals = 0
     for snap, move in (game.history[start:] if start else game.history):
         if move.kind not in (PLACE, REMOVE, PASS, "step", HAJEB, RESCIND):
             continue  # resignation and agreements live in the tags
-        side, setting, chain, turn = snap.side, snap.setting, snap.chain, snap.turn
+        setting, chain, turn = snap.setting, snap.chain, snap.turn
         if setting:
             k: tuple[object, ...] = ("s", snap.placed // 2)
         elif move.kind == REMOVE and not getattr(snap, "huff", 0):
             removals += 1
             k = ("r", removals)  # a blocked side's own removal: a turn of its own
         else:
-            k = ("m", turn, side)
+            k = ("m", turn, snap.side)
         text = str(move)
         if key is not None and k == key:
             frm = move.from_square or ""
@@ -236,11 +245,12 @@ def group_turns(game: AnyGame, start: int = 0) -> Iterator[list[str]]:
                 current.append(text)
             continue
         if current:
-            yield current
+            yield side, current
         current = [text]
         key = k
+        side = snap.side
     if current:
-        yield current
+        yield side, current
 
 
 def _continues(token: str, frm: str) -> bool:

@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from controller.rules.record import group_turns
+from controller.rules.record import sided_turns
 
 from .thinker import Thinker, Thought
 
@@ -60,6 +60,12 @@ def line_turns(game: Any, line: list[str]) -> list[str]:
     """The best ``line`` from ``game`` by turns, as the move list writes
     them: a chain one token (``f3xe3xe4xf4``, not three that read as the
     sides' alternate moves), a setting turn's placements together."""
+    return [turn for turn, _ in sided_line(game, line)]
+
+
+def sided_line(game: Any, line: list[str]) -> list[tuple[str, str]]:
+    """:func:`line_turns` with each turn's side ("attacker", "defender"):
+    two of one side in a row, the other side was blocked."""
     g = game.copy()
     start = len(g.history)
     for token in line:
@@ -67,7 +73,10 @@ def line_turns(game: Any, line: list[str]) -> list[str]:
             g.play(token)
         except ValueError:  # not this game's (a line of a position since left)
             break
-    return [" ".join(turn) for turn in group_turns(g, start)] if len(g.history) > start else []
+    if len(g.history) <= start:
+        return []
+    return [(" ".join(turn), ("attacker", "defender")[side])
+            for side, turn in sided_turns(g, start)]
 
 
 def _move_of(game: Any, text: str | None) -> Any:
@@ -83,7 +92,8 @@ class Advice:
         self.thinker = thinker if thinker is not None else Thinker(ponder_on=ponder)
         self.thinker.ponder_on = ponder
         self._key: tuple[object, ...] | None = None
-        self._turns: tuple[object, list[str]] = (None, [])  # the last thought's line by turns
+        # The last thought's line by turns, with each turn's side.
+        self._turns: tuple[object, list[tuple[str, str]]] = (None, [])
         self._base: tuple[int, tuple[str, ...]] | None = None  # the game pondered, its actions
         self._priors: list[tuple[Thought, int, tuple[str, ...]]] = []
         # The computer's last search at full strength (a weaker level's
@@ -137,8 +147,9 @@ class Advice:
         view = thought_view(t)
         key = (game.position(), game.ply, t.pv)
         if self._turns[0] != key:  # the state is made often; a thought's turns once
-            self._turns = (key, line_turns(game, list(t.pv)))
-        view["turns"] = self._turns[1]
+            self._turns = (key, sided_line(game, list(t.pv)))
+        view["turns"] = [turn for turn, _ in self._turns[1]]
+        view["sides"] = [side for _, side in self._turns[1]]
         return view
 
     def ponder_reply(self, game: Any, seconds: float) -> str | None:

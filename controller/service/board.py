@@ -490,7 +490,7 @@ class BoardService(EngineSide):
             "chain": g.chain_square if g.outcome is None else None,  # the soldier to go on
             "status": status,
             "leds": leds,
-            "moves": [tok for _, turn in turns for tok in turn],
+            "moves": [tok for _, turn, _ in turns for tok in turn],
             "outcome": None if o is None else {"winner": o.winner, "reason": o.reason,
                                                "kind": o.kind, "result": o.result,
                                                "words": reason_words(o.reason)},

@@ -26,7 +26,7 @@ from controller.rules import (
 )
 from controller.rules.leap_factory import apply_any_options
 from controller.rules.moves import SIDE_NAMES, action_words, reason_words
-from controller.rules.record import numbered_turns
+from controller.rules.record import first_turn, sided_turns
 
 from .config import THINK_MAX, THINK_MIN, name_problem
 
@@ -432,5 +432,8 @@ class Turns:
         key = (id(g), tuple(g.moves))
         if self._key != key:
             self._key = key
-            self._shown = [[n, turn] for n, turn in numbered_turns(g)]
-        return [[n, list(turn)] for n, turn in self._shown]
+            # Each turn's side: two of one side in a row, the other was blocked.
+            first = first_turn(g.variant, g.start_position)
+            self._shown = [[n, turn, ("attacker", "defender")[side]]
+                           for n, (side, turn) in enumerate(sided_turns(g), first)]
+        return [[n, list(turn), side] for n, turn, side in self._shown]

@@ -118,3 +118,23 @@ def test_a_game_from_its_position_after_hajebs_removals_numbers_turns_alike(cut:
     for m in moves[cut:]:
         part.play(m)
     assert numbered_turns(part) == turns[cut:], head.position()
+
+
+def test_each_turn_has_its_side_and_a_blocked_sides_turn_shows_as_two_in_a_row() -> None:
+    from controller.rules.record import group_turns, sided_turns
+
+    # a3-a2 leaves the Defender's only soldier (a1) no step: the Attacker
+    # moves again, two turns of its own in a row.
+    g = game_from_position("kharbga", "A....../......./......./......./A....../......./DA..... "
+                                      "a m - 30")
+    for token in ("a3-a2", "a7-a6", "a6-a5"):
+        g.play(token)
+    assert list(sided_turns(g)) == [(0, ["a3-a2"]), (0, ["a7-a6"]), (0, ["a6-a5"])]
+    # Elsewhere the sides alternate, as group_turns groups them.
+    rng = random.Random(3)
+    g = new_game("khamousiyya")
+    while g.outcome is None and g.ply < 80:
+        g.play(rng.choice(sorted(g.legal_moves(), key=str)))
+    sided = list(sided_turns(g))
+    assert [turn for _, turn in sided] == list(group_turns(g))
+    assert [side for side, _ in sided] == [i % 2 for i in range(len(sided))]

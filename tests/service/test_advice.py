@@ -209,3 +209,19 @@ def test_the_best_line_reads_by_turns_as_the_move_list_writes_them() -> None:
         "@c3 @a1", "@e3 @g7", "@d3"]
     start.play("@c3")  # a turn half made: its rest first
     assert line_turns(start, ["@a1", "@e3", "@g7"]) == ["@a1", "@e3 @g7"]
+
+
+def test_the_best_line_gives_each_turns_side_a_blocked_side_skipped() -> None:
+    """The page says a turn of the same side as the one before: a3-a2
+    leaves the Defender no step, and the Attacker moves again (the line
+    read "a3-a2 · a7-a6" as the sides' alternate moves)."""
+    from controller.service.advice import sided_line
+
+    g = Game.from_position("kharbga", "A....../......./......./......./A....../......./DA..... "
+                                      "a m - 30")
+    assert sided_line(g, ["a3-a2", "a7-a6", "a6-a5"]) == [
+        ("a3-a2", "attacker"), ("a7-a6", "attacker"), ("a6-a5", "attacker")]
+    g = Game.from_position("kharbga", "......./......./......./..DA.../..DA.../A.DA.../......D "
+                                      "a m - 5")
+    assert sided_line(g, ["a2xb2", "b2xb3", "b3xb4", "g1-f1", "b4-b5"]) == [
+        ("a2xb2xb3xb4", "attacker"), ("g1-f1", "defender"), ("b4-b5", "attacker")]

@@ -551,3 +551,28 @@ def test_against_the_computer_as_attacker_the_board_turns_to_the_defender(
     expect(flip).not_to_be_checked()
     assert steady_box(pg.locator('#board [data-square="a1"]'))["y"] > steady_box(
         pg.locator('#board [data-square="a7"]'))["y"]
+
+
+def test_a_turn_the_blocked_side_could_not_play_is_said_in_the_move_list(
+        browser: Browser, server: Server, tmp_path: Path) -> None:
+    # Kharbga: a3-a2 leaves the Defender's one soldier (a1) no step, and the
+    # Attacker moves again; "a3-a2", "a7-a6" in the list read as the sides'
+    # alternate moves.
+    from controller.rules import Game
+
+    position = "A....../......./......./......./A....../......./DA..... a m - 30"
+    server.post("/api/new", {"variant": "kharbga", "position": position})
+    pg = _page(browser, server)
+    game = Game.from_position("kharbga", position)
+    for token in ("a3-a2", "a7-a6"):
+        game.play(token)
+        a, d = game.bitboards()
+        occ = "".join("1" if (a | d) >> i & 1 else "0" for i in range(49))
+        server.post("/api/sim/occupancy", {"occ": occ})
+        expect(pg.locator("#moves li").last).to_contain_text(token)
+    items = pg.locator("#moves li")
+    expect(items).to_have_count(2)
+    expect(items.first).to_have_text("a3-a2")
+    expect(items.last).to_have_text("a7-a6 (Attacker again: the Defender is blocked)")
+    expect(items.last).to_have_attribute("data-side", "attacker")
+    pg.locator("#moves").screenshot(path=str(tmp_path / "moved-again.png"))

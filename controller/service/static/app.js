@@ -20,6 +20,8 @@ let ponderSent = null;  // the thinking box's click on its way to the service
 const $ = (sel) => document.querySelector(sel);
 const TITLE = (side) => side ? side[0].toUpperCase() + side.slice(1) : "";
 const OTHER = (side) => side === "attacker" ? "defender" : "attacker";
+// A turn of steps (a placement, a removal, a pass or H'ajeb is none).
+const isStep = (token) => /^[a-z]\d/.test(token || "");
 
 // -- the token (a service open to the network) ---------------------------
 
@@ -406,9 +408,13 @@ function renderThinking() {
   // move list writes it (a chain one token), so the sides alternate.
   line.classList.toggle("defender", state.to_move === "defender");
   line.append("Best line: ");
+  const sides = t.sides || [];
   turns.forEach((m, i) => {
     const el = document.createElement(i === 0 ? "b" : "span");
     el.textContent = m;
+    if (i > 0 && sides[i] && sides[i] === sides[i - 1] && isStep(m) && isStep(turns[i - 1])) {
+      el.append(againTag(sides[i]));
+    }
     line.append(el, i < turns.length - 1 ? " · " : "");
   });
   if ((t.turns || t.line).length > turns.length) line.append(" …");
@@ -478,15 +484,30 @@ const NOTATION = [
 function renderMoves() {
   const list = $("#moves");
   list.innerHTML = "";
-  for (const [n, tokens] of state.turns || []) {
+  let before = null;
+  for (const [n, tokens, side] of state.turns || []) {
     const li = document.createElement("li");
     li.value = n;
+    li.dataset.side = side;
     li.textContent = tokens.join(" ");
+    // Two moves of one side in a row: the other side was blocked (kharbga).
+    const move = isStep(tokens[0]) ? side : null;
+    if (move && move === before) li.append(againTag(side));
     list.appendChild(li);
+    before = move;
   }
   // An empty list says so: the key under it (a best line's moves, explained
   // before any is played) is not read as moves made.
   $("#no-moves").hidden = !!list.children.length;
+}
+
+// A turn after one of the same side's: said, so the list is not read as
+// the sides' alternate moves.
+function againTag(side) {
+  const tag = document.createElement("span");
+  tag.className = "again";
+  tag.textContent = ` (${TITLE(side)} again: the ${TITLE(OTHER(side))} is blocked)`;
+  return tag;
 }
 
 // The moves of the engine's best line shown under the board (none when the
