@@ -128,14 +128,20 @@ def _explain(out: str | None, name: str, image: np.ndarray, reader: CameraReader
     from calibration.explain import explain_picture
 
     path = Path(out.replace("{}", Path(name).stem) if "{}" in out else out)
+    # Encoded here and written by Python, so a file that cannot be written
+    # says why (OpenCV's imwrite answers only False).
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        ok = cv2.imwrite(str(path), explain_picture(image, reader))
-    except (OSError, cv2.error) as exc:
-        raise ValueError(f"cannot write {path}: {exc}") from None
+        ok, data = cv2.imencode(path.suffix, explain_picture(image, reader))
+    except cv2.error:
+        ok = False
     if not ok:
         raise ValueError(f"cannot write {path}: not a picture name OpenCV can encode"
                          " (use .png or .jpg)")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data.tobytes())
+    except OSError as exc:
+        raise ValueError(f"cannot write {path}: {exc.strerror or exc}") from None
 
 
 def _check_explain(out: str) -> None:

@@ -139,6 +139,24 @@ def test_a_bad_log_is_named_with_the_line_and_the_problem(
     assert proc.stdout == ""
 
 
+def test_a_log_on_standard_input_that_is_not_utf8_is_said_so_as_a_file_is(
+        tmp_path: Path) -> None:
+    # Standard input was decoded as the terminal decodes it, bytes of
+    # another kind let through as stand-ins: "'occ' must be a string of 49
+    # characters (the 7x7 board), got 2", where a file says what it is.
+    data = b'{"t": 0.0, "board": "7x7", "sensor": "occupancy"}\n{"t": 1.0, "occ": "\xff\xfe"}\n'
+    log = tmp_path / "game.jsonl"
+    log.write_bytes(data)
+    said = []
+    for args, given in ((["-"], data), ([str(log)], None)):
+        proc = subprocess.run([sys.executable, "-m", "controller", "replay", *args],
+                              input=given, capture_output=True, check=False,
+                              env={"PATH": "/usr/bin:/bin", "LANG": "C"})
+        assert proc.returncode == 2 and proc.stdout == b""
+        said.append(proc.stderr.decode().split(": ", 2)[-1])
+    assert said == ["not a sensor log (not UTF-8 text)\n"] * 2
+
+
 def test_missing_file_and_unknown_variant(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["replay", "/nonexistent/log.jsonl"]) == 2
     assert main(["replay", "-", "--variant", "chess"]) == 2

@@ -85,7 +85,15 @@ def read_weights(text: str) -> dict[str, Weights]:
     its default.  ``ValueError`` names an unknown term or a bad value."""
     names = {f.name for f in fields(Weights)}
     out: dict[str, Weights] = {}
-    for variant, terms in json.loads(text).get("variants", {}).items():
+    try:
+        data = json.loads(text)
+    except ValueError as exc:  # cut short, or not JSON at all
+        raise ValueError(f"{WEIGHTS_FILE}: not JSON ({exc})") from None
+    variants = data.get("variants", {}) if isinstance(data, dict) else None
+    if not isinstance(variants, dict) or not all(isinstance(t, dict) for t in variants.values()):
+        raise ValueError(f'{WEIGHTS_FILE}: an object {{"variants": {{name: {{term: int}}}}}} '
+                         "expected")
+    for variant, terms in variants.items():
         for k, v in terms.items():
             if k not in names or not isinstance(v, int):
                 raise ValueError(f"{WEIGHTS_FILE}: {variant}.{k}: an integer weight of "

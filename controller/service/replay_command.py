@@ -4,6 +4,7 @@ its events read directly or through the real GPIO scanner or firmware
 
 from __future__ import annotations
 
+import io
 import sys
 from collections.abc import Callable, Iterable
 from typing import Any, TextIO
@@ -52,7 +53,11 @@ def replay_command(log: str, variant: str | None, settle: float, error_delay: fl
     name = "standard input" if log == "-" else log
     try:
         if log == "-":
-            result = run(log_lines(sys.stdin))
+            # Strict UTF-8, as a file is read: the terminal's own decoding
+            # lets bytes of another kind through as stand-ins, read as
+            # malformed frames ("got 2 characters") rather than said.
+            stdin = io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="strict")
+            result = run(log_lines(stdin))
         else:
             with _open_log(log) as fh:
                 result = run(log_lines(fh))

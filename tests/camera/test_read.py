@@ -122,6 +122,19 @@ def test_a_profile_from_another_board_is_one_line(setup: tuple[Path, Path], tmp_
     assert err.count("\n") == 1 and "does not look like the one in the profile" in err
 
 
+def test_an_explain_picture_that_cannot_be_written_says_why(
+        setup: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # /proc takes no new file: OpenCV's imwrite answers only False, which
+    # was told as "not a picture name OpenCV can encode" for a .png.
+    d, photos = setup
+    photo = sorted(photos.iterdir())[0]
+    assert main(["camera", "read", str(photo), "--profile", str(d / "profile.json"),
+                 "--explain", "/proc/kharbga-explain.png"]) == 2
+    err = capsys.readouterr().err
+    assert err == ("kharbga-board: cannot write /proc/kharbga-explain.png: "
+                   "No such file or directory\n")
+
+
 @pytest.mark.parametrize(("explain", "words"), [
     # Before: the photos were read, their cells printed, then "cannot write
     # frame.txt: OpenCV(5.0.0) .../loadsave.cpp:1072: error: (-2:Unspecified

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from importlib import resources
 
 import pytest
 
@@ -86,6 +87,13 @@ def test_weights_file_reading() -> None:
     for bad in ('{"variants": {"kharbga": {"speed": 7}}}',
                 '{"variants": {"kharbga": {"mobility": 1.5}}}'):
         with pytest.raises(ValueError, match="kharbga"):
+            read_weights(bad)
+    # A file cut short, or of another shape, is named (it was json's own
+    # message alone, or an AttributeError).
+    shipped = (resources.files("controller.engine") / "data" / "weights.json").read_text()
+    for bad in (shipped[: len(shipped) // 2], "[1, 2]", '{"variants": [1]}',
+                '{"variants": {"kharbga": 3}}'):
+        with pytest.raises(ValueError, match=r"^weights\.json: "):
             read_weights(bad)
 
 
