@@ -576,3 +576,23 @@ def test_a_turn_the_blocked_side_could_not_play_is_said_in_the_move_list(
     expect(items.last).to_have_text("a7-a6 (Attacker again: the Defender is blocked)")
     expect(items.last).to_have_attribute("data-side", "attacker")
     pg.locator("#moves").screenshot(path=str(tmp_path / "moved-again.png"))
+
+
+def test_the_computers_side_takes_no_typed_name(browser: Browser, server: Server) -> None:
+    # A name typed for the computer's side ("Bot") was silently replaced by
+    # "Computer (casual, level 2, 1 s)": its field is now shown as the
+    # computer's, greyed, with the reason on hover.
+    server.post("/api/computer", {"side": "defender", "seconds": 1, "level": 2})
+    pg = _page(browser, server, 390, 844)
+    defender = pg.locator('#new-game input[name="defender"]')
+    expect(defender).to_be_disabled()
+    expect(defender).to_have_attribute("placeholder", "Computer (casual, level 2, 1 s)")
+    expect(defender).to_have_attribute(
+        "title", "The computer plays the Defender: it is named by its level (Computer, below)")
+    pg.locator('#new-game input[name="attacker"]').fill("Amira")
+    pg.click('#new-game button[type="submit"]')
+    expect(pg.locator("#name-attacker")).to_have_text("Amira")
+    expect(pg.locator("#name-defender")).to_contain_text("Computer (casual, level 2, 1 s)")
+    # Nobody playing: the field takes a name again.
+    pg.select_option("#computer-side", "")
+    expect(defender).to_be_enabled()

@@ -689,10 +689,16 @@ function render() {
     showHajebOption();
   }
   // A name left empty in the form keeps this game's: shown greyed in it.
+  // The computer's side is named by its level: no name is typed for it.
   for (const side of ["attacker", "defender"]) {
     const input = document.querySelector(`#new-game input[name="${side}"]`);
     const kept = (state.names || {})[side] || "";
-    input.placeholder = kept && kept !== TITLE(side) ? kept : "";
+    const computers = state.computer === side;
+    input.disabled = computers;
+    input.title = computers ? `The computer plays the ${TITLE(side)}: it is named by its level`
+      + " (Computer, below)" : "";
+    input.placeholder = computers ? (state.players || {})[side] || "Computer"
+      : kept && kept !== TITLE(side) ? kept : "";
   }
   const sel = document.querySelector("#computer select[name=side]");
   if (sel && document.activeElement !== sel) sel.value = state.computer || "";
