@@ -108,11 +108,13 @@ class Explainer:
         """Explanations of ``r`` that occupancy cannot prove, fewest actions
         first: a soldier stepping onto a piece it captured while that piece
         still stands, or steps that leave no piece where there was none.
-        Both look like a soldier in the hand."""
+        Both look like a soldier in the hand.  Only what the computer's
+        choice allows (:func:`_allowed`): one of these, proven by the next
+        reading, is played as it stands."""
         held = _chain_held(game, r, turn.clues)
         found = [c for c in self.candidates(game, turn.flags)
                  if _fits_candidate(r, c, turn) and _is_weak(c, turn)
-                 and not _ends_held_chain(c, game, held)]
+                 and not _ends_held_chain(c, game, held) and _allowed(game, turn, c)]
         # Fewest actions, and of those first the run whose soldier ends
         # where a piece was last set down.
         landed = turn.clues.landed
@@ -489,6 +491,20 @@ def stop_answered(g: AnyGame, turn: Turn) -> bool:
         return g.outcome is None
     finally:
         g.pop()
+
+
+def _allowed(g: AnyGame, turn: Turn, c: Candidate) -> bool:
+    """Does the computer's choice allow ``c``: while its action is searched,
+    nothing; while it is awaited, that action alone; in the person's chain,
+    a pass only followed by the computer's chosen reply?"""
+    if turn.thinking:
+        return False
+    if turn.expected is not None:
+        return len(c.actions) == 1 and _same(c.actions[0], turn.expected)
+    if c.actions[0].kind == PASS and stop_answered(g, turn):
+        want = turn.after_pass
+        return want is not None and len(c.actions) == 2 and _same(c.actions[1], want)
+    return True
 
 
 def _lift(g: AnyGame, r: Frame, turn: Turn) -> tuple[int, int] | None:
