@@ -242,7 +242,8 @@ def test_the_computers_reply_that_stops_a_chain_is_lit_and_named(tmp_path: Path)
             ": the computer's reply, should you stop the chain, starts here")
         expect(lit.locator('li[data-role="hint-to"]')).to_contain_text(
             ": the computer's reply, should you stop the chain, ends here")
-        expect(lit.locator('li[data-role="continue"]')).to_contain_text("b2")
+        expect(lit.locator('li[data-role="continue"]')).to_have_text(
+            "b2: this soldier may capture again, or stop there: make the computer's lit reply")
         expect(lit).not_to_contain_text("suggested")
         shot(pg, tmp_path, "chain-stop-reply")
 

@@ -317,7 +317,11 @@ function renderLit(leds, hint, hajeb, pieces) {
   const one = single && oneSquareWords(whose, pieces[hint.to]);
   const words = (r) => (one && r === "hint" ? one
     : computers && r === "hint" ? `${whose} starts here`
-    : computers && r === "hint-to" ? `${whose} ends here` : meaning(r));
+    : computers && r === "hint-to" ? `${whose} ends here`
+    // Against the computer a chain stops with its reply, not a pass of one's own.
+    : r === "continue" && state.after_pass
+      ? "this soldier may capture again, or stop there: make the computer's lit reply"
+      : meaning(r));
   for (const r of Object.keys(legendRoles)) {
     if (!byRole[r]) continue;
     const li = document.createElement("li");
