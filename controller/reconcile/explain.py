@@ -69,39 +69,21 @@ class Explainer:
     def explain(
         self, game: AnyGame, r: Frame, turn: Turn, weak_ok: bool = True
     ) -> Candidate | None:
-        """The best explanation (see :meth:`_best`); while the computer's
-        action is awaited, only that action."""
+        """The best explanation (see :meth:`_best`); where the computer's
+        choice decides it (:func:`_decided`: its action awaited, or a pass
+        ending the person's chain), only what that choice allows, the best
+        one or another that ``r`` shows."""
         if turn.thinking:
             return None
         cand = self._best(game, r, turn, weak_ok)
-        if stop_answered(game, turn):
-            return self._stopped(game, r, turn, cand)
-        e = turn.expected
-        if cand is None or e is None:
-            return cand
-        if len(cand.actions) == 1 and _same(cand.actions[0], e):
+        stopping = stop_answered(game, turn)
+        if cand is None or not _decided(turn, cand, stopping) or _allowed(turn, cand, stopping):
             return cand
         if game.phase == "moving":
             for c in self.candidates(game, turn.flags):
-                if len(c.actions) == 1 and _same(c.actions[0], e) and _fits_candidate(r, c, turn):
+                if _decided(turn, c, stopping) and _allowed(turn, c, stopping) \
+                        and _fits_candidate(r, c, turn):
                     return c
-        return None
-
-    def _stopped(self, game: AnyGame, r: Frame, turn: Turn,
-                 cand: Candidate | None) -> Candidate | None:
-        """The person's optional chain, the computer to answer a pass:
-        ``cand`` if it goes on with the chain, else the pass followed by
-        the computer's chosen reply, if ``r`` shows it (none before it is
-        chosen: the person does not choose the computer's action)."""
-        if cand is None or cand.actions[0].kind != PASS:
-            return cand
-        want = turn.after_pass
-        if want is None:
-            return None
-        for c in [cand, *self.candidates(game, turn.flags)]:
-            if len(c.actions) == 2 and c.actions[0].kind == PASS and _same(c.actions[1], want) \
-                    and (c is cand or _fits_candidate(r, c, turn)):
-                return c
         return None
 
     def unproven(self, game: AnyGame, r: Frame, turn: Turn) -> list[Candidate]:
@@ -112,9 +94,10 @@ class Explainer:
         choice allows (:func:`_allowed`): one of these, proven by the next
         reading, is played as it stands."""
         held = _chain_held(game, r, turn.clues)
+        stopping = stop_answered(game, turn)
         found = [c for c in self.candidates(game, turn.flags)
                  if _fits_candidate(r, c, turn) and _is_weak(c, turn)
-                 and not _ends_held_chain(c, game, held) and _allowed(game, turn, c)]
+                 and not _ends_held_chain(c, game, held) and _allowed(turn, c, stopping)]
         # Fewest actions, and of those first the run whose soldier ends
         # where a piece was last set down.
         landed = turn.clues.landed
@@ -493,15 +476,22 @@ def stop_answered(g: AnyGame, turn: Turn) -> bool:
         g.pop()
 
 
-def _allowed(g: AnyGame, turn: Turn, c: Candidate) -> bool:
+def _decided(turn: Turn, c: Candidate, stopping: bool) -> bool:
+    """Is ``c`` for the computer's choice to decide: any run while its
+    action is awaited, a pass while the person's chain is ``stopping``
+    (:func:`stop_answered`) only with its reply?"""
+    return turn.expected is not None or (stopping and c.actions[0].kind == PASS)
+
+
+def _allowed(turn: Turn, c: Candidate, stopping: bool) -> bool:
     """Does the computer's choice allow ``c``: while its action is searched,
-    nothing; while it is awaited, that action alone; in the person's chain,
-    a pass only followed by the computer's chosen reply?"""
+    nothing; while it is awaited, that action alone; in the person's chain
+    (``stopping``), a pass only followed by the computer's chosen reply?"""
     if turn.thinking:
         return False
     if turn.expected is not None:
         return len(c.actions) == 1 and _same(c.actions[0], turn.expected)
-    if c.actions[0].kind == PASS and stop_answered(g, turn):
+    if c.actions[0].kind == PASS and stopping:
         want = turn.after_pass
         return want is not None and len(c.actions) == 2 and _same(c.actions[1], want)
     return True

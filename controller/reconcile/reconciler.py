@@ -189,6 +189,12 @@ class Reconciler:
             rd.settled = False  # read again: a board already showing it is that move
 
     @property
+    def stop_answered(self) -> bool:
+        """Is the person to move in a chain that a pass may stop, the
+        computer to answer it (:meth:`expect_after_pass`)?"""
+        return stop_answered(self.game, self._turn)
+
+    @property
     def after_pass(self) -> Move | None:
         """The computer's reply to a pass awaited (see :meth:`expect_after_pass`)."""
         return self._turn.after_pass

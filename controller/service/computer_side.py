@@ -60,24 +60,21 @@ class EngineSide:
         ready = (self.computer is not None and g.outcome is None
                  and not (g.removals and isinstance(g, Game)))  # a huff: it chooses
         its_turn = ready and g.to_move == self.computer and self.reconciler.expected is None
+        # In the person's optional chain, its reply to a pass, lit: the chain
+        # is stopped by making it.
         self.computer_wanted = its_turn or (
-            ready and self._stopping(g) and self.reconciler.after_pass is None)
+            ready and self.reconciler.stop_answered and self.reconciler.after_pass is None)
         self.reconciler.think(its_turn)  # nothing is taken for its move meanwhile
 
-    def _stopping(self, g: AnyGame) -> bool:
-        """The person's optional chain: the computer answers a pass, its
-        reply lit (the chain is stopped by making it)."""
-        return self._after_pass(g) is not None
-
-    def _after_pass(self, g: AnyGame) -> AnyGame | None:
-        """In the person's optional chain, a copy of the game after a pass
-        that leaves the computer a move to make; else None."""
-        if (self.computer is None or g.outcome is not None or g.to_move == self.computer
-                or g.chain_square is None or not any(m.kind == "pass" for m in g.legal_moves())):
+    def _after_pass(self) -> AnyGame | None:
+        """In the person's chain that the computer's reply to a pass stops
+        (:attr:`Reconciler.stop_answered`), a copy of the game after the
+        pass; else None."""
+        if not self.reconciler.stop_answered:
             return None
-        after = g.copy()
+        after = self.reconciler.game.copy()
         after.push("pass", -1, -1, False)
-        return after if after.outcome is None else None
+        return after
 
     def set_computer(self, side: object, seconds: object = None, level: object = None) -> None:
         """The engine plays ``side`` (None: nobody) at ``level`` (1-5); its
@@ -109,7 +106,7 @@ class EngineSide:
         # Below full strength the level's choice among near-best moves is
         # drawn under the game's own seed (its id): another game, other
         # replies to the same moves; the same game, the same ones.
-        after = self._after_pass(g)
+        after = self._after_pass()
         if after is None:
             return self.advice.computer_job(g, self.think, self.level, seed=self.gid)
         # The reply to a pass that would stop the person's chain, searched
@@ -131,7 +128,7 @@ class EngineSide:
         (in the person's optional chain, its reply to a pass)."""
         if move is None or game is not self.reconciler.game or len(game.moves) != marker:
             return
-        after = self._after_pass(game)
+        after = self._after_pass()
         if after is not None:
             reply = next((x for x in after.legal_moves() if str(x) == str(move)), None)
             if reply is not None:
