@@ -41,9 +41,10 @@ sys.path.insert(0, str(ROOT))
 from controller.engine.api import best_move  # noqa: E402
 from controller.engine.evaluate import Weights, evaluate, weights  # noqa: E402
 from controller.engine.match import describe_opening, opening_length, start_of  # noqa: E402
+from controller.rules import VARIANTS as RULES  # noqa: E402
 from controller.rules import Game  # noqa: E402
 
-VARIANTS = ("kharbga", "kharbga-refuge", "khamousiyya", "sabouiyya")
+VARIANTS = tuple(v.name for v in RULES)  # the Kharbga family, each with its weights
 TERMS = tuple(f.name for f in fields(Weights))
 OUT = ROOT / "controller" / "engine" / "data" / "weights.json"
 SATURATED = 2000  # positions scored beyond this (a trap seen) teach nothing

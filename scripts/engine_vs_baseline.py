@@ -46,6 +46,7 @@ from controller.engine.match import (  # noqa: E402
     run_match,
     run_match_parallel,
 )
+from controller.rules import VARIANTS  # noqa: E402
 
 ROUND1_TAG = "engine-round1"
 ROUND1_COMMIT = "7d16e83d80ee452bd3afc0db93913ed044337918"
@@ -140,7 +141,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--speed", action="store_true", help="time to depth 6 and depth by phase "
                    "for both engines, no games")
     args = p.parse_args(argv)
-    variants = args.variant or ["kharbga", "kharbga-refuge", "khamousiyya", "sabouiyya"]
+    variants = args.variant or [v.name for v in VARIANTS]
     if not csearch.available():  # said before the games, not only in their result lines
         print("engine_vs_baseline: warning: the C search is not built in this checkout "
               "(make install): the new engine plays the Python search", file=sys.stderr,

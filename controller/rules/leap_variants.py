@@ -113,7 +113,8 @@ HEWAKAM_KELIYA = LeapVariant(
     compulsory_capture=False,
     chain="optional",
     turn_limit=5000,
-    description="the 37-point board as Ludii plays it: optional captures and chains",
+    description=("the 37-point board, 16 soldiers a side, as the Ludii system plays it: "
+                 "captures by a short leap, captures and chains optional"),
 )
 
 SIXTEEN_SOLDIERS = LeapVariant(
@@ -124,7 +125,8 @@ SIXTEEN_SOLDIERS = LeapVariant(
     huffing=True,
     repetition=True,
     no_progress_turns=100,
-    description="seed 004: captures enforced by huffing, chains mandatory",
+    description=("Sixteen Soldiers on the 37-point board, 16 a side: captures by a short "
+                 "leap, chains compulsory; a soldier that could capture and did not is huffed"),
 )
 
 ENGLISH_DRAUGHTS = LeapVariant(
@@ -135,7 +137,8 @@ ENGLISH_DRAUGHTS = LeapVariant(
     compulsory_capture=True,
     chain="mandatory",
     turn_limit=5000,
-    description="English draughts as Ludii plays it: compulsory captures and chains",
+    description=("English draughts, 8x8, 12 a side: captures and chains compulsory, "
+                 "a man crowned on the far row ends its turn"),
 )
 
 CHECKERS = LeapVariant(
@@ -147,7 +150,8 @@ CHECKERS = LeapVariant(
     chain="optional",
     repetition=True,
     no_progress_turns=80,
-    description="seed 002: optional captures, kings crowned mid-chain keep capturing",
+    description=("checkers, 8x8, 12 a side: captures optional, a man crowned in a chain "
+                 "goes on capturing as a king"),
 )
 
 LEAP_VARIANTS: tuple[LeapVariant, ...] = (

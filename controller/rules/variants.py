@@ -15,6 +15,8 @@ from functools import cached_property
 
 from controller.board.geometry import Geometry, square_grid
 
+from .leap_variants import LEAP_VARIANTS
+
 __all__ = ["Variant", "VARIANTS", "find_variant", "format_options", "apply_options"]
 
 
@@ -100,7 +102,8 @@ KHARBGA = Variant(
     blocked_first_turn_defender_wins=True,
     no_progress_turns=60,
     repetition=True,
-    description="Tunisian Kharbga: optional captures, exchanges, blocked Defender wins",
+    description=("Tunisian Kharbga, 7x7, 24 soldiers a side: captures optional, chains "
+                 "compulsory, exchanges; a Defender blocked after the first move wins"),
 )
 
 KHARBGA_REFUGE = Variant(
@@ -114,7 +117,8 @@ KHARBGA_REFUGE = Variant(
     no_progress_turns=60,
     repetition=True,
     win_kinds=True,
-    description="French rules: compulsory captures, refuge centre, major/minor wins",
+    description=("the French rules, 7x7: captures compulsory, the centre a refuge, "
+                 "major and minor wins"),
 )
 
 KHAMOUSIYYA = Variant(
@@ -124,20 +128,25 @@ KHAMOUSIYYA = Variant(
     chain="optional",
     blocked="lose",
     turn_limit=2500,
-    description="7x7 as Ludii plays it: optional chains, a blocked side loses",
+    description=("7x7 as the Ludii system plays it: captures and chains optional, "
+                 "a side left without a step loses"),
 )
 
 SABOUIYYA = replace(
     KHAMOUSIYYA,
     name="sabouiyya",
     size=5,
-    description="5x5 with 12 soldiers a side, as Ludii plays it",
+    description=("5x5, 12 soldiers a side, as the Ludii system plays it: captures and "
+                 "chains optional, a side left without a step loses"),
 )
 
 VARIANTS: tuple[Variant, ...] = (KHARBGA, KHARBGA_REFUGE, KHAMOUSIYYA, SABOUIYYA)
 _BY_NAME = {v.name: v for v in VARIANTS}
-# The leap-capture games (controller/rules/leap_variants.py), named in errors.
-_LEAP_NAMES = ("hewakam-keliya", "sixteen-soldiers", "english-draughts", "checkers")
+# The leap-capture games, named in errors.
+_LEAP_NAMES = tuple(v.name for v in LEAP_VARIANTS)
+# The rule options a player may switch on when starting a game of a named
+# variant (the page's New game form offers them): H'ajeb is sabouiyya's.
+CHOSEN_OPTIONS: dict[str, tuple[str, ...]] = {"sabouiyya": ("hajeb",)}
 
 
 def find_variant(name: str | Variant) -> Variant:

@@ -170,8 +170,35 @@ async def _guard(request: web.Request, handler: Any) -> web.StreamResponse:
         return _error(500, "internal error (logged by the service)")
 
 
+def variant_choices() -> str:
+    """The New game form's variants, from the rules: each with its
+    description (shown under the choice) and the rule options a player
+    may switch on for it."""
+    from html import escape
+
+    from controller.rules import LEAP_VARIANTS, VARIANTS
+    from controller.rules.variants import CHOSEN_OPTIONS
+
+    groups = (("Kharbga family (setting, then steps)", VARIANTS),
+              ("Leap captures (soldiers set up at the start)", LEAP_VARIANTS))
+    out = []
+    for label, variants in groups:
+        out.append(f'<optgroup label="{escape(label)}">')
+        for v in variants:
+            chosen = " ".join(CHOSEN_OPTIONS.get(v.name, ()))
+            out.append(f'<option value="{escape(v.name)}" data-about="{escape(v.description)}"'
+                       f' data-options="{escape(chosen)}">{escape(v.name)}</option>')
+        out.append("</optgroup>")
+    return "\n".join(out)
+
+
+def index_page() -> bytes:
+    """The page, its variants written in from the rules."""
+    return _static("index.html").replace(b"<!-- variants -->", variant_choices().encode())
+
+
 async def index(request: web.Request) -> web.Response:
-    return web.Response(body=_static("index.html"), content_type="text/html")
+    return web.Response(body=index_page(), content_type="text/html")
 
 
 async def static(request: web.Request) -> web.Response:

@@ -230,8 +230,9 @@ def test_the_serial_and_gpio_boards_read_a_mapping_for_the_game_alike() -> None:
 
 
 def test_the_pages_form_takes_what_the_service_takes() -> None:
-    # index.html writes its fields' limits and the variants it offers by
-    # hand: they are the configuration's and the rules' own.
+    # index.html writes its fields' limits by hand: they are the
+    # configuration's own; the variants it offers are the rules' own,
+    # written in with each one's description and its chosen options.
     from html.parser import HTMLParser
 
     from controller.rules import LEAP_VARIANTS, VARIANTS
@@ -239,6 +240,7 @@ def test_the_pages_form_takes_what_the_service_takes() -> None:
 
     inputs: dict[str, dict[str, str | None]] = {}
     options: list[str] = []
+    about: dict[str, tuple[str | None, str | None]] = {}
 
     class Form(HTMLParser):
         select = ""
@@ -249,14 +251,20 @@ def test_the_pages_form_takes_what_the_service_takes() -> None:
                 inputs[str(a["name"])] = a
             if tag == "select":
                 self.select = str(a.get("name"))
+            if tag == "option" and self.select == "variant":
+                about[str(a["value"])] = (a.get("data-about"), a.get("data-options"))
 
         def handle_data(self, data: str) -> None:
             if self.select == "variant" and self.lasttag == "option" and data.strip():
                 options.append(data.strip())
 
-    html = Path(__file__).resolve().parents[2] / "controller/service/static/index.html"
-    Form().feed(html.read_text())
+    from controller.service.app import index_page
+
+    Form().feed(index_page().decode())
     assert inputs["attacker"]["maxlength"] == inputs["defender"]["maxlength"] == str(NAME_MAX)
     assert float(inputs["seconds"]["min"] or "") == THINK_MIN
     assert float(inputs["seconds"]["max"] or "") == THINK_MAX
-    assert sorted(options) == sorted(v.name for v in (*VARIANTS, *LEAP_VARIANTS))
+    assert options == [v.name for v in (*VARIANTS, *LEAP_VARIANTS)]
+    assert about == {v.name: (v.description, "hajeb" if v.name == "sabouiyya" else "")
+                     for v in (*VARIANTS, *LEAP_VARIANTS)}
+    assert all(v.description for v in (*VARIANTS, *LEAP_VARIANTS))

@@ -146,12 +146,21 @@ def test_the_bar_and_line_are_greyed_while_the_board_is_out_of_place(tmp_path: P
 
 def test_hajeb_declared_and_rescinded_by_clicks(tmp_path: Path) -> None:
     with served_page(tmp_path, 460, 900) as (pg, server):
-        # The form offers H'ajeb with sabouiyya only.
+        # The form offers H'ajeb with sabouiyya only, and says each
+        # variant's rules in a line under the choice.
         variant = pg.locator('#new-game select[name="variant"]')
+        about = pg.locator("#variant-about")
+        expect(about).to_contain_text("5x5, 12 soldiers a side")  # the game in play
+        variant.select_option("english-draughts")
+        expect(about).to_have_text("English draughts, 8x8, 12 a side: captures and chains "
+                                   "compulsory, a man crowned on the far row ends its turn")
         variant.select_option("kharbga")
+        expect(about).to_contain_text("Tunisian Kharbga, 7x7")
         expect(pg.locator("#hajeb-option")).to_be_hidden()
         variant.select_option("sabouiyya")
+        expect(about).to_contain_text("5x5, 12 soldiers a side")
         expect(pg.locator("#hajeb-option")).to_be_visible()
+        pg.locator("#new-game").screenshot(path=str(tmp_path / "variant-chosen.png"))
         pg.check('#new-game [name="hajeb"]')
         pg.click('#new-game button[type="submit"]')
         expect(pg.locator("#hajeb")).to_be_visible()

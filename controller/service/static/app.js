@@ -690,7 +690,7 @@ function render() {
     variantSel.value = state.variant;
     document.querySelector('#new-game [name="hajeb"]').checked =
       (state.options || "").includes("hajeb=true");
-    showHajebOption();
+    showVariantChoice();
   }
   // A name left empty in the form keeps this game's: shown greyed in it.
   // The computer's side is named by its level: no name is typed for it.
@@ -1043,13 +1043,25 @@ $("#sim-clear").addEventListener("click", () => {
 $("#draw-accept").addEventListener("click", () => send("/api/draw", {answer: "accept"}));
 $("#draw-decline").addEventListener("click", () => send("/api/draw", {answer: "decline"}));
 
-// H'ajeb is a rule option of sabouiyya only: offered when it is chosen.
-function showHajebOption() {
-  const variant = document.querySelector('#new-game select[name="variant"]').value;
-  $("#hajeb-option").hidden = variant !== "sabouiyya";
+// The chosen variant's rules in a line under it, and the rule options a
+// player may switch on for it (H'ajeb: sabouiyya's), both from the rules
+// (the service writes them on each variant's choice).
+function chosenVariant() {
+  const sel = document.querySelector('#new-game select[name="variant"]');
+  return sel.selectedOptions[0] || null;
+}
+function offersOption(name) {
+  const chosen = chosenVariant();
+  return !!chosen && (chosen.dataset.options || "").split(" ").includes(name);
+}
+function showVariantChoice() {
+  const chosen = chosenVariant();
+  $("#variant-about").textContent = chosen ? chosen.dataset.about || "" : "";
+  $("#hajeb-option").hidden = !offersOption("hajeb");
 }
 document.querySelector('#new-game select[name="variant"]')
-  .addEventListener("change", showHajebOption);
+  .addEventListener("change", showVariantChoice);
+showVariantChoice();
 
 // The turns of the game in play (0: none played, or the game is over): a
 // new game started then loses nothing.
@@ -1061,7 +1073,7 @@ async function startNewGame(form) {
   $("#new-confirm").hidden = true;
   const body = {variant: form.get("variant"), attacker: form.get("attacker"),
                 defender: form.get("defender")};
-  if (body.variant === "sabouiyya" && form.get("hajeb")) body.options = "hajeb=true";
+  if (offersOption("hajeb") && form.get("hajeb")) body.options = "hajeb=true";
   await send("/api/new", body);
   loadGames();
 }
