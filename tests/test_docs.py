@@ -77,6 +77,13 @@ def test_every_value_the_configuration_checks_is_named_by_its_key() -> None:
     checked = set(re.findall(r'error\("(\w+)"', inspect.getsource(config._check)))
     assert {"board", "think", "port"} <= checked
     assert checked <= set(config.KEYS), checked - set(config.KEYS)
+    # Every field is read from its key (a field added without one would
+    # keep its default whatever the file said); the driver tables and the
+    # file's name are not keys.
+    from dataclasses import fields
+
+    read = {f.name for f in fields(config.Config)} - {"gpio_table", "broadcast_table", "source"}
+    assert set(config.KEYS) == read, read ^ set(config.KEYS)
 
 
 def test_the_page_docs_lights_say_what_the_page_says() -> None:

@@ -166,38 +166,48 @@ def name_problem(name: str) -> str | None:
     return None
 
 
+# Where each field lives in the file, [section] and key: the one list of
+# the keys read (and named in errors); a field's type is its default's.
+KEYS = {"board": "board.kind", "variant": "board.variant", "settle": "board.settle",
+        "error_delay": "board.error_delay", "host": "web.host", "port": "web.port",
+        "token": "web.token", "attacker": "players.attacker", "defender": "players.defender",
+        "computer": "players.computer", "think": "players.think", "level": "players.level",
+        "ponder": "players.ponder", "data_dir": "storage.data_dir",
+        "sensor_log_limit": "storage.sensor_log_limit", "camera_profile": "camera.profile"}
+# Bounds checked as the value is read (others are checked by _check).
+_BOUNDS: dict[str, tuple[int | None, int | None]] = {
+    "level": (1, 5), "sensor_log_limit": (None, SENSOR_LOG_MAX)}
+
+
+def _read(table: Table, attr: str, key: str, default: object) -> object:
+    if attr == "data_dir":
+        return Path(_folder(table, key, str(default)))
+    if isinstance(default, bool):
+        return table.get_bool(key, default)
+    if isinstance(default, int):
+        return table.get_int(key, default, *_BOUNDS.get(attr, (None, None)))
+    if isinstance(default, float):
+        return table.get_float(key, default)
+    text = table.get_str(key, str(default))
+    # As the page takes a name: without spaces or tabs around it (checked so).
+    return text.strip() if attr in ("attacker", "defender") else text
+
+
 def _parse(doc: Mapping[str, object], source: str) -> Config:
     top = Table(doc, "")
     for name in top.keys():
         if name not in SECTIONS:
             raise top.error(name, f"unknown section (known: {', '.join(SECTIONS)})")
     d = Config()
-    board, web, players, storage, camera = (top.sub(s) for s in SECTIONS[:5])
-    gpio = top.sub("gpio")  # checks that it is a table
-    config = Config(
-        board=board.get_str("kind", d.board),
-        variant=board.get_str("variant", d.variant),
-        settle=board.get_float("settle", d.settle),
-        error_delay=board.get_float("error_delay", d.error_delay),
-        host=web.get_str("host", d.host),
-        port=web.get_int("port", d.port),
-        token=web.get_str("token", d.token),
-        # As the page takes a name: without spaces or tabs around it (checked so).
-        attacker=players.get_str("attacker", d.attacker).strip(),
-        defender=players.get_str("defender", d.defender).strip(),
-        computer=players.get_str("computer", d.computer),
-        think=players.get_float("think", d.think),
-        level=players.get_int("level", d.level, 1, 5),
-        ponder=players.get_bool("ponder", d.ponder),
-        data_dir=Path(_folder(storage, "data_dir", str(d.data_dir))),
-        sensor_log_limit=storage.get_int("sensor_log_limit", d.sensor_log_limit,
-                                         hi=SENSOR_LOG_MAX),
-        camera_profile=camera.get_str("profile", d.camera_profile),
-        gpio_table=dict(gpio.data),
-        broadcast_table=dict(top.sub("broadcast").data),
-        source=source,
-    )
-    for table in (board, web, players, storage, camera):
+    tables = {s: top.sub(s) for s in SECTIONS if s not in ("gpio", "broadcast")}
+    values: dict[str, Any] = {}  # each of its field's type (_read)
+    for attr, dotted in KEYS.items():
+        section, key = dotted.split(".")
+        values[attr] = _read(tables[section], attr, key, getattr(d, attr))
+    config = replace(d, **values,
+                     gpio_table=dict(top.sub("gpio").data),  # checks that it is a table
+                     broadcast_table=dict(top.sub("broadcast").data), source=source)
+    for table in tables.values():
         table.done()
     return config
 
@@ -211,14 +221,6 @@ def _folder(table: Table, key: str, default: str) -> str:
     if "\0" in text:  # before: "embedded null byte", naming neither file nor key
         raise table.error(key, "a path cannot hold a NUL character (\\u0000)")
     return text
-
-
-# Where each checked field lives in the file.
-KEYS = {"board": "board.kind", "variant": "board.variant", "settle": "board.settle",
-        "error_delay": "board.error_delay", "host": "web.host", "port": "web.port",
-        "token": "web.token", "attacker": "players.attacker", "defender": "players.defender",
-        "computer": "players.computer", "think": "players.think",
-        "sensor_log_limit": "storage.sensor_log_limit"}
 
 
 def _check(c: Config, overridden: set[str]) -> None:
