@@ -71,7 +71,14 @@ def _stop_words(g: AnyGame, v: View) -> str:
     other = f"the {TITLE[1 - g.side]} (computer)"
     if v.after_pass is None:
         return f", or stop there: {other} is choosing its reply, to be lit"
-    return f", or stop there by making {other}'s lit reply {action_words(str(v.after_pass))}"
+    reply = v.after_pass
+    # Its end square may be where the chain's soldier captures: lit as the
+    # reply's, so said here.
+    shared = "" if reply.to < 0 or not any(
+        m.kind == STEP and m.to == reply.to for m in g.legal_moves()) else (
+        f" ({g.geometry.point_names[reply.to]}, where it ends, is also where "
+        f"{g.chain_square} captures)")
+    return f", or stop there by making {other}'s lit reply {action_words(str(reply))}{shared}"
 
 
 def end_words(g: AnyGame) -> str:

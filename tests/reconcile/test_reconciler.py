@@ -304,6 +304,17 @@ def test_against_the_computer_an_optional_chain_stops_with_its_reply_only() -> N
     h.lift("c3")
     assert h.moves == ["a2xb2", "b2xb3"]
     assert h.r.after_pass is None and "hint" not in h.leds.values()
+    # A reply ending where the chain's soldier would capture: the square is
+    # lit as the reply's, and the status says it is the capture's too.
+    h = Hands("khamousiyya", CHAIN)
+    h.r.computer = 1
+    h.move("a2", "b2")
+    h.lift("c2")
+    h.r.expect_after_pass(_after_pass(h, "c3-b3"))
+    assert h.hold().status == (
+        "Attacker: continue the capture with b2, or stop there by making the Defender "
+        "(computer)'s lit reply c3-b3 (b3, where it ends, is also where b2 captures)")
+    assert h.leds.get("b3") == "hint" and h.leds.get("b2") == "continue"
     # Without the computer, either side's soldier stops it, as before.
     h = Hands("khamousiyya", CHAIN)
     h.move("a2", "b2")

@@ -714,8 +714,9 @@ def test_the_persons_optional_chain_is_stopped_by_the_computers_lit_reply(make: 
         after = game.copy()
         after.play("pass")
         move = after.parse_move(reply)  # a Defender's action after the pass
+        shared = " (b3, where it ends, is also where b2 captures)" if reply.endswith("b3") else ""
         assert state["status"] == ("Attacker: continue the capture with b2, or stop there by "
-                                   f"making the Defender (computer)'s lit reply {reply}")
+                                   f"making the Defender (computer)'s lit reply {reply}{shared}")
         assert state["leds"][move.from_square or ""] == "hint"
         assert state["hint_squares"] == {"from": move.from_square, "to": move.to_square}
         assert not service.computer_wanted
