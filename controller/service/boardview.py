@@ -27,6 +27,7 @@ from controller.rules import (
 from controller.rules.leap_factory import apply_any_options
 from controller.rules.moves import SIDE_NAMES, action_words, reason_words
 from controller.rules.record import first_turn, sided_turns
+from controller.rules.variants import CHOSEN_OPTIONS
 
 from .config import THINK_MAX, THINK_MIN, name_problem
 
@@ -124,21 +125,28 @@ def check_name(label: str, value: object) -> str:
 
 
 def with_options(variant: AnyVariant, options: object) -> AnyVariant:
-    """``variant`` with the rule options a new game may ask for: only
-    sabouiyya's H'ajeb (``"hajeb=true"``); ``ValueError`` in one line."""
+    """``variant`` with the rule options a new game may ask for: those
+    ``CHOSEN_OPTIONS`` gives its variant (sabouiyya's H'ajeb:
+    ``"hajeb=true"``), each true or false; ``ValueError`` in one line."""
     if options is None or options == "":
         return variant
     if not isinstance(options, str):
         raise ValueError('options must be text such as "hajeb=true"')
+    offered = {o: name for name, opts in CHOSEN_OPTIONS.items() for o in opts}
     for word in options.split():
         key, _, value = word.partition("=")
-        if key != "hajeb" or value not in ("true", "false"):
-            raise ValueError(f"unknown rule option {word[:40]!r}: a new game may ask for "
-                             f"hajeb=true or hajeb=false (sabouiyya)")
-    if variant.name != "sabouiyya":
-        raise ValueError(f"H'ajeb (hajeb=...) is a rule option of sabouiyya, "
-                         f"not of {variant.name}")
+        if key not in offered or value not in ("true", "false"):
+            asked = " or ".join(f"{o}=true or {o}=false ({name})" for o, name in offered.items())
+            raise ValueError(f"unknown rule option {word[:40]!r}: a new game may ask for {asked}")
+        if key not in CHOSEN_OPTIONS.get(variant.name, ()):
+            whose = ", ".join(n for n, opts in CHOSEN_OPTIONS.items() if key in opts)
+            raise ValueError(f"{_OPTION_NAMES.get(key, key)} ({key}=...) is a rule option of "
+                             f"{whose}, not of {variant.name}")
     return apply_any_options(variant, options)
+
+
+# The rule options' names, for a player.
+_OPTION_NAMES = {"hajeb": "H'ajeb"}
 
 
 def points_of(variant: str | AnyVariant) -> int:

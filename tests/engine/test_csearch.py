@@ -12,12 +12,13 @@ import pytest
 from controller.engine import csearch
 from controller.engine.evaluate import WIN, evaluate
 from controller.engine.search import Searcher
+from controller.rules import VARIANTS as RULES
 from controller.rules import Game
 
 pytestmark = pytest.mark.skipif(not csearch.available(),
                                 reason="the C search extension was not built")
 
-VARIANTS = ("kharbga", "kharbga-refuge", "khamousiyya", "sabouiyya")
+VARIANTS = tuple(v.name for v in RULES if v.name in csearch.VARIANTS)
 
 
 def positions(variant: str, games: int, seed: int, every: int = 1) -> list[Game]:

@@ -59,6 +59,21 @@ def test_the_option_is_offered_for_sabouiyya_only(service: BoardService) -> None
     assert service.state()["options"] == ""  # nothing changed by the refusals
 
 
+def test_the_options_a_new_game_takes_are_the_rules_chosen_options(
+        service: BoardService, monkeypatch: pytest.MonkeyPatch) -> None:
+    # What the page offers (CHOSEN_OPTIONS) is what the service takes: an
+    # option offered for another variant is taken for it too.
+    from controller.rules.variants import CHOSEN_OPTIONS
+
+    with pytest.raises(RequestError, match="rule option of sabouiyya, not of khamousiyya"):
+        service.new_game("khamousiyya", options="hajeb=true")
+    monkeypatch.setitem(CHOSEN_OPTIONS, "khamousiyya", ("hajeb",))
+    service.new_game("khamousiyya", options="hajeb=true")
+    assert service.state()["options"] == "hajeb=true"
+    with pytest.raises(RequestError, match="rule option of sabouiyya, khamousiyya, not of kharbga"):
+        service.new_game("kharbga", options="hajeb=true")
+
+
 def test_declare_and_rescind_with_the_button(service: BoardService) -> None:
     _start(service, WALL)
     service.press("hajeb", "defender")

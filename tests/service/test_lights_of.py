@@ -72,6 +72,31 @@ def test_the_legend_lists_only_the_lights_of_the_games_phase(name: str) -> None:
 SETTING_LOOKS = {"setup", "hint", "hint-to", "lifted", "error"}
 
 
+def test_every_light_is_decided_for_the_end_of_a_game_and_for_a_piece_in_hand() -> None:
+    # Two sets of roles the service keeps besides the setting phase's: the
+    # lights a game over can still show (its legend lists only those), and
+    # the lights on while the board is rightly not the position (a piece
+    # in the hand, one to take off or set out: the board's check that it
+    # matches the game waits). A new role is put in or out of each.
+    from controller.service.boardview import _AFTER_THE_END
+    from controller.service.hardware import _IN_HAND
+
+    for kept, left, where in (
+            (_AFTER_THE_END, NOT_AFTER_THE_END, "_AFTER_THE_END (controller/service/boardview.py)"),
+            (_IN_HAND, NOT_IN_HAND, "_IN_HAND (controller/service/hardware.py)")):
+        assert not kept & left
+        assert kept | left == set(ROLES), (
+            f"decide {sorted(set(ROLES) - kept - left)}: in {where}, or in the list of "
+            "those left out here")
+
+
+# The roles a game over never lights, and those with which the board
+# matches the game's position.
+NOT_AFTER_THE_END = {"setup", "last-from", "last-to", "hint", "destination", "continue",
+                     "exchange-request", "lifted"}
+NOT_IN_HAND = {"king", "last-from", "last-to", "hint", "continue", "exchange-request", "error"}
+
+
 def test_every_light_has_a_colour_a_rank_and_words() -> None:
     # A role is ranked (ROLES), coloured (DEFAULT_STYLES) and worded
     # (MEANINGS) in controller/board/leds.py: the board shows its colour,
