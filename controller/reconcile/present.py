@@ -7,52 +7,24 @@ those changed.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from controller.board.geometry import points
-from controller.board.leds import LedMap, paint
+from controller.board.leds import LedMap
 from controller.board.words import place
-from controller.rules import AnyGame, Game, LeapGame, State
-from controller.rules.leap import LeapState
-from controller.rules.moves import HAJEB, PASS, RESCIND, STEP, Move, action_words, reason_words
+from controller.rules import AnyGame, Game, LeapGame
+from controller.rules.moves import HAJEB, PASS, RESCIND, STEP, action_words, reason_words
 from controller.rules.record import group_turns
 
-from .crown_words import crowned_at, crowned_last, crowned_words
+from .crown_words import crowned_last, crowned_words
 from .exchange_words import answer_awaited, exchange_words, flag_kept, raised_words
 from .explain import chain_takes
+from .lights import leds
+from .view import TITLE, View, crowning, empty_starts, names_of, placeable, setting_up
 
 __all__ = ["Display", "View", "end_words", "leds", "status"]
 
-TITLE = ("Attacker", "Defender")
 THINKING = " (the computer is thinking: its move will be lit)"
-
-
-@dataclass(frozen=True, slots=True)
-class View:
-    """What the status line and the LEDs show besides the game."""
-
-    lifted: int = -1  # the soldier in the hand, or set down where it cannot go (-1: none)
-    targets: int = 0  # where it may go
-    errors: int = 0  # squares that differ from the expected board, once lit
-    standing: int = 0  # pieces the rules took off that still stand
-    exchanged: int = 0  # those an exchange took (the others were captured)
-    hint: int = 0  # squares of a suggested move
-    flags: tuple[bool, bool] = (False, False)  # exchange flags raised, per side
-    expected: Move | None = None  # the computer's action to make
-    undone: int = 0  # error squares the undo button changed
-    seen: tuple[int, int] | None = None  # each side's pieces as a colour sensor saw them
-    unseen: int = 0  # squares read unknown for long: the reading waits for them
-    thinking: bool = False  # the computer searches its action: nothing is accepted
-    setup: bool = False  # a leap game's soldiers being set up (the board has not yet fit)
-    huffed: int = 0  # a huff owed still standing, the move after it made (once lit)
-    knocked: int = 0  # the one piece missing that keeps the reading from an action (lit)
-    owed: int = 0  # captured soldiers off that, set back, take the capture back (lit)
-    off: int = 0  # points of the game's soldiers the reading shows empty
-    # The person's optional chain, the computer to answer a pass: its reply
-    # (None: not chosen yet), lit; ``stop_answered`` False: no such chain.
-    stop_answered: bool = False
-    after_pass: Move | None = None
 
 
 def _expected_words(g: AnyGame, v: View) -> str:
@@ -97,13 +69,13 @@ def end_words(g: AnyGame) -> str:
 def status(g: AnyGame, v: View) -> str:
     """The one-line status: what the players should do next."""
     if v.unseen:
-        names = _names(g, v.unseen)
+        names = names_of(g, v.unseen)
         more = f" and {len(names) - 3} more" if len(names) > 3 else ""
         once = "it is" if len(names) == 1 else "they are"
         return (f"{', '.join(names[:3])}{more} not seen clearly (a hand, a reflection or "
                 f"something on the board?): the board is read once {once}")
-    if _setting_up(g, v):
-        empty = _empty_starts(g, v)
+    if setting_up(g, v):
+        empty = empty_starts(g, v)
         n, stray = empty.bit_count(), v.errors & ~empty
         told = f"Set up the soldiers: {n} starting {place(g.geometry.name, n)} still empty"
         return f"{told}; {_errors(g, replace(v, errors=stray))}" if stray else told
@@ -111,14 +83,14 @@ def status(g: AnyGame, v: View) -> str:
         return _errors(g, v) + answer_awaited(g, v.thinking or v.expected is not None)
     if v.huffed:
         return (f"{TITLE[g.side]}: the huff comes first: take off "
-                f"{' or '.join(_names(g, v.huffed))}; then the move made stands")
+                f"{' or '.join(names_of(g, v.huffed))}; then the move made stands")
     if g.outcome is not None:
         return end_words(g)
     side = TITLE[g.side]
     pend = v.standing
     if pend:
         what = "exchanged" if pend & v.exchanged == pend else "captured"
-        squares = _names(g, pend)
+        squares = names_of(g, pend)
         told = (f"{squares[0]}: remove the {what} soldier" if len(squares) == 1
                 else f"Remove the {what} soldiers on {', '.join(squares)}")
         told += _taken_by(g, pend) if what == "captured" else ""
@@ -128,7 +100,7 @@ def status(g: AnyGame, v: View) -> str:
         if v.lifted >= 0 and v.targets:
             name = g.geometry.point_names[v.lifted]
             if not v.targets & ~pend:  # where it may go, a captured soldier still stands
-                where = " or ".join(_names(g, v.targets))
+                where = " or ".join(names_of(g, v.targets))
                 return (f"{told}; {name} lifted: it may go to {where} once the captured "
                         f"soldier there is off")
             return f"{told}; {name} lifted: set it on a lit {place(g.geometry.name)}"
@@ -147,7 +119,7 @@ def status(g: AnyGame, v: View) -> str:
     if g.phase == "setting":
         placed = (g.count(0) + g.count(1)) % 2 + 1
         near = g.geometry.centre_adjacent
-        allowed = _placeable(g) if isinstance(g, Game) else 0
+        allowed = placeable(g) if isinstance(g, Game) else 0
         where = " next to the malha, the centre square" if allowed and allowed & ~near == 0 else ""
         return f"{side}: place a soldier ({placed} of 2){where}"
     hajeb = g.hajeb if isinstance(g, Game) else "off"
@@ -210,7 +182,7 @@ def _lifted(g: AnyGame, v: View, flag: str = "", other: str = "") -> str:
     if v.targets:
         return f"{owner}: {name} lifted; set it on a lit {place(g.geometry.name)}{flag}{other}"
     if isinstance(g, LeapGame) and g.huff & ~v.off:  # not made yet
-        huffed = " or ".join(_names(g, g.huff))
+        huffed = " or ".join(names_of(g, g.huff))
         return f"{owner}: {name} lifted; the huff comes first: take off {huffed}"
     steps = [m for m in g.legal_moves() if m.kind == STEP]
     capturers = {m.frm for m in steps if m.capture}
@@ -228,8 +200,8 @@ def _huff(g: LeapGame, v: View) -> str:
     """The huff owed, in words: the soldiers it may take, or (the reading
     not yet read, or not yet lit as wrong) the one already off, told taken
     off, as its light is off, not asked for again."""
-    gone = _names(g, g.huff & v.off)
-    owed = gone or _names(g, g.huff)
+    gone = names_of(g, g.huff & v.off)
+    owed = gone or names_of(g, g.huff)
     why = "it" if len(owed) == 1 else ("them" if gone else "any of them")
     what = (f"{' and '.join(gone)} taken off" if gone
             else f"remove the enemy soldier on {' or '.join(owed)}")
@@ -267,28 +239,6 @@ def _again(g: AnyGame) -> str:
     return f" again (the {TITLE[1 - g.side]} is blocked)"
 
 
-def _names(g: AnyGame, bits: int) -> list[str]:
-    names = g.geometry.point_names
-    return [names[p] for p in range(len(names)) if bits >> p & 1]
-
-
-def _setting_up(g: AnyGame, v: View) -> bool:
-    """A leap game being set up (after a clear, before the board first
-    fits its start) with soldiers still missing from their starting points
-    (a soldier on a wrong point besides is an error of its own)."""
-    if not v.setup or not isinstance(g, LeapGame) or g.ply or g.outcome is not None:
-        return False
-    return bool(_empty_starts(g, v))
-
-
-def _empty_starts(g: AnyGame, v: View) -> int:
-    """The starting points lit as errors that the reading shows empty (a
-    camera sees the wrong side's soldier on one: an error of its own)."""
-    a, d = g.bitboards()
-    shown = v.seen[0] | v.seen[1] if v.seen is not None else 0
-    return v.errors & (a | d) & ~shown
-
-
 def _too_many(g: AnyGame, v: View) -> str | None:
     """In the setting phase, soldiers set where the rules allow but more
     than the turn has placements left: said of them all at once."""
@@ -296,13 +246,13 @@ def _too_many(g: AnyGame, v: View) -> str | None:
         return None
     a, d = g.bitboards()
     new = v.errors & ~(a | d)
-    if new != v.errors or new & ~_placeable(g) or new & v.undone:  # undo's: said so
+    if new != v.errors or new & ~placeable(g) or new & v.undone:  # undo's: said so
         return None
     left = 2 - (g.count(0) + g.count(1)) % 2
     n = new.bit_count()
     if n <= left:
         return None
-    names = ", ".join(_names(g, new))
+    names = ", ".join(names_of(g, new))
     return (f"{names}: {n} soldiers set at once, but the {TITLE[g.side]} has "
             f"{'one placement' if left == 1 else 'two placements'} left in this turn; "
             f"take {n - left} off")
@@ -353,7 +303,7 @@ def _errors(g: AnyGame, v: View) -> str:
         elif v.undone >> p & 1 and g.outcome is None:  # once over, what the end asks
             back = f"put the {owner}'s soldier back" if (a | d) >> p & 1 else "take it off"
             what = f"taken back by undo; {back}"
-        elif _crowning(g, v):
+        elif crowning(g, v):
             what = "set the crowned soldier back as a king, with a second soldier on it"
         elif (a | d) >> p & 1:
             # The computer's soldier lifted in the person's chain, its reply to a stop not chosen.
@@ -367,7 +317,7 @@ def _errors(g: AnyGame, v: View) -> str:
                            if e is not None and e.frm == v.lifted), None)
             head = (f"not the computer's move ({chosen})" if chosen is not None
                     else f"not a legal {kind} for the soldier from {frm}")
-            what = (f"{head}: set it on a lit {kind} ({', '.join(_names(g, where))}), "
+            what = (f"{head}: set it on a lit {kind} ({', '.join(names_of(g, where))}), "
                     f"or back on {frm}")
         else:
             why = THINKING if v.thinking else _why_not_placed(g, p)
@@ -386,7 +336,7 @@ def _taken_back_by_hand(g: AnyGame, v: View) -> str:
     """The capturing soldier set back where it came from, the soldiers it
     took already off: set them back to take the capture back, or put the
     rest right to keep it."""
-    names = _names(g, v.owed)
+    names = names_of(g, v.owed)
     owner = TITLE[1 - g.history[-1][0].side]
     many = len(names) > 1
     back = (f"{', '.join(names)}: put the {owner}'s soldier{'s' if many else ''} back "
@@ -440,26 +390,11 @@ def _taken_early(g: AnyGame, p: int, errors: int) -> str:
     if not isinstance(g, LeapGame) or errors & ~(a, d)[1 - g.side] or g.outcome is not None:
         return ""
     if g.huff:
-        owed = " or ".join(_names(g, g.huff))
+        owed = " or ".join(names_of(g, g.huff))
         return "" if g.huff >> p & 1 else f" (the huff takes {owed}, not this one)"
     froms = {m.frm for m in g.legal_moves() if m.kind == STEP and m.capture}
     takers = sorted(g.geometry.point_names[f] for f in froms if chain_takes(g, f, 8) >> p & 1)
     return f" (or capture it, with {' or '.join(takers)})" if takers else ""
-
-
-def _crowning(g: AnyGame, v: View) -> int:
-    """The man the last turn crowned, when it is all that is off the board
-    (lifted off alone to be made a king: a soldier stacked, or the piece
-    flipped); else 0."""
-    p = crowned_at(g, 1 - g.side)
-    crowned = p >= 0 and v.errors == 1 << p and g.outcome is None and not v.thinking
-    return v.errors if crowned and not (v.seen is not None and _seen_here(g, v, p)) else 0
-
-
-def _seen_here(g: AnyGame, v: View, p: int) -> bool:
-    """Does a colour sensor see a soldier on ``p``?"""
-    assert v.seen is not None
-    return bool((v.seen[0] | v.seen[1]) >> p & 1)
 
 
 def _capture_first(g: AnyGame, p: int) -> str:
@@ -471,14 +406,6 @@ def _capture_first(g: AnyGame, p: int) -> str:
     return f" (a capture must be made, by {' or '.join(who)})"
 
 
-def _placeable(g: AnyGame) -> int:
-    """The points the side to move may place a soldier on (setting phase)."""
-    allowed = 0
-    for m in g.legal_moves():
-        allowed |= 1 << m.to
-    return allowed
-
-
 def _why_not_placed(g: AnyGame, p: int) -> str:
     """In the setting phase, the rule that keeps a soldier off the empty
     point ``p`` (``(the malha stays empty...)``); otherwise nothing."""
@@ -487,97 +414,17 @@ def _why_not_placed(g: AnyGame, p: int) -> str:
     geo = g.geometry
     if p == geo.centre:
         return " (the malha, the centre square, stays empty until the first move)"
-    allowed = _placeable(g)
+    allowed = placeable(g)
     if allowed >> p & 1 or not allowed:
         return ""
     near = geo.centre_adjacent
     if allowed & ~near == 0 and not near >> p & 1:
         return (f" (the {TITLE[g.side]}'s soldier must go next to the malha, the centre square: "
-                f"{', '.join(_names(g, allowed))})")
+                f"{', '.join(names_of(g, allowed))})")
     if near >> p & 1 and g.side == 1:
         return (" (the Defender may not close the malha, the centre square, while the Attacker "
                 "has no soldier next to it)")
     return ""
-
-
-def _last_move(g: AnyGame) -> tuple[int, int] | None:
-    """Where the last move started and ended: a capture chain from where
-    its soldier began the turn to where it stands."""
-    frm = to = -1
-    history: Sequence[tuple[State | LeapState, Move]] = g.history
-    for snap, m in reversed(history):
-        if m.kind != STEP:
-            if to >= 0:
-                break
-            continue
-        frm = m.frm
-        if to < 0:
-            to = m.to
-        if snap.chain == -1:
-            break
-    return (frm, to) if to >= 0 else None
-
-
-def leds(g: AnyGame, v: View) -> LedMap:
-    """The LED role of each lit square (docs/reconciler.md, "LED roles"),
-    the higher role winning where two meet."""
-    names = g.geometry.point_names
-    out: LedMap = {}
-    if g.outcome is None and g.phase == "setting":
-        a, d = g.bitboards()
-        empty = g.geometry.full & ~(a | d) & ~(1 << g.geometry.centre)
-        allowed = _placeable(g)
-        if allowed != empty:
-            paint(out, allowed, "setup", names)
-    last = _last_move(g)
-    if last is not None and g.outcome is None:
-        a, d = g.bitboards()
-        paint(out, 1 << last[0], "last-from", names)
-        paint(out, 1 << last[1] & (a | d), "last-to", names)  # not once huffed away
-    paint(out, v.hint, "hint", names)
-    suggested = v.hint
-    # The computer's reply to a stop, unless a hint for the person is lit.
-    for e in (v.expected, v.after_pass if not v.hint else None):
-        if e is not None and g.outcome is None:
-            suggested |= sum(1 << x for x in (e.frm, e.to) if x >= 0)
-            paint(out, suggested, "hint", names)
-    if g.outcome is None and g.chain_point >= 0:
-        targets = 0
-        for m in g.legal_moves():
-            if m.kind == STEP:
-                targets |= 1 << m.to
-        # A suggested (or the computer's) capture keeps its own light, and
-        # another soldier lifted (the other side ends an optional chain)
-        # has only its own destinations lit.
-        if v.lifted < 0:
-            paint(out, targets & ~suggested, "destination", names)
-        paint(out, 1 << g.chain_point & ~suggested, "continue", names)
-    if v.lifted >= 0:
-        paint(out, v.targets, "destination", names)
-        paint(out, 1 << v.lifted, "lifted", names)
-    # A huff owed: the soldiers it may take (the one suggested is lit so);
-    # with a soldier in the hand that may move, the huff is made already.
-    if isinstance(g, LeapGame) and g.outcome is None and not (v.lifted >= 0 and v.targets):
-        # One already taken off is not lit: nothing stands there to remove.
-        paint(out, g.huff & ~v.off & ~suggested, "capture", names)
-    ex = g.exchange
-    if ex is not None and g.outcome is None:  # the request shown on its soldiers
-        paint(out, sum(1 << p for p in (ex.soldier, ex.first, ex.second) if p >= 0),
-              "exchange-request", names)
-    paint(out, v.standing & v.exchanged, "exchange", names)
-    paint(out, v.standing & ~v.exchanged, "capture", names)
-    if _setting_up(g, v):
-        empty = _empty_starts(g, v)
-        paint(out, empty, "setup", names)
-        paint(out, v.errors & ~empty, "error", names)
-    else:
-        # The man just crowned lifted off to be made a king: where to set
-        # the king (the soldier in the hand goes there), an instruction, not
-        # an error.
-        crowning = _crowning(g, v)
-        paint(out, crowning, "destination", names)
-        paint(out, v.errors & ~crowning, "error", names)
-    return out
 
 
 class Display:

@@ -41,7 +41,8 @@ from controller.rules.moves import HAJEB, PASS, RESCIND, Move
 from .exchange_words import exchange_refusal
 from .explain import Explainer, stop_answered
 from .games import SIDES, Games
-from .present import Display, View, leds, status
+from .lights import leds
+from .present import Display, status
 from .readings import Mismatch, Readings
 from .settings import Settings
 from .timeline import captured_last_turn, set_up_first
@@ -49,6 +50,7 @@ from .turn import Candidate, Turn, difference, fits
 from .unrecorded import Table, Undone, Unrecorded
 from .update import REPORTED, Update
 from .update import Report as _Report
+from .view import View
 
 __all__ = ["Settings", "Unrecorded", "Update", "Reconciler"]
 

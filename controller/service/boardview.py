@@ -186,7 +186,7 @@ def has_exchange(variant: AnyVariant) -> bool:
 _NOT_WHILE_SETTING = {"last-from", "last-to", "destination", "continue", "exchange-request",
                       "exchange", "capture"}
 
-# The looks a game over can still light (controller/reconcile/present.py
+# The looks a game over can still light (controller/reconcile/lights.py
 # lights no step, hint, chain, request or setting once the game is over): a
 # king standing, the last turn's captures (or exchange) still to remove,
 # and a piece out of place (one set where none stood).
