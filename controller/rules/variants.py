@@ -147,6 +147,7 @@ _LEAP_NAMES = tuple(v.name for v in LEAP_VARIANTS)
 # The rule options a player may switch on when starting a game of a named
 # variant (the page's New game form offers them): H'ajeb is sabouiyya's.
 CHOSEN_OPTIONS: dict[str, tuple[str, ...]] = {"sabouiyya": ("hajeb",)}
+OPTION_WORDS = {"hajeb": "H'ajeb"}  # their names for a player
 
 
 def find_variant(name: str | Variant) -> Variant:

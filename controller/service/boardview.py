@@ -27,7 +27,7 @@ from controller.rules import (
 from controller.rules.leap_factory import apply_any_options
 from controller.rules.moves import SIDE_NAMES, action_words, reason_words
 from controller.rules.record import first_turn, sided_turns
-from controller.rules.variants import CHOSEN_OPTIONS
+from controller.rules.variants import CHOSEN_OPTIONS, OPTION_WORDS
 
 from .config import THINK_MAX, THINK_MIN, name_problem
 
@@ -140,13 +140,9 @@ def with_options(variant: AnyVariant, options: object) -> AnyVariant:
             raise ValueError(f"unknown rule option {word[:40]!r}: a new game may ask for {asked}")
         if key not in CHOSEN_OPTIONS.get(variant.name, ()):
             whose = ", ".join(n for n, opts in CHOSEN_OPTIONS.items() if key in opts)
-            raise ValueError(f"{_OPTION_NAMES.get(key, key)} ({key}=...) is a rule option of "
+            raise ValueError(f"{OPTION_WORDS.get(key, key)} ({key}=...) is a rule option of "
                              f"{whose}, not of {variant.name}")
     return apply_any_options(variant, options)
-
-
-# The rule options' names, for a player.
-_OPTION_NAMES = {"hajeb": "H'ajeb"}
 
 
 def points_of(variant: str | AnyVariant) -> int:
