@@ -482,6 +482,13 @@ def test_a_bad_option_is_refused_in_one_line(argv: list[str], words: str,
     (["--jobs", "0"], "kharbga-board: --jobs must be 1 to 64, not 0"),
     (["--quiet", "-1"], "kharbga-board: --quiet must be at least 0, not -1"),
     (["--opening", "100"], "--opening: kharbga opens with at most 48 placements, not 100"),
+    # A number is a number of placements, however large (only 'setting'
+    # is the whole setting phase).
+    (["--opening", "99999"], "--opening: kharbga opens with at most 48 placements, not 99999"),
+    (["--variant", "checkers", "--opening", "99999"],
+     "--opening: checkers opens with at most 200 random actions, not 99999"),
+    (["--variant", "checkers", "--opening", "setting"],
+     "checkers has no setting phase: give --opening a number"),
     (["--games", "3", "--opening", "8"], "--games must be even with --opening"),
 ])
 def test_match_refuses_what_it_cannot_play(argv: list[str], words: str,

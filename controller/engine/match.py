@@ -457,10 +457,11 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     placements = MAX_OPENING if args.variant in LEAP_NAMES else \
         2 * find_variant(args.variant).pieces_per_side
+    whole = args.opening == "setting"
     args.opening = opening_length(args.opening)
-    if args.opening >= WHOLE_SETTING and args.variant in LEAP_NAMES:
+    if whole and args.variant in LEAP_NAMES:
         raise ValueError(f"{args.variant} has no setting phase: give --opening a number")
-    if placements < args.opening < WHOLE_SETTING:
+    if not whole and args.opening > placements:  # a number: never read as 'setting'
         what = "random actions" if args.variant in LEAP_NAMES else "placements"
         raise ValueError(f"--opening: {args.variant} opens with at most {placements} {what}, "
                          f"not {args.opening}")
