@@ -303,6 +303,13 @@ def test_a_stored_game_that_does_not_replay_is_named(tmp_path: Path,
             f"kharbga-board: game {g} in {archive} does not replay under these rules "
             f"({why}"), err
         assert err.count("\n") == 1
+    # Its sensor log alike (was the bare "unknown variant 'nosuch' ...").
+    assert main(["games", "log", str(other), "--data-dir", str(tmp_path)]) == 2
+    out, err = capsys.readouterr()
+    assert not out and err.startswith(
+        f"kharbga-board: game {other} in {archive}: no sensor log for its rules "
+        "(unknown variant 'nosuch'"), err
+    assert err.count("\n") == 1
 
 
 @pytest.mark.parametrize("gid", ["\u00b2", "\u0663", "1\u00b9", "-1", "1.0"])

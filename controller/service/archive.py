@@ -19,7 +19,8 @@ from urllib.parse import quote
 
 from controller.board import words
 
-__all__ = ["BUSY_MS", "ArchiveError", "NoArchive", "archive_errors", "open_read_only",
+__all__ = ["BUSY_MS", "ArchiveError", "NoArchive", "archive_errors", "make_data_dir",
+           "open_read_only",
            "open_writable", "optional_text", "ro_uri", "seconds_value", "text_value"]
 
 # The columns of our tables since the first archive (``settings`` came
@@ -45,6 +46,19 @@ class ArchiveError(ValueError):
 class NoArchive(ArchiveError):
     """No games recorded yet: the folder has no archive, or an empty file
     (what the board starts an archive in)."""
+
+
+def make_data_dir(data_dir: Path) -> None:
+    """Make the data directory (and its parents) if it is not there; an
+    :class:`ArchiveError` saying why it cannot be."""
+    try:
+        data_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        why = (exc.strerror or str(exc)).lower()
+        if data_dir.is_symlink() and not data_dir.exists():  # a link to nowhere, or a loop
+            why = f"a link to {data_dir.readlink()}, which leads to no folder"
+        raise ArchiveError(f"cannot make the data directory {data_dir} ({why}): "
+                           f"{WRITABLE}") from None
 
 
 def ro_uri(path: Path, *, immutable: bool = False) -> str:

@@ -32,7 +32,7 @@ def games_command(action: str, gid_text: str | None, data_dir: Path, *,
         from controller.engine.review import check_budget
 
         check_budget(nodes, seconds)
-    if data_dir.is_file():
+    if data_dir.exists() and not data_dir.is_dir():  # a file, or a device as /dev/null
         raise ValueError(f"{data_dir} is a file, not a data directory: give the folder that "
                          "holds games.sqlite3 (--data-dir)")
     if not data_dir.is_dir():
@@ -91,7 +91,11 @@ def _games(store: Store, action: str, gid: int | None, data_dir: Path) -> None:
     if stored is None:
         raise ValueError(f"no game {gid} in {data_dir}")
     if action == "log":  # replayable: header first, times never going back
-        lines, left_out = store.replayable(gid)
+        try:
+            lines, left_out = store.replayable(gid)
+        except ValueError as exc:  # its variant unknown (an archive edited by hand)
+            raise ValueError(f"game {gid} in {store.path}: no sensor log for its rules "
+                             f"({said(exc)})") from None
         if left_out:
             print(f"kharbga-board: game {gid}: {left_out} sensor-log line"
                   f"{'s that are' if left_out != 1 else ' that is'} not events (the archive "

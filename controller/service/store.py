@@ -26,10 +26,9 @@ from controller.rules.record import Record
 
 from .archive import (
     BUSY_MS,
-    WRITABLE,
-    ArchiveError,
     archive_errors,
     columns,
+    make_data_dir,
     open_read_only,
     open_writable,
     optional_text,
@@ -138,11 +137,7 @@ class Store:
             self.db, self.note = open_read_only(self.path)
             self.log_db = self.db
         else:
-            try:
-                data_dir.mkdir(parents=True, exist_ok=True)
-            except OSError as exc:
-                raise ArchiveError(f"cannot make the data directory {data_dir} "
-                                   f"({(exc.strerror or str(exc)).lower()}): {WRITABLE}") from None
+            make_data_dir(data_dir)
             self.db = open_writable(self.path, SCHEMA)
             # The raw sensor log on a connection of its own that does not
             # sync every write (WAL, synchronous=NORMAL): frames come 100

@@ -106,6 +106,29 @@ def test_a_data_directory_that_does_not_exist_is_an_error(
     assert not none.exists()  # reading makes no folder
     # A game id is checked first, wherever the archive is.
     assert _games(none, "show", "x", capsys=capsys)[0] == 2
+    # A device is no folder either (was: "/dev/null does not exist").
+    assert _games(Path("/dev/null"), "list", capsys=capsys) == (
+        2, "", "kharbga-board: /dev/null is a file, not a data directory: give the folder "
+               "that holds games.sqlite3 (--data-dir)\n")
+
+
+def test_a_data_directory_linked_to_no_folder_is_said_so(tmp_path: Path) -> None:
+    # A link to a folder not there (a card not mounted) or a loop of links:
+    # said so, not "file exists".
+    from controller.service.archive import ArchiveError, make_data_dir
+
+    (tmp_path / "card").symlink_to(tmp_path / "media" / "card")
+    (tmp_path / "a").symlink_to(tmp_path / "b")
+    (tmp_path / "b").symlink_to(tmp_path / "a")
+    for name, to in (("card", tmp_path / "media" / "card"), ("a", tmp_path / "b")):
+        with pytest.raises(ArchiveError) as err:
+            make_data_dir(tmp_path / name)
+        assert str(err.value) == (
+            f"cannot make the data directory {tmp_path / name} (a link to {to}, which leads "
+            "to no folder): the board records every move there; give a writable data "
+            "directory (--data-dir)")
+    make_data_dir(tmp_path / "new" / "games")  # made, with its parents
+    assert (tmp_path / "new" / "games").is_dir()
 
 
 def test_an_archive_from_before_game_settings_is_read_as_it_is(
