@@ -163,7 +163,13 @@ def _cmd_calibrate_camera(args: argparse.Namespace) -> int:
         from calibration.live import DEFAULT_LAYOUT, serve
 
         layout = check_cells(args.cells) if args.cells else DEFAULT_LAYOUT
-        return serve(args.live, args.out, layout, host=args.host, port=args.port)
+        host = "127.0.0.1" if args.host is None else args.host
+        return serve(args.live, args.out, layout, host=host,
+                     port=8081 if args.port is None else args.port)
+    given = [f"--{n}" for n in ("host", "port") if getattr(args, n) is not None]
+    if given:
+        raise ValueError(f"{' and '.join(given)} {'are' if len(given) > 1 else 'is'} for the "
+                         "preview page of --live DEVICE, not for photos")
     missing = [f"--{n}" for n in ("empty", "layout", "cells") if not getattr(args, n)]
     if missing:
         raise ValueError(f"calibrate camera needs {', '.join(missing)} (or --live DEVICE)")
@@ -222,6 +228,11 @@ def _cmd_doctor(args: argparse.Namespace) -> int:
             raise ValueError(f"--{option} needs a port or device, not an empty name")
     if args.stop_firmware and not args.serial:
         raise ValueError("--stop-firmware needs --serial PORT (the Pico's port)")
+    if args.serial and args.camera:
+        raise ValueError("check one board at a time: --serial PORT or --camera DEVICE")
+    if args.live and (args.serial or args.camera):
+        raise ValueError("--live shows the GPIO board's switches: drop --serial and --camera, "
+                         "or --live")
     if args.serial:
         return _doctor_serial(args.serial, args.config, args.seconds, args.stop_firmware)
     if args.camera:
@@ -461,8 +472,8 @@ def build_parser() -> argparse.ArgumentParser:
     cc.add_argument("--out", required=True, help="profile (JSON) to write")
     cc.add_argument("--live", metavar="DEVICE", help="calibrate on the live camera (a device "
                     "number, or a video file) with a preview page")
-    cc.add_argument("--host", default="127.0.0.1", help="preview page address (--live)")
-    cc.add_argument("--port", type=int, default=8081, help="preview page port (--live)")
+    cc.add_argument("--host", help="preview page address (--live; default: 127.0.0.1)")
+    cc.add_argument("--port", type=int, help="preview page port (--live; default: 8081)")
     cc.set_defaults(command=_cmd_calibrate_camera)
 
     cr = sub.add_parser("camera", help="read a board from a photo, a folder of photos or a video")

@@ -650,3 +650,28 @@ def test_the_help_gives_the_defaults_the_code_uses() -> None:
     assert f"at most {MAX_SECONDS:g} (default: {DEFAULT_HINT_SECONDS:g})" in helps("hint")
     assert f"(default: {DEFAULT_NODES}; {PYTHON_NODES} where" in helps("games")
     assert f"(default: {Settings.settle})" in helps("replay")
+
+
+@pytest.mark.parametrize(("argv", "words"), [
+    # Each was accepted, the second board or the option silently left out.
+    (["doctor", "--camera", "0", "--serial", "/dev/null"],
+     "check one board at a time: --serial PORT or --camera DEVICE"),
+    (["doctor", "--live", "--serial", "/dev/null"],
+     "--live shows the GPIO board's switches: drop --serial and --camera, or --live"),
+    (["doctor", "--live", "--camera", "0"],
+     "--live shows the GPIO board's switches: drop --serial and --camera, or --live"),
+    (["calibrate", "camera", "--empty", "e.png", "--layout", "l.png", "--cells", "x",
+      "--out", "o.json", "--port", "5"],
+     "--port is for the preview page of --live DEVICE, not for photos"),
+    (["calibrate", "camera", "--empty", "e.png", "--layout", "l.png", "--cells", "x",
+      "--out", "o.json", "--host", "0.0.0.0", "--port", "5"],
+     "--host and --port are for the preview page of --live DEVICE, not for photos"),
+])
+def test_options_that_would_be_left_unused_are_refused(
+        argv: list[str], words: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert main(argv) == 2
+    out, err = capsys.readouterr()
+    assert (out, err) == ("", f"kharbga-board: {words}\n")
+    assert not list(tmp_path.iterdir())  # nothing written
