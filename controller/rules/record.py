@@ -347,6 +347,8 @@ def parse_record(text: str) -> Record:
         m = _TAG_RE.fullmatch(raw)
         if not m:
             raise RecordError(f"line {i + 1}: cannot read tag {raw!r} (expected [Name \"value\"])")
+        if m[1] in record.tags:  # which one is meant?
+            raise RecordError(f"line {i + 1}: tag {m[1]} given twice")
         record.tags[m[1]] = _unescape(m[2])
         i += 1
     rules = record.rules()
@@ -368,7 +370,7 @@ def parse_record(text: str) -> Record:
             turn.comments.append(tok)
         elif tok in RESULTS:
             result = tok
-        elif re.fullmatch(r"\d+\.", tok):
+        elif re.fullmatch(r"\d+\.", tok):  # a turn begins (its number not checked)
             turn = Turn([], line=n)
             record.turns.append(turn)
         elif turn is None:

@@ -169,3 +169,14 @@ def test_a_tag_value_with_a_line_break_stays_on_its_line() -> None:
     assert parse_record(str(Record(tags={"Variant": "kharbga", **names}))).tags == {
         "Variant": "kharbga", **names}
     assert text.splitlines()[1].startswith('[Attacker "') and "[Result" not in text.splitlines()[2]
+
+
+def test_a_tag_given_twice_is_refused() -> None:
+    # Which is meant? Read as the last (checkers) before, the game played on
+    # the other board.
+    text = '[Variant "kharbga"]\n[Attacker "A"]\n[Variant "checkers"]\n\n*\n'
+    with pytest.raises(RecordError, match=r"^line 3: tag Variant given twice$"):
+        parse_record(text)
+    # Numbers are not checked: a record written by hand replays by its tokens.
+    record = parse_record('[Variant "kharbga"]\n\n5. @a1 @b1 3. @c1 @d1 *\n')
+    assert [t.tokens for t in record.turns] == [["@a1", "@b1"], ["@c1", "@d1"]]
