@@ -10,10 +10,6 @@ from __future__ import annotations
 
 import base64
 import json
-import os
-import tempfile
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -30,6 +26,7 @@ from calibration.homography import (
     project,
     square_px,
 )
+from calibration.images import as_bgr, load_image, native_stderr, same_file
 from calibration.markers import detect_markers, detect_markers_near
 from calibration.smooth import CellSmoother
 from controller.board.config import read_bounded
@@ -56,73 +53,6 @@ def check_cells(cells: str, allow_unknown: bool = False) -> str:
         i = next(i for i, ch in enumerate(cells) if ch not in allowed)
         raise ValueError(f"cells character {cells[i]!r} at square {i} is not one of {allowed!r}")
     return cells
-
-
-@contextmanager
-def native_stderr() -> Iterator[list[str]]:
-    """What native code (OpenCV and the decoders under it) writes to file
-    descriptor 2 meanwhile, kept off the terminal and handed to the caller
-    (one string, after the block), who tells what went wrong in one line."""
-    said: list[str] = []
-    try:
-        saved = os.dup(2)
-    except OSError:
-        yield said
-        return
-    with tempfile.TemporaryFile() as catch:
-        try:
-            os.dup2(catch.fileno(), 2)
-            yield said
-        finally:
-            os.dup2(saved, 2)
-            os.close(saved)
-            catch.seek(0)
-            said.append(catch.read(4096).decode("utf-8", "replace"))
-
-
-# What libjpeg says of a file cut short or damaged (it decodes what it has:
-# the rest of the picture grey).
-_DAMAGED = ("Premature end of JPEG file", "Corrupt JPEG data")
-_PICTURES = (b"\xff\xd8\xff", b"\x89PNG\r\n\x1a\n")  # how a JPEG and a PNG file begin
-
-
-def _load_image(path: str | Path) -> np.ndarray:
-    p = Path(path)
-    if not p.is_file():
-        raise ValueError(f"cannot read image {p}: no such file")
-    try:
-        data = p.read_bytes()
-    except OSError as exc:
-        raise ValueError(f"cannot read image {p}: {(exc.strerror or str(exc)).lower()}"
-                         ) from None
-    if not data:
-        raise ValueError(f"cannot read image {p}: an empty file")
-    with native_stderr() as said:
-        img = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
-    damaged = next((w for w in _DAMAGED if w in "".join(said)), None)
-    if damaged is not None:
-        raise ValueError(f"cannot read image {p}: the picture is cut short or damaged "
-                         f"(libjpeg: {damaged})")
-    if img is None and data.startswith(_PICTURES):
-        raise ValueError(f"cannot read image {p}: the picture is cut short or damaged")
-    if img is None:
-        raise ValueError(f"cannot read image {p}: not a picture OpenCV can decode")
-    return img
-
-
-def load_image(path: str | Path) -> np.ndarray:
-    """A picture file as BGR; a clear ValueError when it cannot be read."""
-    return _load_image(path)
-
-
-def _as_bgr(image: np.ndarray) -> np.ndarray:
-    if not isinstance(image, np.ndarray) or image.dtype != np.uint8:
-        raise ValueError("image must be a uint8 numpy array")
-    if image.ndim == 2:
-        return cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
-    if image.ndim != 3 or image.shape[2] != 3:
-        raise ValueError("image must be grey or 3-channel BGR")
-    return image
 
 
 def _all_markers(img: np.ndarray, what: str) -> dict[int, np.ndarray]:
@@ -169,26 +99,57 @@ class CameraProfile:
         if d.get("version") != PROFILE_VERSION:
             raise ValueError(f"unsupported camera profile version {d.get('version')!r}")
         try:
-            s = d["square_px"]
+            s = _field(d, "square_px")
             if not isinstance(s, int) or isinstance(s, bool):
                 raise ValueError(f"square_px must be a whole number of pixels, not {s!r}")
-            h = np.array(d["homography"], np.float64)
-            markers = _marker_corners(d["markers"])
-            png = np.frombuffer(base64.b64decode(d["empty_top_png"], validate=True), np.uint8)
-            with native_stderr():  # OpenCV's warnings of a damaged picture: said below
-                top = cv2.imdecode(png, cv2.IMREAD_COLOR)
-            model = ColourModel.from_json(d["model"])
-            size = _image_size(d["image_size"])
-        except (KeyError, TypeError, IndexError, cv2.error, np.linalg.LinAlgError) as exc:
-            raise ValueError(f"corrupt camera profile ({type(exc).__name__}: {exc})") from None
+            h = _homography(_field(d, "homography"))
+            markers = _marker_corners(_field(d, "markers"))
+            top = _empty_top(_field(d, "empty_top_png"), s)
+            model = ColourModel.from_json(_field(d, "model"))
+            size = _image_size(_field(d, "image_size"))
         except ValueError as exc:
             raise ValueError(f"corrupt camera profile ({exc})") from None
-        if h.shape != (3, 3) or not np.isfinite(h).all() or not _invertible(h):
-            raise ValueError("corrupt camera profile (homography is not an invertible 3x3 "
-                             "matrix)")
-        if top is None or top.shape != (8 * s, 8 * s, 3):
-            raise ValueError("corrupt camera profile (empty-board picture unreadable)")
         return cls(h, markers, top, model, size, s)
+
+
+def _field(d: dict[str, Any], key: str) -> Any:
+    """``d[key]``; a ValueError naming the key when it is missing."""
+    if key not in d:
+        raise ValueError(f"{key} is missing")
+    return d[key]
+
+
+def _homography(d: Any) -> np.ndarray:
+    """The profile's homography: an invertible 3x3 matrix of finite numbers."""
+    try:
+        h = np.array(d, np.float64)
+    except (TypeError, ValueError):
+        h = np.zeros(0)
+    if h.shape != (3, 3) or not np.isfinite(h).all() or not _invertible(h):
+        raise ValueError("homography is not an invertible 3x3 matrix")
+    return h
+
+
+def _empty_top(d: Any, s: int) -> np.ndarray:
+    """The empty board seen from above, 8 squares of ``s`` pixels a side."""
+    words = "empty_top_png is not a picture of the empty board (a PNG in base64)"
+    try:
+        png = np.frombuffer(base64.b64decode(d, validate=True), np.uint8)
+    except (TypeError, ValueError):  # binascii.Error is a ValueError
+        raise ValueError(words) from None
+    top = None
+    if png.size:
+        with native_stderr():  # OpenCV's warnings of a damaged picture: said here
+            try:
+                top = cv2.imdecode(png, cv2.IMREAD_COLOR)
+            except cv2.error:
+                top = None
+    if top is None:
+        raise ValueError(words)
+    if top.shape != (8 * s, 8 * s, 3):
+        raise ValueError(f"empty_top_png is {top.shape[1]}x{top.shape[0]} pixels, not "
+                         f"{8 * s}x{8 * s} (8 squares of square_px {s})")
+    return top
 
 
 def _invertible(h: np.ndarray) -> bool:
@@ -275,7 +236,7 @@ def calibrate(empty: np.ndarray, layout: np.ndarray, cells: str) -> CameraProfil
     for c, name in (("a", "Attacker"), ("d", "Defender"), (".", "empty")):
         if cells.count(c) < 2:
             raise ValueError(f"the layout needs at least 2 {name} squares, has {cells.count(c)}")
-    empty, layout = _as_bgr(empty), _as_bgr(layout)
+    empty, layout = as_bgr(empty), as_bgr(layout)
     if empty.shape[:2] != layout.shape[:2]:
         raise ValueError(f"the empty-board photo is {empty.shape[1]}x{empty.shape[0]} but the"
                          f" layout photo {layout.shape[1]}x{layout.shape[0]}: take both with the"
@@ -314,9 +275,16 @@ def calibrate(empty: np.ndarray, layout: np.ndarray, cells: str) -> CameraProfil
 
 def calibrate_camera(empty_path: str | Path, layout_path: str | Path, cells: str,
                      out_path: str | Path) -> None:
-    """``kharbga-board calibrate camera``: write the profile JSON to ``out_path``."""
+    """``kharbga-board calibrate camera``: write the profile JSON to
+    ``out_path``, refused before anything is read when it names one of the
+    two photos."""
+    for photo, what in ((empty_path, "the empty-board photo (--empty)"),
+                        (layout_path, "the layout photo (--layout)")):
+        if same_file(out_path, photo):
+            raise ValueError(f"cannot write camera profile {out_path}: it is {what}, which "
+                             "it would replace: give --out another name (camera.json)")
     check_cells(cells)
-    profile = calibrate(_load_image(empty_path), _load_image(layout_path), cells)
+    profile = calibrate(load_image(empty_path), load_image(layout_path), cells)
     out = Path(out_path)
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
@@ -395,7 +363,7 @@ class CameraReader:
         return detect_markers(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY))
 
     def read_raw(self, image: np.ndarray) -> str:
-        image = _as_bgr(image)
+        image = as_bgr(image)
         self.last_reading = None
         self.last_markers = self._markers(image)
         h = self.tracker.update(self.last_markers)
@@ -425,7 +393,7 @@ def read_image(path: str | Path, profile_path: str | Path) -> str:
     covered by the profile's homography.
     """
     profile = load_profile(profile_path)
-    image = _load_image(path)
+    image = load_image(path)
     reader = read_photo(image, profile, str(path))
     cells = reader.read(image)
     check_board(reader, str(path))
@@ -547,8 +515,15 @@ def read_photo(image: np.ndarray, profile: CameraProfile, name: str) -> CameraRe
     return reader
 
 
+EXPLAIN_PANEL = 360  # px: the width of the panel camera read --explain adds beside a picture
+
+
 def check_size(image: np.ndarray, profile: CameraProfile, name: str) -> None:
     w, h = profile.image_size
+    if (image.shape[1], image.shape[0]) == (w + EXPLAIN_PANEL, h):
+        raise ValueError(f"{name} is {image.shape[1]}x{image.shape[0]}, the size of an overlay "
+                         f"written by camera read --explain, not of a camera picture ({w}x{h}):"
+                         " read only the camera's pictures (move overlays out of the folder)")
     if image.shape[1] != w or image.shape[0] != h:
         raise ValueError(f"{name} is {image.shape[1]}x{image.shape[0]} but the profile was made"
                          f" from {w}x{h} pictures: calibrate this camera with its own photos")

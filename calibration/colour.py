@@ -356,6 +356,20 @@ def _beside_the_hand(out: list[str], best: np.ndarray, feats: Features, grid: Gr
             out[i] = "?"
 
 
+MODEL_KEYS = ("floor", "max_dist", "margin", "means", "covs")
+
+
+def _table(d: Any, shape: tuple[int, ...], words: str) -> np.ndarray:
+    """``d`` as an array of ``shape``; a ValueError of ``words`` when it is not."""
+    try:
+        x = np.array(d, np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(words) from None
+    if x.shape != shape:
+        raise ValueError(words)
+    return x
+
+
 class ColourModel:
     """Gaussian per class over the 3 normalised log-colour channels."""
 
@@ -522,8 +536,15 @@ class ColourModel:
                 "max_dist": self.max_dist, "margin": self.margin}
 
     @classmethod
-    def from_json(cls, d: dict[str, Any]) -> ColourModel:
-        """A model from its JSON; a ValueError in words for numbers it cannot use."""
+    def from_json(cls, d: Any) -> ColourModel:
+        """A model from its JSON; a ValueError in words for a key missing or
+        numbers it cannot use."""
+        if not isinstance(d, dict):
+            raise ValueError("model must be an object (floor, max_dist, margin, means, covs), "
+                             f"not {json.dumps(d)[:20]}")
+        missing = [key for key in MODEL_KEYS if key not in d]
+        if missing:
+            raise ValueError(f"{missing[0]} is missing from model")
         numbers = []
         for key in ("floor", "max_dist", "margin"):
             x = d[key]
@@ -534,9 +555,10 @@ class ColourModel:
             if x > MODEL_LIMIT:
                 raise ValueError(f"{key} must be at most {MODEL_LIMIT:g}, not {x:g}")
             numbers.append(float(x))
-        m = cls(d["means"], d["covs"], *numbers)
-        if m.means.shape != (3, 3) or m.covs.shape != (3, 3, 3):
-            raise ValueError("class statistics have the wrong shape")
+        means = _table(d["means"], (3, 3), "means must be 3 rows of 3 numbers (the class means)")
+        covs = _table(d["covs"], (3, 3, 3),
+                      "covs must be 3 tables of 3 rows of 3 numbers (the class spreads)")
+        m = cls(means, covs, *numbers)
         if not np.isfinite(m.means).all():
             raise ValueError("class means are not finite numbers")
         if not np.isfinite(m.covs).all():

@@ -13,13 +13,13 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from calibration.camera import CameraReader, Reading
+from calibration.camera import EXPLAIN_PANEL, CameraReader, Reading
 from calibration.colour import GAMMA
 from calibration.preview import draw_overlay
 
 __all__ = ["light_summary", "explain_picture"]
 
-PANEL = 360
+PANEL = EXPLAIN_PANEL
 
 
 def light_summary(reading: Reading) -> dict[str, float]:

@@ -13,6 +13,7 @@ frame's number).
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -24,11 +25,10 @@ from calibration.camera import (
     CameraReader,
     check_board,
     check_size,
-    load_image,
     load_profile,
-    native_stderr,
     read_photo,
 )
+from calibration.images import load_image, native_stderr, same_file
 
 __all__ = ["IMAGE_SUFFIXES", "camera_node", "frames_of", "is_video_file", "open_capture",
            "open_problem", "read_frames"]
@@ -105,20 +105,34 @@ def _video(path: Path) -> Iterator[tuple[str, np.ndarray]]:
         cap.release()
 
 
-def frames_of(source: str | Path) -> tuple[str, Iterator[tuple[str, np.ndarray]]]:
-    """(kind, frames) of ``source``: ``photo``, ``folder`` or ``video``; frames are
-    (name, BGR picture) pairs.  A clear ValueError for what cannot be read."""
+def _inputs(source: str | Path) -> tuple[str, list[Path]]:
+    """(kind, files) of ``source``: ``photo``, ``folder`` (its pictures in
+    name order) or ``video``.  A clear ValueError for what cannot be read."""
     p = Path(source)
     if p.is_dir():
         photos = sorted(q for q in p.iterdir() if q.suffix.lower() in IMAGE_SUFFIXES)
         if not photos:
             raise ValueError(f"no pictures in folder {p} ({', '.join(IMAGE_SUFFIXES)})")
-        return "folder", ((q.name, load_image(q)) for q in photos)
+        return "folder", photos
     if not p.is_file():
         raise ValueError(f"cannot read {p}: no such file or folder")
-    if p.suffix.lower() in IMAGE_SUFFIXES:
-        return "photo", iter([(p.name, load_image(p))])
-    return "video", _video(p)
+    return ("photo" if p.suffix.lower() in IMAGE_SUFFIXES else "video"), [p]
+
+
+def frames_of(source: str | Path) -> tuple[str, Iterator[tuple[str, np.ndarray]]]:
+    """(kind, frames) of ``source``: ``photo``, ``folder`` or ``video``; frames are
+    (name, BGR picture) pairs.  A clear ValueError for what cannot be read."""
+    kind, files = _inputs(source)
+    if kind == "folder":
+        return kind, ((q.name, load_image(q)) for q in files)
+    if kind == "photo":
+        return kind, iter([(files[0].name, load_image(files[0]))])
+    return kind, _video(files[0])
+
+
+def _explain_path(out: str, name: str) -> Path:
+    """Where ``--explain out`` writes the overlay of the frame ``name``."""
+    return Path(out.replace("{}", Path(name).stem) if "{}" in out else out)
 
 
 def _explain(out: str | None, name: str, image: np.ndarray, reader: CameraReader,
@@ -127,7 +141,7 @@ def _explain(out: str | None, name: str, image: np.ndarray, reader: CameraReader
         return
     from calibration.explain import explain_picture
 
-    path = Path(out.replace("{}", Path(name).stem) if "{}" in out else out)
+    path = _explain_path(out, name)
     # Encoded here and written by Python, so a file that cannot be written
     # says why (OpenCV's imwrite answers only False).
     try:
@@ -156,12 +170,70 @@ def _check_explain(out: str) -> None:
                          "encode (use .png or .jpg)")
 
 
+def _resolved(path: Path) -> Path:
+    try:
+        return path.resolve()
+    except (OSError, RuntimeError):  # a loop of symbolic links
+        return path.absolute()
+
+
+def _file_key(path: Path) -> tuple[Path, tuple[int, int] | None]:
+    """The resolved path of ``path`` and its file on disk (device, inode), if it exists."""
+    try:
+        st = path.stat()
+    except (OSError, ValueError):
+        return _resolved(path), None
+    return _resolved(path), (st.st_dev, st.st_ino)
+
+
+def _check_overlays(out: str, source: str | Path, kind: str, files: list[Path],
+                    profile_path: str | Path) -> None:
+    """Refuse, before any frame is read, an ``--explain`` that would write
+    into the folder being read (the next read of it would take the overlays
+    for photos), over a file being read (by its path, a symbolic link or a
+    hard link), or the overlays of two photos to one file."""
+    if kind == "video":  # frames are named 0, 1, 2, ...: only a video named so is at risk
+        digits = re.escape(Path(out).name).replace(re.escape("{}"), "[0-9]+")
+        at_risk = "{}" not in out or re.fullmatch(digits, files[0].name)
+        written = [(Path(out).parent / files[0].name if "{}" in out else Path(out),
+                    files[0])] if at_risk else []
+    else:
+        written = [(_explain_path(out, q.name), q) for q in files]
+    if kind == "folder":
+        for parent in {path.parent for path, _ in written}:
+            if same_file(parent, source):
+                raise ValueError(f"cannot write --explain {out}: it writes into the folder "
+                                 f"being read ({source}), where the next read would take the "
+                                 "overlays for photos: write them in another folder")
+    what = {"video": "the video being read", "photo": "the picture being read"}.get(
+        kind, "a picture being read")
+    read: dict[Path | tuple[int, int], tuple[Path, str]] = {}
+    for q, words in [(q, what) for q in files] + [(Path(profile_path), "the profile")]:
+        for key in _file_key(q):
+            if key is not None:
+                read[key] = (q, words)
+    seen: dict[Path, Path] = {}
+    for path, q in written:
+        for key in _file_key(path):
+            if key in read:
+                other, words = read[key]
+                raise ValueError(f"cannot write --explain {out}: it would write over {other}, "
+                                 f"{words}: give the overlay another name")
+        resolved = _resolved(path)
+        if "{}" in out and resolved in seen:
+            raise ValueError(f"cannot write --explain {out}: the overlays of {seen[resolved]} "
+                             f"and {q} would both be {path} ({{}} is a photo's name without "
+                             "its extension): rename one of them")
+        seen[resolved] = q
+
+
 def read_frames(source: str | Path, profile_path: str | Path,
                 explain: str | None = None) -> Iterator[str]:
     """The output lines of ``camera read SOURCE``."""
     profile: CameraProfile = load_profile(profile_path)
     if explain is not None:
         _check_explain(explain)
+        _check_overlays(explain, source, *_inputs(source), profile_path)
     kind, frames = frames_of(source)
     if kind == "photo":
         name, image = next(frames)

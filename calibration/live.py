@@ -31,6 +31,7 @@ import numpy as np
 from calibration.camera import CameraReader, calibrate, check_cells
 from calibration.frames import is_video_file, open_capture
 from calibration.homography import fit_from_centres
+from calibration.images import same_file
 from calibration.markers import detect_markers
 from calibration.preview import draw_overlay, jpeg
 from controller.board.config import listen_failure, local_caller, loopback_host, start_url
@@ -338,6 +339,10 @@ def serve(device: str, out_path: str | Path, layout: str = DEFAULT_LAYOUT,
 
     if not 1 <= port <= 65535:
         raise ValueError(f"--port must be from 1 to 65535, not {port}")
+    if is_video_file(device) and same_file(out_path, device):
+        raise ValueError(f"cannot write camera profile {out_path}: it is the video being read "
+                         "(--live), which it would replace: give --out another name "
+                         "(camera.json)")
     cal = LiveCalibration(out_path, layout)
     grabber = FrameGrabber(cal, device)
     grabber.start()

@@ -330,6 +330,47 @@ WITHIN = "marker corners: ids 0, 1, 2, 3 each with 4 corners, within 50 squares 
     # function 'cvtColor'" on reading a photo.
     ("a marker corner far off", lambda d: _markers(d)["1"][3].__setitem__(0, 1e308),
      WITHIN),
+    # Before: "KeyError: 'floor'".
+    ("model empty", lambda d: d.update(model={}), "floor is missing from model"),
+    # Before: "TypeError: list indices must be integers or slices, not str".
+    ("model a list", lambda d: d.update(model=[]),
+     "model must be an object (floor, max_dist, margin, means, covs), not []"),
+    ("model a number", lambda d: d.update(model=3),
+     "model must be an object (floor, max_dist, margin, means, covs), not 3"),
+    # Before: "KeyError: 'empty_top_png'", and so for every key of the profile.
+    ("no picture", lambda d: d.pop("empty_top_png"), "empty_top_png is missing"),
+    ("no square", lambda d: d.pop("square_px"), "square_px is missing"),
+    ("no homography", lambda d: d.pop("homography"), "homography is missing"),
+    ("no markers", lambda d: d.pop("markers"), "markers is missing"),
+    ("no size", lambda d: d.pop("image_size"), "image_size is missing"),
+    ("no model", lambda d: d.pop("model"), "model is missing"),
+    ("no margin", lambda d: d["model"].pop("margin"), "margin is missing from model"),
+    ("no means", lambda d: d["model"].pop("means"), "means is missing from model"),
+    ("no covs", lambda d: d["model"].pop("covs"), "covs is missing from model"),
+    # Before: "TypeError: argument should be a bytes-like object or ASCII string, not 'int'".
+    ("picture a number", lambda d: d.update(empty_top_png=5),
+     "empty_top_png is not a picture of the empty board (a PNG in base64)"),
+    # Before: "Only base64 data is allowed ..." or "Incorrect padding", naming no key.
+    ("picture not base64", lambda d: d.update(empty_top_png="!!!!"),
+     "empty_top_png is not a picture of the empty board (a PNG in base64)"),
+    ("picture not a PNG", lambda d: d.update(empty_top_png="AAAA"),
+     "empty_top_png is not a picture of the empty board (a PNG in base64)"),
+    ("square not the picture's", lambda d: d.update(square_px=25),
+     "empty_top_png is 192x192 pixels, not 200x200 (8 squares of square_px 25)"),
+    # Before: "could not convert string to float: 'x'", naming no key.
+    ("homography a string", lambda d: d.update(homography="x"),
+     "homography is not an invertible 3x3 matrix"),
+    # Before: NumPy's "setting an array element with a sequence. ..." (two sentences).
+    ("homography ragged", lambda d: d.update(homography=[[1, 2], [3]]),
+     "homography is not an invertible 3x3 matrix"),
+    ("means a string", lambda d: d["model"].update(means="x"),
+     "means must be 3 rows of 3 numbers (the class means)"),
+    ("means ragged", lambda d: d["model"].update(means=[[1, 2], [3]]),
+     "means must be 3 rows of 3 numbers (the class means)"),
+    ("means the wrong shape", lambda d: d["model"].update(means=[1, 2, 3]),
+     "means must be 3 rows of 3 numbers (the class means)"),
+    ("covs ragged", lambda d: d["model"].update(covs=[[[1]]]),
+     "covs must be 3 tables of 3 rows of 3 numbers (the class spreads)"),
 ])
 def test_a_spoilt_profile_is_refused_in_one_line(calibrated, tmp_path: Path, name: str,
                                                  spoil, words: str) -> None:

@@ -1,0 +1,94 @@
+"""Pictures from files: a photo read in one clear line whatever is wrong
+with it (OpenCV's own warnings kept off the terminal), and whether two
+names are one file (a command never writes over what it reads)."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+__all__ = ["as_bgr", "load_image", "native_stderr", "same_file"]
+
+
+@contextmanager
+def native_stderr() -> Iterator[list[str]]:
+    """What native code (OpenCV and the decoders under it) writes to file
+    descriptor 2 meanwhile, kept off the terminal and handed to the caller
+    (one string, after the block), who tells what went wrong in one line."""
+    said: list[str] = []
+    try:
+        saved = os.dup(2)
+    except OSError:
+        yield said
+        return
+    with tempfile.TemporaryFile() as catch:
+        try:
+            os.dup2(catch.fileno(), 2)
+            yield said
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+            catch.seek(0)
+            said.append(catch.read(4096).decode("utf-8", "replace"))
+
+
+# What libjpeg says of a file cut short or damaged (it decodes what it has:
+# the rest of the picture grey).
+_DAMAGED = ("Premature end of JPEG file", "Corrupt JPEG data")
+_PICTURES = (b"\xff\xd8\xff", b"\x89PNG\r\n\x1a\n")  # how a JPEG and a PNG file begin
+
+
+def load_image(path: str | Path) -> np.ndarray:
+    """A picture file as BGR; a clear ValueError when it cannot be read."""
+    p = Path(path)
+    if not p.is_file():
+        raise ValueError(f"cannot read image {p}: no such file")
+    try:
+        data = p.read_bytes()
+    except OSError as exc:
+        raise ValueError(f"cannot read image {p}: {(exc.strerror or str(exc)).lower()}"
+                         ) from None
+    if not data:
+        raise ValueError(f"cannot read image {p}: an empty file")
+    with native_stderr() as said:
+        img = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+    damaged = next((w for w in _DAMAGED if w in "".join(said)), None)
+    if damaged is not None:
+        raise ValueError(f"cannot read image {p}: the picture is cut short or damaged "
+                         f"(libjpeg: {damaged})")
+    if img is None and data.startswith(_PICTURES):
+        raise ValueError(f"cannot read image {p}: the picture is cut short or damaged")
+    if img is None:
+        raise ValueError(f"cannot read image {p}: not a picture OpenCV can decode")
+    return img
+
+
+def as_bgr(image: np.ndarray) -> np.ndarray:
+    if not isinstance(image, np.ndarray) or image.dtype != np.uint8:
+        raise ValueError("image must be a uint8 numpy array")
+    if image.ndim == 2:
+        return cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
+    if image.ndim != 3 or image.shape[2] != 3:
+        raise ValueError("image must be grey or 3-channel BGR")
+    return image
+
+
+def same_file(a: str | Path, b: str | Path) -> bool:
+    """Whether ``a`` and ``b`` name one file: the same path once ``.``,
+    ``..`` and symbolic links are resolved, or the same file on disk (a
+    hard link)."""
+    try:
+        if Path(a).resolve() == Path(b).resolve():
+            return True
+    except (OSError, RuntimeError, ValueError):  # a loop of symbolic links, a NUL in a name
+        pass
+    try:
+        return os.path.samefile(a, b)
+    except (OSError, ValueError):  # one of them missing, a NUL in a name
+        return False
