@@ -1,8 +1,9 @@
-"""What the players are told: the status line and the LED roles.
+"""What the players are told: the status line, and with :mod:`.lights`'
+LED roles, :class:`Display`.
 
-Both are functions of the game and a :class:`View` (what the reconciler
-knows beyond the game); :class:`Display` recomputes them only when one of
-those changed.
+Both are functions of the game and a :class:`~.view.View` (what the
+reconciler knows beyond the game); :class:`Display` recomputes them only
+when one of those changed.
 """
 
 from __future__ import annotations
