@@ -28,7 +28,7 @@ from calibration.camera import (
     load_profile,
     read_photo,
 )
-from calibration.images import load_image, native_stderr, same_file
+from calibration.images import file_keys, load_image, native_stderr, same_file
 
 __all__ = ["IMAGE_SUFFIXES", "camera_node", "frames_of", "is_video_file", "open_capture",
            "open_problem", "read_frames"]
@@ -123,11 +123,16 @@ def frames_of(source: str | Path) -> tuple[str, Iterator[tuple[str, np.ndarray]]
     """(kind, frames) of ``source``: ``photo``, ``folder`` or ``video``; frames are
     (name, BGR picture) pairs.  A clear ValueError for what cannot be read."""
     kind, files = _inputs(source)
+    return kind, _frames(kind, files)
+
+
+def _frames(kind: str, files: list[Path]) -> Iterator[tuple[str, np.ndarray]]:
+    """The frames of :func:`_inputs`' files, read as they are asked for."""
     if kind == "folder":
-        return kind, ((q.name, load_image(q)) for q in files)
+        return ((q.name, load_image(q)) for q in files)
     if kind == "photo":
-        return kind, iter([(files[0].name, load_image(files[0]))])
-    return kind, _video(files[0])
+        return iter([(files[0].name, load_image(files[0]))])
+    return _video(files[0])
 
 
 def _explain_path(out: str, name: str) -> Path:
@@ -170,22 +175,6 @@ def _check_explain(out: str) -> None:
                          "encode (use .png or .jpg)")
 
 
-def _resolved(path: Path) -> Path:
-    try:
-        return path.resolve()
-    except (OSError, RuntimeError):  # a loop of symbolic links
-        return path.absolute()
-
-
-def _file_key(path: Path) -> tuple[Path, tuple[int, int] | None]:
-    """The resolved path of ``path`` and its file on disk (device, inode), if it exists."""
-    try:
-        st = path.stat()
-    except (OSError, ValueError):
-        return _resolved(path), None
-    return _resolved(path), (st.st_dev, st.st_ino)
-
-
 def _check_overlays(out: str, source: str | Path, kind: str, files: list[Path],
                     profile_path: str | Path) -> None:
     """Refuse, before any frame is read, an ``--explain`` that would write
@@ -209,17 +198,17 @@ def _check_overlays(out: str, source: str | Path, kind: str, files: list[Path],
         kind, "a picture being read")
     read: dict[Path | tuple[int, int], tuple[Path, str]] = {}
     for q, words in [(q, what) for q in files] + [(Path(profile_path), "the profile")]:
-        for key in _file_key(q):
+        for key in file_keys(q):
             if key is not None:
                 read[key] = (q, words)
     seen: dict[Path, Path] = {}
     for path, q in written:
-        for key in _file_key(path):
+        resolved, disk = file_keys(path)
+        for key in (resolved, disk):
             if key in read:
                 other, words = read[key]
                 raise ValueError(f"cannot write --explain {out}: it would write over {other}, "
                                  f"{words}: give the overlay another name")
-        resolved = _resolved(path)
         if "{}" in out and resolved in seen:
             raise ValueError(f"cannot write --explain {out}: the overlays of {seen[resolved]} "
                              f"and {q} would both be {path} ({{}} is a photo's name without "
@@ -233,8 +222,10 @@ def read_frames(source: str | Path, profile_path: str | Path,
     profile: CameraProfile = load_profile(profile_path)
     if explain is not None:
         _check_explain(explain)
-        _check_overlays(explain, source, *_inputs(source), profile_path)
-    kind, frames = frames_of(source)
+    kind, files = _inputs(source)  # listed once: the overlays checked are the frames read
+    if explain is not None:
+        _check_overlays(explain, source, kind, files, profile_path)
+    frames = _frames(kind, files)
     if kind == "photo":
         name, image = next(frames)
         reader = read_photo(image, profile, str(source))

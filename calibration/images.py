@@ -13,7 +13,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-__all__ = ["as_bgr", "load_image", "native_stderr", "same_file"]
+__all__ = ["as_bgr", "file_keys", "load_image", "native_stderr", "same_file"]
 
 
 @contextmanager
@@ -79,16 +79,25 @@ def as_bgr(image: np.ndarray) -> np.ndarray:
     return image
 
 
+def file_keys(path: str | Path) -> tuple[Path, tuple[int, int] | None]:
+    """What names ``path``'s file: its path once ``.``, ``..`` and symbolic
+    links are resolved (as written, made absolute, where they loop), and
+    its file on disk (device, inode; None if there is none), which a hard
+    link shares."""
+    p = Path(path)
+    try:
+        resolved = p.resolve()
+    except (OSError, RuntimeError):  # a loop of symbolic links
+        resolved = p.absolute()
+    try:
+        st = p.stat()
+    except (OSError, ValueError):  # no such file, a NUL in a name
+        return resolved, None
+    return resolved, (st.st_dev, st.st_ino)
+
+
 def same_file(a: str | Path, b: str | Path) -> bool:
-    """Whether ``a`` and ``b`` name one file: the same path once ``.``,
-    ``..`` and symbolic links are resolved, or the same file on disk (a
-    hard link)."""
-    try:
-        if Path(a).resolve() == Path(b).resolve():
-            return True
-    except (OSError, RuntimeError, ValueError):  # a loop of symbolic links, a NUL in a name
-        pass
-    try:
-        return os.path.samefile(a, b)
-    except (OSError, ValueError):  # one of them missing, a NUL in a name
-        return False
+    """Whether ``a`` and ``b`` name one file (:func:`file_keys`): the same
+    resolved path, or the same file on disk."""
+    (path_a, disk_a), (path_b, disk_b) = file_keys(a), file_keys(b)
+    return path_a == path_b or (disk_a is not None and disk_a == disk_b)
