@@ -10,7 +10,7 @@ from controller.rules import AnyGame, LeapGame, State
 from controller.rules.leap import LeapState
 from controller.rules.moves import STEP, Move
 
-from .view import View, crowning, empty_starts, placeable, setting_up
+from .view import View, crowning, empty_starts, placeable, setting_up, step_targets
 
 __all__ = ["leds"]
 
@@ -57,10 +57,7 @@ def leds(g: AnyGame, v: View) -> LedMap:
             suggested |= sum(1 << x for x in (e.frm, e.to) if x >= 0)
             paint(out, suggested, "hint", names)
     if g.outcome is None and g.chain_point >= 0:
-        targets = 0
-        for m in g.legal_moves():
-            if m.kind == STEP:
-                targets |= 1 << m.to
+        targets = step_targets(g)
         # A suggested (or the computer's) capture keeps its own light, and
         # another soldier lifted (the other side ends an optional chain)
         # has only its own destinations lit.

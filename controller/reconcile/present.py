@@ -21,7 +21,16 @@ from .crown_words import crowned_last, crowned_words
 from .exchange_words import answer_awaited, exchange_words, flag_kept, raised_words
 from .explain import chain_takes
 from .lights import leds
-from .view import TITLE, View, crowning, empty_starts, names_of, placeable, setting_up
+from .view import (
+    TITLE,
+    View,
+    crowning,
+    empty_starts,
+    names_of,
+    placeable,
+    setting_up,
+    step_targets,
+)
 
 __all__ = ["Display", "View", "end_words", "leds", "status"]
 
@@ -47,8 +56,7 @@ def _stop_words(g: AnyGame, v: View) -> str:
     reply = v.after_pass
     # Its end square may be where the chain's soldier captures: lit as the
     # reply's, so said here.
-    shared = "" if reply.to < 0 or not any(
-        m.kind == STEP and m.to == reply.to for m in g.legal_moves()) else (
+    shared = "" if reply.to < 0 or not step_targets(g) >> reply.to & 1 else (
         f" ({g.geometry.point_names[reply.to]}, where it ends, is also where "
         f"{g.chain_square} captures)")
     return f", or stop there by making {other}'s lit reply {action_words(str(reply))}{shared}"

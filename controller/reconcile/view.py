@@ -7,11 +7,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from controller.rules import AnyGame, LeapGame
-from controller.rules.moves import Move
+from controller.rules.moves import STEP, Move
 
 from .crown_words import crowned_at
 
-__all__ = ["TITLE", "View", "crowning", "empty_starts", "names_of", "placeable", "setting_up"]
+__all__ = ["TITLE", "View", "crowning", "empty_starts", "names_of", "placeable", "setting_up",
+           "step_targets"]
 
 TITLE = ("Attacker", "Defender")
 
@@ -71,6 +72,16 @@ def placeable(g: AnyGame) -> int:
     for m in g.legal_moves():
         allowed |= 1 << m.to
     return allowed
+
+
+def step_targets(g: AnyGame) -> int:
+    """The points the side to move may step to (in a chain: where its
+    soldier captures next)."""
+    targets = 0
+    for m in g.legal_moves():
+        if m.kind == STEP:
+            targets |= 1 << m.to
+    return targets
 
 
 def crowning(g: AnyGame, v: View) -> int:
