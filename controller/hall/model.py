@@ -27,7 +27,7 @@ from controller.rules.leap_factory import format_any_options
 from controller.rules.record import parse_record
 
 from .boards import HallBoard, HallGame, Left
-from .geometry import checked_geometry
+from .geometry import checked_geometry, drawable_position
 from .protocol import BOARD_ID, action_tokens
 from .records import GAME_ID, STORE_TAG, count_actions, positions_of, record_text
 from .trust import MAX_JUMP, is_int, move_time, seq_trouble, strict_json
@@ -91,7 +91,8 @@ class Hall:
             return None
         try:
             changed = self._take(name, kind, payload.decode("utf-8"))
-        except (ValueError, TypeError, KeyError, AttributeError, RecursionError) as exc:
+        except (ValueError, TypeError, KeyError, AttributeError, RecursionError,
+                ArithmeticError) as exc:
             self.ignore(f"malformed {kind}", topic, named(exc, 100))
             return None
         if changed and not retained and payload != b"0":  # "0": the broker's last will
@@ -166,6 +167,8 @@ class Hall:
         if not (is_int(seq) and is_int(gid) and is_int(ply) and ply >= 0 and
                 isinstance(position, str) and isinstance(variant, str)):
             raise ValueError("bad fields")
+        if not drawable_position(position):
+            raise ValueError("a position no board has (more than 26 ranks or points a rank)")
         undo = m.get("undo") is True
         move = m.get("move")
         if not undo and not isinstance(move, str):
@@ -233,6 +236,8 @@ class Hall:
         if not isinstance(s, dict) or not is_int(s.get("game_id")) or \
                 not isinstance(s.get("position"), str):
             raise ValueError("not a state")
+        if not drawable_position(s["position"]):
+            raise ValueError("a position no board has (more than 26 ranks or points a rank)")
         board = self.board(name)
         if not self._same_store(board, s):
             return False
@@ -351,7 +356,7 @@ class Hall:
             before = None if g is None else (g.epoch, len(g.moves))
             try:
                 self._apply_record(name)
-            except (ValueError, TypeError, KeyError, RecursionError) as exc:
+            except (ValueError, TypeError, KeyError, RecursionError, ArithmeticError) as exc:
                 self.ignore("malformed game", f"kharbga/{name}/game", named(exc, 100))
             board.pending = None
             g = board.games.get(gid)

@@ -28,7 +28,10 @@ __all__ = ["COMMENT", "GAME_ID", "STORE_TAG", "count_actions", "known_variant", 
 
 GAME_ID = re.compile(r'^\[GameId "(\d{1,12})"\]', re.M)
 STORE_TAG = re.compile(r'^\[Store "([^"\n]{0,64})"\]', re.M)
-COMMENT = re.compile(r"\{[^}]*\}")
+# A comment; one not closed runs to the end (each '{' scanning on for a
+# '}' that never comes took quadratic time: a quarter megabyte of '{' held
+# the hall for a minute).
+COMMENT = re.compile(r"\{[^}]*\}?")
 
 
 @lru_cache(maxsize=256)

@@ -99,10 +99,12 @@ class HallServer:
         loop.call_later(1.0, self._check_quiet)
 
     def _check_quiet(self) -> None:
-        """Boards silent for two seconds: their record is read in full."""
+        """Boards silent for two seconds: their record is read in full (the
+        next check set first: a record nobody foresaw going wrong stops
+        this check, not every later one)."""
+        asyncio.get_running_loop().call_later(1.0, self._check_quiet)
         for name in self.hall.check_quiet():
             self._changed(name)
-        asyncio.get_running_loop().call_later(1.0, self._check_quiet)
 
     def stop(self) -> None:
         self._stopping = True  # the hall's own going: no "lost" in the log
@@ -288,15 +290,11 @@ def make_hall_app(server: HallServer) -> web.Application:
     app.router.add_get("/api/games.kgn", _kgn)
     app.router.add_get("/ws", _websocket)
 
-    async def start(app: web.Application) -> None:
-        server.start(asyncio.get_running_loop())
-
     async def stop(app: web.Application) -> None:
         for ws in list(server.sockets):
             await ws.close()
         await asyncio.get_running_loop().run_in_executor(None, server.stop)
 
-    app.on_startup.append(start)
     app.on_cleanup.append(stop)
     return app
 
@@ -310,8 +308,13 @@ def serve_hall(config: BroadcastConfig, host: str, port: int) -> int:
     logging.basicConfig(level=logging.INFO, stream=sys.stderr,
                         format="%(asctime)s %(name)s %(levelname)s %(message)s")
     server = HallServer(config, f"kharbga-hall-{socket.gethostname()}-{port}"[:64])
-    def listening(_: str) -> None:  # told once the port is bound, not before
+    def listening(_: str) -> None:
+        # Called once the port is bound: this is the hall here, and only now
+        # does it speak to the broker. A second hall started by mistake
+        # (its port in use) connected first, under the same client id, and
+        # the broker dropped the running hall's connection for it.
         print(f"kharbga-board: hall of {config.url} at http://{host}:{port}/", flush=True)
+        server.start(asyncio.get_running_loop())
 
     try:
         web.run_app(make_hall_app(server), host=host, port=port, print=listening,

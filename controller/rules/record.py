@@ -356,10 +356,11 @@ def parse_record(text: str) -> Record:
     result: str | None = None
     turn: Turn | None = None
     body = "\n".join(lines[i:])
-    first_line = i + 1
+    n, counted = i + 1, 0  # the line number of body[counted]
     for m in _TOKEN_RE.finditer(body):
         tok = m[0]
-        n = first_line + body.count("\n", 0, m.start())
+        n += body.count("\n", counted, m.start())  # from the last token on: linear
+        counted = m.start()
         if result is not None:
             raise RecordError(f"line {n}: token {tok!r} after the result {result}")
         if tok.startswith("{"):

@@ -16,6 +16,7 @@ from functools import cached_property
 from controller.board.geometry import Geometry, square_grid
 
 from .leap_variants import LEAP_VARIANTS
+from .moves import MAX_COUNT
 
 __all__ = ["Variant", "VARIANTS", "find_variant", "format_options", "apply_options"]
 
@@ -203,8 +204,10 @@ def option_changes(variant: object, text: str, known: Iterable[str]) -> dict[str
                 raise ValueError(f"rule option {word!r}: true or false")
             changes[key] = value == "true"
         elif isinstance(current, int):
-            if not value.isdigit():
+            if not (value.isascii() and value.isdigit()):
                 raise ValueError(f"rule option {word!r}: a number")
+            if int(value) > MAX_COUNT:  # as a position's counts (the compiled core's)
+                raise ValueError(f"rule option {key}: at most {MAX_COUNT:,}")
             changes[key] = int(value)
         else:
             changes[key] = value

@@ -6,6 +6,8 @@ and once the connections are back the hall holds exactly the recorded game."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -137,4 +139,28 @@ def test_board_stops_at_once_with_a_silent_broker(tmp_path: Path) -> None:
         b.stop()
         h.stop()
         proxy.close()
+        broker.stop()
+
+
+def test_a_second_hall_on_the_same_port_leaves_the_first_connected(tmp_path: Path) -> None:
+    # The second hall, refused its port, had already connected under the
+    # same client id (the host and the port name it): the broker closed the
+    # running hall's connection for it, and its page showed the link down.
+    broker = Broker(tmp_path / "broker").start()
+    first = hall(tmp_path, broker.url).start("/api/boards")
+    try:
+        wait_until(lambda: first.get("/api/boards")["link"]["connected"], 15, "first hall linked")
+        since = first.get("/api/boards")["link"]["since"]
+        second = subprocess.run(
+            [sys.executable, "-m", "controller", "hall", "--broker", broker.url,
+             "--port", str(first.port)], capture_output=True, text=True, timeout=60)
+        assert second.returncode != 0
+        assert second.stderr.strip().endswith(
+            f"port {first.port}: in use (another hall?): give another with --host or --port")
+        time.sleep(2)  # a connection dropped would show by now
+        link = first.get("/api/boards")["link"]
+        assert link["connected"] and link["since"] == since, link
+        assert "lost" not in first.log.read_text()
+    finally:
+        first.stop()
         broker.stop()

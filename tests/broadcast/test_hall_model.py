@@ -432,3 +432,56 @@ def test_a_name_with_a_line_break_does_not_forge_a_game_in_the_evening_kgn() -> 
     assert record.tags["Defender"] == "B?adr?"
     assert [str(m) for m in record.game().moves] == actions
     assert hall.boards["b1"].game().attacker == forged.replace("\n", "?")  # type: ignore[union-attr]
+
+
+def test_a_record_of_unclosed_comments_is_refused_at_once() -> None:
+    # Each '{' scanned on for a '}' that never came: a quarter megabyte of
+    # them held the hall (and its page) for a minute, and the broker,
+    # counting it gone, sent the retained record again on reconnecting.
+    hall = Hall()
+    actions = random_game(6)[:4]
+    for m in _moves(actions):
+        hall.handle("kharbga/b1/moves", m)
+    head = b'[Variant "sabouiyya"]\n[GameId "1"]\n[Result "*"]\n\n'
+    assert hall.handle("kharbga/b1/game", head + b"{" * 2_000_000) is None
+    assert hall.stats()["ignored"] == 1
+    assert hall.boards["b1"].detail()["moves"] == actions
+    # Turn numbers alone (the line of each token counted once, not from the top).
+    assert hall.handle("kharbga/b1/game", head + b"1. " * 400_000) is None
+    assert hall.stats()["ignored"] == 2
+
+
+def test_a_position_no_board_has_is_refused() -> None:
+    # A board of 450 ranks of 450 held every spectator's browser for
+    # seconds a frame, redrawing 202,500 squares.
+    hall = Hall()
+    actions = random_game(7)[:3]
+    msgs = _moves(actions)
+    huge = json.loads(msgs[0])
+    huge["position"] = "/".join(["AD" * 225] * 450) + " a m - 1"
+    assert hall.handle("kharbga/b1/moves", json.dumps(huge).encode()) is None
+    wide = {**huge, "position": "A" * 27 + " a m - 1"}
+    assert hall.handle("kharbga/b1/moves", json.dumps(wide).encode()) is None
+    state = {"game_id": 1, "position": "/".join(["A"] * 27) + " a m - 1"}
+    assert hall.handle("kharbga/b1/state", json.dumps(state).encode()) is None
+    assert hall.stats()["ignored"] == 3
+    for m in msgs:
+        assert hall.handle("kharbga/b1/moves", m) == "b1"
+    assert hall.boards["b1"].detail()["moves"] == actions
+
+
+def test_a_rule_option_beyond_any_count_is_refused_by_both_rules_cores() -> None:
+    # Above the compiled core's integers: an OverflowError out of the
+    # hall's page and its record check, which then never ran again.
+    big = "turn_limit=99999999999999999999"
+    hall = Hall()
+    actions = random_game(8)[:4]
+    for m in _moves(actions, options=big):
+        assert hall.handle("kharbga/b1/moves", m) == "b1"
+    assert hall.summaries(None)[0]["board"] == "b1"  # the page's summaries (was a 500)
+    assert "rule option turn_limit: at most 1,000,000" in hall.kgn()  # in its Note tag
+    text = _record(actions).decode().replace("\n\n", f'\n[Options "{big}"]\n\n', 1)
+    hall.handle("kharbga/b1/game", text.encode())
+    hall.check_quiet(0.0)  # the record read in full: refused, counted
+    assert hall.stats()["ignored"] == 1
+    assert hall.boards["b1"].detail()["moves"] == actions

@@ -68,3 +68,24 @@ def test_a_record_s_options_give_back_every_rule_option(base: Variant, name: str
         "would lose it (variants.format_options)")
     assert apply_options(base, words) == changed, (
         f"rule option {name}: [Options \"{words}\"] does not read back (variants.apply_options)")
+
+
+@pytest.mark.parametrize("name", [n for n in OPTIONS if type(getattr(VARIANTS[0], n)) is int])
+def test_a_number_option_beyond_any_count_or_not_in_ascii_digits_is_refused(name: str) -> None:
+    # 10**20 overflowed the compiled core's integers (an OverflowError, where
+    # the pure core took it); a superscript two passed isdigit() and int()
+    # refused it in Python's words.
+    from controller.rules import new_game
+    from controller.rules.moves import MAX_COUNT
+
+    base = VARIANTS[0]
+    with pytest.raises(ValueError, match=f"rule option {name}: at most 1,000,000"):
+        apply_options(base, f"{name}={10**20}")
+    with pytest.raises(ValueError, match=f"rule option '{name}=²': a number"):
+        apply_options(base, f"{name}=²")
+    if name != "size":
+        top = apply_options(base, f"{name}={MAX_COUNT}")
+        assert getattr(top, name) == MAX_COUNT
+        game = new_game(top)  # whichever core plays it
+        game.play(str(game.legal_moves()[0]))
+        assert game.outcome is None
