@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import subprocess
 import sys
@@ -157,6 +158,16 @@ def test_a_log_on_standard_input_that_is_not_utf8_is_said_so_as_a_file_is(
     assert said == ["not a sensor log (not UTF-8 text)\n"] * 2
 
 
+def test_a_log_read_from_a_closed_standard_input_is_said_so() -> None:
+    # Before: "AttributeError: 'NoneType' object has no attribute 'buffer'".
+    proc = subprocess.run([sys.executable, "-m", "controller", "replay", "-"],
+                          stdin=subprocess.DEVNULL, capture_output=True, text=True, check=False,
+                          preexec_fn=lambda: os.close(0))
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr == ("kharbga-board: standard input is closed: give the log's file "
+                           "name\n")
+
+
 def test_missing_file_and_unknown_variant(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["replay", "/nonexistent/log.jsonl"]) == 2
     assert main(["replay", "-", "--variant", "chess"]) == 2
@@ -189,6 +200,10 @@ def test_replay_refuses_timings_no_board_has(tmp_path: Path, capsys: pytest.Capt
     # Before: Python's "Exceeds the limit (4300 digits) ... sys.set_int_max_str_digits()".
     (b'{"t": 0.0, "board": "7x7", "sensor": "occupancy"}\n{"t": ' + b"1" * 5000 + b"}\n",
      "line 2: not a log line (an integer of more than 4300 digits)"),
+    # Before: "a line needs exactly one of 'occ', 'cells' or 'button'".
+    (b'{"t": 0.0, "board": "7x7", "sensor": "occupancy"}\n'
+     b'{"t": 1.0, "board": "7x7", "sensor": "occupancy"}\n',
+     "line 2: a second header: a log has one, on its first line"),
 ])
 def test_unreadable_logs_are_named_in_words(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                             content: bytes, words: str) -> None:

@@ -131,6 +131,8 @@ def parse_line(text: str, squares: int | None, sensor: str | None = None) -> Eve
             game[key] = value
         return Header(t, board, str(kind), **game)
     keys = {"occ", "cells", "button"} & obj.keys()
+    if not keys and "board" in obj:
+        raise ValueError("a second header: a log has one, on its first line")
     if len(keys) != 1:
         raise ValueError("a line needs exactly one of 'occ', 'cells' or 'button'")
     key = keys.pop()

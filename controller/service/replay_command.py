@@ -53,6 +53,8 @@ def replay_command(log: str, variant: str | None, settle: float, error_delay: fl
     name = "standard input" if log == "-" else log
     try:
         if log == "-":
+            if sys.stdin is None:  # started with its standard input closed
+                raise ValueError("standard input is closed: give the log's file name")
             # Strict UTF-8, as a file is read: the terminal's own decoding
             # lets bytes of another kind through as stand-ins, read as
             # malformed frames ("got 2 characters") rather than said.
