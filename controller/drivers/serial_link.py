@@ -65,6 +65,9 @@ def open_problem(url: str, exc: BaseException) -> str:
     """Why ``url`` did not open, in words: the causes a person can mend
     named (pyserial's own message repeats the port and the errno)."""
     code = getattr(exc, "errno", None)
+    cause = exc.__context__  # pyserial's "Could not configure port: (25, ...)" wraps termios'
+    if code is None and cause is not None and cause.args and isinstance(cause.args[0], int):
+        code = cause.args[0]
     if code == errno.ENOENT:
         why = "no such port (is the board's USB cable plugged in?)"
     elif code in (errno.EACCES, errno.EPERM):
@@ -73,6 +76,8 @@ def open_problem(url: str, exc: BaseException) -> str:
         why = "in use by another program (another kharbga-board, or a doctor --serial?)"
     elif code == errno.EISDIR:
         why = "a folder, not a serial port (a Pico is /dev/ttyACM0 or under /dev/serial/by-id)"
+    elif code == errno.ENOTTY:  # a file, /dev/null: opens, but takes no serial settings
+        why = "not a serial port (a Pico is /dev/ttyACM0 or under /dev/serial/by-id)"
     else:
         why = said(exc)
     return f"cannot open {url}: {why}"
