@@ -71,6 +71,15 @@ class BroadcastConfig:
     def topic(self, what: str) -> str:
         return f"kharbga/{self.board_id}/{what}"
 
+    @property
+    def no_connection(self) -> str:
+        """Why a connection failed when the broker's port answered (the
+        plain probe found it): with ``mqtts://``, the TLS handshake."""
+        if self.address[2]:
+            return ("no TLS connection (the port answers, but not with TLS, or refused the "
+                    "certificates: mqtts:// needs the broker's TLS listener, often port 8883)")
+        return "unreachable"
+
 
 _KEYS = ("broker", "board_id", "username", "password", "ca_file", "cert_file", "key_file")
 

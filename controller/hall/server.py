@@ -90,7 +90,8 @@ class HallServer:
         c.reconnect_delay_set(1, 5)
         c.on_connect = self._on_connect
         c.on_disconnect = self._on_disconnect
-        c.on_connect_fail = lambda *_: self._set_link(False, self.link["error"] or "unreachable")
+        c.on_connect_fail = lambda *_: self._set_link(False, self.link["error"]
+                                                       or self.config.no_connection)
         c.on_subscribe = self._on_subscribe
         c.on_message = self._on_message
         c.connect_async(host, port, keepalive=KEEPALIVE)

@@ -441,7 +441,7 @@ class Publisher:
             self._set_link(False, self._error if not self._connected else "")
 
         def on_connect_fail(c: Any, userdata: Any) -> None:
-            self._set_link(False, self._error or "unreachable")
+            self._set_link(False, self._error or self.config.no_connection)
 
         def on_publish(c: Any, userdata: Any, mid: int, reason: Any, props: Any) -> None:
             self._acks.append(mid)

@@ -57,3 +57,25 @@ def test_board_and_hall_over_tls(tmp_path: Path) -> None:
         b.stop()
         h.stop()
         broker.stop()
+
+
+def test_mqtts_to_a_listener_without_tls_is_said_so(tmp_path: Path) -> None:
+    # The port answers (the plain probe connects), the TLS handshake does
+    # not: both the board and the hall said "unreachable".
+    broker = Broker(tmp_path / "broker").start()
+    url = f"mqtts://127.0.0.1:{broker.port}"
+    h = hall(tmp_path, url)
+    b = board(tmp_path, "tb", url)
+    words = ("no TLS connection (the port answers, but not with TLS, or refused the "
+             "certificates: mqtts:// needs the broker's TLS listener, often port 8883)")
+    try:
+        h.start("/api/boards")
+        b.start()
+        wait_until(lambda: b.get("/api/state")["broker"]["error"] == words, 20,
+                   "the board says why")
+        wait_until(lambda: h.get("/api/boards")["link"]["error"] == words, 20,
+                   "the hall says why")
+    finally:
+        b.stop()
+        h.stop()
+        broker.stop()
