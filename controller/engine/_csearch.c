@@ -33,7 +33,7 @@ static const kc_game *game_of(PyObject *obj)
     return &c->g;
 }
 
-/* weights: 7 ints (evaluate.Weights' fields in order); flags: (refuge,
+/* weights: 8 ints (evaluate.Weights' fields in order); flags: (refuge,
  * lose_when_blocked, defender_wins_blocked_first). */
 static const kc_game *read_args(PyObject *game, PyObject *weights, PyObject *flags, cs_eval *e)
 {
@@ -41,8 +41,8 @@ static const kc_game *read_args(PyObject *game, PyObject *weights, PyObject *fla
     const kc_game *g = game_of(game);
     if (!g)
         return NULL;
-    if (!PyArg_ParseTuple(weights, "iiiiiii;weights: 7 integers", &w[0], &w[1], &w[2], &w[3],
-                          &w[4], &w[5], &w[6])
+    if (!PyArg_ParseTuple(weights, "iiiiiiii;weights: 8 integers", &w[0], &w[1], &w[2],
+                          &w[3], &w[4], &w[5], &w[6], &w[7])
         || !PyArg_ParseTuple(flags, "ppp;flags: (refuge, lose_when_blocked, "
                              "defender_wins_blocked_first)", &refuge, &lose, &dwbf))
         return NULL;

@@ -13,11 +13,14 @@
 #define CS_INF (10 * CS_WIN)
 #define CS_WON (CS_WIN - 1000)
 #define CS_MAX_PLY 128
-#define CS_NWEIGHTS 7
+#define CS_NWEIGHTS 8
 #define CS_MAX_THREADS 16
 
 /* Weights in the order of evaluate.Weights' fields. */
-enum { W_MOB, W_STABLE, W_HANG_THEIRS, W_HANG_OWN, W_SET_EXP_D, W_SET_EXP_A, W_SET_STABLE };
+enum {
+    W_MOB, W_STABLE, W_HANG_THEIRS, W_HANG_OWN, W_SET_EXP_D, W_SET_EXP_A, W_SET_STABLE,
+    W_SAFE_STEPS
+};
 
 typedef struct {
     kc_bb m, beyond, sides;

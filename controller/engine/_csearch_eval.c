@@ -197,6 +197,13 @@ int cs_evaluate(const cs_eval *e, const kc_state *s)
     kc_bb empty = e->full & ~(own | opp);
     int score = 100 * (kc_pop(own) - kc_pop(opp));
     score += w[W_MOB] * (mobility(e, own, empty) - mobility(e, opp, empty));
+    if (w[W_SAFE_STEPS]) {
+        /* steps onto squares where the enemy cannot take the piece at once */
+        kc_bb risky_own = cs_vulnerable(e, empty, opp, empty);
+        kc_bb risky_opp = cs_vulnerable(e, empty, own, empty);
+        score += w[W_SAFE_STEPS] * (mobility(e, own, empty & ~risky_own)
+                                    - mobility(e, opp, empty & ~risky_opp));
+    }
     score += w[W_STABLE] * (kc_pop(stable(e, own)) - kc_pop(stable(e, opp)));
     score += w[W_HANG_THEIRS] * kc_pop(cs_vulnerable(e, opp, own, empty));
     score -= w[W_HANG_OWN] * kc_pop(cs_vulnerable(e, own, opp, empty));

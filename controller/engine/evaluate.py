@@ -5,8 +5,10 @@ move.  Every term is a handful of bitboard operations on the two
 bitboards of :class:`~controller.rules.Game` (no move generation):
 
 - material: 100 a piece;
-- mobility: the number of steps each side has (weighted more where a
-  blocked side loses, ``khamousiyya``/``sabouiyya``);
+- mobility: the number of steps each side has; where a blocked side
+  loses (``sabouiyya``; ``khamousiyya`` plays tuned weights) only the safe
+  steps count, those onto a square where no enemy step could then take
+  the piece;
 - stable pieces: pieces that can never be captured, because along each
   axis they stand on the edge or next to a stable friend (corners first,
   then outwards; the centre too where it is a refuge);
@@ -63,7 +65,10 @@ class Weights:
     that can never be captured; ``hanging_theirs``/``hanging_own`` per
     opponent's/own piece one enemy step would capture; the ``setting_``
     terms score the setting phase: pieces of each side that the first move
-    into the malha would capture, and stable pieces."""
+    into the malha would capture, and stable pieces; ``safe_steps`` is per
+    step onto a square where no enemy step could then take the piece (a
+    second count beside ``mobility``: where a blocked side loses, the side
+    left with only risky steps must give a piece or be blocked)."""
 
     mobility: int = 1
     stable: int = 15
@@ -72,10 +77,14 @@ class Weights:
     setting_exposed_defender: int = 30
     setting_exposed_attacker: int = 15
     setting_stable: int = 8
+    safe_steps: int = 0
 
 
 DEFAULT_WEIGHTS = Weights()
-"""The hand-set weights (mobility 4 where a blocked side loses)."""
+"""The hand-set weights (where a blocked side loses: :data:`BLOCKED_LOSES`)."""
+BLOCKED_LOSES = replace(DEFAULT_WEIGHTS, mobility=0, safe_steps=4)
+"""The hand-set weights where a blocked side loses: the steps counted are
+the safe ones (docs/engine.md, "Safe steps")."""
 WEIGHTS_FILE = "weights.json"
 
 
@@ -118,7 +127,7 @@ def weights(variant: Variant) -> Weights:
     if tuned is not None:
         return tuned
     if variant.blocked == "lose":
-        return replace(DEFAULT_WEIGHTS, mobility=4)
+        return BLOCKED_LOSES
     return DEFAULT_WEIGHTS
 
 
@@ -323,6 +332,11 @@ def evaluate(game: Game | LeapGame, w: Weights | None = None) -> int:
     empty = m.full & ~(own | opp)
     score = 100 * (own.bit_count() - opp.bit_count())
     score += w.mobility * (mobility(m, own, empty) - mobility(m, opp, empty))
+    if w.safe_steps:
+        risky_own = vulnerable(m, empty, opp, empty)  # a piece stepping here could be taken
+        risky_opp = vulnerable(m, empty, own, empty)
+        score += w.safe_steps * (mobility(m, own, empty & ~risky_own)
+                                 - mobility(m, opp, empty & ~risky_opp))
     score += w.stable * (stable(m, own).bit_count() - stable(m, opp).bit_count())
     # The side to move can take one of the opponent's hanging pieces now;
     # its own hanging pieces are the opponent's next chance.

@@ -150,6 +150,24 @@ def _placed(variant: str, a: str, d: str, side: str) -> Game:
     return Game.from_position(variant, f"{board(a, d)} {side[0]} s - 0")
 
 
+def test_safe_steps_leave_out_a_step_the_enemy_could_answer_with_a_capture() -> None:
+    # The Attacker's b2 may step to b1, a2, c2 and b3; on b3 it would stand
+    # between the Defender's c3 and a3, a square the Defender's a4 can step
+    # into: a step the Defender could answer by taking it. The Defender's
+    # nine steps are all safe.
+    from dataclasses import fields, replace
+
+    from controller.engine.evaluate import Weights, evaluate, weights
+
+    g = Game.from_position("sabouiyya", "...../DD.../..D../.A.../..... a m - 1")
+    zero = replace(Weights(), **{f.name: 0 for f in fields(Weights)})
+    base = evaluate(g, zero)
+    assert evaluate(g, replace(zero, mobility=1)) - base == 4 - 9
+    assert evaluate(g, replace(zero, safe_steps=1)) - base == 3 - 9
+    # Where a blocked side loses, the hand-set weights count the safe steps.
+    assert weights(g.variant).safe_steps > 0 and weights(g.variant).mobility == 0
+
+
 def test_first_move_blocks_sees_sealed_covered_and_open_neighbours() -> None:
     from controller.engine.evaluate import COVERED, SEALED, first_move_blocks, masks
 
