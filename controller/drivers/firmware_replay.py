@@ -15,6 +15,7 @@ reconciler.
 from __future__ import annotations
 
 import time
+from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator
 from typing import NamedTuple
 
@@ -36,6 +37,40 @@ STEP_US = 100_000  # virtual time granted at most at once (below the retry time)
 PRESS_US = 60_000  # how long a simulated finger holds a button
 TAIL_US = 300_000  # virtual time run after the log's last line
 ACK_WAIT = 20.0  # wall seconds the host may take to acknowledge a report
+IDLE_US = 90_000_000  # a pause kept of a longer one where the board does not change
+
+
+class _Pauses:
+    """The log's long pauses, shortened for the firmware: where the board
+    stands unchanged for more than :data:`IDLE_US` (longer than any
+    settle or error delay), the firmware runs only the first ``IDLE_US``
+    of it (it would scan and send heartbeats through the rest: an hour's
+    pause took minutes, a day's never ended), and the times it reports
+    after are moved on by what was cut, so the reconciler reads the log's
+    own times."""
+
+    def __init__(self, times: list[int]) -> None:
+        """``times``: the virtual times of the board's changes, in order."""
+        self.after: list[int] = []  # a change after a long pause, on the log's clock
+        self.short: list[int] = []  # the same, as the firmware runs it
+        self.cut: list[int] = []  # the time cut up to it
+        cut = 0
+        for before, after in zip(times, times[1:], strict=False):
+            if after - before > IDLE_US:
+                cut += after - before - IDLE_US
+                self.after.append(after)
+                self.short.append(after - cut)
+                self.cut.append(cut)
+
+    def shorten(self, t: int) -> int:
+        """A change's time as the firmware runs it."""
+        i = bisect_right(self.after, t)
+        return t - (self.cut[i - 1] if i else 0)
+
+    def restore(self, us: int) -> int:
+        """A time the firmware reports, on the log's clock."""
+        i = bisect_right(self.short, us)
+        return us + (self.cut[i - 1] if i else 0)
 
 
 class _Change(NamedTuple):
@@ -108,6 +143,9 @@ def _run(
     world = _world_events(events)
     end_us = BOOT_US + (round(events[-1].t * 1e6) if events else 0) + TAIL_US
     end_us = max(end_us, world[-1].t + TAIL_US if world else 0)
+    pauses = _Pauses([BOOT_US] + [e.t for e in world] + [end_us])
+    world = [e._replace(t=pauses.shorten(e.t)) for e in world]
+    end_us = pauses.shorten(end_us)
     with FirmwareSim(size=mapping.size, micropython=micropython, mapping=mapping) as sim:
         # The board stands as the log's first frame shows it from the start,
         # not empty until that frame's time (an empty reading the log never
@@ -115,7 +153,7 @@ def _run(
         first = next((e for e in events if isinstance(e, Frame)), None)
         if first is not None:
             sim.set_occupancy(first.occupied)
-        driver = _Driver(sim, mapping, time.monotonic() + timeout, timeout)
+        driver = _Driver(sim, mapping, time.monotonic() + timeout, timeout, pauses)
         with driver.link:
             driver.handshake()
             yield from driver.play(world, end_us)
@@ -129,7 +167,8 @@ class _Driver:
     deliveries collected between steps."""
 
     def __init__(
-        self, sim: FirmwareSim, mapping: BoardMapping, deadline: float, timeout: float
+        self, sim: FirmwareSim, mapping: BoardMapping, deadline: float, timeout: float,
+        pauses: _Pauses,
     ) -> None:
         self.sim = sim
         self.deadline = deadline
@@ -146,7 +185,7 @@ class _Driver:
             sim.cable.path,
             settings,
             clock=lambda: self.now / 1e6,
-            timebase=lambda us: (us - BOOT_US) / 1e6,
+            timebase=lambda us: (pauses.restore(us) - BOOT_US) / 1e6,
         )
 
     def check_time(self) -> None:

@@ -85,6 +85,34 @@ def test_buttons_go_through_the_firmware_with_their_sides(micropython: str) -> N
     assert got.trace and all(json.loads(line)["t"] >= 0 for line in got.trace)
 
 
+@pytest.mark.parametrize("pause", [3_600.0, 86_400.0])
+def test_a_long_pause_is_not_run_through_second_by_second(micropython: str,
+                                                          pause: float) -> None:
+    # The firmware scanned and sent heartbeats through every second of a
+    # pause: an hour's took 81 s, a day's was still running after 120 s.
+    # Only its first 90 s are run; the times after are the log's own.
+    rng = random.Random(12)
+    game = random_game("kharbga", rng, 40)
+    lines = simulate_log(game, seed=12).splitlines()
+    half = len(lines) // 2
+    later = []
+    for line in lines[half:]:
+        obj = json.loads(line)
+        obj["t"] += pause  # the players away mid-game, the board as it stood
+        later.append(json.dumps(obj))
+    lines = lines[:half] + later
+    got = replay_via_firmware(lines, "kharbga", trace=True, micropython=micropython)
+    want = replay(lines, "kharbga", trace=True)
+    assert [str(r) for r in got.records] == [str(r) for r in want.records]
+    assert got.reconciler is not None
+    assert [str(m) for m in got.reconciler.game.moves] == [str(m) for m in game.moves]
+    times = [json.loads(line)["t"] for line in got.trace]
+    assert times == sorted(times)
+    # On the log's clock: the moves after the pause read at their own times.
+    assert log_seconds(lines) - 1.5 < times[-1] <= log_seconds(lines) + 0.5
+    assert not [t for t in times if 90.5 + log_seconds(lines[:half]) < t < pause]
+
+
 def test_colour_logs_are_refused(micropython: str) -> None:
     game = random_game("kharbga", random.Random(1), 6)
     lines = simulate_log(game, seed=1, colour=True).splitlines()
