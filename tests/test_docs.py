@@ -345,3 +345,25 @@ def test_every_link_between_the_docs_reaches_its_file_and_heading() -> None:
             elif anchor and linked.suffix == ".md" and anchor not in _anchors(linked):
                 broken.append(f"{page.relative_to(root)}: {target} (no such heading)")
     assert not broken, broken
+
+
+def test_the_docs_name_every_button() -> None:
+    # docs/reconciler.md's "Buttons" says what each does, hardware.md's
+    # protocol table gives each its index: a button added to BUTTONS and
+    # said nowhere would be one a builder cannot wire and a player cannot
+    # look up.
+    from controller.board.events import BUTTONS
+
+    section = (ROOT / "docs" / "reconciler.md").read_text().split("## Buttons\n", 1)[1]
+    section = section.split("\n## ", 1)[0]
+    said = re.findall(r"^- `([a-z-]+)`", section, re.M)
+    assert sorted(said) == sorted(BUTTONS), (
+        f"docs/reconciler.md, 'Buttons', says {said}: give each of "
+        f"controller/board/events.py BUTTONS {list(BUTTONS)} an item")
+    row = next(line for line in (ROOT / "hardware.md").read_text().splitlines()
+               if line.startswith("| 0x03 | BUTTON |"))
+    listed = row.split("= ", 1)[1].split(";", 1)[0]
+    assert listed == ", ".join(BUTTONS), (
+        f"hardware.md's 0x03 BUTTON row lists {listed!r}: the buttons by index are "
+        f"{', '.join(BUTTONS)} (controller/board/events.py BUTTONS)")
+    assert f"button 0..{len(BUTTONS) - 1} =" in row, "hardware.md's 0x03 row: the index range"

@@ -485,3 +485,47 @@ def test_a_rule_option_beyond_any_count_is_refused_by_both_rules_cores() -> None
     hall.check_quiet(0.0)  # the record read in full: refused, counted
     assert hall.stats()["ignored"] == 1
     assert hall.boards["b1"].detail()["moves"] == actions
+
+
+def test_the_per_move_lists_keep_in_step() -> None:
+    # A game's moves, positions and times are parallel lists, cut back by an
+    # undo or a move replaced and rebuilt from a record that fills missed
+    # moves: a field added beside them and forgotten in one of those places
+    # would show one move's value for another (every list of one move each
+    # is held to the moves' length here).
+    from dataclasses import fields
+
+    from controller.hall.boards import HallGame
+
+    per_move = [f.name for f in fields(HallGame)
+                if f.name not in ("record_moves",) and f.type.startswith("list[")]
+    assert {"moves", "positions", "times"} <= set(per_move)
+    actions = random_game(9)[:14]
+    hall = Hall()
+    msgs = _moves(actions)
+
+    def in_step() -> None:
+        g = hall.boards["b1"].games[1]
+        assert {name: len(getattr(g, name)) for name in per_move} == \
+            {name: len(g.moves) for name in per_move}
+
+    for m in msgs[:6] + msgs[9:11]:  # 7-9 lost
+        hall.handle("kharbga/b1/moves", m)
+        in_step()
+    hall.handle("kharbga/b1/game", _record(actions[:11]))  # fills them
+    in_step()
+    assert hall.boards["b1"].detail()["moves"] == actions[:11]
+    g = Game.new("sabouiyya")
+    for a in actions[:9]:
+        g.play(a)
+    hall.handle("kharbga/b1/moves", json.dumps(
+        {"seq": 12, "game_id": 1, "ply": 9, "undo": True, "position": g.position(),
+         "time": 2000.0, "variant": "sabouiyya"}).encode())
+    in_step()
+    move = next(str(m) for m in g.legal_moves() if str(m) != actions[9])
+    g.play(move)
+    hall.handle("kharbga/b1/moves", json.dumps(
+        {"seq": 13, "game_id": 1, "ply": 10, "move": move, "position": g.position(),
+         "time": 2001.0, "variant": "sabouiyya"}).encode())
+    in_step()
+    assert hall.boards["b1"].detail()["moves"] == [*actions[:9], move]

@@ -56,3 +56,34 @@ def test_the_5x5_board_reads_all_seven_buttons_and_only_its_own_switches(
         assert stats.chatter[C2] >= 3 and sum(stats.chatter) == stats.chatter[C2]
     finally:
         link.close()
+
+
+def _shipped_board() -> object:
+    """firmware/board.py as it goes onto the Pico (plain constants)."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "firmware" / "board.py"
+    spec = importlib.util.spec_from_file_location("shipped_board", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_shipped_wiring_has_a_column_for_every_button_and_no_pin_twice() -> None:
+    # The simulator pads the button columns to the protocol's buttons, so a
+    # button added to BUTTON_NAMES passed every firmware test while a real
+    # Pico, wired as board.py says, never read it.
+    from controller.drivers.protocol import BUTTON_NAMES
+
+    b = _shipped_board()
+    columns = tuple(b.COL_PINS) + tuple(b.BUTTON_COL_PINS)  # type: ignore[attr-defined]
+    assert len(columns) >= len(BUTTON_NAMES), (
+        f"firmware/board.py reads {len(columns)} button columns, the protocol has "
+        f"{len(BUTTON_NAMES)} buttons ({', '.join(BUTTON_NAMES)}): wire the new ones on "
+        "BUTTON_COL_PINS (hardware.md, 'Pico wiring') and raise VERSION")
+    rows = tuple(b.ROW_PINS) + tuple(p for p in b.BUTTON_ROW_PINS  # type: ignore[attr-defined]
+                                     if p is not None)
+    pins = [*rows, *columns, b.LED_PIN]  # type: ignore[attr-defined]
+    assert len(pins) == len(set(pins)), f"a Pico pin used twice in firmware/board.py: {pins}"
