@@ -442,10 +442,17 @@ def test_a_port_that_does_not_exist_is_said_in_words() -> None:
             "plugged in?)")
 
 
-@pytest.mark.parametrize("kind", ["a file", "/dev/null"])
-def test_a_file_given_as_the_port_is_said_in_words(tmp_path: Path, kind: str) -> None:
+@pytest.mark.parametrize(("kind", "words"), [
+    # Before: "[Errno 21] could not open port X: [Errno 21] Is a directory: 'X'".
+    ("a folder", "a folder, not a serial port"),
     # Before: "Could not configure port: (25, 'Inappropriate ioctl for device')".
-    path = tmp_path / "board.log" if kind == "a file" else Path("/dev/null")
+    ("a file", "not a serial port"),
+    ("/dev/null", "not a serial port"),
+])
+def test_a_folder_or_a_file_given_as_the_port_is_said_in_words(tmp_path: Path, kind: str,
+                                                               words: str) -> None:
+    path = {"a folder": tmp_path, "a file": tmp_path / "board.log",
+            "/dev/null": Path("/dev/null")}[kind]
     if kind == "a file":
         path.write_text("not a port\n")
     fast = LinkSettings(reconnect_delay=0.01)
@@ -454,17 +461,4 @@ def test_a_file_given_as_the_port_is_said_in_words(tmp_path: Path, kind: str) ->
         while not link.stats().open_failures and time.monotonic() < deadline:
             time.sleep(0.01)
         assert link.stats().last_error == (
-            f"cannot open {path}: not a serial port (a Pico is /dev/ttyACM0 or under "
-            "/dev/serial/by-id)")
-
-
-def test_a_folder_given_as_the_port_is_said_in_words(tmp_path: Path) -> None:
-    # Before: "[Errno 21] could not open port X: [Errno 21] Is a directory: 'X'".
-    fast = LinkSettings(reconnect_delay=0.01)
-    with SerialLink(str(tmp_path), fast) as link:
-        deadline = time.monotonic() + 5
-        while not link.stats().open_failures and time.monotonic() < deadline:
-            time.sleep(0.01)
-        assert link.stats().last_error == (
-            f"cannot open {tmp_path}: a folder, not a serial port (a Pico is /dev/ttyACM0 or "
-            "under /dev/serial/by-id)")
+            f"cannot open {path}: {words} (a Pico is /dev/ttyACM0 or under /dev/serial/by-id)")
