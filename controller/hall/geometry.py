@@ -9,22 +9,22 @@ from typing import Any
 
 from .trust import is_int
 
-__all__ = ["checked_geometry", "drawable_position"]
+__all__ = ["check_position", "checked_geometry"]
 
 MAX_SIDE = 26  # points across a drawn board, at most
 MAX_LINES = 400
 MAX_POSITION = 2000  # characters of a position string, at most
 
 
-def drawable_position(position: str) -> bool:
-    """Whether the pages can draw ``position`` (a moves message's or a
-    state's): its board part at most ``MAX_SIDE`` ranks of at most
-    ``MAX_SIDE`` points.  A board of 450 ranks of 450 held every
+def check_position(position: str) -> None:
+    """A ``ValueError`` unless the pages can draw ``position`` (a moves
+    message's or a state's): its board part at most ``MAX_SIDE`` ranks of
+    at most ``MAX_SIDE`` points.  A board of 450 ranks of 450 held every
     spectator's browser for seconds a frame."""
-    if len(position) > MAX_POSITION:
-        return False
-    ranks = position.split(" ", 1)[0].split("/")
-    return len(ranks) <= MAX_SIDE and all(len(r) <= MAX_SIDE for r in ranks)
+    ranks = position.split(" ", 1)[0].split("/") if len(position) <= MAX_POSITION else []
+    if not ranks or len(ranks) > MAX_SIDE or any(len(r) > MAX_SIDE for r in ranks):
+        raise ValueError(f"a position no board has (more than {MAX_SIDE} ranks or points a "
+                         "rank)")
 
 
 def checked_geometry(g: object) -> dict[str, Any] | None:

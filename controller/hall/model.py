@@ -27,7 +27,7 @@ from controller.rules.leap_factory import format_any_options
 from controller.rules.record import parse_record
 
 from .boards import HallBoard, HallGame, Left
-from .geometry import checked_geometry, drawable_position
+from .geometry import check_position, checked_geometry
 from .protocol import BOARD_ID, action_tokens
 from .records import GAME_ID, STORE_TAG, count_actions, positions_of, record_text
 from .trust import MAX_JUMP, is_int, move_time, seq_trouble, strict_json
@@ -167,8 +167,7 @@ class Hall:
         if not (is_int(seq) and is_int(gid) and is_int(ply) and ply >= 0 and
                 isinstance(position, str) and isinstance(variant, str)):
             raise ValueError("bad fields")
-        if not drawable_position(position):
-            raise ValueError("a position no board has (more than 26 ranks or points a rank)")
+        check_position(position)
         undo = m.get("undo") is True
         move = m.get("move")
         if not undo and not isinstance(move, str):
@@ -236,8 +235,7 @@ class Hall:
         if not isinstance(s, dict) or not is_int(s.get("game_id")) or \
                 not isinstance(s.get("position"), str):
             raise ValueError("not a state")
-        if not drawable_position(s["position"]):
-            raise ValueError("a position no board has (more than 26 ranks or points a rank)")
+        check_position(s["position"])
         board = self.board(name)
         if not self._same_store(board, s):
             return False
