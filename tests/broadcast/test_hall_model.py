@@ -38,6 +38,13 @@ def _record(actions: list[str], gid: int = 1) -> bytes:
                                     "GameId": str(gid)})).encode()
 
 
+def _undo(seq: int, ply: int, g: Game) -> bytes:
+    """The board's undo message: ``ply`` actions left, at ``g``'s position."""
+    return json.dumps({"seq": seq, "game_id": 1, "ply": ply, "undo": True,
+                       "position": g.position(), "time": 2000.0,
+                       "variant": "sabouiyya"}).encode()
+
+
 def test_moves_in_order_repeats_dropped() -> None:
     actions = random_game(1)[:20]
     hall = Hall()
@@ -62,9 +69,7 @@ def test_undo_and_replacement() -> None:
     g = Game.new("sabouiyya")
     for a in actions[:8]:
         g.play(a)
-    hall.handle("kharbga/b1/moves", json.dumps(
-        {"seq": 11, "game_id": 1, "ply": 8, "undo": True, "position": g.position(),
-         "time": 2000.0, "variant": "sabouiyya"}).encode())
+    hall.handle("kharbga/b1/moves", _undo(11, 8, g))
     assert hall.boards["b1"].detail()["moves"] == actions[:8]
     # Another action in place of the one taken back.
     move = next(str(m) for m in g.legal_moves() if str(m) != actions[8])
@@ -518,9 +523,7 @@ def test_the_per_move_lists_keep_in_step() -> None:
     g = Game.new("sabouiyya")
     for a in actions[:9]:
         g.play(a)
-    hall.handle("kharbga/b1/moves", json.dumps(
-        {"seq": 12, "game_id": 1, "ply": 9, "undo": True, "position": g.position(),
-         "time": 2000.0, "variant": "sabouiyya"}).encode())
+    hall.handle("kharbga/b1/moves", _undo(12, 9, g))
     in_step()
     move = next(str(m) for m in g.legal_moves() if str(m) != actions[9])
     g.play(move)
