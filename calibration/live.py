@@ -18,7 +18,6 @@ markers found and the board grid drawn over it:
 
 from __future__ import annotations
 
-import hmac
 import json
 import secrets
 import threading
@@ -34,7 +33,13 @@ from calibration.homography import fit_from_centres
 from calibration.images import same_file
 from calibration.markers import detect_markers
 from calibration.preview import draw_overlay, jpeg
-from controller.board.config import listen_failure, local_caller, loopback_host, start_url
+from controller.board.config import (
+    listen_failure,
+    local_caller,
+    loopback_host,
+    start_url,
+    token_given,
+)
 
 __all__ = ["DEFAULT_LAYOUT", "LiveCalibration", "FrameGrabber", "make_app", "refusal", "serve"]
 
@@ -255,8 +260,7 @@ def refusal(method: str, headers: Any, remote: str | None, own_origin: str,
         return None
     if not token:
         return 403, "refused: calibration is changed only from this machine"
-    given = headers.get("Authorization", "").removeprefix("Bearer ").strip()
-    if not hmac.compare_digest(given.encode(), token.encode()):
+    if not token_given(headers.get("Authorization", ""), token):
         return 401, ("a valid token is required: open the address the calibration "
                      "printed on start")
     return None

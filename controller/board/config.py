@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import errno
+import hmac
 import ipaddress
 import math
 import socket
@@ -74,6 +75,28 @@ def local_caller(remote: str | None) -> bool:
         return ipaddress.ip_address((remote or "").split("%")[0]).is_loopback
     except ValueError:
         return False
+
+
+def token_given(authorization: str, token: str) -> bool:
+    """Does a web page's caller give ``token`` in its ``Authorization``
+    header (``Bearer TOKEN``)?  A header holding bytes that are not text
+    (the server hands them over as lone surrogates) gives none."""
+    given = authorization.removeprefix("Bearer ").strip()
+    try:
+        return hmac.compare_digest(given.encode(), token.encode())
+    except UnicodeEncodeError:
+        return False
+
+
+def token_problem(token: str) -> str | None:
+    """Why ``token`` cannot be given by a browser's page, or None: it must
+    be printable ASCII with no spaces (a browser sends nothing else in a
+    header as it is, and the server strips spaces at its ends)."""
+    bad = [ch for ch in token if not 33 <= ord(ch) <= 126]
+    if not bad:
+        return None
+    shown = "a space" if bad[0] == " " else repr(bad[0])
+    return f"must be printable ASCII letters, digits or signs, with no spaces (it has {shown})"
 
 
 def loopback_host(host: str) -> bool:

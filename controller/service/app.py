@@ -43,7 +43,6 @@ token (``Authorization: Bearer TOKEN``).  Bad requests get a 4xx status and
 from __future__ import annotations
 
 import asyncio
-import hmac
 import json
 import logging
 from collections.abc import Awaitable, Callable
@@ -54,7 +53,7 @@ from typing import Any
 from aiohttp import WSCloseCode, WSMsgType, web
 from aiohttp.web_protocol import RequestPayloadError
 
-from controller.board.config import local_caller
+from controller.board.config import local_caller, token_given
 from controller.board.leds import legend
 from controller.board.words import said
 from controller.hall.protocol import Unreplayable
@@ -141,8 +140,7 @@ def _refusal(request: web.Request) -> web.Response | None:
     if not token:
         return _error(403, "refused: changes are accepted only from this machine "
                            "(start the service with a token to play from elsewhere)")
-    given = request.headers.get("Authorization", "").removeprefix("Bearer ").strip()
-    if not hmac.compare_digest(given.encode(), token.encode()):
+    if not token_given(request.headers.get("Authorization", ""), token):
         return _error(401, "a valid token is required: open the address the service "
                            "printed on start, or enter the token")
     return None

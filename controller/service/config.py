@@ -22,7 +22,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from controller.board.config import ConfigError, Table, loopback_host, read_toml
+from controller.board.config import ConfigError, Table, loopback_host, read_toml, token_problem
 from controller.board.words import is_hidden, on_one_line
 from controller.reconcile.settings import Settings, timing_problem
 from controller.rules import find_any_variant
@@ -250,6 +250,8 @@ def _check(c: Config, overridden: set[str]) -> None:
         told = on_one_line(c.host[:60])
         raise error("host", f"must be a host name or address (no spaces or control "
                             f"characters), not '{told}'")
+    if c.token and (problem := token_problem(c.token)) is not None:
+        raise error("token", problem)
     if not c.loopback and len(c.token) < 12:
         # The option given names it: --token too short, or --host off loopback.
         given = "token" if "token" in overridden or "host" not in overridden else "host"

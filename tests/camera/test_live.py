@@ -25,7 +25,7 @@ import pytest
 
 from calibration.camera import CameraReader, load_profile
 from calibration.homography import fit_from_centres, project
-from calibration.live import DEFAULT_LAYOUT, FrameGrabber, LiveCalibration, make_app
+from calibration.live import DEFAULT_LAYOUT, FrameGrabber, LiveCalibration, make_app, refusal
 from calibration.markers import detect_markers
 from calibration.preview import draw_overlay
 from calibration.render import Camera, Lighting, Scene, render
@@ -256,6 +256,11 @@ def test_buttons_from_another_machine_need_the_token(tmp_path: Path) -> None:
         return seen
 
     seen = asyncio.run(main("s3cret"))
+    # Bytes that are not text reach the check as lone surrogates: a wrong
+    # token, not a fault of the page (it was a 500).
+    assert refusal("POST", {"Authorization": "Bearer s3cr\udce9t"}, "192.0.2.7",
+                   "http://x", "s3cret") == (401, "a valid token is required: open the "
+                                                    "address the calibration printed on start")
     assert [code for code, _ in seen] == [401, 401, 200, 403]
     assert "token" in seen[0][1] and "another web site" in seen[3][1]
     # Without a token (listening on this machine only), another machine is refused.

@@ -245,7 +245,7 @@ def _from_address(app: Any, address: str | list[str]) -> None:
 
 def test_token_required_from_another_machine(make: Any) -> None:
     """The caller's address decides, not the address the service listens on."""
-    service, _, _ = make(host="0.0.0.0", token="correct horse battery")
+    service, _, _ = make(host="0.0.0.0", token="correct-horse-battery")
 
     async def main() -> None:
         caller = ["?"]
@@ -265,7 +265,7 @@ def test_token_required_from_another_machine(make: Any) -> None:
                                       headers={"Authorization": "Bearer wrong"})
                 assert r.status == (401 if needs_token else 200), address
                 r = await client.post("/api/button", json={"button": "hint"},
-                                      headers={"Authorization": "Bearer correct horse battery"})
+                                      headers={"Authorization": "Bearer correct-horse-battery"})
                 assert r.status == 200
                 r = await client.get("/api/state")
                 assert r.status == 200
@@ -273,6 +273,39 @@ def test_token_required_from_another_machine(make: Any) -> None:
             await client.close()
 
     asyncio.run(main())
+
+
+def test_a_token_of_bytes_that_are_not_text_is_refused_as_wrong(make: Any) -> None:
+    """An ``Authorization`` header whose bytes are not UTF-8 is a wrong token
+    (401 and the usual words), not a fault of the service (it was a 500)."""
+    service, _, _ = make(host="0.0.0.0", token="correct-horse-battery")
+
+    async def main() -> list[bytes]:
+        app = make_app(service)
+        _from_address(app, "192.0.2.7")
+        server = TestServer(app)
+        await server.start_server()
+        answers = []
+        try:
+            for given in (b"\xff\xfe", b"correct-horse-batter\xe9", b"correct-horse-battery"):
+                reader, writer = await asyncio.open_connection(server.host, server.port)
+                body = b'{"button": "hint"}'
+                writer.write(b"POST /api/button HTTP/1.1\r\nHost: %s:%d\r\n"
+                             b"Content-Type: application/json\r\nAuthorization: Bearer %s\r\n"
+                             b"Content-Length: %d\r\nConnection: close\r\n\r\n%s"
+                             % (server.host.encode(), server.port, given, len(body), body))
+                await writer.drain()
+                answers.append(await reader.read())
+                writer.close()
+        finally:
+            await server.close()
+        return answers
+
+    bad, near, right = asyncio.run(main())
+    for answer in (bad, near):
+        assert answer.startswith(b"HTTP/1.1 401"), answer[:60]
+        assert b"a valid token is required" in answer
+    assert right.startswith(b"HTTP/1.1 200"), right[:60]
 
 
 def test_no_token_means_this_machine_only(make: Any) -> None:

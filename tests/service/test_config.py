@@ -22,6 +22,12 @@ from controller.service.config import Config, ConfigError, load_config
         ("[board]\nkind = 'usb'\n", "board.kind", "must be sim, gpio, serial:PORT"),
         ("[bord]\n", "bord", "unknown section (known: board, web"),
         ("[web]\nhost = '0.0.0.0'\n", "web.token", "token of at least 12 characters"),
+        # A browser's page can never send these: a space the server strips, a
+        # letter beyond ASCII or a control character (its fetch throws).
+        ("[web]\ntoken = ' abcdefghijklmn'\n", "web.token",
+         "must be printable ASCII letters, digits or signs, with no spaces (it has a space)"),
+        ("[web]\ntoken = 'abcdefghijkl\u00e9'\n", "web.token", "(it has '\u00e9')"),
+        ('[web]\ntoken = "abcdefghijkl\\u0001"\n', "web.token", "(it has '\\x01')"),
         ("[board]\nsettle = -1\n", "board.settle", "must be 0.01 to 5 seconds"),
         ("[board]\nsetle = 1\n", "board.setle", "unknown key (known here: error_delay"),
         ("[players]\ncomputer = 'both'\n", "players.computer", "must be \"attacker\""),
@@ -178,6 +184,8 @@ def test_command_line_values_are_named_as_options(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match=r"^command line: --host: a token of at least 12 "
                        r"characters is required to listen on 0\.0\.0\.0$"):
         c.with_overrides(host="0.0.0.0")
+    with pytest.raises(ConfigError, match=r"^command line: --token: must be printable ASCII"):
+        c.with_overrides(host="0.0.0.0", token="aaaaaaaaaaa\u00e9")
     with pytest.raises(ConfigError, match=r"^command line: --port: must be from 1 to 65535"):
         c.with_overrides(port=0)
     with pytest.raises(ConfigError, match=r"^command line: --host: a token of at least 12"):
