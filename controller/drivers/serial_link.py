@@ -29,6 +29,7 @@ import errno
 import logging
 import os
 import queue
+import stat
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -61,6 +62,35 @@ FAULT_SHOWN = 30.0  # seconds a device's error stays on the page after its last 
 Colour = tuple[int, int, int]
 
 
+A_FOLDER = "a folder, not a serial port (a Pico is /dev/ttyACM0 or under /dev/serial/by-id)"
+NOT_A_PORT = "not a serial port (a Pico is /dev/ttyACM0 or under /dev/serial/by-id)"
+
+
+def never_a_port(url: str) -> str | None:
+    """Why ``url`` can never be a serial port, in words, or None: a folder,
+    a file, or a device that is not a terminal (/dev/null).  A port not
+    there, not permitted or in use may yet open (the cable plugged in, the
+    other program closed): the link keeps trying those."""
+    if "://" in url:  # pyserial's own kinds: loop://, socket://, ...
+        return None
+    try:
+        mode = os.stat(url).st_mode
+    except OSError:
+        return None
+    if stat.S_ISDIR(mode):
+        return f"cannot open {url}: {A_FOLDER}"
+    if not stat.S_ISCHR(mode):
+        return f"cannot open {url}: {NOT_A_PORT}"
+    try:
+        fd = os.open(url, os.O_RDWR | os.O_NONBLOCK | os.O_NOCTTY)
+    except OSError:
+        return None
+    try:
+        return None if os.isatty(fd) else f"cannot open {url}: {NOT_A_PORT}"
+    finally:
+        os.close(fd)
+
+
 def open_problem(url: str, exc: BaseException) -> str:
     """Why ``url`` did not open, in words: the causes a person can mend
     named (pyserial's own message repeats the port and the errno)."""
@@ -75,9 +105,9 @@ def open_problem(url: str, exc: BaseException) -> str:
     elif code in (errno.EAGAIN, errno.EBUSY):
         why = "in use by another program (another kharbga-board, or a doctor --serial?)"
     elif code == errno.EISDIR:
-        why = "a folder, not a serial port (a Pico is /dev/ttyACM0 or under /dev/serial/by-id)"
+        why = A_FOLDER
     elif code == errno.ENOTTY:  # a file, /dev/null: opens, but takes no serial settings
-        why = "not a serial port (a Pico is /dev/ttyACM0 or under /dev/serial/by-id)"
+        why = NOT_A_PORT
     else:
         why = said(exc)
     return f"cannot open {url}: {why}"

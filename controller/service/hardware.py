@@ -126,6 +126,12 @@ def check_backend(config: Config) -> None:
             check_pin_library()
     elif kind.startswith("serial:"):
         serial_mapping(config, board)
+        with needs_extra("serial", "the serial board"):
+            from controller.drivers.serial_link import never_a_port
+
+        problem = never_a_port(kind.removeprefix("serial:"))
+        if problem is not None:  # not there yet, or busy, may mend: those are retried
+            raise OSError(problem)
     elif kind.startswith("camera:"):
         camera_profile(config)
 

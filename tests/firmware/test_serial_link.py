@@ -23,6 +23,7 @@ from controller.drivers.serial_link import (
     LinkProtocol,
     LinkSettings,
     SerialLink,
+    never_a_port,
 )
 
 
@@ -462,3 +463,22 @@ def test_a_folder_or_a_file_given_as_the_port_is_said_in_words(tmp_path: Path, k
             time.sleep(0.01)
         assert link.stats().last_error == (
             f"cannot open {path}: {words} (a Pico is /dev/ttyACM0 or under /dev/serial/by-id)")
+
+
+def test_only_a_terminal_may_yet_become_the_port(tmp_path: Path) -> None:
+    """What ``run`` refuses at once (a folder, a file, a device that is not a
+    terminal) and what the link keeps trying (a terminal, a port not there)."""
+    leader, follower = os.openpty()
+    try:
+        assert never_a_port(os.ttyname(follower)) is None
+    finally:
+        os.close(leader)
+        os.close(follower)
+    assert never_a_port(str(tmp_path / "ttyACM9")) is None  # the cable not plugged in yet
+    assert never_a_port("loop://") is None
+    assert never_a_port(str(tmp_path)) == (
+        f"cannot open {tmp_path}: a folder, not a serial port (a Pico is /dev/ttyACM0 or "
+        "under /dev/serial/by-id)")
+    assert never_a_port("/dev/null") == (
+        "cannot open /dev/null: not a serial port (a Pico is /dev/ttyACM0 or under "
+        "/dev/serial/by-id)")

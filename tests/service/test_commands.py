@@ -257,6 +257,27 @@ def test_run_with_a_board_wired_for_another_game_makes_no_data_folder(
     assert not (tmp_path / "data").exists()
 
 
+@pytest.mark.parametrize("kind", ["a folder", "a file", "/dev/null"])
+def test_run_on_a_port_that_can_never_be_one_stops_at_once(tmp_path: Path, kind: str) -> None:
+    # Before: the service started and retried the "port" for ever, the page
+    # saying "not connected ... trying again".  A port not there yet (the
+    # cable unplugged) is still retried: tests/firmware/test_serial_link.py.
+    path = {"a folder": tmp_path / "folder", "a file": tmp_path / "board.log",
+            "/dev/null": Path("/dev/null")}[kind]
+    if kind == "a folder":
+        path.mkdir()
+    elif kind == "a file":
+        path.write_text("not a port\n")
+    r = _cli("run", "--board", f"serial:{path}", "--port", str(free_port()),
+             "--data-dir", str(tmp_path / "data"))
+    assert r.returncode == 2, r.stderr
+    what = "a folder, not a serial port" if kind == "a folder" else "not a serial port"
+    assert r.stderr.splitlines() == [
+        f"kharbga-board: cannot open {path}: {what} (a Pico is /dev/ttyACM0 or under "
+        "/dev/serial/by-id)"], r.stderr
+    assert not (tmp_path / "data").exists()
+
+
 def test_run_on_a_gpio_board_with_no_pin_library_makes_no_data_folder(tmp_path: Path) -> None:
     # A Pi without lgpio (or a PC): the one line says what to install, and
     # the start leaves no data folder and no empty game in the archive.
