@@ -15,7 +15,7 @@ from controller.rules import (
     game_from_position,
     new_game,
 )
-from controller.rules.moves import SIDE_NAMES, reason_words
+from controller.rules.moves import SIDE_NAMES
 
 from . import WIN
 from .api import DEFAULT_HINT_SECONDS, LEVELS, MAX_SECONDS, best_move
@@ -54,10 +54,7 @@ def hint_command(variant_name: str, position: str | None, time: float | None,
     # what is wrong with the position.
     game = game_from_position(variant, position)
     if game.outcome is not None:
-        winner = game.outcome.winner
-        raise ValueError(f"the game is over in that position: "
-                         f"{f'{winner.capitalize()} wins' if winner else 'a draw'} "
-                         f"({reason_words(game.outcome.reason)})")
+        raise ValueError(f"the game is over in that position: {game.outcome.said}")
     if not game.raw_moves():
         raise ValueError(f"the {game.to_move} has no legal move in that position")
     given = position.split()[1:2]  # the side the position names to move

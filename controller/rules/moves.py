@@ -123,6 +123,12 @@ class Outcome:
             return "0-1"
         return "1/2-1/2"
 
+    @property
+    def said(self) -> str:
+        """The end in words: ``Defender wins (all soldiers captured)``."""
+        who = f"{self.winner.capitalize()} wins" if self.winner else "a draw"
+        return f"{who} ({reason_words(self.reason)})"
+
 
 PLACE = "place"
 STEP = "step"

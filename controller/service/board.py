@@ -410,6 +410,9 @@ class BoardService(EngineSide):
             game = make_game(v, position or None)
         except ValueError as exc:
             raise RequestError(str(exc)) from None
+        if game.outcome is not None:  # a game that would start over
+            raise RequestError(f"the game is over in that position: {game.outcome.said}: "
+                               "give one with a move to make")
         check_board(None if self.simulated else self.board, game)
         names = []
         for label, value, default in (("attacker", attacker, self.names[0]),

@@ -135,6 +135,13 @@ def test_state_and_a_game_played_through_the_api(make: Any) -> None:
         ("/api/new", {"variant": "kharbga", "position": "......./......./......./......./"
                       "......./D....../A.D.... a m a1 5"}, 400,
          "chain square a1: its soldier has no capture to continue"),
+        # Before: the game started already over (a hint refused the same).
+        ("/api/new", {"variant": "kharbga", "position": "......./......./......./......./"
+                      "......./......./....... a m - 1"}, 400,
+         "the game is over in that position: Defender wins (all soldiers captured): "
+         "give one with a move to make"),
+        ("/api/new", {"variant": "sabouiyya", "position": "...../...../...../A..../DA... d m - 3"},
+         400, "over in that position: Attacker wins (the losing side could not move)"),
     ],
 )
 def test_bad_requests_are_refused(make: Any, path: str, body: Any, status: int,
