@@ -175,6 +175,21 @@ def test_the_drivers_tables_are_checked_with_the_file_name(tmp_path: Path) -> No
     assert ConfigError is BoardConfigError
 
 
+@pytest.mark.parametrize("table", ["[gpio.mapings]\nboard = '7x7'\n", "[gpio]\nfoo = 1\n"])
+def test_a_typo_in_the_gpio_table_is_said_for_either_board(tmp_path: Path, table: str) -> None:
+    # Before: the serial board read a misspelt [gpio.mapping] as no mapping
+    # at all, and lit and read the stock squares.
+    path = tmp_path / "c.toml"
+    path.write_text(table + "[gpio.matrix]\n[gpio.buttons]\n", encoding="utf-8")
+    c = load_config(path)
+    key = "gpio.mapings" if "mapings" in table else "gpio.foo"
+    for read in (c.gpio, c.serial_leds):
+        with pytest.raises(ConfigError) as err:
+            read()
+        assert str(err.value) == (f"{path}: {key}: unknown key "
+                                  "(known here: buttons, leds, mapping, matrix)")
+
+
 def test_command_line_values_are_named_as_options(tmp_path: Path) -> None:
     c = load_config(None)
     # Before: "--host: ..." although the host was fine and the token given too short.
