@@ -23,7 +23,9 @@ import errno
 import hmac
 import ipaddress
 import math
+import os
 import socket
+import stat
 import sys
 import tomllib
 from collections.abc import Callable, Iterable, Mapping
@@ -176,10 +178,21 @@ def read_bounded(path: Path, limit: int, what: str,
     error with these words: "no such file" (:func:`~.words.unreadable`),
     "larger than 1 MiB: not WHAT"."""
     try:
-        with path.open("rb") as f:
+        # Opened without waiting: a named pipe (a FIFO) would wait for a
+        # writer for ever; it is refused, and anything else read as usual.
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError as exc:
+        raise refuse(unreadable(exc)) from None
+    try:
+        if stat.S_ISFIFO(os.fstat(fd).st_mode):
+            raise refuse(f"a named pipe, not {what}")
+        os.set_blocking(fd, True)
+        with os.fdopen(os.dup(fd), "rb") as f:  # a folder opens, but does not read
             raw = f.read(limit + 1)
     except OSError as exc:
         raise refuse(unreadable(exc)) from None
+    finally:
+        os.close(fd)
     if len(raw) > limit:
         raise refuse(f"larger than {limit // 2**20} MiB: not {what}")
     return raw

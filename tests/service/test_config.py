@@ -4,6 +4,7 @@ line refusing a bad file without a traceback."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -142,6 +143,13 @@ def test_the_bounded_read_stops_past_its_limit_and_raises_the_callers_error(
         read_bounded(tmp_path / "none", 2**20, "a thing", Refused)
     with pytest.raises(Refused, match=r"^larger than 16 MiB: not a camera profile$"):
         read_bounded(Path("/dev/zero"), 2**24, "a camera profile", Refused)
+    # Before: a named pipe waited for a writer for ever (run, games, camera read).
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    with pytest.raises(Refused, match=r"^a named pipe, not a camera profile$"):
+        read_bounded(fifo, 2**24, "a camera profile", Refused)
+    with pytest.raises(ConfigError, match=r"pipe: a named pipe, not a configuration file$"):
+        load_config(fifo)
 
 
 def test_a_whole_file_is_read_once(tmp_path: Path) -> None:
