@@ -176,8 +176,10 @@ def _check_ours(db: sqlite3.Connection, path: Path, *, whole: bool, what_to_do: 
     for table, ours in OURS.items():
         if table in tables:
             fits = ours <= columns(db, table)
-        else:  # the board creates those it lacks, but not the games table
-            fits = not whole and table != "games"
+        else:  # the board creates those it lacks, but not the games table, nor
+            # the moves or the sensor log of games it has (they would be lost)
+            fits = (not whole and table != "games" and "games" in tables
+                    and db.execute("SELECT 1 FROM games LIMIT 1").fetchone() is None)
         if not fits:
             raise ArchiveError(f"{path} is not a kharbga-board archive (no {table} table of "
                                "ours)" + (f": {what_to_do}" if what_to_do else ""))
@@ -240,8 +242,10 @@ def optional_text(value: object) -> str | None:
 
 def seconds_value(value: object) -> float:
     """A time column's value in seconds; NaN, a time unknown (shown as
-    such), for one that is not a number (the archive edited by hand)."""
+    such), for one that is not a finite number (the archive edited by
+    hand)."""
     try:
-        return float(value) if isinstance(value, int | float | str) else math.nan
+        seconds = float(value) if isinstance(value, int | float | str) else math.nan
     except ValueError:
         return math.nan
+    return seconds if math.isfinite(seconds) else math.nan

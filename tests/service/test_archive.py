@@ -76,6 +76,41 @@ def test_reading_commands_refuse_another_programs_file_and_never_change_it(
     db.close()
 
 
+@pytest.mark.parametrize("table", ["actions", "sensor"])
+def test_the_board_refuses_an_archive_whose_games_lost_their_moves(
+        table: str, tmp_path: Path) -> None:
+    """A table of ours missing beside recorded games is damage, not an old
+    archive: before, the board made it again empty, and the games' moves
+    (or sensor logs) were gone for good.  With no game recorded yet it is
+    made, as in an archive the board stopped while making."""
+    from controller.service.archive import ArchiveError
+
+    store = Store(tmp_path)
+    game = Game.new("kharbga")
+    gid = store.new_game(game, "Amel", "Youssef")
+    game.play("@a1")
+    store.sync(gid, game)
+    store.close()
+    path = tmp_path / "games.sqlite3"
+    db = sqlite3.connect(path)
+    db.execute(f"DROP TABLE {table}")
+    db.commit()
+    db.close()
+    with pytest.raises(ArchiveError) as err:
+        Store(tmp_path)
+    assert str(err.value) == (
+        f"{path} is not a kharbga-board archive (no {table} table of ours): move it aside to "
+        "start a new archive or give another data directory (--data-dir)")
+    db = sqlite3.connect(path)
+    db.execute("DELETE FROM games")
+    db.commit()
+    db.close()
+    Store(tmp_path).close()  # no game: the table is made
+    db = sqlite3.connect(path)
+    assert db.execute("SELECT name FROM sqlite_master WHERE name=?", (table,)).fetchone()
+    db.close()
+
+
 def test_a_folder_with_no_archive_yet_lists_no_games_and_succeeds(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """Before: exit 2, "no games recorded in D", as if not having played
@@ -444,7 +479,12 @@ def test_games_log_of_a_hand_edited_sensor_log_replays(
     "UPDATE actions SET t='noon' WHERE ply=1",
     "UPDATE games SET attacker=X'416d656c'",  # "Amel", written as bytes
     "UPDATE actions SET token=X'406534' WHERE ply=1",  # "@e4", written as bytes
-], ids=["created-text", "time-text", "name-bytes", "action-bytes"])
+    # Before: an OverflowError for `games show`, a 500 for the record, and
+    # the game's end (a resignation) never written.
+    "UPDATE actions SET t=1e999 WHERE ply=1",
+    "UPDATE games SET created=-1e999",
+], ids=["created-text", "time-text", "name-bytes", "action-bytes", "time-infinite",
+        "created-infinite"])
 def test_values_of_another_type_edited_by_hand_are_read(
         edit: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """A time that is not a number, or text written as bytes (the archive
@@ -468,10 +508,15 @@ def test_values_of_another_type_edited_by_hand_are_read(
     try:
         assert service.gid == gid and service.state()["moves"] == ["@a1", "@e4"]
         assert [g["attacker"] for g in service.store.archive()] == ["Amel"]
+        service.press("resign", "defender")
     finally:
         service.close()
     status, out, err = _games(tmp_path, "export", str(gid), capsys=capsys)
     assert (status, err) == (0, "")
     assert '[Attacker "Amel"]' in out and "1. @a1 @e4" in out
+    assert '[Result "1-0"]' in out  # the resignation written
+    status, out, err = _games(tmp_path, "show", str(gid), capsys=capsys)
+    assert (status, err) == (0, ""), err
+    assert "@e4" in out
     if "created" in edit:
         assert '[Date "????.??.??"]' in out
