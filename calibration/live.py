@@ -279,7 +279,12 @@ def make_app(cal: LiveCalibration, token: str = "") -> Any:
                           f"{request.scheme}://{request.host}", token)
         if refused is not None:
             return web.json_response({"error": refused[1]}, status=refused[0])
-        return await handler(request)  # type: ignore[no-any-return]
+        try:
+            return await handler(request)  # type: ignore[no-any-return]
+        except web.HTTPException as exc:  # no such page, a GET of a button: said in JSON
+            if not 400 <= exc.status < 500:
+                raise
+            return web.json_response({"error": exc.reason}, status=exc.status)
 
     async def run(func: Any, *args: Any) -> Any:
         return await asyncio.get_running_loop().run_in_executor(None, func, *args)
@@ -306,13 +311,20 @@ def make_app(cal: LiveCalibration, token: str = "") -> Any:
         return web.json_response(await run(cal.status))
 
     async def layout(request: web.Request) -> web.Response:
-        raw = await request.content.read(4096)
+        raw = b""
+        while len(raw) <= 4096 and (part := await request.content.read(4097 - len(raw))):
+            raw += part
+        if len(raw) > 4096:
+            return error("the body is larger than 4 KiB: it takes cells, one character a square")
         try:
             data = json.loads(raw or b"{}")
         except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
             return error("the body must be a JSON object")
         if not isinstance(data, dict):
             return error("the body must be a JSON object")
+        unknown = sorted(set(data) - {"cells"})
+        if unknown:
+            return error(f"unknown field {unknown[0][:40]!r}: /api/layout takes cells")
         cells = data.get("cells")
         if cells is not None and not isinstance(cells, str):
             return error("cells must be a string")

@@ -145,6 +145,37 @@ def test_overlay_draws_grid_and_readings() -> None:
 
 # -- the page in a real browser -------------------------------------------------
 
+def test_the_calibration_page_refuses_in_json_words(tmp_path: Path) -> None:
+    """Every refusal of the calibration page is its JSON error: no such
+    page, a button looked at, a field it does not take, a body too long.
+    Before: 404 and 405 in plain text, an unknown field ignored, and a
+    long body "not a JSON object"."""
+    from aiohttp.test_utils import TestClient, TestServer
+
+    cal = LiveCalibration(tmp_path / "profile.json")
+    cal.frame(_frame("." * 49, 21))
+
+    async def main() -> list[tuple[int, str]]:
+        client: TestClient[Any, Any] = TestClient(TestServer(make_app(cal)))
+        await client.start_server()
+        seen = []
+        try:
+            for method, path, body in (
+                    ("GET", "/nothing", None), ("GET", "/api/layout", None),
+                    ("POST", "/api/layout", {"cells": "." * 49, "colour": "red"}),
+                    ("POST", "/api/layout", {"cells": "." * 5000})):
+                r = await client.request(method, path, json=body)
+                seen.append((r.status, (await r.json())["error"]))
+        finally:
+            await client.close()
+        return seen
+
+    assert asyncio.run(main()) == [
+        (404, "Not Found"), (405, "Method Not Allowed"),
+        (400, "unknown field 'colour': /api/layout takes cells"),
+        (400, "the body is larger than 4 KiB: it takes cells, one character a square")]
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
