@@ -26,7 +26,14 @@ from calibration.homography import (
     project,
     square_px,
 )
-from calibration.images import as_bgr, load_image, native_stderr, same_file
+from calibration.images import (
+    as_bgr,
+    load_image,
+    native_stderr,
+    not_a_file,
+    picture_size,
+    same_file,
+)
 from calibration.markers import detect_markers, detect_markers_near
 from calibration.smooth import CellSmoother
 from controller.board.config import read_bounded
@@ -39,6 +46,7 @@ __all__ = ["calibrate_camera", "read_image", "load_profile", "CameraProfile", "C
 PROFILE_KIND = "kharbga-camera-profile"
 PROFILE_VERSION = 1
 SQUARE_PX = 24
+SQUARE_RANGE = (16, 96)  # a profile's square_px (below 16 the grid's margin patches fall off)
 WINDOW = 0.6  # margin of a marker's search window around where it was, in squares
 
 
@@ -96,16 +104,21 @@ class CameraProfile:
     def from_json(cls, d: Any) -> CameraProfile:
         if not isinstance(d, dict) or d.get("kind") != PROFILE_KIND:
             raise ValueError("not a kharbga camera profile")
-        if d.get("version") != PROFILE_VERSION:
-            raise ValueError(f"unsupported camera profile version {d.get('version')!r}")
+        version = d.get("version")
+        if isinstance(version, bool) or version != PROFILE_VERSION:  # True == 1 in Python
+            raise ValueError(f"unsupported camera profile version {version!r}")
         try:
             s = _field(d, "square_px")
             if not isinstance(s, int) or isinstance(s, bool):
                 raise ValueError(f"square_px must be a whole number of pixels, not {s!r}")
+            if not SQUARE_RANGE[0] <= s <= SQUARE_RANGE[1]:
+                least, most = SQUARE_RANGE
+                raise ValueError(f"square_px must be {least} to {most}, not {s}")
             h = _homography(_field(d, "homography"))
             markers = _marker_corners(_field(d, "markers"))
             top = _empty_top(_field(d, "empty_top_png"), s)
             model = ColourModel.from_json(_field(d, "model"))
+            model.check_apart()  # as calibration checks the model it writes
             size = _image_size(_field(d, "image_size"))
         except ValueError as exc:
             raise ValueError(f"corrupt camera profile ({exc})") from None
@@ -138,6 +151,10 @@ def _empty_top(d: Any, s: int) -> np.ndarray:
     except (TypeError, ValueError):  # binascii.Error is a ValueError
         raise ValueError(words) from None
     top = None
+    size = picture_size(png.tobytes())
+    if size is not None and size != (8 * s, 8 * s):  # refused before it is decoded
+        raise ValueError(f"empty_top_png is {size[0]}x{size[1]} pixels, not "
+                         f"{8 * s}x{8 * s} (8 squares of square_px {s})")
     if png.size:
         with native_stderr():  # OpenCV's warnings of a damaged picture: said here
             try:
@@ -172,7 +189,21 @@ def _marker_corners(d: Any) -> dict[int, np.ndarray]:
             or any(v.shape != (4, 2) or not (np.abs(v) <= MARKER_REACH).all()
                    for v in markers.values())):
         raise ValueError(words)
+    centres = np.array([markers[i].mean(axis=0) for i in range(4)])
+    if min(_area(v) for v in markers.values()) < MARKER_AREA or _area(centres) < BOARD_AREA:
+        raise ValueError("marker corners: each marker a square of the board's plane, "
+                         "the four around the board (not all at one place)")
     return markers
+
+
+MARKER_AREA = 1e-3  # square units: a marker of 8 mm on a board of 40 mm squares has 0.04
+BOARD_AREA = 1.0  # the markers' centres enclose the board (7x7 squares and more)
+
+
+def _area(quad: np.ndarray) -> float:
+    """The area enclosed by the corners ``quad`` (N x 2), in order."""
+    x, y = quad[:, 0], quad[:, 1]
+    return float(abs(np.dot(x, np.roll(y, 1)) - np.dot(y, np.roll(x, 1))) / 2)
 
 
 def _image_size(d: Any) -> tuple[int, int]:
@@ -188,6 +219,9 @@ MAX_PROFILE_BYTES = 2**24  # a profile is tens of kilobytes
 
 def load_profile(path: str | Path) -> CameraProfile:
     p = Path(path)
+    why = not_a_file(p)
+    if why is not None and why not in ("no such file", "a folder"):  # a pipe would hang
+        raise ValueError(f"camera profile {p}: {why}")
     raw = read_bounded(p, MAX_PROFILE_BYTES, "a camera profile",
                        lambda why: ValueError(f"camera profile {p}: {why}"))
     try:
@@ -259,12 +293,7 @@ def calibrate(empty: np.ndarray, layout: np.ndarray, cells: str) -> CameraProfil
     _check_bare(grid, e, cells)
     feats = features(grid, e, grid.warp(layout, h2))
     model, feats = ColourModel.learn_layout(feats, cells)
-    sep = model.separation()
-    if sep < 4.0:
-        raise ValueError(
-            "Attacker, Defender and empty squares look too alike to tell apart"
-            f" (separation {sep:.1f})"
-        )
+    model.check_apart()
     profile = CameraProfile(h, board, empty_top, model, (empty.shape[1], empty.shape[0]))
     got = profile.model.classify(feats, profile.grid)
     wrong = [i for i in range(49) if got[i] not in ("?", cells[i])]

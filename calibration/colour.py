@@ -42,6 +42,8 @@ SCALES = np.linspace(0.5, 1.8, 14)  # per-frame contrast of the pieces against t
 # The largest number of a profile's colour model: far beyond a colour's
 # statistics, and far below what overflows the reading's arithmetic.
 MODEL_LIMIT = 1e6
+SEPARATION = 4.0  # the least distance between two class means, in floors
+LEAST_FLOOR = 0.01  # a fifth of the floor calibration writes
 CLIP = 10.0  # a square's largest say in choosing that contrast, in floor units
 ADAPT = (0, 1, 2)
 PRIOR = 3.0  # the calibration's weight in a frame's class means, in squares
@@ -429,6 +431,15 @@ class ColourModel:
              for i in range(3) for j in range(i + 1, 3)]
         return float(min(d))
 
+    def check_apart(self) -> None:
+        """A ValueError when two classes lie too close to tell apart (fewer
+        than ``SEPARATION`` floors between their means): calibration writes
+        no such model, and a profile holding one is refused."""
+        sep = self.separation()
+        if sep < SEPARATION:
+            raise ValueError("Attacker, Defender and empty squares look too alike to tell "
+                             f"apart: separation {sep:.1f}, at least {SEPARATION:g} needed")
+
     def distances(self, f: np.ndarray, spread: np.ndarray) -> np.ndarray:
         """49 x 3 Mahalanobis distances."""
         out = np.empty((len(f), 3))
@@ -552,6 +563,8 @@ class ColourModel:
                 raise ValueError(f"{key} must be a positive number, not {json.dumps(x)[:20]}")
             if not (np.isfinite(x) and x > 0):
                 raise ValueError(f"{key} must be a positive number, not {x:g}")
+            if key == "floor" and x < LEAST_FLOOR:  # no spread: every reading '?'
+                raise ValueError(f"floor must be at least {LEAST_FLOOR:g}, not {x:g}")
             if x > MODEL_LIMIT:
                 raise ValueError(f"{key} must be at most {MODEL_LIMIT:g}, not {x:g}")
             numbers.append(float(x))

@@ -5,6 +5,7 @@ names are one file (a command never writes over what it reads)."""
 from __future__ import annotations
 
 import os
+import stat
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -13,7 +14,10 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-__all__ = ["as_bgr", "file_keys", "load_image", "native_stderr", "same_file"]
+from calibration import MAX_PIXELS
+
+__all__ = ["MAX_PIXELS", "as_bgr", "file_keys", "load_image", "native_stderr", "not_a_file",
+           "picture_size", "same_file", "too_many_pixels"]
 
 
 @contextmanager
@@ -44,11 +48,62 @@ _DAMAGED = ("Premature end of JPEG file", "Corrupt JPEG data")
 _PICTURES = (b"\xff\xd8\xff", b"\x89PNG\r\n\x1a\n")  # how a JPEG and a PNG file begin
 
 
+def not_a_file(p: Path) -> str | None:
+    """Why ``p`` is no regular file, in words (None: it is one).  A pipe or a
+    device is refused before it is opened: opening a pipe waits for a writer."""
+    if p.is_file():
+        return None
+    if p.is_dir():
+        return "a folder"
+    try:
+        mode = p.stat().st_mode
+    except (OSError, ValueError):  # no such file, a link to none, a NUL in a name
+        return "no such file"
+    kind = ("a pipe" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode)
+            else "a device")
+    return f"{kind}, not a regular file"
+
+
+def picture_size(data: bytes) -> tuple[int, int] | None:
+    """The width and height a PNG or JPEG file's header gives (None for
+    other formats, or a header cut short), read before anything is decoded."""
+    if data.startswith(_PICTURES[1]) and data[12:16] == b"IHDR":
+        return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+    if not data.startswith(_PICTURES[0]):
+        return None
+    i = 2
+    while i + 9 <= len(data):  # the segments before the frame header (SOFn)
+        if data[i] != 0xFF:
+            return None
+        marker = data[i + 1]
+        if marker == 0xFF:  # fill byte
+            i += 1
+            continue
+        if 0xC0 <= marker <= 0xCF and marker not in (0xC4, 0xC8, 0xCC):
+            return (int.from_bytes(data[i + 7:i + 9], "big"),
+                    int.from_bytes(data[i + 5:i + 7], "big"))
+        i += 2 + int.from_bytes(data[i + 2:i + 4], "big")
+    return None
+
+
+def too_many_pixels(width: int, height: int) -> str | None:
+    """Why a picture of ``width`` x ``height`` is not decoded, in words
+    (None: it may be)."""
+    if width * height <= MAX_PIXELS:
+        return None
+    return (f"{width}x{height} pixels, more than the {MAX_PIXELS / 1e6:g} million a picture "
+            "may have (a camera's are a few million): scale it down")
+
+
 def load_image(path: str | Path) -> np.ndarray:
-    """A picture file as BGR; a clear ValueError when it cannot be read."""
+    """A picture file as BGR; a clear ValueError when it cannot be read.  Its
+    size is taken from its header before it is decoded: a small file can
+    hold a picture too large for memory."""
     p = Path(path)
-    if not p.is_file():
-        raise ValueError(f"cannot read image {p}: no such file")
+    why = not_a_file(p)
+    if why is not None:
+        raise ValueError(f"cannot read image {p}: " + (
+            "a folder, not a picture" if why == "a folder" else why))
     try:
         data = p.read_bytes()
     except OSError as exc:
@@ -56,8 +111,20 @@ def load_image(path: str | Path) -> np.ndarray:
                          ) from None
     if not data:
         raise ValueError(f"cannot read image {p}: an empty file")
+    size = picture_size(data)
+    large = None if size is None else too_many_pixels(*size)
+    if large is not None:
+        raise ValueError(f"cannot read image {p}: {large}")
     with native_stderr() as said:
-        img = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+        try:
+            img = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+        except cv2.error as exc:  # OPENCV_IO_MAX_IMAGE_PIXELS (calibration/__init__.py)
+            if "MAX_IMAGE_PIXELS" not in str(exc):
+                raise ValueError(f"cannot read image {p}: not a picture OpenCV can decode"
+                                 ) from None
+            raise ValueError(f"cannot read image {p}: more than the {MAX_PIXELS / 1e6:g} "
+                             "million pixels a picture may have (a camera's are a few "
+                             "million): scale it down") from None
     damaged = next((w for w in _DAMAGED if w in "".join(said)), None)
     if damaged is not None:
         raise ValueError(f"cannot read image {p}: the picture is cut short or damaged "

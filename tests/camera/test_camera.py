@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import json
 from pathlib import Path
 
@@ -275,6 +276,8 @@ def _markers(d: dict) -> dict:
 
 
 WITHIN = "marker corners: ids 0, 1, 2, 3 each with 4 corners, within 50 squares of the board"
+FLAT = ("marker corners: each marker a square of the board's plane, the four around the "
+        "board (not all at one place)")
 
 
 @pytest.mark.parametrize(("name", "spoil", "words"), [
@@ -371,6 +374,30 @@ WITHIN = "marker corners: ids 0, 1, 2, 3 each with 4 corners, within 50 squares 
      "means must be 3 rows of 3 numbers (the class means)"),
     ("covs ragged", lambda d: d["model"].update(covs=[[[1]]]),
      "covs must be 3 tables of 3 rows of 3 numbers (the class spreads)"),
+    # Before: a 3200x3200 top-down picture and square_px 400 read a photo
+    # in 14 s and 889 MB (1000: a MemoryError); calibration writes 24.
+    ("square huge", lambda d: d.update(square_px=400), "square_px must be 16 to 96, not 400"),
+    ("square none", lambda d: d.update(square_px=0), "square_px must be 16 to 96, not 0"),
+    ("square negative", lambda d: d.update(square_px=-1), "square_px must be 16 to 96, not -1"),
+    ("square one", lambda d: d.update(square_px=1), "square_px must be 16 to 96, not 1"),
+    ("square too small for the grid", lambda d: d.update(square_px=15),
+     "square_px must be 16 to 96, not 15"),
+    # Before: every square read '?', exit status 0 (calibration refuses
+    # such a model: the same check).
+    ("means alike", lambda d: d["model"].update(means=[[0, 0, 0]] * 3),
+     "Attacker, Defender and empty squares look too alike to tell apart: separation 0.0, "
+     "at least 4 needed"),
+    # Before: most squares '?'.
+    ("floor tiny", lambda d: d["model"].update(floor=1e-300),
+     "floor must be at least 0.01, not 1e-300"),
+    # Before: loaded; every photo then "the markers seen ([0, 1, 2, 3]) do
+    # not match the calibration and fewer than 3 are visible".
+    ("markers at one point", lambda d: d.update(markers={k: [[0, 0]] * 4 for k in "0123"}),
+     FLAT),
+    ("four markers as one", lambda d: d.update(markers={k: _markers(d)["0"] for k in "0123"}),
+     FLAT),
+    ("a marker flat", lambda d: _markers(d)["2"].__setitem__(3, _markers(d)["2"][0]) or
+     _markers(d)["2"].__setitem__(2, _markers(d)["2"][1]), FLAT),
 ])
 def test_a_spoilt_profile_is_refused_in_one_line(calibrated, tmp_path: Path, name: str,
                                                  spoil, words: str) -> None:
@@ -386,6 +413,37 @@ def test_a_spoilt_profile_is_refused_in_one_line(calibrated, tmp_path: Path, nam
     with pytest.raises(ValueError) as err:
         load_profile(bad)
     assert str(err.value) == f"camera profile {bad}: corrupt camera profile ({words})", name
+
+
+def test_a_profile_of_version_true_is_refused(calibrated, tmp_path: Path) -> None:
+    # Before: read as version 1 (True == 1 in Python).
+    d, _ = calibrated
+    data = json.loads((d / "profile.json").read_text())
+    data["version"] = True
+    bad = _write(tmp_path / "bad.json", json.dumps(data).encode())
+    with pytest.raises(ValueError) as err:
+        load_profile(bad)
+    assert str(err.value) == f"camera profile {bad}: unsupported camera profile version True"
+
+
+def test_a_large_empty_board_picture_is_refused_before_it_is_decoded(
+        calibrated, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Before: the profile's PNG decoded whole, whatever its size (a small
+    # file can hold a picture too large for memory), then its size said.
+    d, _ = calibrated
+    data = json.loads((d / "profile.json").read_text())
+    png = cv2.imencode(".png", np.zeros((3200, 3200, 3), np.uint8))[1].tobytes()
+    data["empty_top_png"] = base64.b64encode(png).decode("ascii")
+    bad = _write(tmp_path / "bad.json", json.dumps(data).encode())
+
+    def decoded(*args: object) -> None:
+        raise AssertionError("decoded")
+
+    monkeypatch.setattr(cv2, "imdecode", decoded)
+    with pytest.raises(ValueError) as err:
+        load_profile(bad)
+    assert str(err.value) == (f"camera profile {bad}: corrupt camera profile (empty_top_png is "
+                              "3200x3200 pixels, not 192x192 (8 squares of square_px 24))")
 
 
 @pytest.mark.parametrize("pieces", ["white-black", "blue-pink", "stone-brown"])
