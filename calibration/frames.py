@@ -28,10 +28,17 @@ from calibration.camera import (
     load_profile,
     read_photo,
 )
-from calibration.images import file_keys, load_image, native_stderr, same_file
+from calibration.images import (
+    file_keys,
+    load_image,
+    native_stderr,
+    not_a_file,
+    same_file,
+    too_many_pixels,
+)
 
-__all__ = ["IMAGE_SUFFIXES", "camera_node", "frames_of", "is_video_file", "open_capture",
-           "open_problem", "read_frames"]
+__all__ = ["IMAGE_SUFFIXES", "camera_node", "frames_of", "frames_short", "is_video_file",
+           "open_capture", "open_problem", "read_frames"]
 
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp")
 
@@ -76,6 +83,10 @@ def open_capture(device: str) -> cv2.VideoCapture:
     if not device.strip():
         raise ValueError("no camera or video given: a device number such as 0, a /dev/video* "
                          "path or a video file")
+    what = "camera" if camera_node(device) else "video"
+    if what == "video" and Path(device).exists() and not Path(device).is_dir() \
+            and not Path(device).is_file():  # a pipe: opening it waits for a writer
+        raise ValueError(f"cannot open video {device}: {not_a_file(Path(device))}")
     cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_ERROR)
     source: int | str = int(device) if device.isdigit() else device
     with native_stderr():
@@ -83,24 +94,55 @@ def open_capture(device: str) -> cv2.VideoCapture:
     opened = cap.isOpened()
     if not opened:
         cap.release()
-        what = "camera" if camera_node(device) else "video"
         raise ValueError(f"cannot open {what} {device}: {open_problem(device)}")
+    large = too_many_pixels(int(cap.get(cv2.CAP_PROP_FRAME_WIDTH)),
+                            int(cap.get(cv2.CAP_PROP_FRAME_HEIGHT)))
+    if large is not None:  # said before a picture is decoded
+        cap.release()
+        raise ValueError(f"cannot open {what} {device}: its pictures are {large}")
     return cap
 
 
+def frames_short(cap: cv2.VideoCapture, read: int, said: str) -> str | None:
+    """Why a video file that gave ``read`` pictures before its end was cut
+    short, in words (None: it ended where its header says), with the last
+    words its decoder wrote (``said``)."""
+    count = int(max(0.0, cap.get(cv2.CAP_PROP_FRAME_COUNT)))
+    if read >= count:
+        return None
+    words = said.strip().splitlines()[-1:]
+    decoder = re.sub(r"^\[(\w+) @ 0x[0-9a-f]+\] ", r"\1: ", words[0]) if words else ""
+    return (f"ends after {read} of the {count} pictures its header gives: cut short or "
+            f"damaged{f' ({decoder})' if decoder else ''}")
+
+
 def _video(path: Path) -> Iterator[tuple[str, np.ndarray]]:
-    with native_stderr():
-        cap = cv2.VideoCapture(str(path))
-        ok, frame = cap.read() if cap.isOpened() else (False, None)
+    """The pictures of a video file; a ValueError after the last one it
+    could decode when it ends before its header says (the decoder's own
+    warnings kept off the terminal, as a photo's)."""
     try:
-        if not ok or frame is None:
-            raise ValueError(f"cannot open video {path}: not a picture or a video OpenCV can"
-                             " decode")
-        n = 0
-        while ok and frame is not None:
+        cap = open_capture(str(path))
+    except ValueError as exc:
+        if "its pictures are" in str(exc):
+            raise
+        raise ValueError(f"cannot open video {path}: not a picture or a video OpenCV can"
+                         " decode") from None
+    try:
+        n, last = 0, ""  # the decoder's last words
+        while True:
+            with native_stderr() as said:
+                ok, frame = cap.read()
+            last = "".join(said).strip() or last
+            if not ok or frame is None:
+                break
             yield str(n), frame
             n += 1
-            ok, frame = cap.read()
+        if n == 0:
+            raise ValueError(f"cannot open video {path}: not a picture or a video OpenCV can"
+                             " decode")
+        short = frames_short(cap, n, last)
+        if short is not None:
+            raise ValueError(f"the video {path} {short}")
     finally:
         cap.release()
 
@@ -114,8 +156,10 @@ def _inputs(source: str | Path) -> tuple[str, list[Path]]:
         if not photos:
             raise ValueError(f"no pictures in folder {p} ({', '.join(IMAGE_SUFFIXES)})")
         return "folder", photos
-    if not p.is_file():
-        raise ValueError(f"cannot read {p}: no such file or folder")
+    why = not_a_file(p)
+    if why is not None:
+        raise ValueError(f"cannot read {p}: " + ("no such file or folder"
+                                                  if why == "no such file" else why))
     return ("photo" if p.suffix.lower() in IMAGE_SUFFIXES else "video"), [p]
 
 

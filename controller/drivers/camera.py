@@ -42,7 +42,14 @@ from calibration.camera import (
     unclear,
     unknown_pieces,
 )
-from calibration.frames import camera_node, is_video_file, open_capture, open_problem
+from calibration.frames import (
+    camera_node,
+    frames_short,
+    is_video_file,
+    open_capture,
+    open_problem,
+)
+from calibration.images import native_stderr
 from controller.board.events import Frame
 from controller.board.sensorlog import Event, Header, format_event
 
@@ -245,11 +252,16 @@ def video_frames(device: str, profile_path: str | Path, smooth: int = 3,
     watch = MarkerWatch(device)
     cap = open_capture(device)
     rate = fps or cap.get(cv2.CAP_PROP_FPS) or 10.0
-    n = 0
+    n, last = 0, ""  # the decoder's last words, kept off the terminal
     try:
         while True:
-            ok, image = cap.read()
+            with native_stderr() as said:
+                ok, image = cap.read()
+            last = "".join(said).strip() or last
             if not ok:
+                short = frames_short(cap, n, last)
+                if short is not None:
+                    raise ValueError(f"the video {device} {short}")
                 log.info("camera %s: the video ended after %d pictures", device, n)
                 return
             fitted = fit_size(image, reader.profile)
@@ -295,6 +307,7 @@ class CameraStream:
         self._tried_at = 0.0  # time.monotonic() of the last open, or the first failure
         self._why = "its cable?"  # why it gives none, in words
         self._shape: str | None = None  # why the pictures' shape cannot be read, if so
+        self._short: str | None = None  # how a video file ended before its header says
         try:
             self.cap = self._open()
         except ValueError as exc:
@@ -356,7 +369,8 @@ class CameraStream:
             return (self._blindness() or self.unclear.problem(time.monotonic())
                     or self.pieces.problem())
         if self.is_file:
-            return f"the video {self.device} ended after {self.pictures} pictures"
+            ended = self._short or f"ended after {self.pictures} pictures"
+            return f"the video {self.device} {ended}"
         since = time.strftime("%H:%M:%S", time.localtime(self._failing_since))
         return (f"the camera {self.device} gives no picture since {since} ({self._why}; "
                 "it is opened again until it answers)")
@@ -393,8 +407,9 @@ class CameraStream:
             return image
         if not self._failing:
             if self.is_file:
-                log.info("camera %s: the video ended after %d pictures", self.device,
-                         self.pictures)
+                self._short = frames_short(self.cap, self.pictures, "")
+                log.info("camera %s: the video %s", self.device,
+                         self._short or f"ended after {self.pictures} pictures")
             else:
                 log.warning("camera %s: no picture from the camera", self.device)
             self._failing_since, self._tried_at = time.time(), time.monotonic()

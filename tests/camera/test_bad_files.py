@@ -1,0 +1,211 @@
+"""What the camera commands are given that is no picture, video or profile
+they can read: a picture too large for memory in a small file, a video cut
+short, a folder, a device or a pipe.  Each gets one line and exit status 2,
+before it is decoded (or, a pipe, opened)."""
+
+from __future__ import annotations
+
+import os
+import re
+import struct
+import subprocess
+import sys
+import threading
+import zlib
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+import calibration.images
+from calibration.bench import LAYOUT
+from calibration.camera import calibrate_camera
+from calibration.render import Camera, Lighting, Scene, render
+from controller.cli import main
+from controller.drivers.camera import CameraStream, video_frames
+
+CAM = Camera(angle=-6, scale=520, tilt=0.15, cx=640, cy=360)
+LIGHT = Lighting(level=1.0, gradient=(0.1, 0.1), blur=0.8, noise=2, jpeg=90)
+GAME = "d.a..ad" * 7
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def made(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """empty.png, layout.png, profile.json, game.png and a video of ten
+    pictures of the game, game.avi, in one folder."""
+    d = tmp_path_factory.mktemp("bad")
+    for name, cells, seed in (("empty.png", "." * 49, 1), ("layout.png", LAYOUT, 2),
+                              ("game.png", GAME, 7)):
+        cv2.imwrite(str(d / name), render(Scene(cells, "blue-pink", CAM, LIGHT,
+                                                seed=seed)).image)
+    calibrate_camera(d / "empty.png", d / "layout.png", LAYOUT, d / "profile.json")
+    w = cv2.VideoWriter(str(d / "game.avi"), cv2.VideoWriter_fourcc(*"MJPG"), 10, (1280, 720))
+    for _ in range(10):
+        w.write(cv2.imread(str(d / "game.png")))
+    w.release()
+    return d
+
+
+def _chunk(kind: bytes, data: bytes) -> bytes:
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+
+def _blank_png(path: Path, width: int, height: int) -> Path:
+    """A black PNG of ``width`` x ``height`` written row by row (never held
+    whole): a few hundred kilobytes for tens of millions of pixels."""
+    z = zlib.compressobj(9)
+    row = bytes(width + 1)  # filter byte, then grey pixels
+    body = b"".join(z.compress(row) for _ in range(height)) + z.flush()
+    path.write_bytes(b"\x89PNG\r\n\x1a\n"
+                     + _chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0))
+                     + _chunk(b"IDAT", body) + _chunk(b"IEND", b""))
+    return path
+
+
+def _refused(capfd: pytest.CaptureFixture[str], argv: list[str]) -> tuple[str, str]:
+    """(standard output, the one line on standard error) of a refusal."""
+    assert main(argv) == 2
+    out, err = capfd.readouterr()
+    assert err.count("\n") == 1 and "Traceback" not in err, err
+    return out, err.removeprefix("kharbga-board: ").rstrip("\n")
+
+
+def test_a_picture_is_sized_from_its_header() -> None:
+    from calibration.images import picture_size
+
+    img = np.zeros((20, 30, 3), np.uint8)
+    for ext in (".png", ".jpg"):
+        assert picture_size(cv2.imencode(ext, img)[1].tobytes()) == (30, 20), ext
+    assert picture_size(cv2.imencode(".bmp", img)[1].tobytes()) is None
+    assert picture_size(b"\xff\xd8\xff") is None  # a JPEG cut short in its header
+
+
+def test_a_picture_too_large_is_refused_before_it_is_decoded(
+        made: Path, tmp_path: Path, capfd: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # Before: decoded whole (a 15000x15000 PNG of 219 KB took 1.4 GB), then
+    # refused as a picture of another size than the profile's; with
+    # calibrate camera, more than 2 GB and OpenCV's "Insufficient memory".
+    bomb = _blank_png(tmp_path / "bomb.png", 7500, 7500)
+    words = (f"cannot read image {bomb}: 7500x7500 pixels, more than the 50 million a "
+             "picture may have (a camera's are a few million): scale it down")
+    assert _refused(capfd, ["camera", "read", str(bomb), "--profile",
+                            str(made / "profile.json")]) == ("", words)
+
+    def decoded(*args: object) -> None:
+        raise AssertionError("decoded")
+
+    monkeypatch.setattr(cv2, "imdecode", decoded)
+    assert _refused(capfd, ["calibrate", "camera", "--empty", str(bomb), "--layout",
+                            str(made / "layout.png"), "--cells", LAYOUT, "--out",
+                            str(tmp_path / "p.json")]) == ("", words)
+    assert not (tmp_path / "p.json").exists()
+
+
+def test_opencv_refuses_a_large_picture_of_another_format(tmp_path: Path) -> None:
+    # What is not a PNG or a JPEG is refused by OpenCV from its header
+    # (OPENCV_IO_MAX_IMAGE_PIXELS, set when calibration is imported).
+    # Before: decoded (a TIFF of 1 MB, 52 million pixels).
+    big = tmp_path / "big.tiff"
+    assert cv2.imwrite(str(big), np.zeros((7250, 7250), np.uint8))
+    env = {k: v for k, v in os.environ.items() if k != "OPENCV_IO_MAX_IMAGE_PIXELS"}
+    proc = subprocess.run([sys.executable, "-m", "controller", "calibrate", "camera", "--empty",
+                           str(big), "--layout", str(big), "--cells", LAYOUT, "--out",
+                           str(tmp_path / "p.json")], capture_output=True, text=True,
+                          cwd=ROOT, env=env, timeout=120)
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr == (f"kharbga-board: cannot read image {big}: more than the 50 million "
+                           "pixels a picture may have (a camera's are a few million): scale "
+                           "it down\n")
+
+
+def test_a_video_of_pictures_too_large_is_refused_before_one_is_decoded(
+        made: Path, capfd: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    # Before: every picture decoded, however large (no limit on a video's).
+    monkeypatch.setattr(calibration.images, "MAX_PIXELS", 500_000)
+    video, profile = made / "game.avi", str(made / "profile.json")
+    words = (f"cannot open video {video}: its pictures are 1280x720 pixels, more than the 0.5 "
+             "million a picture may have (a camera's are a few million): scale it down")
+    assert _refused(capfd, ["camera", "read", str(video), "--profile", profile]) == ("", words)
+    with pytest.raises(ValueError) as err:  # the run service's camera board
+        CameraStream(str(video), profile)
+    assert str(err.value) == words
+
+
+def test_a_video_cut_short_says_so_after_its_pictures(
+        made: Path, tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    # Before: the pictures it had read, exit status 0, and ffmpeg's
+    # "[mjpeg @ 0x...] overread 6" on the terminal.
+    data = (made / "game.avi").read_bytes()
+    cut = tmp_path / "cut.avi"
+    cut.write_bytes(data[:len(data) // 2])
+    out, err = _refused(capfd, ["camera", "read", str(cut), "--profile",
+                                str(made / "profile.json")])
+    lines = out.splitlines()
+    assert 3 <= len(lines) < 10
+    assert all(ln == f"{k} {GAME}" for k, ln in enumerate(lines)), lines
+    assert re.fullmatch(rf"the video {re.escape(str(cut))} ends after {len(lines)} of the 10 "
+                        r"pictures its header gives: cut short or damaged( \(mjpeg: [^()]+\))?",
+                        err), err
+    frames = video_frames(str(cut), made / "profile.json")
+    with pytest.raises(ValueError, match=r" ends after \d of the 10 pictures its header"):
+        for _ in frames:
+            pass
+    assert "mjpeg @" not in capfd.readouterr().err
+
+
+def test_the_whole_video_ends_without_a_word(made: Path,
+                                             capfd: pytest.CaptureFixture[str]) -> None:
+    assert main(["camera", "read", str(made / "game.avi"), "--profile",
+                 str(made / "profile.json")]) == 0
+    out, err = capfd.readouterr()
+    assert out.splitlines() == [f"{k} {GAME}" for k in range(10)] and err == ""
+
+
+@pytest.fixture
+def pipe(tmp_path: Path) -> Path:
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    return fifo
+
+
+@pytest.mark.parametrize(("given", "words"), [
+    # Before: "no such file" for each, though it is there.
+    ("folder", "a folder, not a picture"),
+    ("/dev/null", "a device, not a regular file"),
+    ("pipe", "a pipe, not a regular file"),
+])
+def test_what_is_no_picture_is_said_for_what_it_is(
+        made: Path, tmp_path: Path, pipe: Path, capfd: pytest.CaptureFixture[str],
+        given: str, words: str) -> None:
+    path = {"folder": str(tmp_path), "pipe": str(pipe)}.get(given, given)
+    assert _refused(capfd, ["calibrate", "camera", "--empty", path, "--layout",
+                            str(made / "layout.png"), "--cells", LAYOUT, "--out",
+                            str(tmp_path / "p.json")]) == ("", f"cannot read image {path}: {words}")
+    if given != "folder":  # camera read reads a folder's pictures
+        # Before: "no such file or folder".
+        assert _refused(capfd, ["camera", "read", path, "--profile",
+                                str(made / "profile.json")]) == ("", f"cannot read {path}: {words}")
+
+
+def test_a_pipe_given_as_the_profile_is_refused_before_it_is_opened(
+        made: Path, pipe: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    # Before: opened, which waits for a writer for ever (here the writer
+    # sends "x": "is not valid JSON").
+    def write() -> None:
+        try:
+            pipe.write_bytes(b"x")
+        except BrokenPipeError:  # let go below, with no reader
+            pass
+
+    writer = threading.Thread(target=write, daemon=True)
+    writer.start()
+    try:
+        assert _refused(capfd, ["camera", "read", str(made / "game.png"), "--profile",
+                                str(pipe)]) == ("", f"camera profile {pipe}: a pipe, not a "
+                                                    "regular file")
+    finally:
+        os.close(os.open(pipe, os.O_RDONLY | os.O_NONBLOCK))  # the writer let go
+        writer.join(5)
