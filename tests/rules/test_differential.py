@@ -1,14 +1,17 @@
 """The table-driven core against the straightforward reference of
 ``reference.py``, decision by decision over thousands of seeded random
-games of every variant: the same legal actions in the same order, the same
-moves, states, positions and results, through every way of playing an
-action (a Move, ``push``, ``push_raw``) and with undo along the way."""
+games of every variant and every rule option's case of option_cases.py:
+the same legal actions in the same order, the same moves, states,
+positions and results, through every way of playing an action (a Move,
+``push``, ``push_raw``) and with undo along the way. The games are on the
+pure core (test_ccore_differential.py holds the compiled one to it)."""
 
 from __future__ import annotations
 
 import random
 
 import pytest
+from option_cases import CASES, Case, PureGame, start
 from reference import ReferenceGame
 
 from controller.rules import Game, Variant, find_variant
@@ -38,11 +41,12 @@ def _same(game: Game, ref: ReferenceGame, where: str, position: bool = False) ->
         assert game.position() == format_position(game.variant, ref.state()), where
 
 
-def _play_both(variant: Variant, seed: int, limit: int) -> int:
-    """One random game in lockstep; returns the actions played."""
+def _play_both(variant: Variant, seed: int, limit: int, position: str = "") -> int:
+    """One random game in lockstep (from ``position``, else the empty
+    board); returns the actions played."""
     rng = random.Random(seed)
-    game = Game.new(variant)
-    ref = ReferenceGame(variant)
+    game = start(PureGame, variant, position)
+    ref = ReferenceGame.from_state(variant, game.state()) if position else ReferenceGame(variant)
     played = 0
     while game.outcome is None and played < limit:
         where = f"{variant.name} seed {seed} action {played}: {game.position()}"
@@ -83,6 +87,12 @@ def test_whole_games_match_the_reference(name: str) -> None:
         _play_both(VARIANTS[name], seed, 10**6)
 
 
+@pytest.mark.parametrize("case", [c for c in CASES if c.reference], ids=str)
+def test_every_option_case_matches_the_reference(case: Case) -> None:
+    for seed in range(case.games):
+        _play_both(case.variant, seed, case.cut, case.position)
+
+
 @pytest.mark.parametrize("name", VARIANTS)
 def test_loaded_positions_match_the_reference(name: str) -> None:
     """Positions read back from strings (blocked sides settled on load)
@@ -90,13 +100,13 @@ def test_loaded_positions_match_the_reference(name: str) -> None:
     variant = VARIANTS[name]
     rng = random.Random(7)
     for seed in range(40):
-        game = Game.new(variant)
+        game = PureGame.new(variant)
         for _ in range(rng.randrange(30, 120)):
             if game.outcome is not None:
                 break
             raws = game.raw_moves()
             game.push_raw(raws[rng.randrange(len(raws))])
-        loaded = Game.from_position(variant, game.position())
+        loaded = PureGame.from_position(variant, game.position())
         ref = ReferenceGame.from_state(variant, loaded.state())
         for i in range(60):
             _same(loaded, ref, f"{name} seed {seed} after load, action {i}")
