@@ -8,6 +8,7 @@ from __future__ import annotations
 import random
 
 import pytest
+from option_cases import PureGame
 
 from controller.rules import Game, IllegalMoveError, accel, find_variant
 from controller.rules.accel_game import CompiledGame, game_class
@@ -21,6 +22,7 @@ NAMES = ("kharbga", "kharbga-refuge", "khamousiyya", "sabouiyya")
 
 
 def _alike(fast: Game, pure: Game, where: str) -> None:
+    assert type(pure) is PureGame, where  # Game.new would hand out the compiled core
     assert [str(m) for m in fast.legal_moves()] == [str(m) for m in pure.legal_moves()], where
     assert fast.position() == pure.position(), where
     assert fast.outcome == pure.outcome and fast.to_move == pure.to_move, where
@@ -32,7 +34,7 @@ def _alike(fast: Game, pure: Game, where: str) -> None:
 def test_games_through_the_public_api_match(name: str) -> None:
     for seed in range(12):
         rng = random.Random(seed)
-        fast, pure = CompiledGame.new(name), Game.new(name)
+        fast, pure = CompiledGame.new(name), PureGame.new(name)
         while pure.outcome is None:
             where = f"{name} seed {seed} ply {pure.ply}"
             _alike(fast, pure, where)
@@ -58,14 +60,14 @@ def test_games_through_the_public_api_match(name: str) -> None:
 def test_loaded_positions_and_copies_match(name: str) -> None:
     rng = random.Random(3)
     for _ in range(15):
-        pure = Game.new(name)
+        pure = PureGame.new(name)
         for _ in range(rng.randrange(20, 140)):
             if pure.outcome is not None:
                 break
             moves = pure.legal_moves()
             pure.play(moves[rng.randrange(len(moves))])
         text = pure.position()
-        fast, again = CompiledGame.from_position(name, text), Game.from_position(name, text)
+        fast, again = CompiledGame.from_position(name, text), PureGame.from_position(name, text)
         _alike(fast, again, text)
         assert fast.start_position == again.start_position
         copy = fast.copy()
@@ -93,7 +95,7 @@ def test_illegal_moves_and_endings_by_the_players() -> None:
     with pytest.raises(IllegalMoveError):
         fast.agree_draw()
     assert fast.pop().kind == "resignation" and fast.outcome is None
-    pure = Game.new("kharbga")
+    pure = PureGame.new("kharbga")
     pure.play("@a1")
     assert fast.position() == pure.position()
     fast.agree_draw()
@@ -112,7 +114,7 @@ def test_the_low_level_interface_matches(name: str) -> None:
     read-only views, as the reconciler and the engine use them."""
     rng = random.Random(6)
     for seed in range(6):
-        fast, pure = CompiledGame.new(name), Game.new(name)
+        fast, pure = CompiledGame.new(name), PureGame.new(name)
         while pure.outcome is None:
             raws = pure.raw_moves()
             assert fast.raw_moves() == raws
