@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
@@ -11,6 +12,27 @@ from controller.drivers.firmware_sim import FirmwareSimError, find_micropython
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+    """A JavaScript error in a page of tests/chromium.py's browsers fails
+    the test with its message (in place of the timeout or closed page the
+    test then met)."""
+    outcome = yield
+    chromium = sys.modules.get("chromium")
+    if chromium is None:  # no browser test has run in this process
+        return
+    errors: list[str] = chromium.PAGE_ERRORS
+    report = outcome.get_result()  # type: ignore[attr-defined]
+    if errors:  # in the test or in a fixture's setup or teardown
+        crash = getattr(report.longrepr, "reprcrash", None)
+        then = crash.message.splitlines()[:1] if report.failed and crash else []
+        report.outcome = "failed"
+        report.longrepr = "\n".join(
+            ["JavaScript error in the page:", *errors]
+            + [f"(the test then failed: {line})" for line in then])
+        errors.clear()
 
 
 @pytest.fixture(scope="session")
