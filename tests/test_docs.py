@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import doctest
 import re
 import tomllib
@@ -367,3 +368,65 @@ def test_the_docs_name_every_button() -> None:
         f"hardware.md's 0x03 BUTTON row lists {listed!r}: the buttons by index are "
         f"{', '.join(BUTTONS)} (controller/board/events.py BUTTONS)")
     assert f"button 0..{len(BUTTONS) - 1} =" in row, "hardware.md's 0x03 row: the index range"
+
+
+_SMALL = "zero one two three four five six seven eight nine ten eleven twelve".split()
+
+
+def _said(n: int) -> str:
+    """A count as the docs write it: ten, 2,000."""
+    return _SMALL[n] if n < len(_SMALL) else f"{n:,}"
+
+
+def _counts(path: Path) -> tuple[dict[str, int], int]:
+    """A test file's whole-number constants, and the entries of its VARIANTS."""
+    numbers: dict[str, int] = {}
+    settings = 0
+    for node in ast.parse(path.read_text()).body:
+        if isinstance(node, ast.Assign | ast.AnnAssign):
+            target = node.targets[0] if isinstance(node, ast.Assign) else node.target
+            if not isinstance(target, ast.Name):
+                continue
+            if isinstance(node.value, ast.Constant) and type(node.value.value) is int:
+                numbers[target.id] = node.value.value
+            elif target.id == "VARIANTS" and isinstance(node.value, ast.Dict):
+                settings = len(node.value.keys)
+    return numbers, settings
+
+
+def _prose(name: str) -> str:
+    return " ".join((ROOT / "docs" / name).read_text().split())
+
+
+def test_the_docs_count_the_differential_games_the_tests_play() -> None:
+    n, settings = _counts(ROOT / "tests" / "rules" / "test_ccore_differential.py")
+    said = (f"over {_said(n['GAMES'] * settings)} seeded random games cut at {n['CUT']} "
+            f"actions and {_said(n['WHOLE'] * settings)} whole games, across "
+            f"{_said(settings)} variant settings")
+    assert said in _prose("core.md"), (
+        f"docs/core.md's Tests should say {said!r}, as tests/rules/test_ccore_differential.py "
+        "plays (GAMES, CUT and WHOLE per entry of its VARIANTS)")
+    n, settings = _counts(ROOT / "tests" / "rules" / "test_differential.py")
+    for said in (f"{_said(n['GAMES'] * settings)} seeded random games ({_said(n['GAMES'])} "
+                 "per variant",
+                 f"cut at {n['CUT']} actions), {_said(n['WHOLE'] * settings)} whole games"):
+        assert said in _prose("rules.md"), (
+            f"docs/rules.md's Checks should say {said!r}, as tests/rules/test_differential.py "
+            "plays (GAMES, CUT and WHOLE per entry of its VARIANTS)")
+
+
+def test_the_docs_name_every_option_a_new_game_takes() -> None:
+    # CHOSEN_OPTIONS: the options the page's New game form and POST /api/new take.
+    from controller.rules.variants import CHOSEN_OPTIONS
+
+    rules = (ROOT / "docs" / "rules.md").read_text()
+    service = (ROOT / "docs" / "service.md").read_text().splitlines()
+    row = next(line for line in service if line.startswith("| `POST /api/new` |"))
+    for variant, options in CHOSEN_OPTIONS.items():
+        for option in options:
+            assert f"`{option}`" in rules, (
+                f"docs/rules.md does not name the rule option `{option}`, which a new game of "
+                f"{variant} takes (CHOSEN_OPTIONS)")
+            assert option in row and variant in row, (
+                f"docs/service.md's POST /api/new row does not say that a new game of "
+                f"{variant} takes the option {option} (CHOSEN_OPTIONS)")
