@@ -17,17 +17,12 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
+from photo_folder import GAME, LAYOUT, photo_folder
 
 import calibration.images
-from calibration.bench import LAYOUT
-from calibration.camera import calibrate_camera
-from calibration.render import Camera, Lighting, Scene, render
 from controller.cli import main
 from controller.drivers.camera import CameraStream, video_frames
 
-CAM = Camera(angle=-6, scale=520, tilt=0.15, cx=640, cy=360)
-LIGHT = Lighting(level=1.0, gradient=(0.1, 0.1), blur=0.8, noise=2, jpeg=90)
-GAME = "d.a..ad" * 7
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -35,12 +30,7 @@ ROOT = Path(__file__).resolve().parents[2]
 def made(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """empty.png, layout.png, profile.json, game.png and a video of ten
     pictures of the game, game.avi, in one folder."""
-    d = tmp_path_factory.mktemp("bad")
-    for name, cells, seed in (("empty.png", "." * 49, 1), ("layout.png", LAYOUT, 2),
-                              ("game.png", GAME, 7)):
-        cv2.imwrite(str(d / name), render(Scene(cells, "blue-pink", CAM, LIGHT,
-                                                seed=seed)).image)
-    calibrate_camera(d / "empty.png", d / "layout.png", LAYOUT, d / "profile.json")
+    d = photo_folder(tmp_path_factory.mktemp("bad"))
     w = cv2.VideoWriter(str(d / "game.avi"), cv2.VideoWriter_fourcc(*"MJPG"), 10, (1280, 720))
     for _ in range(10):
         w.write(cv2.imread(str(d / "game.png")))

@@ -12,27 +12,15 @@ from pathlib import Path
 
 import cv2
 import pytest
+from photo_folder import GAME, LAYOUT, photo_folder
 
-from calibration.camera import calibrate_camera
-from calibration.render import Camera, Lighting, Scene, render
 from controller.cli import main
-
-LAYOUT = "".join("ad."[(i * 5) % 3] for i in range(49))
-LIGHT = Lighting(level=1.0, gradient=(0.1, 0.1), blur=0.8, noise=2, jpeg=90)
-CAM = Camera(angle=-6, scale=520, tilt=0.15, cx=640, cy=360)
-GAME = "d.a..ad" * 7
 
 
 @pytest.fixture(scope="module")
 def made(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """empty.png, layout.png, profile.json and game.png in one folder."""
-    d = tmp_path_factory.mktemp("own")
-    for name, cells, seed in (("empty.png", "." * 49, 1), ("layout.png", LAYOUT, 2),
-                              ("game.png", GAME, 7)):
-        cv2.imwrite(str(d / name), render(Scene(cells, "blue-pink", CAM, LIGHT,
-                                                seed=seed)).image)
-    calibrate_camera(d / "empty.png", d / "layout.png", LAYOUT, d / "profile.json")
-    return d
+    return photo_folder(tmp_path_factory.mktemp("own"))
 
 
 def _files(d: Path) -> dict[str, bytes]:
