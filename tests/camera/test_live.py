@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import shutil
 import signal
 import socket
 import subprocess
@@ -22,6 +21,7 @@ from typing import Any
 import cv2
 import numpy as np
 import pytest
+from chromium import launch, require_chromium
 
 from calibration.camera import CameraReader, load_profile
 from calibration.homography import fit_from_centres, project
@@ -219,13 +219,9 @@ def live(tmp_path: Path) -> Iterator[tuple[LiveCalibration, Switchable, str]]:
 def test_page_in_a_browser(live: tuple[LiveCalibration, Switchable, str]) -> None:
     from playwright.sync_api import expect, sync_playwright
 
-    chromium = shutil.which("chromium") or "/usr/bin/chromium"
-    if not Path(chromium).exists():
-        pytest.fail("chromium is not installed: `make test` installs it (apt-get install chromium)")
     cal, camera, url = live
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=chromium,
-                                    args=["--no-sandbox", "--disable-gpu"])
+        browser = launch(p)  # a JavaScript error in the page fails the test
         page = browser.new_page(viewport={"width": 1000, "height": 1200})
         page.goto(url + "/")
         expect(page.locator("#markers")).to_have_text("0 1 2 3", timeout=10_000)
@@ -408,9 +404,7 @@ def test_service_page_shows_the_camera_picture(tmp_path: Path) -> None:
 
     from calibration.camera import calibrate_camera
 
-    chromium = shutil.which("chromium") or "/usr/bin/chromium"
-    if not Path(chromium).exists():
-        pytest.fail("chromium is not installed: `make test` installs it (apt-get install chromium)")
+    require_chromium()
     cv2.imwrite(str(tmp_path / "empty.png"), _frame("." * 49, 1))
     cv2.imwrite(str(tmp_path / "layout.png"), _frame(DEFAULT_LAYOUT, 2))
     profile = tmp_path / "camera.json"
@@ -431,8 +425,7 @@ def test_service_page_shows_the_camera_picture(tmp_path: Path) -> None:
     try:
         _wait_for(url + "/api/state", lambda s: s["board"].startswith("camera:"))
         with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=chromium,
-                                        args=["--no-sandbox", "--disable-gpu"])
+            browser = launch(p)
             page = browser.new_page(viewport={"width": 1000, "height": 1400})
             page.goto(url + "/")
             expect(page.locator("#camera")).to_be_visible(timeout=10_000)
