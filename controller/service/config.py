@@ -108,12 +108,12 @@ class Config:
 
         def read(table: Mapping[str, object] | None) -> tuple[BoardMapping, LedConfig]:
             t = Table(table, "gpio")
-            read = (BoardMapping.from_table(t.sub("mapping").data),
-                    LedConfig.from_table(t.sub("leds").data))
+            tables = (BoardMapping.from_table(t.sub("mapping").data),
+                      LedConfig.from_table(t.sub("leds").data))
             t.sub("matrix")  # the GPIO board's own tables: the Pico has its pins
             t.sub("buttons")
             t.done()  # a typo (``[gpio.mapings]``) is said, not read as the stock mapping
-            return read
+            return tables
 
         mapping, leds = self._read(read, board)
         self._same_board(mapping, board, " (the serial board)")
