@@ -76,6 +76,10 @@ def open_problem(device: str) -> str:
     return f"{node} does not answer as a camera: not one, or in use by another program?"
 
 
+class TooLarge(ValueError):
+    """A video whose pictures are too large to decode (:func:`open_capture`)."""
+
+
 def open_capture(device: str) -> cv2.VideoCapture:
     """A camera (its number or device node) or a video file, opened; a
     ValueError in one line if it cannot be, saying why (OpenCV's own
@@ -99,7 +103,7 @@ def open_capture(device: str) -> cv2.VideoCapture:
                             int(cap.get(cv2.CAP_PROP_FRAME_HEIGHT)))
     if large is not None:  # said before a picture is decoded
         cap.release()
-        raise ValueError(f"cannot open {what} {device}: its pictures are {large}")
+        raise TooLarge(f"cannot open {what} {device}: its pictures are {large}")
     return cap
 
 
@@ -122,9 +126,9 @@ def _video(path: Path) -> Iterator[tuple[str, np.ndarray]]:
     warnings kept off the terminal, as a photo's)."""
     try:
         cap = open_capture(str(path))
-    except ValueError as exc:
-        if "its pictures are" in str(exc):
-            raise
+    except TooLarge:
+        raise
+    except ValueError:
         raise ValueError(f"cannot open video {path}: not a picture or a video OpenCV can"
                          " decode") from None
     try:
