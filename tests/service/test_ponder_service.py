@@ -160,7 +160,7 @@ def test_ponder_switched_through_the_api_and_kept_with_the_game(tmp_path: Path) 
 
 def test_the_computers_reply_is_ready_when_the_expected_move_lands(tmp_path: Path) -> None:
     """The person plays the ponder's first move: the computer's reply (the
-    line's next move) is lit at once, not after its 1.5 seconds of search.
+    line's next move) is lit at once, not after its 3 seconds of search.
     The ponder goes on deepening while the move is on its way, and its
     newest line is the one that counts: every report seen until the reply
     is lit is kept, and the reply must be the next move of one of them."""
@@ -185,8 +185,8 @@ def test_the_computers_reply_is_ready_when_the_expected_move_lands(tmp_path: Pat
     watcher = threading.Thread(target=watch, daemon=True)
     try:
         server.post("/api/new", {"variant": "sabouiyya", "position": start})
-        server.post("/api/computer", {"side": "defender", "seconds": 1.5})
-        t = _wait(lambda: (x := server.get("/api/state")["thought"]) and x["seconds"] >= 1.5
+        server.post("/api/computer", {"side": "defender", "seconds": 3})
+        t = _wait(lambda: (x := server.get("/api/state")["thought"]) and x["seconds"] >= 3
                   and len(x["line"]) >= 2 and "x" not in x["line"][0] and x, 30)
         watcher.start()
         game = Game.from_position("sabouiyya", start)
@@ -203,7 +203,9 @@ def test_the_computers_reply_is_ready_when_the_expected_move_lands(tmp_path: Pat
         replies = {x["line"][1] for x in (t, *seen)
                    if len(x["line"]) >= 2 and x["line"][0] == t["line"][0]}
         assert lit in replies, (lit, replies)  # the line's next move ...
-        assert took < 0.8, took  # ... at once (a search would take 1.5 s)
+        # ... at once: a search would take 3 s; the margin is for a loaded
+        # machine, where the reading and the lighting took 0.8 s.
+        assert took < 2.0, took
     finally:
         stop.set()
         server.stop()
