@@ -67,7 +67,10 @@ def test_frames_flow_while_the_computer_thinks_at_full_load(tmp_path: Path) -> N
             state = server.get("/api/state")
             assert state["expected"] is None and state["moves"] == []  # still thinking
         assert len(lifted) >= 2
-        assert max(lifted) < 0.5 + 0.4 and max(restored) < 0.4, (lifted, restored)
+        # Each reading answered while the 10 s search runs, not after it:
+        # the margins are for a loaded machine (two test workers and the
+        # engine's child on two cores).
+        assert max(lifted) < 0.5 + 1.5 and max(restored) < 1.5, (lifted, restored)
         # ... and it thought all that time (no move for 2 s): its move
         # is lit after it.
         lit = _wait(lambda: server.get("/api/state")["expected"], 25)
