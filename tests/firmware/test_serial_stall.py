@@ -107,7 +107,9 @@ def test_a_device_that_stops_reading_never_blocks_the_host_and_is_reconnected() 
         s = link.stats()
         assert "timeout" in s.last_error.lower(), s
         assert s.connects >= 2 and dev.hellos >= 2
-        assert slowest < 0.1  # the caller never waited on the stuck port
+        # The caller never waited on the stuck port (a write there waits up to
+        # its 1 s timeout); the margin is for a loaded machine.
+        assert slowest < 0.5, slowest
         # The board's reports flow again.
         assert link.wait_connected(5), link.stats()
         dev.report(1 << 24)
