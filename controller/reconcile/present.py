@@ -14,7 +14,7 @@ from controller.board.geometry import points
 from controller.board.leds import LedMap
 from controller.board.words import place
 from controller.rules import AnyGame, Game, LeapGame
-from controller.rules.moves import HAJEB, PASS, RESCIND, STEP, action_words, reason_words
+from controller.rules.moves import HAJEB, PASS, RESCIND, STEP, action_words
 from controller.rules.record import group_turns
 
 from .crown_words import crowned_last, crowned_words
@@ -68,11 +68,10 @@ def end_words(g: AnyGame) -> str:
     on their starting points."""
     o = g.outcome
     assert o is not None
-    who = "Draw" if o.winner is None else f"{o.winner.capitalize()} wins"
     how = ("Clear the board, or set the soldiers back on their starting "
            f"{place(g.geometry.name, 2)}, for a new game" if isinstance(g, LeapGame)
            else "Clear the board for a new game")
-    return f"Game over: {who} ({reason_words(o.reason)}). {how}"
+    return f"Game over: {o.said}. {how}"
 
 
 def status(g: AnyGame, v: View) -> str:

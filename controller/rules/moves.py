@@ -125,8 +125,10 @@ class Outcome:
 
     @property
     def said(self) -> str:
-        """The end in words: ``Defender wins (all soldiers captured)``."""
-        who = f"{self.winner.capitalize()} wins" if self.winner else "a draw"
+        """The end in words: ``Defender wins (all soldiers captured)``,
+        ``Draw (turn limit reached)``; the board's status and the refusals
+        of a finished position say it so."""
+        who = f"{self.winner.capitalize()} wins" if self.winner else "Draw"
         return f"{who} ({reason_words(self.reason)})"
 
 
