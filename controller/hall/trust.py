@@ -66,6 +66,8 @@ def seq_trouble(seq: int, last: int) -> str | None:
     the highest heard from its store, 0 for none), or None."""
     if seq > MAX_SEQ:
         return f"seq {str(seq)[:24]} is beyond any board's count"
+    if seq < 1:  # a board counts its messages from 1
+        return f"seq {str(seq)[:24]} is below any board's count"
     if last and seq > last + MAX_JUMP:
         return f"seq {seq} jumps {seq - last} messages past the {last} heard last"
     return None

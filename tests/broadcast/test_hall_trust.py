@@ -146,6 +146,23 @@ def test_a_seq_beyond_what_a_board_sends_is_refused(caplog: pytest.LogCaptureFix
     assert "is beyond any board's count: not this board's next message" in lines[0]
 
 
+def test_a_seq_below_any_board_count_is_refused() -> None:
+    """A board counts its messages from 1: a seq of 0 or below (garbled,
+    forged) is refused, not followed as the board's own from there (which
+    refused every later message of the board as out of line)."""
+    actions = random_game(38)[:10]
+    msgs = _messages(actions)
+    hall = Hall()
+    for m in msgs[:4]:
+        assert _send(hall, "b1", m) == "b1"
+    for seq in (-10**6, -1, 0):
+        assert _send(hall, "b1", dict(msgs[4], seq=seq)) is None, seq
+    for m in msgs[4:]:
+        assert _send(hall, "b1", m) == "b1"
+    assert hall.boards["b1"].detail()["moves"] == actions and hall.boards["b1"].seq == 10
+    assert hall.stats()["ignored_by_reason"] == {"out-of-line seq": 3}
+
+
 def test_a_wrong_seq_heard_first_does_not_freeze_the_board() -> None:
     """The hall started after a wrong message (its seq not yet known): the
     board's own messages, far below it, are followed from there."""
