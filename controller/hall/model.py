@@ -164,11 +164,12 @@ class Hall:
             raise ValueError("not an object")
         seq, gid, ply = m["seq"], m["game_id"], m["ply"]
         position, variant = m["position"], m["variant"]
-        if not (is_int(seq) and is_int(gid) and is_int(ply) and ply >= 0 and
+        undo = m.get("undo") is True
+        # a move is action 1 or later; an undo may leave none
+        if not (is_int(seq) and is_int(gid) and is_int(ply) and ply >= (0 if undo else 1) and
                 isinstance(position, str) and isinstance(variant, str)):
             raise ValueError("bad fields")
         check_position(position)
-        undo = m.get("undo") is True
         move = m.get("move")
         if not undo and not isinstance(move, str):
             raise ValueError("no move")

@@ -152,6 +152,24 @@ def test_malformed_and_foreign_messages_are_counted() -> None:
     assert hall.boards["b1"].detail()["moves"] == actions
 
 
+def test_a_move_at_ply_0_is_malformed() -> None:
+    # A move is its game's action 1 or later (only an undo leaves 0):
+    # ply 0 read as action 0 cut the game's last move and put the
+    # message's in its place.
+    actions = random_game(10)[:8]
+    hall = Hall()
+    msgs = _moves(actions)
+    for m in msgs[:5]:
+        assert hall.handle("kharbga/b1/moves", m) == "b1"
+    bad = dict(json.loads(msgs[5]), ply=0)
+    assert hall.handle("kharbga/b1/moves", json.dumps(bad).encode()) is None
+    assert hall.boards["b1"].detail()["moves"] == actions[:5]
+    assert hall.stats()["ignored_by_reason"] == {"malformed moves": 1}
+    for m in msgs[5:]:
+        assert hall.handle("kharbga/b1/moves", m) == "b1"
+    assert hall.boards["b1"].detail()["moves"] == actions
+
+
 def test_numbers_json_has_no_word_for_are_malformed() -> None:
     # The page reads the hall's answers as strict JSON: one board's
     # Infinity must not blank every board.
