@@ -35,19 +35,20 @@ class Unreplayable(ValueError):
 
 def parse_broker_url(url: str) -> tuple[str, int, bool]:
     """``mqtt://HOST[:PORT]`` or ``mqtts://HOST[:PORT]`` -> host, port, TLS."""
+    shown = re.sub(r"(?<=//).*@", "", url, count=1)  # said without any credentials in it
     try:
         parts = urlsplit(url)
         port = parts.port
     except ValueError:
-        raise BroadcastError(f"broker {url!r}: not a URL like mqtt://HOST:1883") from None
+        raise BroadcastError(f"broker {shown!r}: not a URL like mqtt://HOST:1883") from None
     if parts.scheme not in ("mqtt", "mqtts") or not parts.hostname:
-        raise BroadcastError(f"broker {url!r}: use mqtt://HOST:PORT or mqtts://HOST:PORT")
+        raise BroadcastError(f"broker {shown!r}: use mqtt://HOST:PORT or mqtts://HOST:PORT")
     if parts.username or parts.password:
         where = parts.netloc.rpartition("@")[2]  # the host and port given, no credentials
         raise BroadcastError(f"broker {parts.scheme}://{where}: put the user name and "
                              "password in the configuration file, not in the URL")
     if parts.path not in ("", "/") or parts.query:
-        raise BroadcastError(f"broker {url!r}: nothing may follow HOST:PORT")
+        raise BroadcastError(f"broker {shown!r}: nothing may follow HOST:PORT")
     tls = parts.scheme == "mqtts"
     return parts.hostname, port or (8883 if tls else 1883), tls
 

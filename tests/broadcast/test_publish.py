@@ -127,6 +127,12 @@ def test_bad_broker_options(tmp_path: Path) -> None:
         (["run", "--broker", "mqtt://u:secret@127.0.0.1:1883", "--board-id", "x"],
          "broker mqtt://127.0.0.1:1883: put the user name and password in the configuration"),
         (["run", "--broker", "mqtt://127.0.0.1:99999", "--board-id", "x"], "mqtt://"),
+        # A URL refused for another reason than its credentials: not said with them.
+        (["run", "--broker", "http://u:secret@127.0.0.1:1883", "--board-id", "x"],
+         "broker 'http://127.0.0.1:1883': use mqtt://"),
+        (["hall", "--broker", "mqtt://u:secret@127.0.0.1:99999"],
+         "broker 'mqtt://127.0.0.1:99999': not a URL"),
+        (["hall", "--broker", "mqtt://u:se/cret@[::1"], "broker 'mqtt://[::1': not a URL"),
         (["hall"], "needs a broker"),
         (["hall", "--broker", "mqtt://h:1", "--port", "0"], "--port"),
     ]
@@ -135,7 +141,7 @@ def test_bad_broker_options(tmp_path: Path) -> None:
         assert out.returncode == 2, (args, out.stderr)
         lines = out.stderr.strip().splitlines()
         assert len(lines) == 1 and words in lines[0], (args, out.stderr)
-        assert "secret" not in out.stderr
+        assert "secret" not in out.stderr and "cret" not in out.stderr
     config = tmp_path / "c.toml"
     config.write_text('[broadcast]\nbroker = "mqtt://127.0.0.1:1883"\nboard_id = "x"\nport = 1\n')
     out = _run("run", "--config", str(config), "--data-dir", str(tmp_path / "d"))
