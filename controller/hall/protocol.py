@@ -43,6 +43,8 @@ def parse_broker_url(url: str) -> tuple[str, int, bool]:
         raise BroadcastError(f"broker {shown!r}: not a URL like mqtt://HOST:1883") from None
     if parts.scheme not in ("mqtt", "mqtts") or not parts.hostname:
         raise BroadcastError(f"broker {shown!r}: use mqtt://HOST:PORT or mqtts://HOST:PORT")
+    if port == 0:  # not "no port given": none to connect to
+        raise BroadcastError(f"broker {shown!r}: the port must be from 1 to 65535")
     if parts.username or parts.password:
         where = parts.netloc.rpartition("@")[2]  # the host and port given, no credentials
         raise BroadcastError(f"broker {parts.scheme}://{where}: put the user name and "

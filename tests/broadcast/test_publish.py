@@ -133,6 +133,8 @@ def test_bad_broker_options(tmp_path: Path) -> None:
         (["hall", "--broker", "mqtt://u:secret@127.0.0.1:99999"],
          "broker 'mqtt://127.0.0.1:99999': not a URL"),
         (["hall", "--broker", "mqtt://u:se/cret@[::1"], "broker 'mqtt://[::1': not a URL"),
+        # Port 0 is no port to connect to: it was taken as the default (1883).
+        (["hall", "--broker", "mqtt://127.0.0.1:0"], "broker 'mqtt://127.0.0.1:0': the port"),
         (["hall"], "needs a broker"),
         (["hall", "--broker", "mqtt://h:1", "--port", "0"], "--port"),
     ]
