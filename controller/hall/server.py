@@ -163,7 +163,11 @@ class HallServer:
 
     def _on_message(self, c: Any, userdata: Any, msg: Any) -> None:
         assert self._loop is not None
-        self._loop.call_soon_threadsafe(self._take, msg.topic, bytes(msg.payload),
+        try:
+            topic = msg.topic
+        except UnicodeDecodeError:  # a broker that lets one through; raised here it
+            topic = "(a topic not in UTF-8)"  # would end paho's thread, the hall deaf
+        self._loop.call_soon_threadsafe(self._take, topic, bytes(msg.payload),
                                         bool(msg.retain))
 
     # -- on the event loop --------------------------------------------------

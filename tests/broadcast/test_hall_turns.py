@@ -1,10 +1,12 @@
 """The hall numbers moves by turn as the board page and the KGN do (a
 setting turn's two placements together, a chain as one token), says a
 game's end in words, sends the page only the turns that changed, and
-knows when a board last spoke itself."""
+knows when a board last spoke itself; a topic not in UTF-8 is ignored
+without stopping the broker link's thread."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 
@@ -203,3 +205,30 @@ def test_a_game_from_a_position_goes_on_from_its_turn() -> None:
     # the record of a game that does not replay is written.
     _, shown = turns_of(None, ("b1", 4), "no-such-variant", "", start, ["a1-a2"])
     assert shown.turns == [[1, ["a1-a2"]]]
+
+
+def test_a_topic_not_in_utf8_is_ignored_and_the_hall_keeps_listening() -> None:
+    """MQTT topics are UTF-8; a broker that passes one that is not must not
+    stop paho's thread (the hall would hear nothing more): counted as a
+    foreign topic, and the next message taken."""
+    from paho.mqtt.client import MQTTMessage
+    server = HallServer(BroadcastConfig("mqtt://127.0.0.1:1", "hall"), "h")
+    loop = asyncio.new_event_loop()
+    server._loop = loop
+    try:
+        bad = MQTTMessage(topic=b"kharbga/\xff\xfe/moves")
+        bad.payload = b"{}"
+        server._on_message(None, None, bad)
+        g = Game.new("sabouiyya")
+        a = random_game(4)[0]
+        g.play(a)
+        good = MQTTMessage(topic=b"kharbga/b1/moves")
+        good.payload = json.dumps({"seq": 1, "board": "b1", "game_id": 1, "ply": 1, "move": a,
+                                   "position": g.position(), "time": T0, "variant": "sabouiyya",
+                                   "result": None}).encode()
+        server._on_message(None, None, good)
+        loop.run_until_complete(asyncio.sleep(0.05))
+    finally:
+        loop.close()
+    assert server.hall.ignored == {"foreign topic": 1}
+    assert server.hall.boards["b1"].detail()["moves"] == [a]
