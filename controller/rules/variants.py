@@ -57,7 +57,7 @@ class Variant:
         pieces at adjudication).
     ``turn_limit``
         Total turns (setting turns included) after which the game is drawn
-        (0: none).  Ludii draws Khamousiyya and Sabou'iyya at 2,500.
+        (0: none); more than the setting phase's turns (24 on 7x7).  Ludii draws Khamousiyya and Sabou'iyya at 2,500.
     ``hajeb``
         The Defender may declare H'ajeb against a blockade that cannot be
         taken (seed 003; :mod:`.hajeb`).  Off by default, so ``sabouiyya``
@@ -225,4 +225,7 @@ def apply_options(variant: Variant, text: str) -> Variant:
         raise ValueError(f"rule option setting_rule={out.setting_rule}: unknown")
     if out.size not in (5, 7, 9):
         raise ValueError(f"rule option size={out.size}: 5, 7 or 9")
+    if 0 < out.turn_limit <= out.pieces_per_side:  # the game drawn before a step
+        raise ValueError(f"rule option turn_limit={out.turn_limit}: more than the "
+                         f"{out.pieces_per_side} turns of the setting phase (0: none)")
     return out

@@ -18,7 +18,7 @@ from option_cases import CASES, OPTIONS, WORDS, Case, PureGame, play, start
 from controller.rules import accel
 from controller.rules.accel_game import CompiledGame
 from controller.rules.moves import REASONS
-from controller.rules.variants import VARIANTS, Variant, apply_options, format_options
+from controller.rules.variants import VARIANTS, Variant, apply_options, find_variant, format_options
 
 
 def _other(variant: Variant, name: str) -> object:
@@ -28,8 +28,8 @@ def _other(variant: Variant, name: str) -> object:
         return not value
     if name == "size":
         return 5 if value != 5 else 7
-    if isinstance(value, int):
-        return value + 1
+    if isinstance(value, int):  # 0 is off: a count past any setting phase
+        return value + 1 if value else 50
     return next((w for w in WORDS.get(name, ()) if w != value), f"{value}-other")
 
 
@@ -125,7 +125,9 @@ NUMBERS = [n for n in OPTIONS if type(getattr(VARIANTS[0], n)) is int]
 # refuses every value below it in one line, but 0 where the option's words
 # in Variant's docstring say what 0 means ("(0: never)"). A count of
 # repetitions, say, would be at least 2: 1 would end every game at once.
-LEAST = {"size": 5, "no_progress_turns": 1, "turn_limit": 1}
+# Least values for VARIANTS[0] (7x7): a turn limit within its 24 setting
+# turns would draw the game before a step (5x5: 12, below).
+LEAST = {"size": 5, "no_progress_turns": 1, "turn_limit": 25}
 _NUMBER_WORDS = ("zero one two three four five six seven eight nine ten eleven twelve "
                  "zeroth first second third fourth fifth sixth seventh eighth ninth tenth "
                  "eleventh twelfth").split()
@@ -201,3 +203,15 @@ def test_a_number_option_beyond_any_count_or_not_in_ascii_digits_is_refused(name
         game = new_game(top)  # whichever core plays it
         game.play(str(game.legal_moves()[0]))
         assert game.outcome is None
+
+
+def test_a_turn_limit_counts_past_the_setting_phase_of_the_boards_size() -> None:
+    # 5x5 sets 12 turns: 12 is refused there, 13 (one step) taken; the size
+    # given in the same words counts, whatever their order.
+    base = find_variant("sabouiyya")
+    with pytest.raises(ValueError, match=r"^rule option turn_limit=12: more than the 12 turns"):
+        apply_options(base, "turn_limit=12")
+    assert apply_options(base, "turn_limit=13").turn_limit == 13
+    with pytest.raises(ValueError, match="more than the 24 turns"):
+        apply_options(base, "turn_limit=20 size=7")
+    assert apply_options(find_variant("kharbga"), "turn_limit=20 size=5").turn_limit == 20
