@@ -89,11 +89,14 @@ class Hall:
         if len(payload) > MAX_PAYLOAD:
             self.ignore("too large", topic)
             return None
+        known = name in self.boards
         try:
             changed = self._take(name, kind, payload.decode("utf-8"))
         except (ValueError, TypeError, KeyError, AttributeError, RecursionError,
                 ArithmeticError) as exc:
             self.ignore(f"malformed {kind}", topic, named(exc, 100))
+            if not known:  # no empty card for a board heard only in junk
+                self.boards.pop(name, None)
             return None
         if changed and not retained and payload != b"0":  # "0": the broker's last will
             self.boards[name].heard_at = time.time()

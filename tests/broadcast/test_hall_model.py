@@ -145,6 +145,7 @@ def test_malformed_and_foreign_messages_are_counted() -> None:
     for topic, payload in bad:
         assert hall.handle(topic, payload) is None, (topic, payload[:30])
     assert hall.stats()["ignored"] == len(bad)
+    assert hall.boards == {}  # no card for a board heard only in junk
     # A good message still works afterwards.
     actions = random_game(5)[:3]
     for m in _moves(actions):
