@@ -57,7 +57,8 @@ class Variant:
         pieces at adjudication).
     ``turn_limit``
         Total turns (setting turns included) after which the game is drawn
-        (0: none); more than the setting phase's turns (24 on 7x7).  Ludii draws Khamousiyya and Sabou'iyya at 2,500.
+        (0: none); more than the setting phase's turns (24 on 7x7).  Ludii
+        draws Khamousiyya and Sabou'iyya at 2,500.
     ``hajeb``
         The Defender may declare H'ajeb against a blockade that cannot be
         taken (seed 003; :mod:`.hajeb`).  Off by default, so ``sabouiyya``
