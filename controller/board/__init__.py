@@ -1,7 +1,11 @@
 """The shared board vocabulary: what every layer of the controller speaks.
 
-Board geometry (points, names, lines, bit iteration), sides and phases,
-sensor events and the sensor-log format, LED roles and their colours.
+Board geometry (points, names, lines, bit iteration) and the boards of
+the leap-capture games, sides and phases, sensor events and the
+sensor-log format, LED roles and their colours; configuration files read
+with one error type (:mod:`.config`, with the command line's parser and
+the web pages' helpers), and exceptions and board names in words
+(:mod:`.words`).
 This package imports nothing else of the project, and only the standard
 library; everything else may import it.
 """

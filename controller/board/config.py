@@ -11,9 +11,12 @@ opened and parsed); :class:`Table` reads one table of it with typed
 getters.  A part that checks a table without knowing the file raises the
 error without one, and the loader adds it with :meth:`ConfigError.in_file`.
 :class:`OneLineParser` is the command line's: its refusals are one line
-too.  The web pages' listening helpers are here as well: where a page
-listens, who calls it and the address to print (:func:`listen_failure`,
-:func:`local_caller`, :func:`start_url`).  Standard library only.
+too; :func:`install_hint` names the make target that installs a missing
+extra.  The web pages' listening and access helpers are here as well:
+where a page listens, who calls it and the address to print
+(:func:`listen_failure`, :func:`local_caller`, :func:`loopback_host`,
+:func:`start_url`), and its access token (:func:`token_given`,
+:func:`token_problem`).  Standard library only.
 """
 
 from __future__ import annotations
