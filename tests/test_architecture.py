@@ -263,3 +263,46 @@ def test_the_map_s_import_table_is_the_one_enforced() -> None:
             f"docs/architecture.md says {package} may import "
             f"{sorted(documented.get(package, {'(no row)'}))}; tests/test_architecture.py "
             f"ALLOWED enforces {sorted(allowed)}: make them say the same")
+
+
+def _entries() -> dict[str, str]:
+    """docs/architecture.md's entry of each package directory: the text
+    that places its modules ("controller" for the command line's)."""
+    import re
+
+    text = (ROOT / "docs" / "architecture.md").read_text()
+    entries = {"controller/board": text.split("## The vocabulary")[1].split("\n## ")[0]}
+    inside = text.split("## Inside the packages")[1].split("\n## ")[0]
+    for label, body in re.findall(r"^- \*\*([\w ]+)\*\*(.*?)(?=^- \*\*|\Z)", inside,
+                                  re.M | re.S):
+        key = {"the command line": "controller", "calibration": "calibration"}.get(
+            label, f"controller/{label}")
+        entries[key] = entries.get(key, "") + body
+    return entries
+
+
+def test_every_module_is_placed_in_its_own_package_s_entry() -> None:
+    """A module is on the map where its package is: its name in its
+    package's entry, or its path (``reconcile/bench.py``) anywhere; a
+    ``config.py`` named under board does not place ``hall/config.py``."""
+    import re
+
+    text = (ROOT / "docs" / "architecture.md").read_text()
+    paths = set()
+    for p in re.findall(r"((?:\w+/)+\w+\.py)\b", text):
+        paths.add(p if p.split("/")[0] in ("controller", "calibration") else f"controller/{p}")
+    entries = _entries()
+    misplaced = []
+    for p in SOURCES:
+        rel = p.relative_to(ROOT)
+        if rel.parts[0] not in ("controller", "calibration") or p.name == "__init__.py":
+            continue
+        if rel.as_posix() in paths:
+            continue
+        entry = entries.get(rel.parent.as_posix(), "")
+        named = set(re.findall(r"(?<![\w/])(\w+\.py)\b", entry))
+        named |= {f"{m}.py" for m in re.findall(r"`(\w+)\.\w+", entry)}  # `api.best_move`
+        if p.name not in named:
+            misplaced.append(rel.as_posix())
+    assert not misplaced, (
+        f"docs/architecture.md does not place {misplaced} in its package's entry")
