@@ -306,3 +306,12 @@ def test_every_module_is_placed_in_its_own_package_s_entry() -> None:
             misplaced.append(rel.as_posix())
     assert not misplaced, (
         f"docs/architecture.md does not place {misplaced} in its package's entry")
+
+
+def test_nothing_imports_the_scripts_or_the_firmware() -> None:
+    """scripts/ are offline tools imported by none of the packages, and the
+    firmware runs on the Pico (its tests start it as files, not imports)."""
+    bad = [f"{p.relative_to(ROOT)} line {line}: {name}" for p in SOURCES
+           if _package_of(_module(p)) != "firmware"
+           for line, name in _imports(p) if name.split(".")[0] in ("scripts", "firmware")]
+    assert not bad, f"imports of scripts/ or firmware/: {bad}"
