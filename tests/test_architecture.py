@@ -315,3 +315,28 @@ def test_nothing_imports_the_scripts_or_the_firmware() -> None:
            if _package_of(_module(p)) != "firmware"
            for line, name in _imports(p) if name.split(".")[0] in ("scripts", "firmware")]
     assert not bad, f"imports of scripts/ or firmware/: {bad}"
+
+
+# The third-party column of docs/architecture.md's table, by import name
+# (pyserial is ``serial``, NeoPixel SPI is Blinka's ``board``, ``busio`` and
+# ``neopixel_spi``, paho-mqtt is ``paho``); the entry points may use anything.
+THIRD_PARTY: dict[str, set[str]] = {
+    "controller.drivers": HARDWARE | {"tomlkit"},
+    "calibration": {"cv2", "numpy", "aiohttp"},
+    "controller.hall": {"aiohttp", "paho"},
+    "controller.service": {"aiohttp", "paho"},
+}
+
+
+@pytest.mark.parametrize(
+    "path",
+    [p for p in SOURCES if _package_of(_module(p)) not in
+     ("firmware", "controller.cli", "controller.bench", "controller.__main__")],
+    ids=lambda p: str(p.relative_to(ROOT)),
+)
+def test_third_party_libraries_are_the_table_s(path: Path) -> None:
+    allowed = THIRD_PARTY.get(_package_of(_module(path)) or "", set())
+    used = [f"line {line}: {name}" for line, name in _imports(path)
+            if not _ours(name) and name.split(".")[0] not in sys.stdlib_module_names
+            and name.split(".")[0] not in allowed]
+    assert not used, f"{_module(path)} imports {used}: not in docs/architecture.md's table"
