@@ -340,3 +340,32 @@ def test_third_party_libraries_are_the_table_s(path: Path) -> None:
             if not _ours(name) and name.split(".")[0] not in sys.stdlib_module_names
             and name.split(".")[0] not in allowed]
     assert not used, f"{_module(path)} imports {used}: not in docs/architecture.md's table"
+
+
+def _eager_imports(path: Path) -> list[tuple[int, str]]:
+    """The imports run when ``path`` is imported: at module level, not
+    inside a function or an ``if TYPE_CHECKING:`` block."""
+    lazy: set[int] = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        checking = (isinstance(node, ast.If) and isinstance(node.test, ast.Name)
+                    and node.test.id == "TYPE_CHECKING")
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) or checking:
+            lazy |= {n.lineno for n in ast.walk(node)
+                     if isinstance(n, ast.Import | ast.ImportFrom)}
+    return [(line, name) for line, name in _imports(path) if line not in lazy]
+
+
+@pytest.mark.parametrize(
+    "path",
+    [p for p in SOURCES if _package_of(_module(p)) in ("controller.service", "calibration")],
+    ids=lambda p: str(p.relative_to(ROOT)),
+)
+def test_what_the_map_says_is_imported_lazily_is(path: Path) -> None:
+    """The service reaches the drivers and calibration only through the
+    backend it chose, imported when opened (a board without a camera needs
+    no OpenCV); calibration imports aiohttp only for its live page."""
+    lazy = (("controller.drivers", "calibration")
+            if _package_of(_module(path)) == "controller.service" else ("aiohttp",))
+    eager = [f"line {line}: {name}" for line, name in _eager_imports(path)
+             if any(name == m or name.startswith(m + ".") for m in lazy)]
+    assert not eager, f"{_module(path)} imports at module level {eager}: import it lazily"
