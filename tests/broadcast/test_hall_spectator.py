@@ -1,8 +1,8 @@
 """The hall page as a spectator reads it (Debian's chromium against a real
 Mosquitto and a real board service): moves numbered by turn as the board
 page and the KGN number them, the newest always in sight, a resignation
-in words, the board page's colours with a key, the variant named, and a
-board that went quiet said to be so."""
+in words, the board page's colours and the last turn's outline with a
+key, the variant named, and a board that went quiet said to be so."""
 
 from __future__ import annotations
 
@@ -67,9 +67,15 @@ def test_a_spectator_reads_the_hall(tmp_path: Path) -> None:
             _check_card(page, turns)
             assert _colours(page, "--att", "--def") == board_colours
             key = page.locator("header .key")
-            expect(key).to_have_text("Attacker Defender")
+            expect(key).to_have_text("Attacker Defender last turn")
             assert key.locator(".dot.A").evaluate(
                 "(e) => getComputedStyle(e).backgroundColor") == "rgb(31, 95, 191)"  # #1f5fbf
+            # The green outline of the last turn's squares, as the key draws it.
+            outlines = page.evaluate("""() => [
+                document.querySelector('header .key .sq.moved'),
+                document.querySelector('.card .sq.moved')
+              ].map((el) => el && getComputedStyle(el).boxShadow)""")
+            assert outlines[0] is not None and outlines[0] == outlines[1], outlines
             # Polled: a card drawn again under load has no piece for an instant.
             expect(page.locator(".card .p.A").first).to_have_css(
                 "background-image", re.compile(r"rgb\(31, 95, 191\)\)$"))
