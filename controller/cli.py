@@ -399,8 +399,9 @@ def _add_run_and_hint(sub: Any) -> None:
 def _add_games_parser(sub: Any) -> None:
     gp = sub.add_parser("games", help="the archive: list, show, export a record, raw sensor "
                         "log, analyse a game with the engine")
-    gp.add_argument("action", choices=["list", "show", "export", "log", "analyse"])
-    gp.add_argument("id", nargs="?", help="game id (show, export, log, analyse)")
+    gp.add_argument("action", metavar="ACTION", help="list, show, export, log or analyse",
+                    choices=["list", "show", "export", "log", "analyse"])
+    gp.add_argument("id", metavar="ID", nargs="?", help="game id (show, export, log, analyse)")
     budget = gp.add_mutually_exclusive_group()
     budget.add_argument("--nodes", type=int, help="analyse: nodes searched a position "
                         "(default: 100000; 5000 where the search runs in Python: the leap games, "

@@ -486,6 +486,10 @@ def test_empty_devices_bad_durations_and_tls_files_are_refused_before_anything_s
     (["hint", "--time", "abc"], "kharbga-board hint: argument --time: invalid float value: 'abc'"),
     (["hint", "--level", "3.5"], "kharbga-board hint: argument --level: invalid int value"),
     (["bogus"], "kharbga-board: argument COMMAND: invalid choice: 'bogus'"),
+    # games' action named as its --help names it, as COMMAND, WHAT and ACTION
+    # are the other commands' (before: "arguments are required: action").
+    (["games"], "kharbga-board games: the following arguments are required: ACTION"),
+    (["games", "lst"], "kharbga-board games: argument ACTION: invalid choice: 'lst'"),
 ])
 def test_a_bad_option_is_refused_in_one_line(argv: list[str], words: str,
                                              capsys: pytest.CaptureFixture[str]) -> None:
