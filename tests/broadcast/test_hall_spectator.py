@@ -2,7 +2,8 @@
 Mosquitto and a real board service): moves numbered by turn as the board
 page and the KGN number them, the newest always in sight, a resignation
 in words, the board page's colours and the last turn's outline with a
-key, the variant named, and a board that went quiet said to be so."""
+key, the variant named, the opened board's squares named, and a board
+that went quiet said to be so."""
 
 from __future__ import annotations
 
@@ -81,6 +82,11 @@ def test_a_spectator_reads_the_hall(tmp_path: Path) -> None:
                 "background-image", re.compile(r"rgb\(31, 95, 191\)\)$"))
             page.screenshot(path=str(tmp_path / "hall-spectator-card.png"))
             _check_opened(page, turns)
+            # The opened board names its squares, as its moves and its status
+            # line do ("@b3", "next to the malha"); the small cards do not.
+            expect(page.locator('#large-board .sq[data-square="a1"] .name')).to_have_text("a1")
+            expect(page.locator("#large-board .sq .name")).to_have_count(25)
+            expect(page.locator(".card .sq .name")).to_have_count(0)
             page.screenshot(path=str(tmp_path / "hall-spectator-large.png"))
 
             b.post("/api/button", {"button": "resign", "side": "defender"})

@@ -57,10 +57,18 @@ function drawBoard(el, position, move, geo) {
   const lit = new Set(lastSquares(move));
   const dark = new Set(geo.dark);
   const w = geo.width, h = geo.height;
+  // the opened board names its squares, as its moves and status line do
+  const named = el.classList.contains("big") && geo.kind !== "points";
   const square = (name, odd) => {
     const sq = document.createElement("div");
     sq.className = "sq" + (odd ? " odd" : "") + (name === geo.centre ? " malha" : "");
     sq.dataset.square = name;
+    if (named) {
+      const label = document.createElement("span");
+      label.className = "name";
+      label.textContent = name;
+      sq.appendChild(label);
+    }
     if (lit.has(name)) sq.classList.add("moved");
     const ch = pieces[name];
     if (ch) {
