@@ -67,6 +67,13 @@ def test_twenty_boards_on_the_hall_page(tmp_path: Path) -> None:
             # squares alike (no draughts chequer), the players named once.
             expect(page.locator("#large-board .sq.odd")).to_have_count(0)
             expect(page.locator("#large-players")).to_have_text("Attacker – Defender")
+            # A named player is said with the side; a computer's thinking time
+            # and the side share one pair of brackets.
+            said = page.evaluate("""() => [player("Amel", "Attacker"),
+                player("Computer (club, level 3, 1 s)", "Defender"), player(" ", "Defender"),
+                player("defender", "Defender"), player("(x)", "Attacker")]""")
+            assert said == ["Amel (Attacker)", "Computer (club, level 3, 1 s, Defender)",
+                            "Defender", "Defender", "(x) (Attacker)"], said
             page.screenshot(path=str(tmp_path / "hall-large.png"))
             page.click("#close")
             expect(page.locator("#large")).to_be_hidden()

@@ -300,7 +300,10 @@ function renderCard(id) {
 // alone where the board gave no name or the side's own.
 function player(name, side) {
   const n = (name || "").trim();
-  return !n || n.toLowerCase() === side.toLowerCase() ? side : `${n} (${side})`;
+  if (!n || n.toLowerCase() === side.toLowerCase()) return side;
+  // "Computer (1 s)": the side inside its brackets, not a second pair
+  const inner = n.match(/^(.*\S) \(([^()]*)\)$/);
+  return inner ? `${inner[1]} (${inner[2]}, ${side})` : `${n} (${side})`;
 }
 
 function renderLarge() {
