@@ -306,8 +306,8 @@ def no_pin_library(tried: list[str]) -> str:
     fallback warnings (``Falling back from lgpio: No module named 'lgpio'``)."""
     why = "; ".join(t.removeprefix("Falling back from ") for t in tried)
     return ("no GPIO pin library could be loaded" + (f" ({why})" if why else "") +
-            f": on a Raspberry Pi install the pi libraries ({install_hint('pi')}, "
-            "which brings lgpio) and run as a user of the gpio group; elsewhere play on "
+            ": on a Raspberry Pi install the pi libraries, which bring lgpio, with "
+            f"{install_hint('pi')}, and run as a user of the gpio group; elsewhere play on "
             "--board sim or serial:PORT")
 
 

@@ -118,7 +118,8 @@ def test_without_a_pin_library_the_board_says_why_in_one_line(tmp_path: Path) ->
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1 and "Warning" not in r.stderr, r.stderr
     assert lines[0].startswith("kharbga-board: no GPIO pin library could be loaded (")
-    assert "make install-pi (or .venv/bin/pip install -e '.[pi]'" in lines[0]
+    assert "which bring lgpio, with make install-pi (or .venv/bin/pip install -e '.[pi]'" \
+        " in the checkout), and run as a user of the gpio group;" in lines[0]
 
 
 def test_a_new_game_of_another_board_is_refused_on_the_gpio_board(
