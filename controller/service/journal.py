@@ -19,11 +19,12 @@ On start, :func:`recover` writes a journal left behind (the service killed
 before the archive let it write) into the archive, in one transaction, and
 removes it: each game is made as the journal has it (its row written if
 the archive lacks it, its actions made the journal's), but a game the
-archive has finished is left as it is, so a journal the archive already
-holds changes nothing.  One that cannot be read, is not of this program's
-making, or does not fit the archive (a game that does not replay, or that
-is another game there) is renamed aside and said in one line; the archive
-is left as it was."""
+archive has finished is left as it is (unless the journal has it
+unfinished with moves the archive lacks, made after its end was taken
+back), so a journal the archive already holds changes nothing.  One that
+cannot be read, is not of this program's making, or does not fit the
+archive (a game that does not replay, or that is another game there) is
+renamed aside and said in one line; the archive is left as it was."""
 
 from __future__ import annotations
 
@@ -290,9 +291,17 @@ def _apply(store: Store, g: Entry) -> int:
     db, gid = store.db, int(str(g["id"]))
     row = db.execute("SELECT variant, options, start, finished FROM games WHERE id=?",
                      (gid,)).fetchone()
-    if row is not None and row[3] is not None:
-        return 0  # finished in the archive: as it is
     actions = g.get("actions")
+    if row is not None and row[3] is not None:
+        stored = [r[0] for r in db.execute(
+            "SELECT token FROM actions WHERE game_id=? ORDER BY ply", (gid,))]
+        if g.get("finished") or not isinstance(actions, list) \
+                or common_length(stored, actions) == len(actions):
+            return 0  # finished in the archive (since, or as the journal has it): as it is
+        # Moves the archive lacks, made after its end was taken back (Undo
+        # after the move that ended it): unfinished again.
+        db.execute("UPDATE games SET finished=NULL, result='*', termination=NULL, record=NULL "
+                   "WHERE id=?", (gid,))
     if not isinstance(actions, list):  # the players' names alone
         if row is not None:
             _rename(db, gid, g)

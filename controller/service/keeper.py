@@ -72,7 +72,8 @@ class Keeper:
         self._retry_at = 0.0
         # As last stored: the game, its number of actions, what they do not hold.
         self.pending: tuple[int, int, Unrecorded] = (0, 0, Unrecorded())
-        self._finished = 0  # the game last seen finished in the store
+        # The game last seen finished in the store, and its actions then.
+        self._finished: tuple[int, list[str]] = (0, [])
         self._backlog: list[Callable[[], object]] = []  # writes held back, in order
 
     def resumed_pending(self, gid: int, game: AnyGame, computer: str | None) -> Unrecorded:
@@ -162,11 +163,13 @@ class Keeper:
             value = None if self.kept(gid, game, pending) else self._current[2]
             self.store.sync(gid, game, value=value, tokens=tokens)
             self.pending = (gid, ply, pending)
-            if game.outcome is not None and gid != self._finished:
-                stored = self.store.get(gid)  # once, not at every tick after the end
+            if game.outcome is not None and self._finished != (gid, tokens):
+                # Once an end, not at every tick after it (an end taken back
+                # by Undo and another come to: the archive has it unfinished).
+                stored = self.store.get(gid)
                 if stored is not None and stored.finished is None:
                     self.store.finish(gid, game)
-                self._finished = gid
+                self._finished = (gid, tokens)
             if flush and lines:
                 self.store.append_sensor(gid, lines)
                 lines.clear()

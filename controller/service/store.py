@@ -244,7 +244,8 @@ class Store:
         """Make the stored actions of ``gid`` those of ``game`` (``tokens``
         when the caller has them) with undo, in one synced transaction, each
         with its time (``times``; by default when it was played,
-        :meth:`played`); with ``value`` (:meth:`set_value`), that too."""
+        :meth:`played`); with ``value`` (:meth:`set_value`), that too; an
+        end taken back (Undo) unfinishes the game in the same transaction."""
         tokens = action_tokens(game) if tokens is None else list(tokens)
         stored = self._stored.get(gid)
         if stored is None:
@@ -263,9 +264,13 @@ class Store:
                 [(gid, i, tokens[i], stamps[i] if i < len(stamps) else now)
                  for i in range(common, len(tokens))],
             )
+            if common < len(stored):  # taken back: an end they made is not the game's
+                self.db.execute("UPDATE games SET finished=NULL, result='*', termination=NULL, "
+                                "record=NULL WHERE id=? AND finished IS NOT NULL", (gid,))
             if value is not None:
                 self._put_value(*value)
         self._stored[gid] = tokens
+        self._views.pop(gid, None)  # a view of it finished is of another game now
 
     def rename(self, gid: int, attacker: str, defender: str,
                settings: dict[str, object] | None = None) -> None:

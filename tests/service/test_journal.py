@@ -503,3 +503,39 @@ def test_a_failed_write_computes_the_games_actions_once_and_says_it_once(
     stored = store.get(gid)
     assert stored is not None and list(stored.actions) == ["@a1", "@b1", "@a7", "@b7"]
     store.close()
+
+
+ONE_CAPTURE_LEFT = "......./......./......./.AD..../D....../......./....... d m - 7"
+
+
+def test_a_game_ending_move_taken_back_during_a_lock_reopens_the_game(tmp_path: Path) -> None:
+    """The capture that ends the game is written (the game finished in the
+    archive); then, while another program holds the lock, Undo takes it
+    back and another move is made, and the service is killed. The journal
+    holds the game unfinished with its new move: the restart writes that
+    in and goes on with the game. Before, the archive's finished game was
+    kept as it was (the move taken back still its end, the move made
+    since lost) and a new game was started."""
+    clock = Clock()
+    game = Game.from_position("kharbga", ONE_CAPTURE_LEFT)
+    first = _service(tmp_path, clock)
+    _show(first, clock, _bits(game))
+    first.new_game("kharbga", position=ONE_CAPTURE_LEFT)
+    _show(first, clock, _bits(game))
+    gid = first.gid
+    _place(first, clock, game, "a3xa4")
+    assert first.store.get(gid).finished is not None  # type: ignore[union-attr]
+    with _locked(tmp_path):
+        first.press("undo")
+        game.pop()
+        _show(first, clock, _bits(game))  # the board put back
+        _place(first, clock, game, "a3-a2")
+        assert first.state()["moves"] == ["a3-a2"]
+        assert first.state()["record_problem"] is not None
+        _crash(first)
+    again = _service(tmp_path, clock)
+    stored = again.store.get(gid)
+    assert stored is not None and stored.actions == ("a3-a2",)
+    assert stored.finished is None and stored.result == "*" and stored.termination is None
+    assert again.gid == gid and again.state()["moves"] == ["a3-a2"]
+    again.close()

@@ -681,3 +681,76 @@ def test_a_simulated_board_set_up_anew_while_the_archive_is_locked_starts(
     assert service.store.get_value("sim_occ") == state["sim_occ"]
     assert service.store.get_value("sim_setup") == state["sim_setup"] == 1
     service.close()
+
+
+ONE_CAPTURE_LEFT = "......./......./......./.AD..../D....../......./....... d m - 7"
+
+
+def test_a_game_ending_move_taken_back_reopens_the_game_in_the_archive(tmp_path: Path) -> None:
+    # The capture that ends the game finishes it in the archive; Undo takes
+    # it back and the game goes on. The archive's game is unfinished again
+    # (no result, no record of the end taken back): a power cut then
+    # resumes it with the moves played since, and its own end is the one
+    # recorded. Before, it stayed finished (0-1, the old record) under its
+    # new moves, and a restart left it for a new game.
+    clock = Clock()
+    game = Game.from_position("kharbga", ONE_CAPTURE_LEFT)
+    first = _gpio_service(tmp_path, clock, game)
+    first.new_game("kharbga", position=ONE_CAPTURE_LEFT)
+    _show(first, clock, _bits(game))
+    gid = first.gid
+    _place(first, clock, game, "a3xa4")
+    stored = first.store.get(gid)
+    assert stored is not None and stored.finished is not None and stored.result == "0-1"
+    first.press("undo")
+    game.pop()
+    _show(first, clock, _bits(game))  # the board put back
+    _place(first, clock, game, "a3-a2")
+    assert first.state()["outcome"] is None and first.state()["moves"] == ["a3-a2"]
+    stored = first.store.get(gid)
+    assert stored is not None and stored.actions == ("a3-a2",)
+    assert stored.finished is None and stored.result == "*" and stored.termination is None
+    second = _gpio_service(tmp_path, clock, game)  # no close(): a power cut
+    assert second.gid == gid and second.state()["moves"] == ["a3-a2"]
+    _place(second, clock, game, "b4-b3", "a2-b2", "b3-c3", "b2xc2")  # another end
+    assert second.state()["outcome"] is not None
+    stored = second.store.get(gid)
+    assert stored is not None and stored.finished is not None and stored.result == "0-1"
+    assert stored.actions == ("a3-a2", "b4-b3", "a2-b2", "b3-c3", "b2xc2")
+    assert "b2xc2" in second.store.record_text(gid) and "a3xa4" not in second.store.record_text(gid)
+    for service in (second, first):
+        service.close()
+
+
+def test_a_game_ending_move_taken_back_and_another_end_while_locked(tmp_path: Path) -> None:
+    # The end written; then, while another program holds the archive's
+    # lock, Undo takes it back and the game comes to another end. Once the
+    # lock goes the archive has the game finished with that end: the
+    # moves, and the result and record of the end the game came to.
+    clock = Clock()
+    game = Game.from_position("kharbga", ONE_CAPTURE_LEFT)
+    service = _gpio_service(tmp_path, clock, game)
+    service.new_game("kharbga", position=ONE_CAPTURE_LEFT)
+    _show(service, clock, _bits(game))
+    gid = service.gid
+    _place(service, clock, game, "a3xa4")
+    other = sqlite3.connect(tmp_path / "games.sqlite3", isolation_level=None)
+    other.execute("BEGIN EXCLUSIVE")
+    try:
+        service.press("undo")
+        game.pop()
+        _show(service, clock, _bits(game))
+        _place(service, clock, game, "a3-a2", "b4-b3", "a2-b2", "b3-c3", "b2xc2")
+        assert service.state()["outcome"] is not None
+        assert service.state()["record_problem"] is not None
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
+    clock.t += 1.5
+    service.tick()
+    assert service.state()["record_problem"] is None
+    stored = service.store.get(gid)
+    assert stored is not None and stored.actions == ("a3-a2", "b4-b3", "a2-b2", "b3-c3", "b2xc2")
+    assert stored.finished is not None and stored.result == "0-1"
+    assert "b2xc2" in service.store.record_text(gid)
+    service.close()
