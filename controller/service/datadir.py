@@ -15,19 +15,6 @@ __all__ = ["LOCK_NAME", "hold"]
 LOCK_NAME = "service.lock"
 
 
-def _ask(path: Path, where: Path) -> None:
-    """``OSError`` in :func:`_take`'s words if another process holds
-    ``path``'s lock now (read only: the lock is let go at once)."""
-    try:
-        fh = open(path, encoding="utf-8", errors="replace")  # noqa: SIM115
-    except OSError:
-        return
-    try:
-        _take(fh, where)
-    finally:
-        fh.close()
-
-
 def _take(fh: IO[str], where: Path) -> None:
     """Lock ``fh`` without waiting, or raise the one line naming who holds it."""
     try:
@@ -44,8 +31,10 @@ def _take(fh: IO[str], where: Path) -> None:
 def hold(folder: str | Path, create: bool = True) -> IO[str] | None:
     """Lock ``folder`` for this process (created if missing) until the
     returned file is closed; ``OSError`` in one line when another process
-    holds it.  None when the folder cannot be written at all: the archive's
-    opening then refuses it in its own words (archive.py).
+    holds it.  A lock file this user may read but not write (another
+    user's) is locked all the same, read-only.  None when the folder cannot
+    be written at all: the archive's opening then refuses it in its own
+    words (archive.py).
 
     With ``create`` False nothing is made: a folder without a lock file (a
     new one) gives None.  The service takes the lock so before the web port
@@ -58,9 +47,13 @@ def hold(folder: str | Path, create: bool = True) -> IO[str] | None:
             where.mkdir(parents=True, exist_ok=True)
         fd = os.open(where / LOCK_NAME, os.O_RDWR | (os.O_CREAT if create else 0), 0o644)
     except PermissionError:
-        if not create:  # another user's lock file: still asked (flock needs no writing)
-            _ask(where / LOCK_NAME, where)
-        return None
+        try:  # another user's lock file this one may read: locked read-only, the same
+            fd = os.open(where / LOCK_NAME, os.O_RDONLY)  # lock (flock needs no writing)
+        except OSError:
+            return None
+        fh = open(fd, encoding="utf-8", errors="replace")  # noqa: SIM115 (held open)
+        _take(fh, where)
+        return fh
     except OSError:
         return None
     fh = open(fd, "r+", encoding="utf-8", errors="replace")  # noqa: SIM115 (held open)

@@ -382,3 +382,45 @@ def test_the_boards_new_game_button_then_a_crash_reads_no_soldier_left_standing(
             {old: "abandoned", state["game_id"]: None}
     finally:
         server.stop()
+
+
+def test_a_lock_file_the_service_may_not_write_still_keeps_a_second_one_out(
+        tmp_path: Path) -> None:
+    """``service.lock`` left by another user (a first start by hand with
+    sudo) that the service's user may read but not write: the service
+    still takes the lock on it (flock needs no writing), so a second
+    service on the same games is refused. Before, the first ran without
+    the lock, and a second one (root's, say) started beside it, both
+    writing the same archive."""
+    import shutil
+    import signal
+    import subprocess
+    import sys
+
+    import pytest
+    from server import free_port
+
+    from controller.service import datadir
+
+    folder = tmp_path / "data"
+    folder.mkdir()
+    (folder / datadir.LOCK_NAME).write_text("")
+    (folder / datadir.LOCK_NAME).chmod(0o444)  # another user's; readable
+    cmd = [sys.executable, "-m", "controller", "run", "--data-dir", str(folder),
+           "--port", str(free_port())]
+    if os.geteuid() == 0:  # file modes bind root only without its capabilities
+        if shutil.which("setpriv") is None:
+            pytest.skip("root, without setpriv to drop the capabilities that pass file modes")
+        cmd = ["setpriv", "--bounding-set=-all", "--inh-caps=-all", "--", *cmd]
+    first = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert first.stdout is not None
+        line = first.stdout.readline()  # the address: the service is up
+        assert "kharbga-board: kharbga on" in line, (line, first.stderr)
+        with pytest.raises(OSError, match="is in use by another kharbga-board"):
+            held = datadir.hold(folder)
+            if held is not None:
+                held.close()
+    finally:
+        first.send_signal(signal.SIGKILL)
+        first.wait(10)
