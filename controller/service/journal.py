@@ -4,10 +4,11 @@ While the archive's writes fail (:class:`~controller.service.keeper.Keeper`:
 another program holding its lock, a read-only file), what the keeper holds
 back in memory is written to ``DATA_DIR/journal.json`` too, a small file of
 its own that no lock on the archive reaches: after each failed write, a
-snapshot of the games the held-back writes change (each game's start, its
-players and settings when they change, its actions with their times,
-whether it ended) and of the small values they set (the game a restart
-goes on with, what its actions do not hold, a new game's wait).  It
+snapshot of the games the held-back writes change (each game's start, a
+new game's time of starting, its players and settings when they change,
+its actions with their times, whether it ended) and of the small values
+they set (the game a restart goes on with, what its actions do not hold,
+a new game's wait).  It
 replaces the file whole (written beside it, synced, renamed over it, the
 folder synced), so the file is always one whole snapshot, and it is
 written before the state showing the move is published.  Once the archive
@@ -156,8 +157,10 @@ def _fold(step: Callable[[], object], games: dict[int, Entry], values: dict[str,
     ``games`` and ``values`` (``known``: a game's tokens already
     computed).  A write of another kind (the raw sensor lines, the
     simulated board's pieces) is left out."""
-    if not isinstance(step, partial) or not isinstance(getattr(step.func, "__self__", None),
-                                                       Store):
+    if not isinstance(step, partial):
+        return
+    store = getattr(step.func, "__self__", None)
+    if not isinstance(store, Store):
         return
     name = str(getattr(step.func, "__name__", ""))
     if name not in ("set_value", "new_game", "sync", "finish", "rename", "keep_settings"):
@@ -184,6 +187,9 @@ def _fold(step: Callable[[], object], games: dict[int, Entry], values: dict[str,
         entry["finished"] = True
     if name == "new_game":
         values[CURRENT] = gid
+        created = store.reserved.get(gid)
+        if created is not None:  # when New game was pressed, however late it is written
+            entry["created"] = created
     value = p.get("value")
     if isinstance(value, tuple) and len(value) == 2:
         values[str(value[0])] = value[1]
@@ -262,6 +268,8 @@ def _valid(g: object) -> bool:
         "finished": (bool,)}
     if any(k in g and not isinstance(g[k], t) for k, t in kinds.items()):
         return False
+    if "created" in g and not _a_time(g["created"]):
+        return False
     if any(k in g and _forged(g[k]) for k in ("attacker", "defender")):
         return False  # a name no board writes: not its journal
     actions, times = g.get("actions"), g.get("times", [])
@@ -318,7 +326,8 @@ def _apply(store: Store, g: Entry) -> int:
         db.execute("INSERT INTO games (id, variant, options, start, attacker, defender, created, "
                    "settings) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                    (gid, *start, g.get("attacker", "Attacker"), g.get("defender", "Defender"),
-                    times[0] if times else time.time(), json.dumps(g.get("settings", {}))))
+                    g.get("created", times[0] if times else time.time()),
+                    json.dumps(g.get("settings", {}))))
     elif (row[0], row[1] or "", row[2]) != start:
         raise JournalError(f"game {gid} is another game in the archive ({row[0]})")
     else:

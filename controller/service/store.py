@@ -154,7 +154,7 @@ class Store:
         # Each game's actions with the wall-clock time each was first seen
         # (:meth:`played`): the time written for it, however late the write.
         self._played: dict[int, tuple[list[str], list[float]]] = {}
-        self._reserved: dict[int, float] = {}  # an id reserved, and when (the game's start)
+        self.reserved: dict[int, float] = {}  # an id reserved, and when (the game's start)
         self.wall: Callable[[], float] = time.time
         self._sensor_seq: dict[int, int] = {}
         self._next_id = 1  # the lowest id a new game may take (reserve_id)
@@ -184,7 +184,7 @@ class Store:
         else:
             self._next_id = max(self._next_id, int(row[0] or 0) + 1)
         self._next_id += 1
-        self._reserved[self._next_id - 1] = self.wall()
+        self.reserved[self._next_id - 1] = self.wall()
         return self._next_id - 1
 
     def taken(self, gid: int) -> None:
@@ -201,7 +201,7 @@ class Store:
         and its value, :meth:`set_value`), that value in the same
         transaction: a crash keeps both or neither."""
         tokens = action_tokens(game)
-        now = self._reserved.get(gid) if gid is not None else None
+        now = self.reserved.get(gid) if gid is not None else None
         now = now or self.wall()
         with self.db:
             self.db.execute("BEGIN IMMEDIATE")
@@ -219,7 +219,7 @@ class Store:
                 self._put_value(*value)
             self._put_value(CURRENT, gid)
         self._stored[gid] = tokens
-        self._reserved.pop(gid, None)
+        self.reserved.pop(gid, None)
         self._next_id = max(self._next_id, gid + 1)
         return gid
 

@@ -539,3 +539,38 @@ def test_a_game_ending_move_taken_back_during_a_lock_reopens_the_game(tmp_path: 
     assert stored.finished is None and stored.result == "*" and stored.termination is None
     assert again.gid == gid and again.state()["moves"] == ["a3-a2"]
     again.close()
+
+
+def test_a_new_game_written_from_the_journal_keeps_the_time_it_was_pressed(
+        tmp_path: Path) -> None:
+    """New game pressed while another program holds the archive, the
+    Attacker thinking a minute and a half, two soldiers placed, and the
+    service killed: written from the journal on the next start, the game
+    is created when New game was pressed (its date, its first turn's
+    clock), as when the write goes through late without a crash. Before,
+    it was created at its first move's time (the first turn's clock
+    0:00:00), or at the restart for a game with no move yet."""
+    from controller.rules.record import parse_record
+
+    clock, wall = Clock(), _Wall(1_000_000.0)
+    first = _service(tmp_path, clock)
+    first.store.wall = wall
+    with _locked(tmp_path):
+        wall.t += 60.0
+        first.new_game("kharbga")
+        pressed, gid = wall.t, first.gid
+        game = Game.new("kharbga")
+        wall.t += 95.0
+        _place(first, clock, game, "@a1", "@b1")
+        assert first.state()["record_problem"] is not None
+        first.new_game("kharbga")  # and another, nothing played in it
+        unplayed, empty = wall.t, first.gid
+        _crash(first)
+    again = _service(tmp_path, clock)
+    stored = again.store.get(gid)
+    assert stored is not None and stored.actions == ("@a1", "@b1")
+    assert stored.created == pressed
+    record = parse_record(again.store.record_text(gid))
+    assert [t.comments for t in record.turns] == [["{[%clk 0:01:35]}"]]
+    assert again.store.get(empty).created == unplayed  # type: ignore[union-attr]
+    again.close()
