@@ -166,7 +166,8 @@ class Publisher:
         self.db.execute("PRAGMA synchronous=NORMAL")  # the store is the authority
         self.db.executescript(SCHEMA)
         self._sent: dict[int, _Sent] = {}
-        self._done: set[int] = set()
+        self._done: set[int] = set()  # finished and all sent (followed again if undone)
+        self._skipped: set[int] = set()  # not broadcast: does not replay, or a bug
         self._records: dict[int, float] = {}  # game -> when its record is due
         self._record_last: dict[int, float] = {}
         self._handed = 0  # highest outbox seq handed to paho
@@ -256,8 +257,9 @@ class Publisher:
             "WHERE id>=? ORDER BY id", (self._first,)).fetchall()
         for row in rows:
             gid = int(row[0])
-            if gid in self._done:
+            if gid in self._skipped or (gid in self._done and row[6] is not None):
                 continue
+            self._done.discard(gid)  # an end taken back (undo): its moves followed again
             acts = self.db.execute("SELECT token, t FROM actions WHERE game_id=? ORDER BY ply",
                                    (gid,)).fetchall()
             tokens = [a[0] for a in acts]
@@ -270,7 +272,7 @@ class Publisher:
                 log.warning("broadcast: game %d does not replay (%s): not broadcast",
                             gid, said(exc))
                 self._sent.pop(gid, None)
-                self._done.add(gid)
+                self._skipped.add(gid)
                 continue
             except sqlite3.Error:  # a busy database: this game again next turn
                 self._sent.pop(gid, None)
@@ -278,7 +280,7 @@ class Publisher:
             except Exception:  # a bug: logged, and it holds up no other game
                 log.exception("broadcast: game %d could not be queued: not broadcast", gid)
                 self._sent.pop(gid, None)
-                self._done.add(gid)
+                self._skipped.add(gid)
                 continue
             sent.attacker, sent.defender = row[4], row[5]
             if row[6] is not None and tokens == sent.tokens:

@@ -232,3 +232,36 @@ def test_a_queue_write_cut_short_queues_each_move_once(tmp_path: Path) -> None:
     finally:
         publisher.close()
         store.close()
+
+
+def test_a_finished_game_whose_end_is_taken_back_is_followed_again(tmp_path: Path) -> None:
+    """Undo of the capture that ended a game makes it unfinished in the
+    store: the publisher, which had stopped following the finished game,
+    queues the undo and the moves made since, with no result."""
+    data = tmp_path / "data"
+    start = "......./......./......./.AD..../D....../......./....... d m - 7"
+    game = Game.from_position("kharbga", start)
+    store = Store(data)
+    gid = store.new_game(game, "Ali", "Badr")
+    config = BroadcastConfig(url=f"mqtt://127.0.0.1:{free_port()}", board_id="ob")
+    publisher = Publisher(config, data)
+    publisher.start()
+    try:
+        game.play("a3xa4")  # the Attacker's last soldier taken: the game ends
+        store.sync(gid, game)
+        store.finish(gid, game)
+        publisher.listener({"game_id": gid})
+        wait_until(lambda: len(_outbox(data)) == 1, 10, "the ending move queued")
+        assert _outbox(data)[0]["result"] == "0-1"
+        time.sleep(0.3)  # the publisher has seen the game finished
+        game.pop()
+        game.play("a3-a2")
+        store.sync(gid, game)  # the undo and a move made since
+        publisher.listener({"game_id": gid, "moves": 1})
+        wait_until(lambda: len(_outbox(data)) == 3, 10, "the undo and the new move queued")
+    finally:
+        publisher.close()
+        store.close()
+    undo, move = _outbox(data)[1:]
+    assert undo["undo"] is True and undo["ply"] == 0 and undo["result"] is None
+    assert move["move"] == "a3-a2" and move["ply"] == 1 and move["result"] is None
