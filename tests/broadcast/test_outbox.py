@@ -246,6 +246,9 @@ def test_a_finished_game_whose_end_is_taken_back_is_followed_again(tmp_path: Pat
     config = BroadcastConfig(url=f"mqtt://127.0.0.1:{free_port()}", board_id="ob")
     publisher = Publisher(config, data)
     publisher.start()
+    # Started: it follows the games from the first unfinished one, taken
+    # when its thread starts (the game must not have ended by then).
+    wait_until(lambda: "unreachable" in publisher.link()["error"], 10, "the publisher started")
     try:
         game.play("a3xa4")  # the Attacker's last soldier taken: the game ends
         store.sync(gid, game)
