@@ -164,6 +164,13 @@ def columns(db: sqlite3.Connection, table: str) -> set[str]:
     return {str(r[1]) for r in db.execute(f"PRAGMA table_info({table})")}
 
 
+def reopen(db: sqlite3.Connection, gid: int) -> None:
+    """Game `gid` unfinished again: the move that ended it was taken back,
+    so its result, termination and record are not the game's."""
+    db.execute("UPDATE games SET finished=NULL, result='*', termination=NULL, record=NULL "
+               "WHERE id=?", (gid,))
+
+
 def _tables(db: sqlite3.Connection) -> set[str]:
     return {str(r[0]) for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
 

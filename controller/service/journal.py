@@ -46,7 +46,7 @@ from controller.hall.protocol import Unreplayable, action_tokens, apply_token, s
 from controller.rules import AnyGame
 from controller.rules.leap_factory import format_any_options
 
-from .archive import BUSY_MS, ArchiveError
+from .archive import BUSY_MS, ArchiveError, reopen
 from .store import CURRENT, Store, common_length
 
 __all__ = ["NAME", "Current", "Journal", "recover"]
@@ -308,8 +308,7 @@ def _apply(store: Store, g: Entry) -> int:
             return 0  # finished in the archive (since, or as the journal has it): as it is
         # Moves the archive lacks, made after its end was taken back (Undo
         # after the move that ended it): unfinished again.
-        db.execute("UPDATE games SET finished=NULL, result='*', termination=NULL, record=NULL "
-                   "WHERE id=?", (gid,))
+        reopen(db, gid)
     if not isinstance(actions, list):  # the players' names alone
         if row is not None:
             _rename(db, gid, g)

@@ -32,6 +32,7 @@ from .archive import (
     open_read_only,
     open_writable,
     optional_text,
+    reopen,
     ro_uri,
     seconds_value,
     text_value,
@@ -265,8 +266,7 @@ class Store:
                  for i in range(common, len(tokens))],
             )
             if common < len(stored):  # taken back: an end they made is not the game's
-                self.db.execute("UPDATE games SET finished=NULL, result='*', termination=NULL, "
-                                "record=NULL WHERE id=? AND finished IS NOT NULL", (gid,))
+                reopen(self.db, gid)
             if value is not None:
                 self._put_value(*value)
         self._stored[gid] = tokens

@@ -686,6 +686,21 @@ def test_a_simulated_board_set_up_anew_while_the_archive_is_locked_starts(
 ONE_CAPTURE_LEFT = "......./......./......./.AD..../D....../......./....... d m - 7"
 
 
+def _game_ended_by_a3xa4(tmp_path: Path) -> tuple[Clock, Game, BoardService, int]:
+    """A service on a real archive whose game one capture, a3xa4, ended;
+    the end is stored."""
+    clock = Clock()
+    game = Game.from_position("kharbga", ONE_CAPTURE_LEFT)
+    service = _gpio_service(tmp_path, clock, game)
+    service.new_game("kharbga", position=ONE_CAPTURE_LEFT)
+    _show(service, clock, _bits(game))
+    gid = service.gid
+    _place(service, clock, game, "a3xa4")
+    stored = service.store.get(gid)
+    assert stored is not None and stored.finished is not None and stored.result == "0-1"
+    return clock, game, service, gid
+
+
 def test_a_game_ending_move_taken_back_reopens_the_game_in_the_archive(tmp_path: Path) -> None:
     # The capture that ends the game finishes it in the archive; Undo takes
     # it back and the game goes on. The archive's game is unfinished again
@@ -693,15 +708,7 @@ def test_a_game_ending_move_taken_back_reopens_the_game_in_the_archive(tmp_path:
     # resumes it with the moves played since, and its own end is the one
     # recorded. Before, it stayed finished (0-1, the old record) under its
     # new moves, and a restart left it for a new game.
-    clock = Clock()
-    game = Game.from_position("kharbga", ONE_CAPTURE_LEFT)
-    first = _gpio_service(tmp_path, clock, game)
-    first.new_game("kharbga", position=ONE_CAPTURE_LEFT)
-    _show(first, clock, _bits(game))
-    gid = first.gid
-    _place(first, clock, game, "a3xa4")
-    stored = first.store.get(gid)
-    assert stored is not None and stored.finished is not None and stored.result == "0-1"
+    clock, game, first, gid = _game_ended_by_a3xa4(tmp_path)
     first.press("undo")
     game.pop()
     _show(first, clock, _bits(game))  # the board put back
@@ -727,13 +734,7 @@ def test_a_game_ending_move_taken_back_and_another_end_while_locked(tmp_path: Pa
     # lock, Undo takes it back and the game comes to another end. Once the
     # lock goes the archive has the game finished with that end: the
     # moves, and the result and record of the end the game came to.
-    clock = Clock()
-    game = Game.from_position("kharbga", ONE_CAPTURE_LEFT)
-    service = _gpio_service(tmp_path, clock, game)
-    service.new_game("kharbga", position=ONE_CAPTURE_LEFT)
-    _show(service, clock, _bits(game))
-    gid = service.gid
-    _place(service, clock, game, "a3xa4")
+    clock, game, service, gid = _game_ended_by_a3xa4(tmp_path)
     other = sqlite3.connect(tmp_path / "games.sqlite3", isolation_level=None)
     other.execute("BEGIN EXCLUSIVE")
     try:
