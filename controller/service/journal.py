@@ -8,7 +8,7 @@ snapshot of the games the held-back writes change (each game's start, a
 new game's time of starting, its players and settings when they change,
 its actions with their times, whether it ended) and of the small values
 they set (the game a restart goes on with, what its actions do not hold,
-a new game's wait).  It
+a new game's wait, the simulated board's pieces).  It
 replaces the file whole (written beside it, synced, renamed over it, the
 folder synced), so the file is always one whole snapshot, and it is
 written before the state showing the move is published.  Once the archive
@@ -47,6 +47,7 @@ from controller.rules import AnyGame
 from controller.rules.leap_factory import format_any_options
 
 from .archive import BUSY_MS, ArchiveError, reopen
+from .simboard import SimBoard
 from .store import CURRENT, Store, common_length
 
 __all__ = ["NAME", "Current", "Journal", "recover"]
@@ -155,8 +156,12 @@ def _fold(step: Callable[[], object], games: dict[int, Entry], values: dict[str,
           known: Known = None) -> None:
     """What ``step``, a write of the store held back, changes, into
     ``games`` and ``values`` (``known``: a game's tokens already
-    computed).  A write of another kind (the raw sensor lines, the
-    simulated board's pieces) is left out."""
+    computed).  The simulated board's save gives its pieces as they are
+    now; a write of another kind (the raw sensor lines) is left out."""
+    sim = getattr(step, "__self__", None)
+    if isinstance(sim, SimBoard) and getattr(step, "__name__", "") == "save":
+        values.update(sim.values())
+        return
     if not isinstance(step, partial):
         return
     store = getattr(step.func, "__self__", None)

@@ -10,7 +10,6 @@ instead of putting the earlier board back over the new game.
 from __future__ import annotations
 
 import logging
-import sqlite3
 from collections.abc import Callable, Sequence
 
 from controller.board.words import place
@@ -75,6 +74,9 @@ class SimBoard:
         self.occ: str = stored if valid and isinstance(stored, str) else occupancy(game)
         setup = store.get_value("sim_setup", instead="ignored (counted from 0)")
         self.setup: int = setup if type(setup) is int else 0
+        self._later = later
+        self._saved = (self.occ if valid else None, self.setup if type(setup) is int else None)
+        self._held = False  # a save among the writes held back (the archive locked)
         if stored is not None and not valid:  # the board set up anew (another board)
             self.setup += 1
             later(self.save)
@@ -111,11 +113,14 @@ class SimBoard:
                                "click was made: nothing was changed; it now shows the new game")
 
     def _keep(self, occ: str) -> str:
+        """The readings ``occ`` kept: written now or, while the archive
+        cannot be written, among the writes held back (and in the journal
+        beside the moves, so a crash then finds the pieces where they stood
+        when the last move was kept)."""
         self.occ = occ
-        try:
-            self.store.set_value("sim_occ", occ)  # the simulated board keeps its pieces
-        except (sqlite3.Error, OSError):
-            pass  # the pieces stand all the same; the game's own write says the failure
+        if not self._held:  # one save held back writes the pieces as they are then
+            self._held = True
+            self._later(self.save)
         return occ
 
     def set_up(self, game: AnyGame) -> None:
@@ -125,7 +130,17 @@ class SimBoard:
         self.setup += 1
 
     def save(self) -> None:
-        """Write the readings and the set-up count to the store (raises
-        as the store does: the service's writes retry it in order)."""
-        self.store.set_value("sim_occ", self.occ)
-        self.store.set_value("sim_setup", self.setup)
+        """Write the readings and the set-up count, those changed since
+        they were last written, to the store (raises as the store does: the
+        service's writes retry it in order)."""
+        if self._saved[0] != self.occ:
+            self.store.set_value("sim_occ", self.occ)
+            self._saved = (self.occ, self._saved[1])
+        if self._saved[1] != self.setup:
+            self.store.set_value("sim_setup", self.setup)
+            self._saved = (self._saved[0], self.setup)
+        self._held = False
+
+    def values(self) -> dict[str, object]:
+        """What :meth:`save` writes, as the store's values (the journal's)."""
+        return {"sim_occ": self.occ, "sim_setup": self.setup}

@@ -574,3 +574,45 @@ def test_a_new_game_written_from_the_journal_keeps_the_time_it_was_pressed(
     assert [t.comments for t in record.turns] == [["{[%clk 0:01:35]}"]]
     assert again.store.get(empty).created == unplayed  # type: ignore[union-attr]
     again.close()
+
+
+def _click(service: BoardService, clock: Clock, game: Game, *tokens: str) -> None:
+    """Placements made by clicks on the simulated board (the page's request)."""
+    for token in tokens:
+        game.play(token)
+        for point in token[1:].split("@"):
+            clock.t += 0.5
+            service.set_sim_occupancy(None, point=point, occupied=True)
+        clock.t += 0.5
+        service.tick()
+
+
+def test_the_simulated_boards_pieces_set_during_a_lock_outlive_a_crash(tmp_path: Path) -> None:
+    """On the simulated board, soldiers placed by clicks while another
+    program holds the archive's lock, and the service killed: started
+    again, the board shows them where they stood, as the journal's game
+    has them. Before, its pieces were written to the archive only (each
+    click's write failed quietly), so the restart showed the board of
+    before the lock under the game's later moves, lit as out of place."""
+    clock = Clock()
+    config = Config(data_dir=tmp_path, board="sim", settle=0.05, error_delay=0.3)
+    first = BoardService(config, clock)
+    game = Game.new("kharbga")
+    _click(first, clock, game, "@a1", "@b1")
+    with _locked(tmp_path):
+        _click(first, clock, game, "@a7", "@b7", "@c1", "@d1")
+        assert first.state()["moves"] == [str(m) for m in game.moves]
+        assert first.state()["record_problem"] is not None
+        occ, setup = first.state()["sim_occ"], first.state()["sim_setup"]
+        _crash(first)
+    assert occ.count("1") == 6
+    again = BoardService(config, clock)
+    clock.t += 1
+    again.tick()
+    state = again.state()
+    assert state["moves"] == [str(m) for m in game.moves]
+    assert (state["sim_occ"], state["sim_setup"]) == (occ, setup)
+    assert state["leds"] == {} or set(state["leds"].values()) <= {"last"}, state["leds"]
+    _click(again, clock, game, "@c7")  # the game goes on
+    assert again.state()["moves"][-1] == "@c7"
+    again.close()
