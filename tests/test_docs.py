@@ -430,3 +430,25 @@ def test_the_docs_name_every_option_a_new_game_takes() -> None:
             assert option in row and variant in row, (
                 f"docs/service.md's POST /api/new row does not say that a new game of "
                 f"{variant} takes the option {option} (CHOSEN_OPTIONS)")
+
+
+def test_the_rules_docs_variants_table_is_the_variants() -> None:
+    # docs/rules.md's table of the square-board variants: a row for each of
+    # VARIANTS, in order, with its board, captures, chains and centre.
+    from controller.rules.variants import VARIANTS
+
+    lines = (ROOT / "docs" / "rules.md").read_text().splitlines()
+    start = lines.index("| name | board | setting | captures | chains | centre | blocked side "
+                        "| ends |")
+    rows = []
+    for line in lines[start + 2:]:
+        if not line.startswith("|"):
+            break
+        rows.append([cell.strip() for cell in line.strip("|").split("|")])
+    assert [re.sub(r"`([^`]+)`.*", r"\1", row[0]) for row in rows] == [v.name for v in VARIANTS]
+    for row, v in zip(rows, VARIANTS, strict=True):
+        assert row[1] == f"{v.size}x{v.size}", f"{v.name}: the board is {v.size}x{v.size}"
+        assert row[3] == ("compulsory" if v.compulsory_capture else "optional"), (
+            f"{v.name}: captures are {'compulsory' if v.compulsory_capture else 'optional'}")
+        assert row[4].startswith(v.chain), f"{v.name}: chains are {v.chain}"
+        assert (row[5] == "refuge") == v.refuge, f"{v.name}: the centre's refuge is {v.refuge}"
