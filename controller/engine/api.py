@@ -23,10 +23,11 @@ from controller.rules import Game, find_variant
 
 from . import book as opening_book
 from . import csearch
+from .csearch import MAX_THREADS
 from .negamax import INF, WON, AnyGame
 from .search import Searcher, SearchResult
 
-__all__ = ["Level", "LEVELS", "BLUNDER", "MAX_SECONDS", "best_move", "book_move",
+__all__ = ["Level", "LEVELS", "BLUNDER", "MAX_SECONDS", "MAX_THREADS", "best_move", "book_move",
            "DEFAULT_HINT_SECONDS"]
 
 DEFAULT_HINT_SECONDS = 0.9
@@ -79,6 +80,7 @@ def best_move(
     max_nodes: int | None = None,
     use_tt: bool = True,
     book: bool = True,
+    threads: int = 1,
 ) -> SearchResult:
     """Search ``game`` (left unchanged) for at most ``seconds`` and return
     the move to play with its score, principal variation, depth and nodes.
@@ -86,7 +88,11 @@ def best_move(
     ``max_depth``/``max_nodes`` bound the search further (deterministic
     results for tests and benchmarks); a bounded search, ``book=False``
     or a level below full strength never consults the opening book.
+    ``threads`` (1 to 16) search together where the C search plays at
+    full strength (Lazy SMP, docs/engine-c.md); elsewhere one searches.
     """
+    if not 1 <= threads <= MAX_THREADS:
+        raise ValueError(f"threads: 1 to {MAX_THREADS} expected")
     if game.outcome is not None:
         return SearchResult(None, 0, [], 0, 0)
     if book and level in (None, 5) and max_depth is None and max_nodes is None:
@@ -105,7 +111,7 @@ def best_move(
         if len(game.raw_moves()) == 1:
             seconds = seconds / 10
         return csearch.search(game, seconds, max_depth=depth, max_nodes=max_nodes,
-                              use_tt=use_tt)
+                              use_tt=use_tt, threads=threads)
     searcher = Searcher(game, use_tt=use_tt, noise=lv.noise, noise_seed=seed)
     if len(game.raw_moves()) == 1 and not weak:
         seconds = seconds / 10  # forced: search only for the score and the line

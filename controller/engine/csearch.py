@@ -21,7 +21,7 @@ from controller.rules.moves import PASS, PLACE, REMOVE, STEP
 from .evaluate import masks, weights
 from .search import SearchResult, to_move
 
-__all__ = ["VARIANTS", "available", "evaluate", "search", "search_speed"]
+__all__ = ["MAX_THREADS", "VARIANTS", "available", "evaluate", "search", "search_speed"]
 
 _cs: ModuleType | None
 try:
@@ -30,6 +30,7 @@ except ImportError:  # built without a C compiler, or the rules core's extension
     _cs = None
 
 VARIANTS = frozenset({"kharbga", "kharbga-refuge", "khamousiyya", "sabouiyya"})
+MAX_THREADS = 16  # the most threads a search takes
 """The variants the C search plays (on the compiled rules core, no H'ajeb)."""
 _KINDS = (STEP, PLACE, PASS, REMOVE)  # the rules core's kind codes, in order
 Act = tuple[int, int, int, bool]
@@ -91,8 +92,8 @@ def search(game: Game, seconds: float | None = None, max_depth: int = 64,
         raise ValueError("seconds: a positive number expected")
     if not 1 <= max_depth <= 100:
         raise ValueError("max_depth: 1 to 100 expected")
-    if not 1 <= threads <= 16:
-        raise ValueError("threads: 1 to 16 expected")
+    if not 1 <= threads <= MAX_THREADS:
+        raise ValueError(f"threads: 1 to {MAX_THREADS} expected")
     w, flags = _args(game)
     began = time.perf_counter()
     move, score, pv, depth, nodes, _ = _cs.search(
@@ -105,7 +106,7 @@ def search(game: Game, seconds: float | None = None, max_depth: int = 64,
     if raw is None:
         raise RuntimeError(f"C search returned an action that is not legal: {move}")
     return SearchResult(to_move(raw, names), score, _pv_strings(game, pv), depth, nodes,
-                        time.perf_counter() - began)
+                        time.perf_counter() - began, threads=threads)
 
 
 def _pv_strings(game: Game, pv: list[Act]) -> list[str]:

@@ -49,8 +49,9 @@ class SearchResult:
     ``score`` its value for the side to move in hundredths of a piece
     (``WIN - k``: a forced win in ``k`` actions), ``pv`` the principal
     variation in notation, ``depth`` the last completed depth, ``nodes``
-    the nodes searched, ``seconds`` the time taken, ``scores`` the score of
-    each root move when every root move was scored exactly (weak levels).
+    the nodes searched (by every thread), ``seconds`` the time taken,
+    ``scores`` the score of each root move when every root move was scored
+    exactly (weak levels), ``threads`` the threads that searched.
     """
 
     move: Move | None
@@ -60,6 +61,7 @@ class SearchResult:
     nodes: int
     seconds: float = 0.0
     scores: dict[str, int] = field(default_factory=dict)
+    threads: int = 1
 
 
 class Searcher(Negamax):

@@ -88,8 +88,10 @@ def _move_of(game: Any, text: str | None) -> Any:
 class Advice:
     """Pondering on the person's time, and the service's searches."""
 
-    def __init__(self, ponder: bool = True, thinker: Thinker | None = None) -> None:
-        self.thinker = thinker if thinker is not None else Thinker(ponder_on=ponder)
+    def __init__(self, ponder: bool = True, thinker: Thinker | None = None,
+                 threads: int = 1) -> None:
+        self.thinker = thinker if thinker is not None else Thinker(ponder_on=ponder,
+                                                                   threads=threads)
         self.thinker.ponder_on = ponder
         self._key: tuple[object, ...] | None = None
         # The last thought's line by turns, with each turn's side.

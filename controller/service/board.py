@@ -50,6 +50,7 @@ from .config import Config
 from .keeper import WAITING, Keeper
 from .simboard import RequestError, SimBoard, check_board, fits
 from .store import Store, resumable
+from .thinker import search_threads
 from .wait import ClearWait
 
 __all__ = ["BoardService", "RequestError", "reason_words"]
@@ -85,7 +86,7 @@ class BoardService(EngineSide):
         board = None if config.board == "sim" else self.board
         game, active, fresh = self._first_game(board)
         # The engine's children: hints, the computer's moves, pondering.
-        self.advice = Advice(self.ponder)
+        self.advice = Advice(self.ponder, threads=search_threads(config.threads))
         # Games put aside unfinished (board cleared): resumed when set up again.
         aside = [(i, g) for i, g in self.store.put_aside((self.gid, active))
                  if fits(board, i, g)]

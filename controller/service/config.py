@@ -65,6 +65,7 @@ class Config:
     think: float = 1.0  # the computer's seconds a move
     level: int = 5  # the computer's level, 1 (beginner) to 5 (full strength)
     ponder: bool = True  # the engine ponders on the person's time (the page's eval bar)
+    threads: int = 0  # threads a search uses (0: the machine's cores but one)
     data_dir: Path = field(default_factory=lambda: Path("data"))
     sensor_log_limit: int = 200_000
     camera_profile: str = ""
@@ -176,11 +177,12 @@ KEYS = {"board": "board.kind", "variant": "board.variant", "settle": "board.sett
         "error_delay": "board.error_delay", "host": "web.host", "port": "web.port",
         "token": "web.token", "attacker": "players.attacker", "defender": "players.defender",
         "computer": "players.computer", "think": "players.think", "level": "players.level",
-        "ponder": "players.ponder", "data_dir": "storage.data_dir",
+        "ponder": "players.ponder", "threads": "players.threads", "data_dir": "storage.data_dir",
         "sensor_log_limit": "storage.sensor_log_limit", "camera_profile": "camera.profile"}
 # Bounds checked as the value is read (others are checked by _check).
 _BOUNDS: dict[str, tuple[int | None, int | None]] = {
-    "level": (1, 5), "sensor_log_limit": (None, SENSOR_LOG_MAX)}
+    "level": (1, 5), "sensor_log_limit": (None, SENSOR_LOG_MAX),
+    "threads": (0, 16)}  # the C search's MAX_THREADS
 
 
 def _read(table: Table, attr: str, key: str, default: object) -> object:

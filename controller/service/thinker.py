@@ -22,7 +22,9 @@ strings: no game object is pickled.
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
+import os
 import threading
 import time
 from dataclasses import dataclass, field
@@ -36,9 +38,22 @@ from controller.rules.leap_factory import (
     game_from_position,
 )
 
-__all__ = ["GameSpec", "Thought", "Thinker", "spec_of"]
+__all__ = ["GameSpec", "Thought", "Thinker", "search_threads", "spec_of"]
 
 _PRELOAD = ["controller.engine.api", "controller.rules.leap_factory"]
+NICE = 5  # a search child's priority below the board's loop (os.nice)
+
+
+def search_threads(configured: int, cores: int | None = None) -> int:
+    """The threads each search uses: ``configured``, or with 0 one fewer
+    than the machine's ``cores`` (a core left to the board's loop: 3 on a
+    Raspberry Pi 4 or 5), at least 1."""
+    from controller.engine.csearch import MAX_THREADS
+
+    if configured:
+        return configured
+    n = (os.cpu_count() or 1) if cores is None else cores
+    return max(1, min(n - 1, MAX_THREADS))
 
 
 @dataclass(frozen=True)
@@ -88,45 +103,56 @@ class Thought:
     nodes: int
     seconds: float
     done: bool = False
+    threads: int = 1
 
     def as_json(self) -> dict[str, object]:
         return {"move": self.move, "score": self.score, "line": list(self.pv),
                 "depth": self.depth, "nodes": self.nodes,
-                "seconds": round(self.seconds, 2), "done": self.done}
+                "seconds": round(self.seconds, 2), "done": self.done, "threads": self.threads}
 
 
 def _attacker_view(game: Any, score: int) -> int:
     return score if game.to_move == "attacker" else -score
 
 
-def _search_child(spec: GameSpec, seconds: float, level: int | None, seed: int,
+def _below_the_board() -> None:
+    """A search child's priority below the board's own (``NICE`` more):
+    with every core searching, the board's loop is still run first."""
+    with contextlib.suppress(OSError):
+        os.nice(NICE)
+
+
+def _search_child(spec: GameSpec, seconds: float, level: int | None, seed: int, threads: int,
                   out: Connection) -> None:
     """One search (a hint or the computer's move); sends one Thought."""
     from controller.engine.api import best_move
 
+    _below_the_board()
     game = spec.build()
-    r = best_move(game, seconds, seed=seed, level=level)
+    r = best_move(game, seconds, seed=seed, level=level, threads=threads)
     out.send(Thought(game.position(), game.ply, None if r.move is None else str(r.move),
                      _attacker_view(game, r.score), tuple(r.pv), r.depth, r.nodes,
-                     r.seconds, True))
+                     r.seconds, True, r.threads))
     out.close()
 
 
-def _ponder_child(spec: GameSpec, first: float, limit: float, out: Connection) -> None:
+def _ponder_child(spec: GameSpec, first: float, limit: float, threads: int,
+                  out: Connection) -> None:
     """Rounds of doubling time on one position until ``limit`` seconds."""
     from controller.engine.api import best_move
 
+    _below_the_board()
     game = spec.build()
     spent, budget, last_depth = 0.0, first, -1
     while spent < limit:
         # Pondering is the deep search itself: past the opening book.
-        r = best_move(game, min(budget, limit - spent), book=False)
+        r = best_move(game, min(budget, limit - spent), book=False, threads=threads)
         spent += max(r.seconds, 0.001)
         forced = r.move is None or abs(r.score) >= 90_000 or r.depth == last_depth >= 60
         done = forced or spent >= limit
         out.send(Thought(game.position(), game.ply, None if r.move is None else str(r.move),
                          _attacker_view(game, r.score), tuple(r.pv), r.depth, r.nodes,
-                         spent, done))
+                         spent, done, r.threads))
         if done:
             break
         last_depth = r.depth
@@ -147,12 +173,14 @@ class Thinker:
     """The engine's child processes for one board service.
 
     ``ponder_on`` switches pondering (and so the page's evaluation bar and
-    line) on or off; ``first``/``limit`` shape the ponder rounds.
+    line) on or off; ``first``/``limit`` shape the ponder rounds;
+    ``threads`` search together in each child (:func:`search_threads`).
     """
 
     def __init__(self, *, ponder_on: bool = True, first: float = 0.25,
-                 limit: float = 300.0) -> None:
+                 limit: float = 300.0, threads: int = 1) -> None:
         self.ponder_on = ponder_on
+        self.threads = threads
         self.first = first
         self.limit = limit
         self._ctx = multiprocessing.get_context("forkserver")
@@ -177,7 +205,8 @@ class Thinker:
             self._ponder = None
             if not self.ponder_on or game.outcome is not None or self._closed:
                 return
-            self._ponder = self._start(_ponder_child, (spec, self.first, self.limit), spec)
+            self._ponder = self._start(_ponder_child,
+                                       (spec, self.first, self.limit, self.threads), spec)
 
     def thought(self, game: Any = None) -> Thought | None:
         """The latest finished round of the ponder (of ``game``'s position
@@ -218,7 +247,7 @@ class Thinker:
         with self._lock:
             if self._closed:
                 return None
-            job = self._start(_search_child, (spec, seconds, level, seed), spec)
+            job = self._start(_search_child, (spec, seconds, level, seed, self.threads), spec)
             self._searches.append(job)
         wait = timeout if timeout is not None else seconds * 4 + 30
         try:

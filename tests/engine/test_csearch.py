@@ -172,3 +172,23 @@ def test_bench_figures_have_both_searches() -> None:
     for rate, depth in figures.values():
         assert rate > 0 and depth >= 1
     assert csearch.search_speed("no-such-variant", 0.05) == {}
+
+
+def test_best_move_searches_with_the_threads_asked_at_full_strength_only() -> None:
+    # The product's call (best_move) passes its threads to the C search:
+    # the helpers' nodes count beside the main thread's, which alone the
+    # node limit bounds. The weaker levels search in Python, with one.
+    from controller.engine.api import best_move
+
+    g = positions("khamousiyya", 1, seed=13, every=17)[3]
+    one = best_move(g, 5.0, max_nodes=200_000, book=False)
+    two = best_move(g, 5.0, max_nodes=200_000, book=False, threads=2)
+    assert (one.threads, two.threads) == (1, 2)
+    assert one.nodes <= 200_300 < two.nodes
+    assert two.move is not None and two.pv[0] == str(two.move)
+    replay(g, two.pv)
+    weak = best_move(g, 0.2, level=3, threads=2)
+    assert weak.threads == 1 and weak.move is not None
+    for bad in (0, 17):
+        with pytest.raises(ValueError, match="threads: 1 to 16 expected"):
+            best_move(g, 0.1, threads=bad)

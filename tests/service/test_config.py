@@ -5,6 +5,7 @@ line refusing a bad file without a traceback."""
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -47,6 +48,9 @@ from controller.service.config import Config, ConfigError, load_config
         # A non-finite number is named as written, not as "a number".
         ("[players]\nlevel = inf\n", "players.level", "must be an integer, not inf"),
         ("[players]\nlevel = nan\n", "players.level", "must be an integer, not nan"),
+        ("[players]\nthreads = 17\n", "players.threads", "must be at most 16, not 17"),
+        ("[players]\nthreads = -1\n", "players.threads", "must be at least 0, not -1"),
+        ("[players]\nthreads = 2.5\n", "players.threads", "must be an integer"),
         ("web = 3\n", "web", "must be a table, not an integer"),
         ("[board]\nkind = 'camera:0'\n", "camera.profile", "a camera board needs"),
         # Beyond SQLite's integers every write of the sensor log failed.
@@ -244,6 +248,33 @@ def test_pondering_is_on_unless_the_file_says_off(tmp_path: Path) -> None:
     assert load_config(path).ponder is True
     path.write_text("[players]\nponder = false\n", encoding="utf-8")
     assert load_config(path).ponder is False
+
+
+def test_the_search_threads_are_the_machines_cores_but_one_unless_the_file_says(
+        tmp_path: Path) -> None:
+    # The configured threads reach the service's engine children; 0 (the
+    # default) is the machine's cores but one. The bound is the C search's.
+    from controller.engine.csearch import MAX_THREADS
+    from controller.service.board import BoardService
+    from controller.service.config import _BOUNDS
+    from controller.service.thinker import search_threads
+
+    assert _BOUNDS["threads"] == (0, MAX_THREADS)
+    path = tmp_path / "c.toml"
+    path.write_text("[players]\nponder = false\n", encoding="utf-8")
+    assert load_config(path).threads == 0
+    path.write_text(f"[players]\nponder = false\nthreads = 3\n[storage]\ndata_dir = "
+                    f"'{tmp_path / 'd'}'\n", encoding="utf-8")
+    service = BoardService(load_config(path))
+    try:
+        assert service.advice.thinker.threads == 3
+    finally:
+        service.close()
+    service = BoardService(replace(load_config(path), threads=0))
+    try:
+        assert service.advice.thinker.threads == search_threads(0) >= 1
+    finally:
+        service.close()
 
 
 def test_the_serial_and_gpio_boards_read_a_mapping_for_the_game_alike() -> None:

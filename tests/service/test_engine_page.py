@@ -42,7 +42,8 @@ def _new(pg: Page, server: Server, position: str, options: str = "") -> None:
 
 
 def test_the_evaluation_bar_and_line_switch_off_and_on(tmp_path: Path) -> None:
-    with served_page(tmp_path, 460, 860, players="ponder = true") as (pg, server):
+    # Two threads a search (on two cores here): the line under the bar says so.
+    with served_page(tmp_path, 460, 860, players="ponder = true\nthreads = 2") as (pg, server):
         _new(pg, server, WALL)
         bar = pg.locator("#evalbar")
         expect(bar).to_be_visible()
@@ -77,6 +78,7 @@ def test_the_evaluation_bar_and_line_switch_off_and_on(tmp_path: Path) -> None:
                 break
             assert time.monotonic() < deadline, (t, num, words, first, depth)
             time.sleep(0.05)
+        assert t["threads"] == 2 and " s on 2 cores" in depth, depth
         assert t["words"] in ("Attacker better", "Defender better", "even",
                               "Attacker wins by force", "Defender wins by force")
         # The line's first move is the Defender's here: in the Defender's

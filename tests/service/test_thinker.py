@@ -128,3 +128,41 @@ def test_the_ponder_searches_past_the_opening_book(thinker):
     assert first.nodes > 0
     later = _wait(lambda: (x := thinker.thought(g)) and x.seconds > first.seconds and x)
     assert later.nodes > 0 and later.depth >= first.depth
+
+
+def test_search_threads_leave_a_core_to_the_board():
+    from controller.service.thinker import search_threads
+
+    assert [search_threads(0, cores) for cores in (1, 2, 4, 8, 64)] == [1, 1, 3, 7, 16]
+    assert search_threads(2, 64) == 2 and search_threads(5, 1) == 5  # as configured
+
+
+def test_the_children_search_with_the_threads_below_the_boards_priority():
+    """A Thinker of two threads: its searches and its ponder use both (the
+    C search says so), and each child runs ``NICE`` below this process,
+    so the board's loop is run first when every core searches."""
+    import os
+
+    from controller.service.thinker import NICE
+
+    t = Thinker(first=0.1, limit=2.0, threads=2)
+    try:
+        g = _kharbga_midgame()
+        found = t.search(g, 0.3)
+        assert found is not None and found.threads == 2
+        assert found.move in {str(m) for m in g.legal_moves()}
+        t.ponder(g)
+        thought = _wait(lambda: t.thought(g))
+        assert thought.threads == 2 and thought.as_json()["threads"] == 2
+        job = t._ponder
+        assert job is not None and job.process.is_alive()
+        mine = os.getpriority(os.PRIO_PROCESS, 0)
+        assert os.getpriority(os.PRIO_PROCESS, job.process.pid) == min(mine + NICE, 19)
+    finally:
+        t.close()
+    one = Thinker(first=0.1, limit=2.0)
+    try:
+        found = one.search(_kharbga_midgame(), 0.2)
+        assert found is not None and found.threads == 1
+    finally:
+        one.close()

@@ -406,7 +406,9 @@ function renderThinking() {
     + "Attacker, in soldiers' worth, of the position as a whole, not a count of soldiers)"}`;
   bar.setAttribute("aria-valuenow", String(t.pieces));
   $("#eval-words").textContent = won ? t.words : `${t.words} (${signed(t.pieces)})`;
-  $("#eval-depth").textContent = `depth ${t.depth}, ${t.seconds} s${t.done ? "" : ", still thinking"}`;
+  const cores = t.threads > 1 ? ` on ${t.threads} cores` : "";
+  $("#eval-depth").textContent =
+    `depth ${t.depth}, ${t.seconds} s${cores}${t.done ? "" : ", still thinking"}`;
   const turns = lineTurns();
   // The first turn is the side to move's: in its colour. Each turn as the
   // move list writes it (a chain one token), so the sides alternate.
