@@ -5,7 +5,10 @@ LEDs out) never shares the interpreter with a search: a hint or a
 computer move at full strength cannot delay a frame.  Children are forked
 from a ``forkserver`` that has the rules and the engine imported already,
 so starting one costs milliseconds, and a search that is no longer wanted
-(the position moved on) is simply terminated.
+(the position moved on) is simply terminated.  A child searches with the
+Thinker's ``threads`` (the C search's Lazy SMP) at a priority ``NICE``
+below the service's, so the board's loop is run first when every core
+searches.
 
 Pondering: while the person to move thinks, a child searches the position
 in rounds of doubling time (``first``, 2x, 4x ... up to ``limit`` seconds
