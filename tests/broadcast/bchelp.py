@@ -21,17 +21,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from service_process import ServiceProcess, free_port
 
 from controller.rules import Game
 from controller.rules.random_games import lasting_moves
 
 MOSQUITTO = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def wait_until(check: Callable[[], Any], seconds: float, what: str) -> Any:
@@ -177,25 +172,14 @@ def http_get(url: str) -> Any:
     return json.loads(body) if "json" in ctype else body.decode()
 
 
-def http_post(url: str, body: Any) -> Any:
-    req = urllib.request.Request(url, data=json.dumps(body).encode(),
-                                 headers={"Content-Type": "application/json"})
-    with urllib.request.urlopen(req, timeout=5) as r:
-        return json.loads(r.read())
-
-
-class Proc:
+class Proc(ServiceProcess):
     """``python -m controller ARGS`` in the background, output to a file."""
 
     def __init__(self, args: list[str], log: Path, port: int) -> None:
         self.args = args
         self.log = log
         self.port = port
-        self.proc: subprocess.Popen[bytes] | None = None
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
+        self.proc = None
 
     def start(self, path: str = "/api/state") -> Proc:
         out = open(self.log, "ab")  # noqa: SIM115
@@ -205,27 +189,8 @@ class Proc:
         wait_until(lambda: http_get(self.url + path), 30, f"{self.args[0]} started")
         return self
 
-    def kill(self) -> None:
-        if self.proc is not None:
-            self.proc.kill()
-            self.proc.wait()
-            self.proc = None
-
-    def stop(self) -> None:
-        if self.proc is not None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-            self.proc = None
-
     def get(self, path: str) -> Any:
         return http_get(self.url + path)
-
-    def post(self, path: str, body: Any) -> Any:
-        return http_post(self.url + path, body)
 
 
 def board(tmp: Path, name: str, broker_url: str, variant: str = "sabouiyya",

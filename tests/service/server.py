@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import socket
 import subprocess
 import sys
 import time
@@ -13,17 +12,14 @@ from pathlib import Path
 from typing import Any
 
 from real_board_page import eventually
+from service_process import ServiceProcess, free_port
 
 __all__ = ["Server", "eventually", "free_port"]
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+class Server(ServiceProcess):
+    stop_grace = 5.0
 
-
-class Server:
     def __init__(self, data_dir: Path, variant: str, settle: float = 0.05,
                  web: str = "", players: str = "ponder = false", board: str = "sim") -> None:
         """``players``: the ``[players]`` table's lines (the engine does not
@@ -39,11 +35,7 @@ class Server:
             + (f"[web]\n{web}\n" if web else "")
             + (f"[players]\n{players}\n" if players else "")
         )
-        self.proc: subprocess.Popen[bytes] | None = None
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
+        self.proc = None
 
     def start(self) -> None:
         self.proc = subprocess.Popen(
@@ -60,30 +52,8 @@ class Server:
                 time.sleep(0.05)
         raise RuntimeError("the service did not start")
 
-    def kill(self) -> None:
-        if self.proc is not None:
-            self.proc.kill()
-            self.proc.wait()
-            self.proc = None
-
-    def stop(self) -> None:
-        if self.proc is not None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(5)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-            self.proc = None
-
     def get(self, path: str) -> Any:
         with urllib.request.urlopen(self.url + path, timeout=5) as r:
             body = r.read()
         return json.loads(body) if path.startswith("/api/") and not path.endswith(".kgn") \
             else body.decode()
-
-    def post(self, path: str, body: Any) -> Any:
-        req = urllib.request.Request(self.url + path, data=json.dumps(body).encode(),
-                                     headers={"Content-Type": "application/json"})
-        with urllib.request.urlopen(req, timeout=5) as r:
-            return json.loads(r.read())
