@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import logging
 import sqlite3
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -38,25 +40,63 @@ def _show(service: BoardService, clock: Clock, occupied: int, wait: float = 0.5)
     service.tick()
 
 
+def _config(tmp_path: Path, board: str = "gpio") -> Config:
+    return Config(data_dir=tmp_path, board=board, settle=0.05, error_delay=0.3)
+
+
+def _written_again(service: BoardService, clock: Clock) -> None:
+    """The held-back writes tried again: the page's red words are gone."""
+    clock.t += 1.5
+    service.tick()
+    assert service.state()["record_problem"] is None
+
+
+def _read_only(service: BoardService, on: bool) -> None:
+    """SQLite's own refusal to write, on both of the service's archives."""
+    for db in (service.store.db, service.store.log_db):
+        db.execute(f"PRAGMA query_only = {int(on)}")
+
+
+def _fill(db: sqlite3.Connection, sql: str, key: Callable[[int], object], n: int = 0) -> int:
+    """Rows of ``sql`` (``key(n)`` and a text) inserted until every free
+    byte of its table is taken; the last ``n``."""
+    for size in (200, 20, 1):
+        with pytest.raises(sqlite3.OperationalError, match="full"):
+            while True:
+                n += 1
+                with db:
+                    db.execute(sql, (key(n), "x" * size))
+    return n
+
+
+@contextmanager
+def _locked(tmp_path: Path, begin: str = "EXCLUSIVE") -> Iterator[None]:
+    """Another program holding the archive's write lock meanwhile."""
+    other = sqlite3.connect(tmp_path / "games.sqlite3", isolation_level=None)
+    other.execute(f"BEGIN {begin}")
+    other.execute("INSERT INTO kv VALUES ('another program', '1')")
+    try:
+        yield
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
+
+
+FILL_ACTIONS = "INSERT INTO actions (game_id, ply, token, t) VALUES (?, 0, ?, 0)"
+
+
 def test_a_full_disk_is_said_and_the_moves_are_written_when_it_frees(tmp_path: Path) -> None:
     clock = Clock()
-    service = BoardService(Config(data_dir=tmp_path, board="gpio", settle=0.05,
-                                  error_delay=0.3), clock)
+    service = BoardService(_config(tmp_path), clock)
     game = Game.new("kharbga")
 
     _place(service, clock, game, "@a1", "@b1")
     db = service.store.db
     pages = db.execute("PRAGMA page_count").fetchone()[0]
     db.execute(f"PRAGMA max_page_count = {pages + 8}")  # a few pages more, then "disk full"
-    n = 0
-    for sql in ("INSERT INTO actions (game_id, ply, token, t) VALUES (?, 0, ?, 0)",
-                "INSERT INTO kv VALUES (?, ?)"):
-        for size in (200, 20, 1):  # every free byte of the tables the game writes taken
-            with pytest.raises(sqlite3.OperationalError, match="full"):
-                while True:
-                    n += 1
-                    with db:
-                        db.execute(sql, (-n if "actions" in sql else f"filler{n}", "x" * size))
+    # every free byte of the tables the game writes taken
+    n = _fill(db, FILL_ACTIONS, lambda n: -n)
+    _fill(db, "INSERT INTO kv VALUES (?, ?)", lambda n: f"filler{n}", n)
     _place(service, clock, game, "@a7", "@b7", "@c1", "@d1", "@c7", "@d7", "@e1", "@f1")
     state = service.state()
     assert state["moves"] == [str(m) for m in game.moves]  # the board goes on
@@ -71,9 +111,7 @@ def test_a_full_disk_is_said_and_the_moves_are_written_when_it_frees(tmp_path: P
         db.execute("DELETE FROM actions WHERE game_id < 0")
         db.execute("DELETE FROM kv WHERE key LIKE 'filler%'")
     db.execute("PRAGMA max_page_count = 1073741823")
-    clock.t += 1.5
-    service.tick()
-    assert service.state()["record_problem"] is None
+    _written_again(service, clock)
     service.close()
     again = BoardService(Config(data_dir=tmp_path, board="gpio"), clock)
     assert again.state()["moves"] == [str(m) for m in game.moves]  # nothing lost
@@ -89,43 +127,23 @@ def test_an_exchange_flag_and_a_draw_offer_outlive_a_crash(tmp_path: Path) -> No
     draw offered, so the next step is the flagged one and the other side's
     press of Draw agrees."""
     clock = Clock()
-    game = Game.from_position("kharbga", KHARBGA_MOVING)
-
-    def start() -> BoardService:
-        service = BoardService(Config(data_dir=tmp_path, board="gpio", settle=0.05,
-                                      error_delay=0.3), clock)
-        clock.t += 0.5
-        service.feed(Frame(service.now(), _bits(game)))
-        clock.t += 0.5
-        service.tick()
-        return service
-
-    first = start()
-    first.new_game("kharbga", position=KHARBGA_MOVING)
-    clock.t += 0.5
-    first.feed(Frame(first.now(), _bits(game)))
-    clock.t += 0.5
-    first.tick()
+    game, first = _game_from(tmp_path, clock, KHARBGA_MOVING)
     first.press("exchange", "defender")
     first.press("draw", "attacker")
     first.tick()
     assert "exchange flag raised" in first.state()["status"]
     assert first.state()["draw_offer"] == "attacker"
     # No close(): as after a power cut.
-    second = start()
+    second = _gpio_service(tmp_path, clock, game)
     state = second.state()
     assert "exchange flag raised" in state["status"], state["status"]
     assert state["draw_offer"] == "attacker"
-    game.play("c5-c4=")
-    clock.t += 0.5
-    second.feed(Frame(second.now(), _bits(game)))
-    clock.t += 0.5
-    second.tick()
+    _place(second, clock, game, "c5-c4=")
     assert second.state()["moves"][-1] == "c5-c4="
     assert second.state()["draw_offer"] is None  # a move lets an offer lapse
     second.press("draw", "defender")  # the Defender offers now; power cut again
     second.tick()
-    third = start()
+    third = _gpio_service(tmp_path, clock, game)
     assert third.state()["draw_offer"] == "defender"
     third.press("draw", "attacker")
     third.tick()
@@ -137,10 +155,18 @@ def test_an_exchange_flag_and_a_draw_offer_outlive_a_crash(tmp_path: Path) -> No
 
 def _gpio_service(tmp_path: Path, clock: Clock, game: Game) -> BoardService:
     """A service on a real board (no simulated pieces written) showing ``game``."""
-    service = BoardService(Config(data_dir=tmp_path, board="gpio", settle=0.05,
-                                  error_delay=0.3), clock)
+    service = BoardService(_config(tmp_path), clock)
     _show(service, clock, _bits(game))
     return service
+
+
+def _game_from(tmp_path: Path, clock: Clock, position: str) -> tuple[Game, BoardService]:
+    """A kharbga game from ``position``, new on such a service and shown."""
+    game = Game.from_position("kharbga", position)
+    service = _gpio_service(tmp_path, clock, game)
+    service.new_game("kharbga", position=position)
+    _show(service, clock, _bits(game))
+    return game, service
 
 
 def test_a_flag_raised_before_the_other_sides_move_outlives_a_crash(tmp_path: Path) -> None:
@@ -148,10 +174,7 @@ def test_a_flag_raised_before_the_other_sides_move_outlives_a_crash(tmp_path: Pa
     # (a value of another position is not taken up): the Attacker's flag,
     # raised on the Defender's turn, is kept again with the Defender's move.
     clock = Clock()
-    game = Game.from_position("kharbga", KHARBGA_MOVING)
-    first = _gpio_service(tmp_path, clock, game)
-    first.new_game("kharbga", position=KHARBGA_MOVING)
-    _show(first, clock, _bits(game))
+    game, first = _game_from(tmp_path, clock, KHARBGA_MOVING)
     first.press("exchange", "attacker")
     first.tick()
     _place(first, clock, game, "e3-f3")
@@ -170,10 +193,7 @@ def test_the_moves_and_what_they_do_not_hold_are_written_together(tmp_path: Path
     # kept after it was made). Here the archive refuses the mark: the
     # move is not written either, and both are once the archive takes them.
     clock = Clock()
-    game = Game.from_position("kharbga", KHARBGA_MOVING)
-    service = _gpio_service(tmp_path, clock, game)
-    service.new_game("kharbga", position=KHARBGA_MOVING)
-    _show(service, clock, _bits(game))
+    game, service = _game_from(tmp_path, clock, KHARBGA_MOVING)
     db = sqlite3.connect(tmp_path / "games.sqlite3")
     with db:
         db.execute("CREATE TRIGGER refused BEFORE INSERT ON kv WHEN NEW.key = 'pending' "
@@ -186,9 +206,7 @@ def test_the_moves_and_what_they_do_not_hold_are_written_together(tmp_path: Path
     with db:
         db.execute("DROP TRIGGER refused")
     db.close()
-    clock.t += 1.5
-    service.tick()
-    assert service.state()["record_problem"] is None
+    _written_again(service, clock)
     stored = service.store.get(service.gid)
     assert stored is not None and stored.actions == ("e3-f3",)
     pending = service.store.get_value("pending")
@@ -201,28 +219,19 @@ def test_a_board_packed_away_during_a_restart_takes_no_placement_back(tmp_path: 
     not before a resumed game's board has shown it once: after a restart
     an empty reading is a board still to set up, and the placements stay."""
     clock = Clock()
-    config = Config(data_dir=tmp_path, board="gpio", settle=0.05, error_delay=0.3)
+    config = _config(tmp_path)
     game = Game.new("kharbga")
-
-    def show(service: BoardService, occupied: int) -> None:
-        clock.t += 0.5
-        service.feed(Frame(service.now(), occupied))
-        clock.t += 0.5
-        service.tick()
-
     first = BoardService(config, clock)
-    for token in ("@a1", "@b1", "@a7", "@b7"):
-        game.play(token)
-        show(first, _bits(game))
+    _place(first, clock, game, "@a1", "@b1", "@a7", "@b7")
     assert first.state()["moves"] == ["@a1", "@b1", "@a7", "@b7"]
     second = BoardService(config, clock)  # a restart; the board was put away
-    show(second, 0)
+    _show(second, clock, 0)
     state = second.state()
     assert state["moves"] == ["@a1", "@b1", "@a7", "@b7"]
     assert {state["leds"].get(s) for s in ("a1", "b1", "a7", "b7")} == {"error"}
-    show(second, _bits(game))  # set up again: the game goes on
+    _show(second, clock, _bits(game))  # set up again: the game goes on
     assert second.state()["moves"] == ["@a1", "@b1", "@a7", "@b7"]
-    show(second, 0)  # and now clearing it is the takeback it always was
+    _show(second, clock, 0)  # and now clearing it is the takeback it always was
     assert second.state()["moves"] == []
     for service in (second, first):
         service.close()
@@ -235,14 +244,12 @@ def test_a_new_game_while_the_archive_cannot_be_written_mixes_no_games(tmp_path:
     chosen meanwhile is kept too. Before, the change failed half-way and
     the new game's moves were later written over the old game's."""
     clock = Clock()
-    service = BoardService(Config(data_dir=tmp_path, board="gpio", settle=0.05,
-                                  error_delay=0.3), clock)
+    service = BoardService(_config(tmp_path), clock)
     first_id = service.gid
     game = Game.new("kharbga")
 
     _place(service, clock, game, "@a1", "@b1")
-    for db in (service.store.db, service.store.log_db):
-        db.execute("PRAGMA query_only = 1")  # SQLite's own refusal to write
+    _read_only(service, True)
     _place(service, clock, game, "@a7", "@b7")
     first = [str(m) for m in game.moves]
     service.new_game("kharbga")  # no exception: the board goes on
@@ -263,11 +270,8 @@ def test_a_new_game_while_the_archive_cannot_be_written_mixes_no_games(tmp_path:
     service.tick()
     _place(service, clock, game, "@e1", "@f1")
     assert service.state()["record_problem"] is not None
-    for db in (service.store.db, service.store.log_db):
-        db.execute("PRAGMA query_only = 0")
-    clock.t += 1.5
-    service.tick()
-    assert service.state()["record_problem"] is None
+    _read_only(service, False)
+    _written_again(service, clock)
     third_id = service.gid
     service.close()
     stored = Store(tmp_path)
@@ -289,21 +293,17 @@ def test_a_new_game_on_the_simulated_board_while_the_archive_fails(tmp_path: Pat
     raised half-way: an internal error, the old game queued as finished
     and yet played on under its id."""
     clock = Clock()
-    config = Config(data_dir=tmp_path, board="sim", settle=0.05, error_delay=0.3)
+    config = _config(tmp_path, "sim")
     service = BoardService(config, clock)
     first_id = service.gid
     service.set_sim_occupancy(None, point="a1", occupied=True)
-    for db in (service.store.db, service.store.log_db):
-        db.execute("PRAGMA query_only = 1")  # SQLite's own refusal to write
+    _read_only(service, True)
     service.new_game("checkers")
     state = service.state()
     assert state["variant"] == "checkers" and service.gid != first_id
     assert state["sim_occ"].count("1") == 24 and state["record_problem"] is not None
-    for db in (service.store.db, service.store.log_db):
-        db.execute("PRAGMA query_only = 0")
-    clock.t += 1.5
-    service.tick()
-    assert service.state()["record_problem"] is None
+    _read_only(service, False)
+    _written_again(service, clock)
     setup = service.state()["sim_setup"]
     service.close()
     again = BoardService(config, clock)
@@ -324,8 +324,7 @@ def test_a_sensor_log_cut_short_by_a_full_disk_is_written_once_it_frees(tmp_path
     saved until the service restarted (a new game's writes waited behind
     the batch)."""
     clock = Clock()
-    service = BoardService(Config(data_dir=tmp_path, board="gpio", settle=0.05,
-                                  error_delay=0.3), clock)
+    service = BoardService(_config(tmp_path), clock)
     game = Game.new("kharbga")
 
     _show(service, clock, 0)
@@ -363,8 +362,7 @@ def test_a_new_games_row_written_before_its_moves_fail_is_not_written_twice(
     wrote it again under the same id: "UNIQUE constraint failed", and
     nothing more was ever saved until a restart."""
     clock = Clock()
-    service = BoardService(Config(data_dir=tmp_path, board="gpio", settle=0.05,
-                                  error_delay=0.3), clock)
+    service = BoardService(_config(tmp_path), clock)
     game = Game.new("kharbga")
 
     db = service.store.db
@@ -376,23 +374,14 @@ def test_a_new_games_row_written_before_its_moves_fail_is_not_written_twice(
     db.execute("PRAGMA query_only = 0")
     pages = db.execute("PRAGMA page_count").fetchone()[0]
     db.execute(f"PRAGMA max_page_count = {pages}")
-    n = 0
-    for size in (200, 20, 1):  # every free byte of the moves' table taken
-        with pytest.raises(sqlite3.OperationalError, match="full"):
-            while True:
-                n += 1
-                with db:
-                    db.execute("INSERT INTO actions (game_id, ply, token, t) VALUES (?, 0, ?, 0)",
-                               (-n, "x" * size))
+    _fill(db, FILL_ACTIONS, lambda n: -n)  # every free byte of the moves' table taken
     clock.t += 1.5
     service.tick()  # room for the new game's row, not for its moves
     assert service.state()["record_problem"] is not None
     with db:
         db.execute("DELETE FROM actions WHERE game_id < 0")
     db.execute("PRAGMA max_page_count = 1073741823")
-    clock.t += 1.5
-    service.tick()
-    assert service.state()["record_problem"] is None
+    _written_again(service, clock)
     stored = service.store.get(service.gid)
     assert stored is not None and list(stored.actions) == ["@c1", "@d1"]
     service.close()
@@ -408,7 +397,7 @@ def test_small_values_not_json_are_logged_and_done_without(
     moves are as they were. Before, the service stopped at start with a
     traceback."""
     clock = Clock()
-    config = Config(data_dir=tmp_path, board="sim", settle=0.05, error_delay=0.3)
+    config = _config(tmp_path, "sim")
     first = BoardService(config, clock)
     for point in ("a1", "b1"):
         first.set_sim_occupancy(None, point=point, occupied=True)
@@ -451,15 +440,10 @@ def test_a_waiting_mark_not_json_keeps_the_new_game_waiting(
     taken as waiting (said in one line), so the soldiers left standing are
     not read as the new game's moves."""
     clock = Clock()
-    config = Config(data_dir=tmp_path, board="gpio", settle=0.05, error_delay=0.3)
+    config = _config(tmp_path)
     game = Game.new("kharbga")
     first = BoardService(config, clock)
-    for token in ("@a1", "@b1"):
-        game.play(token)
-        clock.t += 0.5
-        first.feed(Frame(first.now(), _bits(game)))
-        clock.t += 0.5
-        first.tick()
+    _place(first, clock, game, "@a1", "@b1")
     first.new_game("kharbga")
     assert first.state()["waiting_clear"]
     first.close()
@@ -471,10 +455,7 @@ def test_a_waiting_mark_not_json_keeps_the_new_game_waiting(
         again = BoardService(config, clock)
     said = [r.getMessage() for r in caplog.records if "'waiting_clear'" in r.getMessage()]
     assert len(said) == 1 and "waits" in said[0].split("not JSON")[1], said
-    clock.t += 0.5
-    again.feed(Frame(again.now(), _bits(game)))  # the old game's soldiers
-    clock.t += 0.5
-    again.tick()
+    _show(again, clock, _bits(game))  # the old game's soldiers
     assert again.state()["waiting_clear"] and again.state()["moves"] == []
     again.close()
 
@@ -487,8 +468,7 @@ def test_a_new_game_while_the_archive_cannot_even_be_read(tmp_path: Path) -> Non
     archive answers again. Before, finding the new game's id raised: the
     web request failed with an internal error."""
     clock = Clock()
-    config = Config(data_dir=tmp_path, board="gpio", settle=0.05, error_delay=0.3)
-    service = BoardService(config, clock)
+    service = BoardService(_config(tmp_path), clock)
     first_id = service.gid
     game = Game.new("kharbga")
 
@@ -504,9 +484,7 @@ def test_a_new_game_while_the_archive_cannot_even_be_read(tmp_path: Path) -> Non
     assert service.state()["moves"] == ["@c1", "@d1"]
     for db in (service.store.db, service.store.log_db):
         db.set_progress_handler(None, 1)
-    clock.t += 1.5
-    service.tick()
-    assert service.state()["record_problem"] is None
+    _written_again(service, clock)
     second_id = service.gid
     service.close()
     stored = Store(tmp_path)
@@ -526,8 +504,7 @@ def test_a_held_back_write_that_fails_for_another_reason_holds_up_nothing(
     first in the queue: every later write (the game's moves) raised it
     again, at each tick, and nothing more was saved."""
     clock = Clock()
-    config = Config(data_dir=tmp_path, board="gpio", settle=0.05, error_delay=0.3)
-    service = BoardService(config, clock)
+    service = BoardService(_config(tmp_path), clock)
     first_id = service.gid
     game = Game.new("kharbga")
 
@@ -573,8 +550,7 @@ def test_a_game_write_that_fails_for_another_reason_is_said_and_retried(
     error went up through the tick at every pass: a traceback each time and
     no word on the page."""
     clock = Clock()
-    service = BoardService(Config(data_dir=tmp_path, board="gpio", settle=0.05,
-                                  error_delay=0.3), clock)
+    service = BoardService(_config(tmp_path), clock)
     game = Game.new("kharbga")
     sync = service.store.sync
 
@@ -594,9 +570,7 @@ def test_a_game_write_that_fails_for_another_reason_is_said_and_retried(
     assert len(said) == 1 and "\n" not in said[0], said
     assert service.state()["moves"] == ["@a1", "@b1", "@a7", "@b7"]
     monkeypatch.setattr(service.store, "sync", sync)
-    clock.t += 1.5
-    service.tick()
-    assert service.state()["record_problem"] is None
+    _written_again(service, clock)
     gid = service.gid
     service.close()
     stored = Store(tmp_path)
@@ -613,14 +587,10 @@ def test_an_archive_locked_by_another_program_never_holds_the_board_up(tmp_path:
     import time
 
     clock = Clock()
-    service = BoardService(Config(data_dir=tmp_path, board="gpio", settle=0.05,
-                                  error_delay=0.3), clock)
+    service = BoardService(_config(tmp_path), clock)
     game = Game.new("kharbga")
     _place(service, clock, game, "@a1", "@b1")
-    other = sqlite3.connect(tmp_path / "games.sqlite3", isolation_level=None)
-    other.execute("BEGIN EXCLUSIVE")
-    other.execute("INSERT INTO kv VALUES ('another program', '1')")
-    try:
+    with _locked(tmp_path):
         started = time.monotonic()
         _place(service, clock, game, "@a7", "@b7")
         clock.t += 1.5
@@ -631,12 +601,7 @@ def test_an_archive_locked_by_another_program_never_holds_the_board_up(tmp_path:
         assert state["record_problem"] is not None and state["record_problem"].startswith(
             "the game is not being saved (database is locked): ")
         assert state["record_problem"].endswith("(another program holding the archive?)")
-    finally:
-        other.execute("ROLLBACK")
-        other.close()
-    clock.t += 1.5
-    service.tick()
-    assert service.state()["record_problem"] is None
+    _written_again(service, clock)
     stored = Store(tmp_path)
     kept = stored.get(service.gid)
     assert kept is not None and list(kept.actions) == ["@a1", "@b1", "@a7", "@b7"]
@@ -662,22 +627,14 @@ def test_a_simulated_board_set_up_anew_while_the_archive_is_locked_starts(
     first.tick()
     first.press("resign", "defender")
     first.close()
-    other = sqlite3.connect(tmp_path / "games.sqlite3", isolation_level=None)
-    other.execute("BEGIN IMMEDIATE")
-    other.execute("INSERT INTO kv VALUES ('another program', '1')")
-    try:
+    with _locked(tmp_path, "IMMEDIATE"):
         service = BoardService(Config(data_dir=tmp_path, board="sim",
                                       variant="sixteen-soldiers", settle=0.05), clock)
         state = service.state()
         assert state["variant"] == "sixteen-soldiers" and len(state["sim_occ"]) == 37
         assert state["record_problem"] is not None and "database is locked" in \
             state["record_problem"]
-    finally:
-        other.execute("ROLLBACK")
-        other.close()
-    clock.t += 1.5
-    service.tick()
-    assert service.state()["record_problem"] is None
+    _written_again(service, clock)
     assert service.store.get_value("sim_occ") == state["sim_occ"]
     assert service.store.get_value("sim_setup") == state["sim_setup"] == 1
     service.close()
@@ -690,10 +647,7 @@ def _game_ended_by_a3xa4(tmp_path: Path) -> tuple[Clock, Game, BoardService, int
     """A service on a real archive whose game one capture, a3xa4, ended;
     the end is stored."""
     clock = Clock()
-    game = Game.from_position("kharbga", ONE_CAPTURE_LEFT)
-    service = _gpio_service(tmp_path, clock, game)
-    service.new_game("kharbga", position=ONE_CAPTURE_LEFT)
-    _show(service, clock, _bits(game))
+    game, service = _game_from(tmp_path, clock, ONE_CAPTURE_LEFT)
     gid = service.gid
     _place(service, clock, game, "a3xa4")
     stored = service.store.get(gid)
@@ -735,21 +689,14 @@ def test_a_game_ending_move_taken_back_and_another_end_while_locked(tmp_path: Pa
     # lock goes the archive has the game finished with that end: the
     # moves, and the result and record of the end the game came to.
     clock, game, service, gid = _game_ended_by_a3xa4(tmp_path)
-    other = sqlite3.connect(tmp_path / "games.sqlite3", isolation_level=None)
-    other.execute("BEGIN EXCLUSIVE")
-    try:
+    with _locked(tmp_path):
         service.press("undo")
         game.pop()
         _show(service, clock, _bits(game))
         _place(service, clock, game, "a3-a2", "b4-b3", "a2-b2", "b3-c3", "b2xc2")
         assert service.state()["outcome"] is not None
         assert service.state()["record_problem"] is not None
-    finally:
-        other.execute("ROLLBACK")
-        other.close()
-    clock.t += 1.5
-    service.tick()
-    assert service.state()["record_problem"] is None
+    _written_again(service, clock)
     stored = service.store.get(gid)
     assert stored is not None and stored.actions == ("a3-a2", "b4-b3", "a2-b2", "b3-c3", "b2xc2")
     assert stored.finished is not None and stored.result == "0-1"
