@@ -27,21 +27,30 @@ pytestmark = pytest.mark.timeout(60)
 A3 = "." * 14 + "a" + "." * 34  # a piece on a3
 
 
+def _picture(cells: str = A3, seed: int = 3, view: Camera = CAM,
+             shift: tuple[float, float] = (0.0, 0.0)) -> np.ndarray:
+    """The board with ``cells`` as the camera ``view`` sees it, well lit."""
+    return render(Scene(cells, "white-black", view, Lighting(level=0.95), seed=seed,
+                        shift=shift)).image
+
+
 def _video(path: Path, cells: str, n: int) -> Path:
     writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), 10, (1280, 720))
     for i in range(n):
-        writer.write(render(Scene(cells, "white-black", CAM, Lighting(level=0.95),
-                                  seed=i)).image)
+        writer.write(_picture(cells, seed=i))
     writer.release()
     return path
 
 
-class Unplugged:
-    """A capture that gives no picture (a camera whose cable was pulled)."""
+def _wait(until: Callable[[], object], seconds: float = 20) -> None:
+    """Until ``until()`` is true, or ``seconds`` have gone."""
+    deadline = time.monotonic() + seconds
+    while not until() and time.monotonic() < deadline:
+        time.sleep(0.02)
 
-    def read(self) -> tuple[bool, np.ndarray | None]:
-        time.sleep(0.01)
-        return False, None
+
+class Capture:
+    """What the fake captures below share: always open, of one size."""
 
     def get(self, prop: int) -> float:
         return 0.0
@@ -54,6 +63,22 @@ class Unplugged:
 
     def release(self) -> None:
         return None
+
+
+class Unplugged(Capture):
+    """A capture that gives no picture (a camera whose cable was pulled)."""
+
+    def read(self) -> tuple[bool, np.ndarray | None]:
+        time.sleep(0.01)
+        return False, None
+
+
+def _stream(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+            capture: Capture) -> camera.CameraStream:
+    """A calibrated stream of /dev/video0, not started, whose capture is ``capture``."""
+    profile = _calibrated(tmp_path)
+    monkeypatch.setattr(camera, "open_capture", lambda device: capture)
+    return camera.CameraStream("/dev/video0", profile)
 
 
 def test_a_device_node_is_a_camera_and_a_regular_file_a_video(tmp_path: Path) -> None:
@@ -114,7 +139,7 @@ def test_the_camera_board_refuses_a_game_on_another_board(tmp_path: Path) -> Non
                               "played on the 5x5 board")
 
 
-class Showing:
+class Showing(Capture):
     """A capture that gives the same picture every time (a camera at rest)."""
 
     def __init__(self, picture: np.ndarray) -> None:
@@ -123,18 +148,6 @@ class Showing:
     def read(self) -> tuple[bool, np.ndarray]:
         time.sleep(0.01)
         return True, self.picture
-
-    def get(self, prop: int) -> float:
-        return 0.0
-
-    def set(self, prop: int, value: float) -> bool:
-        return False  # no size but its own
-
-    def isOpened(self) -> bool:  # noqa: N802 - OpenCV's name
-        return True
-
-    def release(self) -> None:
-        return None
 
 
 def _blinded(picture: np.ndarray, how: str) -> np.ndarray:
@@ -146,14 +159,12 @@ def _blinded(picture: np.ndarray, how: str) -> np.ndarray:
     if how == "dark":
         return np.full_like(picture, 4)
     if how == "moved":  # the board nudged a square against its markers' sheet
-        return render(Scene(A3, "white-black", CAM, Lighting(level=0.95), seed=3,
-                            shift=(1.0, 0.0))).image
+        return _picture(shift=(1.0, 0.0))
     if how == "nudged":  # by a third of a square towards rank 1
-        return render(Scene(A3, "white-black", CAM, Lighting(level=0.95), seed=3,
-                            shift=(0.0, -0.33))).image
+        return _picture(shift=(0.0, -0.33))
     if how == "turned away":
         away = Camera(CAM.angle, CAM.scale, CAM.tilt, CAM.cx + 2000, CAM.cy)
-        return render(Scene("." * 49, "white-black", away, Lighting(level=0.95), seed=3)).image
+        return _picture("." * 49, view=away)
     covered = picture.copy()
     corners = cv2.perspectiveTransform(
         np.array([[[-0.2, -0.2]], [[7.2, -0.2]], [[7.2, 7.2]], [[-0.2, 7.2]]]),
@@ -175,24 +186,17 @@ def test_a_camera_that_cannot_see_the_board_says_so_and_reads_nothing(
     # Before, the stream said nothing (its pictures came): the page's only
     # words were "a1, b1, c1 and 46 more not seen clearly (a hand, a
     # reflection ...)" for a camera looking at the wall.
-    profile = _calibrated(tmp_path)
-    board = render(Scene(A3, "white-black", CAM, Lighting(level=0.95), seed=3)).image
+    board = _picture()
     capture = Showing(board)
-    monkeypatch.setattr(camera, "open_capture", lambda device: capture)
     monkeypatch.setattr(camera, "BLIND_AFTER", 0.3)
     monkeypatch.setattr(camera, "UNCLEAR_AFTER", 0.3)
-    stream = camera.CameraStream("/dev/video0", profile)
+    stream = _stream(tmp_path, monkeypatch, capture)
     stream.start()
     try:
-        def wait(until: Callable[[], bool]) -> None:
-            deadline = time.monotonic() + 20
-            while not until() and time.monotonic() < deadline:
-                time.sleep(0.02)
-
-        wait(lambda: stream.last is not None and stream.last[1][14] == "a")
+        _wait(lambda: stream.last is not None and stream.last[1][14] == "a")
         assert stream.problem() is None
         capture.picture = _blinded(board, how)
-        wait(lambda: stream.problem() is not None)
+        _wait(lambda: stream.problem() is not None)
         problem = stream.problem()
         assert problem is not None and problem.startswith(f"the camera /dev/video0 {words} "
                                                           "since ")
@@ -207,7 +211,7 @@ def test_a_camera_that_cannot_see_the_board_says_so_and_reads_nothing(
         for f in frames:  # nothing guessed: every square read is as it stands
             assert all(c in ("?", want) for c, want in zip(f.text(49), A3, strict=True))
         capture.picture = board
-        wait(lambda: stream.problem() is None)
+        _wait(lambda: stream.problem() is None)
         assert stream.problem() is None
     finally:
         stream.close()
@@ -240,13 +244,9 @@ def test_a_camera_missing_at_start_is_said_and_read_once_it_is_plugged_in(
     stream.start()
     try:
         plugged.set()  # pictures come
-        deadline = time.monotonic() + 20
-        while stream.problem() is not None and time.monotonic() < deadline:
-            time.sleep(0.02)
+        _wait(lambda: stream.problem() is None)
         assert stream.problem() is None
-        deadline = time.monotonic() + 20
-        while time.monotonic() < deadline and (stream.last is None or stream.last[1][14] != "a"):
-            time.sleep(0.02)
+        _wait(lambda: stream.last is not None and stream.last[1][14] == "a")
         assert stream.last is not None and stream.last[1][14] == "a"
     finally:
         stream.close()
@@ -266,7 +266,7 @@ def test_a_video_that_cannot_be_opened_is_refused_in_one_line(
     assert str(err.value).startswith(f"cannot open video {device}: {words}")
 
 
-class Webcam:
+class Webcam(Capture):
     """A camera whose pictures come at the size last asked of it among
     ``sizes`` (the first until asked), the view ``picture`` scaled or, for
     another shape, cropped to it, as a webcam's modes do."""
@@ -284,9 +284,6 @@ class Webcam:
         x = (pw - cw) // 2
         return True, cv2.resize(self.picture[:, x:x + cw], (w, h), interpolation=cv2.INTER_AREA)
 
-    def get(self, prop: int) -> float:
-        return 0.0
-
     def set(self, prop: int, value: float) -> bool:
         self.asked[prop] = value
         want = (int(self.asked.get(cv2.CAP_PROP_FRAME_WIDTH, 0)),
@@ -294,12 +291,6 @@ class Webcam:
         if want in self.sizes:
             self.size = want
         return True
-
-    def isOpened(self) -> bool:  # noqa: N802 - OpenCV's name
-        return True
-
-    def release(self) -> None:
-        return None
 
 
 @pytest.mark.parametrize(("sizes", "read"), [
@@ -314,17 +305,13 @@ def test_a_camera_is_asked_for_the_profile_size_and_a_smaller_view_is_scaled(
     # webcams) while the profile was made from 1280x720 photos: the
     # profile's marker positions, used while a hand hides a marker, were
     # taken for the wrong pixels.
-    profile = _calibrated(tmp_path)
-    board = render(Scene(A3, "white-black", CAM, Lighting(level=0.95), seed=3)).image
+    board = _picture()
     capture = Webcam(board, sizes)
-    monkeypatch.setattr(camera, "open_capture", lambda device: capture)
-    stream = camera.CameraStream("/dev/video0", profile)
+    stream = _stream(tmp_path, monkeypatch, capture)
     assert capture.size == read
     stream.start()
     try:
-        deadline = time.monotonic() + 20
-        while time.monotonic() < deadline and (stream.last is None or stream.last[1] != A3):
-            time.sleep(0.02)
+        _wait(lambda: stream.last is not None and stream.last[1] == A3)
         assert stream.last is not None and stream.last[1] == A3
         assert stream.last[0].shape[:2] == (720, 1280)  # read at the profile's size
         assert stream.problem() is None
@@ -337,16 +324,12 @@ def test_a_camera_view_of_another_shape_is_said_and_read_as_unknown(
 ) -> None:
     # Before, a 4:3 picture was read with a profile made from 16:9 ones:
     # where the profile puts a hidden marker is another place in it.
-    profile = _calibrated(tmp_path)
-    board = render(Scene(A3, "white-black", CAM, Lighting(level=0.95), seed=3)).image
+    board = _picture()
     capture = Webcam(board, [(640, 480)])
-    monkeypatch.setattr(camera, "open_capture", lambda device: capture)
-    stream = camera.CameraStream("/dev/video0", profile)
+    stream = _stream(tmp_path, monkeypatch, capture)
     stream.start()
     try:
-        deadline = time.monotonic() + 20
-        while time.monotonic() < deadline and stream.problem() is None:
-            time.sleep(0.02)
+        _wait(lambda: stream.problem() is not None)
         assert stream.problem() == (
             "the camera /dev/video0 gives 640x480 pictures, but its profile was made from "
             "1280x720 ones (another shape of view): calibrate it again at this size")
@@ -355,9 +338,7 @@ def test_a_camera_view_of_another_shape_is_said_and_read_as_unknown(
         capture.picture = cv2.resize(board, (640, 360))  # the camera set to 16:9
         capture.sizes = capture.sizes + [(640, 360)]
         capture.size = (640, 360)
-        deadline = time.monotonic() + 20
-        while time.monotonic() < deadline and stream.problem() is not None:
-            time.sleep(0.02)
+        _wait(lambda: stream.problem() is None)
         assert stream.problem() is None
     finally:
         stream.close()
