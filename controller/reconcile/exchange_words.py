@@ -13,6 +13,19 @@ __all__ = ["answer_awaited", "exchange_refusal", "exchange_words", "flag_kept", 
 
 TITLE = ("Attacker", "Defender")
 
+# The exchange in progress in words, one text for each stage (1 the
+# Defender asked with {soldier}, 2 the Attacker offered {first}, 3 the
+# Defender took it, 4 the Attacker offered {second}): in the status line
+# (exchange_words), and after the error squares (answer_awaited).
+TOLD = ("; the Defender asks an exchange with {soldier}",
+        "; exchange: the Attacker offers {first}",
+        "; exchange: the Defender took {first}, a second soldier is asked",
+        "; exchange: the Attacker offers {second} as well")
+AWAITED = ("the Defender asks it with {soldier}",
+           "the Attacker offers {first} for {soldier}",
+           "the Defender took {first} and asks a second soldier",
+           "the Attacker offers {second} as well")
+
 
 def flag_kept(g: AnyGame, flags: tuple[bool, bool]) -> str:
     """"; Defender's exchange flag raised: it goes with the Defender's next
@@ -37,19 +50,9 @@ def answer_awaited(g: AnyGame, computer: bool) -> str:
     so the side to answer knows its answer is awaited once the board is
     right. Not said while the computer is to move (``computer``): it
     answers itself."""
-    e = g.exchange
-    if e is None or g.outcome is not None or computer:
+    if g.exchange is None or g.outcome is not None or computer:
         return ""
-    names = g.geometry.point_names
-    if e.stage == 1:
-        what = f"the Defender asks it with {names[e.soldier]}"
-    elif e.stage == 2:
-        what = f"the Attacker offers {names[e.first]} for {names[e.soldier]}"
-    elif e.stage == 3:
-        what = f"the Defender took {names[e.first]} and asks a second soldier"
-    else:
-        what = f"the Attacker offers {names[e.second]} as well"
-    return f"; then: {TITLE[g.side]}, answer the exchange ({what})"
+    return f"; then: {TITLE[g.side]}, answer the exchange ({_stage_words(g, AWAITED)})"
 
 
 def raised_words(g: AnyGame) -> str:
@@ -85,19 +88,19 @@ def raised_words(g: AnyGame) -> str:
 def exchange_words(g: AnyGame, raised: bool) -> str:
     """The exchange in progress, in words (its soldiers are lit), and,
     while the side to answer has not raised its flag, how to answer."""
-    e = g.exchange
-    if e is None or g.outcome is not None:
+    if g.exchange is None or g.outcome is not None:
         return ""
-    names = g.geometry.point_names
-    if e.stage == 1:
-        said = f"; the Defender asks an exchange with {names[e.soldier]}"
-    elif e.stage == 2:
-        said = f"; exchange: the Attacker offers {names[e.first]}"
-    elif e.stage == 3:
-        said = f"; exchange: the Defender took {names[e.first]}, a second soldier is asked"
-    else:
-        said = f"; exchange: the Attacker offers {names[e.second]} as well"
+    said = _stage_words(g, TOLD)
     return said if raised else said + _how_to_answer(g)
+
+
+def _stage_words(g: AnyGame, words: tuple[str, str, str, str]) -> str:
+    """The text of ``words`` for the stage of the exchange in progress,
+    its squares named."""
+    e, names = g.exchange, g.geometry.point_names
+    assert e is not None
+    return words[e.stage - 1].format(soldier=names[e.soldier], first=names[e.first],
+                                     second=names[e.second])
 
 
 def _how_to_answer(g: AnyGame) -> str:
