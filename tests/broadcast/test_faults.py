@@ -9,12 +9,15 @@ import json
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from bchelp import (
     SLOWEST,
     Broker,
     Player,
+    Proc,
     Proxy,
     board,
     hall,
@@ -39,11 +42,30 @@ def _check_hall(h: object, name: str, player: Player) -> None:
     assert ours and [str(m) for m in ours[-1].game().moves] == recorded
 
 
-def test_broker_killed_and_restarted(tmp_path: Path) -> None:
+@contextmanager
+def _rig(tmp_path: Path, name: str,
+         network: str = "direct") -> Iterator[tuple[Broker, Proxy | None, Proc, Proc]]:
+    """A broker, the hall, and the board ``name`` reaching the broker
+    ``network``: "direct", through a proxy ("proxy"), or through a proxy
+    cut from the start ("cut"); all stopped at the end."""
     broker = Broker(tmp_path / "broker").start()
+    proxy = Proxy(broker.port) if network != "direct" else None
+    if proxy is not None and network == "cut":
+        proxy.cut()
     h = hall(tmp_path, broker.url).start("/api/boards")
-    b = board(tmp_path, "kb", broker.url).start()
+    b = board(tmp_path, name, proxy.url if proxy is not None else broker.url).start()
     try:
+        yield broker, proxy, h, b
+    finally:
+        b.stop()
+        h.stop()
+        if proxy is not None:
+            proxy.close()
+        broker.stop()
+
+
+def test_broker_killed_and_restarted(tmp_path: Path) -> None:
+    with _rig(tmp_path, "kb") as (broker, _, h, b):
         player = Player(b, random_game(21))
         player.play(10)
         wait_until(lambda: hall_has(h, "kb", player.actions[:10]), 10, "first moves in the hall")
@@ -59,18 +81,11 @@ def test_broker_killed_and_restarted(tmp_path: Path) -> None:
         _check_hall(h, "kb", player)
         player.play(10)
         _check_hall(h, "kb", player)
-    finally:
-        b.stop()
-        h.stop()
-        broker.stop()
 
 
 def test_network_cut_for_30_seconds(tmp_path: Path) -> None:
-    broker = Broker(tmp_path / "broker").start()
-    proxy = Proxy(broker.port)
-    h = hall(tmp_path, broker.url).start("/api/boards")
-    b = board(tmp_path, "nb", proxy.url).start()
-    try:
+    with _rig(tmp_path, "nb", "proxy") as (_, proxy, h, b):
+        assert proxy is not None
         player = Player(b, random_game(22))
         player.play(8)
         wait_until(lambda: hall_has(h, "nb", player.actions[:8]), 10, "first moves in the hall")
@@ -87,18 +102,10 @@ def test_network_cut_for_30_seconds(tmp_path: Path) -> None:
         _check_hall(h, "nb", player)
         stats = h.get("/api/boards")["stats"]
         assert stats["ignored"] == 0
-    finally:
-        b.stop()
-        h.stop()
-        proxy.close()
-        broker.stop()
 
 
 def test_board_sigkilled_mid_game(tmp_path: Path) -> None:
-    broker = Broker(tmp_path / "broker").start()
-    h = hall(tmp_path, broker.url).start("/api/boards")
-    b = board(tmp_path, "sb", broker.url).start()
-    try:
+    with _rig(tmp_path, "sb") as (_, _, h, b):
         player = Player(b, random_game(23))
         for _ in range(4):
             player.play(6, pause=0.02)
@@ -112,21 +119,13 @@ def test_board_sigkilled_mid_game(tmp_path: Path) -> None:
         assert d["moves"] == player.actions[:player.done]
         assert h.get("/api/boards")["stats"]["ignored"] == 0
         assert json.loads(json.dumps(d))["online"] is True
-    finally:
-        b.stop()
-        h.stop()
-        broker.stop()
 
 
 def test_board_stops_at_once_with_a_silent_broker(tmp_path: Path) -> None:
     """SIGTERM with the network silent: the board stops within seconds and
     the moves it could not send are still queued when it comes back."""
-    broker = Broker(tmp_path / "broker").start()
-    proxy = Proxy(broker.port)
-    proxy.cut()
-    b = board(tmp_path, "qb", proxy.url).start()
-    h = hall(tmp_path, broker.url).start("/api/boards")
-    try:
+    with _rig(tmp_path, "qb", "cut") as (_, proxy, h, b):
+        assert proxy is not None
         player = Player(b, random_game(24))
         player.play(5, pause=0.02)
         t = time.monotonic()
@@ -135,11 +134,6 @@ def test_board_stops_at_once_with_a_silent_broker(tmp_path: Path) -> None:
         proxy.restore()
         b.start()
         _check_hall(h, "qb", player)
-    finally:
-        b.stop()
-        h.stop()
-        proxy.close()
-        broker.stop()
 
 
 def test_a_second_hall_on_the_same_port_leaves_the_first_connected(tmp_path: Path) -> None:
