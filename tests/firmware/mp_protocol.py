@@ -1,26 +1,17 @@
 # Run by MicroPython (test_protocol_micropython.py): the shared protocol
-# module, loaded from the path given, encodes a fixed set of messages and
-# decodes the frames given on stdin; prints one result a line.
+# module, loaded from the path given, encodes the messages of
+# protocol_messages.py (beside this file) and decodes the frames given on
+# stdin; prints one result a line.
 import sys
 
 sys.path.insert(0, sys.argv[1])
+sys.path.insert(0, __file__.rsplit("/", 1)[0])
 import protocol as P  # noqa: E402
+from protocol_messages import messages  # noqa: E402
 
 print("file", P.__file__)
 print("crc", P.crc16(b"123456789"))
-msgs = [
-    (P.HELLO, 0, P.pack_hello(0x12345678)),
-    (P.HELLO_ACK, 0, P.pack_hello_ack(1, 2, 3, 7, 7, 7, 49, 4, (0, 1, 0), "kharbga-pico")),
-    (P.OCC, 200, P.pack_occ(0xFFFFFFFF, P.OCC_FULL, (1 << 49) - 1, 49)),
-    (P.HEARTBEAT, 0, P.pack_heartbeat(5, 6, 1, 0xABCD, 1 << 24, 49)),
-    (P.BUTTON, 255, P.pack_button(1000000, 5, 2)),
-    (P.LEDS, 3, P.pack_leds([(i, 0, 255 - i) for i in range(49)])),
-    (P.CONFIG, 9, P.pack_config(1000, 3000, 12, 150, 49, list(range(49)), list(range(49)))),
-    (P.STATS, 0, P.pack_stats(list(range(10)), list(range(49)))),
-    (P.ACK, 7, P.pack_ack(P.LEDS)),
-    (P.NOTICE, 0, P.pack_notice(1, "ValueError('x')")),
-    (P.OCC, 1, bytes(300)[:250]),
-]
+msgs = messages(P)
 for kind, seq, payload in msgs:
     wire = P.encode(kind, seq, payload)
     print("enc", "".join(f"{b:02x}" for b in wire))

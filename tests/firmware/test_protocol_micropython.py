@@ -8,6 +8,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from protocol_messages import messages
 
 from controller.drivers import protocol as P
 from controller.drivers.firmware_sim import FirmwareSim, flash_files
@@ -18,25 +19,9 @@ HERE = Path(__file__).resolve().parent
 DRIVERS = Path(P.__file__).resolve().parent
 
 
-def _messages() -> list[tuple[int, int, bytes]]:
-    return [
-        (P.HELLO, 0, P.pack_hello(0x12345678)),
-        (P.HELLO_ACK, 0, P.pack_hello_ack(1, 2, 3, 7, 7, 7, 49, 4, (0, 1, 0), "kharbga-pico")),
-        (P.OCC, 200, P.pack_occ(0xFFFFFFFF, P.OCC_FULL, (1 << 49) - 1, 49)),
-        (P.HEARTBEAT, 0, P.pack_heartbeat(5, 6, 1, 0xABCD, 1 << 24, 49)),
-        (P.BUTTON, 255, P.pack_button(1000000, 5, 2)),
-        (P.LEDS, 3, P.pack_leds([(i, 0, 255 - i) for i in range(49)])),
-        (P.CONFIG, 9, P.pack_config(1000, 3000, 12, 150, 49, list(range(49)), list(range(49)))),
-        (P.STATS, 0, P.pack_stats(list(range(10)), list(range(49)))),
-        (P.ACK, 7, P.pack_ack(P.LEDS)),
-        (P.NOTICE, 0, P.pack_notice(1, "ValueError('x')")),
-        (P.OCC, 1, bytes(250)),
-    ]
-
-
 def test_micropython_and_cpython_agree_byte_for_byte(micropython: str) -> None:
     rng = random.Random(1)
-    msgs = _messages()
+    msgs: list[tuple[int, int, bytes]] = messages(P)
     stream = bytearray()
     for kind, seq, payload in msgs:
         stream += bytes(rng.getrandbits(8) for _ in range(rng.randint(0, 9)))  # garbage
