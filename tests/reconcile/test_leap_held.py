@@ -40,17 +40,24 @@ def _huff_undone(colour: bool) -> tuple[AnyGame, Reconciler]:
     return g, r
 
 
+def _lifted_with_the_huff_undone(colour: bool, point: str) -> Update:
+    """What is shown once ``point`` is off the board too, b4 still off
+    after the huff's undo: no empty point is lit to take a piece off."""
+    g, r = _huff_undone(colour)
+    board = _frame(g, 5.0, colour, "b4", point)
+    r.feed(board)
+    u = r.tick(7.0)
+    assert _removals_lit_on_empty_points(u, g, board) == [], u.leds
+    return u
+
+
 @pytest.mark.parametrize("colour", [False, True], ids=["occupancy", "colour"])
 def test_a_huff_undone_and_another_soldier_lifted_lights_no_empty_point_to_remove(
         colour: bool) -> None:
     # The Defender takes e5 off as well (the wrong soldier for the huff).
     # Before, b4, empty, was lit 'capture' ("remove this piece") beside
     # e5's error.
-    g, r = _huff_undone(colour)
-    board = _frame(g, 5.0, colour, "b4", "e5")
-    r.feed(board)
-    u = r.tick(7.0)
-    assert _removals_lit_on_empty_points(u, g, board) == [], u.leds
+    u = _lifted_with_the_huff_undone(colour, "e5")
     assert u.leds["e5"] == "error"
     assert u.status == "e5: put the Attacker's soldier back"
 
@@ -60,11 +67,7 @@ def test_a_huff_undone_and_a_soldier_without_a_move_lifted_is_told_to_go_back(
         colour: bool) -> None:
     # a7 has no move, huff or not. Before, "a7 lifted; the huff comes
     # first: take off b4" with b4 already off, and b4 lit 'capture' empty.
-    g, r = _huff_undone(colour)
-    board = _frame(g, 5.0, colour, "b4", "a7")
-    r.feed(board)
-    u = r.tick(7.0)
-    assert _removals_lit_on_empty_points(u, g, board) == [], u.leds
+    u = _lifted_with_the_huff_undone(colour, "a7")
     assert u.leds["a7"] == "lifted"
     assert u.status == "Defender: a7 lifted, but it has no move from here; put it back"
 
