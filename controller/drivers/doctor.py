@@ -33,8 +33,10 @@ checks run (:func:`leds_not_loaded`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from controller.board.words import place
 
@@ -44,6 +46,9 @@ from .ghosts import ghost_suspects, matrix_ghost_patterns
 from .gpio_matrix import Clock, MatrixScanner, Stop
 from .mapping import BoardMapping, points
 from .ws2812 import RGB, LedOutput, library_trouble
+
+if TYPE_CHECKING:
+    from .gpio_config import GpioConfig
 
 __all__ = [
     "Observation",
@@ -178,6 +183,15 @@ def _ask(console: Console, prompt: Prompt, found: list[Finding] | None = None) -
     return answer
 
 
+def _placed(console: Console, leds: LedOutput | None, text: str, squares: tuple[int, ...],
+            found: list[Finding]) -> bool:
+    """Light ``squares`` and ask for pieces on them (``text``): False when
+    the person skips; :class:`Stopped` (carrying ``found``) on ``q``."""
+    if leds is not None:
+        leds.light({sq: LIT for sq in squares})
+    return _ask(console, Prompt(text, "place", squares), found) != "s"
+
+
 def check_squares(
     scanner: MatrixScanner,
     console: Console,
@@ -193,12 +207,8 @@ def check_squares(
     name = m.name
     out: list[Finding] = []
     for square in m.sensed if squares is None else squares:
-        if leds is not None:
-            leds.light({square: LIT})
-        answer = _ask(console, Prompt(
-            f"Move the piece to {name(square)}, then press Enter (s skips, q stops).", "place",
-            (square,)), out)
-        if answer == "s":
+        if not _placed(console, leds, f"Move the piece to {name(square)}, then press Enter "
+                       "(s skips, q stops).", (square,), out):
             continue
         settle = scanner.config.debounce_scans * scanner.period
         observe(scanner, clock, settle)  # let the piece come to rest
@@ -267,13 +277,9 @@ def check_ghosting(
     seen_ghosts: set[int] = set()
     for n, pattern in enumerate(matrix_ghost_patterns(m), 1):
         squares = tuple(m.square_of_switch_index(i) for i in pattern)
-        if leds is not None:
-            leds.light({sq: LIT for sq in squares})
         names = " ".join(m.name(sq) for sq in sorted(squares))
-        answer = _ask(console, Prompt(
-            f"Ghost test {n}: put pieces on {names} (lit) and nowhere else, then press Enter "
-            "(s skips, q stops).", "place", squares), out)
-        if answer == "s":
+        if not _placed(console, leds, f"Ghost test {n}: put pieces on {names} (lit) and "
+                       "nowhere else, then press Enter (s skips, q stops).", squares, out):
             continue
         closed = scanner.settle(clock)
         expected = sum(1 << i for i in pattern)
@@ -363,6 +369,18 @@ def live_view(
     return frames
 
 
+@contextmanager
+def _configured(config_path: str, board: str | None, missing_ok: bool,
+                pin_factory: object) -> Iterator[tuple[GpioConfig, MatrixScanner]]:
+    """The configuration file's ``[gpio]`` table for a game on ``board``,
+    and its matrix open meanwhile."""
+    from .gpio_config import load_config
+
+    config = load_config(config_path, board=board, missing_ok=missing_ok)
+    with MatrixScanner(config.matrix, config.mapping, pin_factory=pin_factory) as scanner:
+        yield config, scanner
+
+
 def doctor_from_config(
     config_path: str,
     console: Console,
@@ -380,12 +398,10 @@ def doctor_from_config(
     file's variant's) and run every check.  A missing (unless
     ``missing_ok``: the defaults) or wrong file is a ``ConfigError``
     naming it, before any pin is opened."""
-    from .gpio_config import load_config
     from .gpio_matrix import MonotonicClock
     from .ws2812 import SquareLeds
 
-    config = load_config(config_path, board=board, missing_ok=missing_ok)
-    with MatrixScanner(config.matrix, config.mapping, pin_factory=pin_factory) as scanner:
+    with _configured(config_path, board, missing_ok, pin_factory) as (config, scanner):
         leds = None
         if config.leds.enabled:
             try:
@@ -419,9 +435,7 @@ def live_from_config(
 ) -> int:
     """``kharbga-board doctor --live``: every switch, redrawn until
     ``stop`` is set (the command sets it on Ctrl-C or Enter)."""
-    from .gpio_config import load_config
     from .gpio_matrix import MonotonicClock
 
-    config = load_config(config_path, board=board, missing_ok=missing_ok)
-    with MatrixScanner(config.matrix, config.mapping, pin_factory=pin_factory) as scanner:
+    with _configured(config_path, board, missing_ok, pin_factory) as (_, scanner):
         return live_view(scanner, clock or MonotonicClock(), write, stop)
