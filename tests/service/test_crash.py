@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import os
 import random
+import subprocess
+import sys
 import time
 from pathlib import Path
 
-from server import Server, eventually
+from server import Server, eventually, free_port
 
 from controller.rules import Game
 from controller.rules.record import parse_record
@@ -103,30 +105,36 @@ def test_sigkill_during_a_sixteen_soldiers_game_with_a_huff(tmp_path: Path) -> N
         server.stop()
 
 
+def _run(*args: str) -> subprocess.CompletedProcess[str]:
+    """``kharbga-board run ARGS`` to its end (a second service, refused)."""
+    return subprocess.run([sys.executable, "-m", "controller", "run", *args],
+                          capture_output=True, text=True, timeout=60)
+
+
+def _assert_refused_as_in_use(second: subprocess.CompletedProcess[str], folder: Path,
+                              pid: int) -> None:
+    """``second`` stopped at start, in one line: process ``pid`` holds the
+    data directory ``folder``."""
+    assert second.returncode == 2
+    assert second.stderr.strip().splitlines() == [
+        f"kharbga-board: the data directory {folder} is in use by another "
+        f"kharbga-board (process {pid}): stop it, or give "
+        "this one another --data-dir"]
+
+
 def test_a_second_service_on_the_same_games_refuses_to_start(tmp_path: Path) -> None:
     """Two services on one data directory would each keep their own idea
     of the game and write over the other's moves: the second refuses in
     one line, and once the first is gone (even by SIGKILL) it may start."""
-    import subprocess
-    import sys
-
-    from server import free_port
-
     first = Server(tmp_path / "data", "kharbga")
     first.start()
     pid = first.proc.pid if first.proc else 0
     try:
-        second = subprocess.run(
-            [sys.executable, "-m", "controller", "run", "--config", str(first.config),
-             "--data-dir", str(first.data_dir), "--port", str(free_port())],
-            capture_output=True, text=True, timeout=60)
+        second = _run("--config", str(first.config), "--data-dir", str(first.data_dir),
+                      "--port", str(free_port()))
     finally:
         first.kill()
-    assert second.returncode == 2
-    assert second.stderr.strip().splitlines() == [
-        f"kharbga-board: the data directory {first.data_dir} is in use by another "
-        f"kharbga-board (process {pid}): stop it, or give "
-        "this one another --data-dir"]
+    _assert_refused_as_in_use(second, first.data_dir, pid)
     again = Server(tmp_path / "data", "kharbga")
     again.start()  # the lock went with the killed process
     try:
@@ -142,10 +150,6 @@ def test_a_second_service_is_told_the_games_are_in_use_before_the_board_is_opene
     here no pin library at all); the data directory in use is the reason
     to give, so it is asked before either is opened."""
     import socket
-    import subprocess
-    import sys
-
-    from server import free_port
 
     from controller.service import datadir
 
@@ -157,28 +161,16 @@ def test_a_second_service_is_told_the_games_are_in_use_before_the_board_is_opene
         with socket.socket() as first_page:  # the first service's port
             first_page.bind(("127.0.0.1", port))
             first_page.listen()
-            second = subprocess.run(
-                [sys.executable, "-m", "controller", "run", "--board", "gpio",
-                 "--data-dir", str(folder), "--port", str(port)],
-                capture_output=True, text=True, timeout=60)
+            second = _run("--board", "gpio", "--data-dir", str(folder), "--port", str(port))
     finally:
         held.close()
-    assert second.returncode == 2
-    assert second.stderr.strip().splitlines() == [
-        f"kharbga-board: the data directory {folder} is in use by another "
-        f"kharbga-board (process {os.getpid()}): stop it, or give "
-        "this one another --data-dir"]
+    _assert_refused_as_in_use(second, folder, os.getpid())
     again = datadir.hold(folder, create=False)  # let go: taken without a word
     assert again is not None
     again.close()
 
 
 def test_the_start_line_names_the_resumed_game_s_variant(tmp_path: Path) -> None:
-    import subprocess
-    import sys
-
-    from server import free_port
-
     first = Server(tmp_path / "data", "kharbga")
     first.start()
     first.post("/api/new", {"variant": "kharbga-refuge"})
@@ -394,11 +386,8 @@ def test_a_lock_file_the_service_may_not_write_still_keeps_a_second_one_out(
     writing the same archive."""
     import shutil
     import signal
-    import subprocess
-    import sys
 
     import pytest
-    from server import free_port
 
     from controller.service import datadir
 
