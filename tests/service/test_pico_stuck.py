@@ -18,7 +18,7 @@ import pytest
 from pico_rig import Rig, occupancy, wait_for
 
 from controller.drivers.switch_watch import WatchSettings
-from controller.rules import new_game
+from controller.rules import AnyGame, Move, new_game
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -64,6 +64,27 @@ def named(rig: Rig, words: str) -> str:
 
 def watch_lines(caplog: pytest.LogCaptureFixture) -> list[str]:
     return [r.getMessage() for r in caplog.records if r.name == WATCH]
+
+
+def set_out(rig: Rig, occupied: int) -> None:
+    """The 37-point board's soldiers all standing (``occupied``): pump
+    until the setting out is over."""
+    rig.sim.set_occupancy(occupied)
+    wait_for(lambda: "setup" not in rig.pump()["leds"].values(), "the soldiers set out")  # type: ignore[union-attr]
+
+
+def a_step(game: AnyGame) -> Move:
+    """The first step (no capture) of ``game``, played in it."""
+    move = next(m for m in game.legal_moves() if "x" not in str(m))
+    game.play(move)
+    return move
+
+
+def recorded(rig: Rig, game: AnyGame, move: Move) -> None:
+    """The board as ``game`` stands after ``move``, its first: pump until
+    it is recorded."""
+    rig.sim.set_occupancy(occupancy(game))
+    wait_for(lambda: rig.pump()["moves"] == [str(move)], "the move recorded")
 
 
 CLOSED = ("reads closed where no piece should stand: if the square is empty, the reed "
@@ -120,16 +141,13 @@ def test_a_welded_reed_on_the_37_point_board_is_named_after_a_slow_setting_out(
     rig.sim.set_occupancy(half)
     quiet_for(rig, 2.5 * STUCK_AFTER)
     assert set(rig.service.state()["leds"].values()) >= {"setup"}  # type: ignore[union-attr]
-    rig.sim.set_occupancy(start)
-    wait_for(lambda: "setup" not in rig.pump()["leds"].values(), "the soldiers set out")  # type: ignore[union-attr]
+    set_out(rig, start)
     # A move, the soldier held in the hand longer than the watch waits.
-    move = next(m for m in game.legal_moves() if "x" not in str(m))
-    game.play(move)
+    move = a_step(game)
     after = occupancy(game)
     rig.sim.set_occupancy(start & after)
     quiet_for(rig, 2 * STUCK_AFTER)
-    rig.sim.set_occupancy(after)
-    wait_for(lambda: rig.pump()["moves"] == [str(move)], "the move recorded")
+    recorded(rig, game, move)
     quiet_for(rig, 1.5 * STUCK_AFTER)
     assert watch_lines(caplog) == []
     # c5's reed welded shut (an empty point when the game starts).
@@ -145,12 +163,9 @@ def test_a_reed_that_no_longer_closes_on_the_37_point_board_is_named(
         rig: Rig, caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.INFO, WATCH)
     game = new_game("sixteen-soldiers")
-    rig.sim.set_occupancy(occupancy(game))
-    wait_for(lambda: "setup" not in rig.pump()["leds"].values(), "the soldiers set out")  # type: ignore[union-attr]
-    move = next(m for m in game.legal_moves() if "x" not in str(m))  # a4-a5
-    game.play(move)
-    rig.sim.set_occupancy(occupancy(game))
-    wait_for(lambda: rig.pump()["moves"] == [str(move)], "the move recorded")
+    set_out(rig, occupancy(game))
+    move = a_step(game)  # a4-a5
+    recorded(rig, game, move)
     # The Defender to move: the Attacker's soldier on a1 stands, its reed reads open.
     assert occupancy(game) & 1
     rig.sim.set_stuck(0, False)
