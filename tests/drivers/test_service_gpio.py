@@ -16,21 +16,26 @@ from controller.service.config import Config
 from controller.service.hardware import GpioBackend, drain
 
 
+def _gpio_board(tmp_path: Path, factory: MockFactory,
+                spi: FakeSPI) -> tuple[MatrixSimulator, GpioBackend, BoardService]:
+    """The default matrix simulated on the mock pins, the backend that
+    reads it (not started), and a service of the gpio board."""
+    from controller.drivers.gpio_config import GpioConfig
+
+    cfg = GpioConfig()
+    sim = MatrixSimulator(factory, cfg.matrix, cfg.mapping)
+    backend = GpioBackend(None, pin_factory=factory, spi=spi)
+    service = BoardService(Config(data_dir=tmp_path, settle=0.05, error_delay=0.3,
+                                  board="gpio"))
+    return sim, backend, service
+
+
 def test_gpio_board_feeds_the_service_and_lights_the_leds(
     tmp_path: Path, factory: MockFactory, spi: FakeSPI
 ) -> None:
-    sim_holder: dict[str, MatrixSimulator] = {}
-    backend = None
+    sim, backend, service = _gpio_board(tmp_path, factory, spi)
     try:
-        from controller.drivers.gpio_config import GpioConfig
-
-        cfg = GpioConfig()
-        sim_holder["sim"] = MatrixSimulator(factory, cfg.matrix, cfg.mapping)
-        backend = GpioBackend(None, pin_factory=factory, spi=spi)
-        service = BoardService(Config(data_dir=tmp_path, settle=0.05, error_delay=0.3,
-                                      board="gpio"))
         backend.start()
-        sim = sim_holder["sim"]
         sim.place(0)  # a piece on a1
         deadline = time.monotonic() + 5
         while not service.state()["moves"] and time.monotonic() < deadline:
@@ -42,10 +47,9 @@ def test_gpio_board_feeds_the_service_and_lights_the_leds(
         assert spi.writes, "the LED strip was never written"
         pixels = decode(spi.writes[-1])
         assert len(pixels) >= 49
-        service.close()
     finally:
-        if backend is not None:
-            backend.close()
+        service.close()
+        backend.close()
 
 
 def test_a_matrix_that_cannot_be_read_is_said_on_the_page_and_read_again(
@@ -54,13 +58,7 @@ def test_a_matrix_that_cannot_be_read_is_said_on_the_page_and_read_again(
     """A column pin whose read fails (an I/O error from the pin library):
     the scan thread lives on, the page says why nothing is read, and the
     board is read again once the pin answers."""
-    from controller.drivers.gpio_config import GpioConfig
-
-    cfg = GpioConfig()
-    sim = MatrixSimulator(factory, cfg.matrix, cfg.mapping)
-    backend = GpioBackend(None, pin_factory=factory, spi=spi)
-    service = BoardService(Config(data_dir=tmp_path, settle=0.05, error_delay=0.3,
-                                  board="gpio"))
+    sim, backend, service = _gpio_board(tmp_path, factory, spi)
     pin = sim.columns[0]
     working = pin._get_state
 
@@ -127,15 +125,9 @@ def test_a_new_game_of_another_board_is_refused_on_the_gpio_board(
 ) -> None:
     # The matrix is wired for the 7x7 board: a 37-point, 8x8 or 5x5 game on
     # it would read its switches as other points (or refuse every frame).
-
-    from controller.drivers.gpio_config import GpioConfig
     from controller.service.board import RequestError
 
-    cfg = GpioConfig()
-    sim = MatrixSimulator(factory, cfg.matrix, cfg.mapping)
-    backend = GpioBackend(None, pin_factory=factory, spi=spi)
-    service = BoardService(Config(data_dir=tmp_path, settle=0.05, error_delay=0.3,
-                                  board="gpio"))
+    sim, backend, service = _gpio_board(tmp_path, factory, spi)
     try:
         for variant, board in (("sixteen-soldiers", "37-point"), ("checkers", "8x8"),
                                ("sabouiyya", "5x5")):
@@ -205,18 +197,13 @@ def test_a_welded_reed_is_a_fault_of_a_board_still_read(
     # board that is read ("The board is read, but switch r3c3 (d4) ...").
     # Before, it was shown as "The board is not being read: switch r3c3
     # (d4) ...", while every other square was read and moves were taken.
-    from controller.drivers.gpio_config import GpioConfig
     from controller.drivers.switch_watch import WatchSettings
 
-    cfg = GpioConfig()
-    sim = MatrixSimulator(factory, cfg.matrix, cfg.mapping)
-    backend = GpioBackend(None, pin_factory=factory, spi=spi)
+    sim, backend, service = _gpio_board(tmp_path, factory, spi)
     assert backend.scanner is not None
     # Long enough that a1, played, is known to stand before it could be
     # called stuck on a loaded machine (0.3 s once was not).
     backend.scanner.watch.settings = WatchSettings(stuck_after=1.0)
-    service = BoardService(Config(data_dir=tmp_path, settle=0.05, error_delay=0.3,
-                                  board="gpio"))
     try:
         backend.start()
 
