@@ -163,11 +163,12 @@ class EventPump:
         self.events = events
         self.last = -math.inf
 
-    def __call__(self) -> int:
-        """Feed every queued event; how many."""
+    def __call__(self, most: int | None = None) -> int:
+        """Feed every queued event, or at most ``most`` of them (the rest
+        wait for the next call); how many."""
         n = 0
         now = self.service.now()
-        while True:
+        while most is None or n < most:
             try:
                 event = self.events.get_nowait()
             except queue.Empty:
@@ -176,6 +177,7 @@ class EventPump:
             self.last = t
             self.service.feed(event if t == event.t else dataclasses.replace(event, t=t))
             n += 1
+        return n
 
 
 def drain(service: BoardService, events: queue.Queue[Event]) -> int:

@@ -156,6 +156,13 @@ def compiled_note() -> tuple[int, str]:
     return logging.INFO, "the rules core and the engine's search run in C"
 
 
+# Events fed a pass of the pump: more than a board sends in seconds (a
+# switch changing at every scan is 200 a second), few enough (a quarter of
+# a second's work) that a device flooding the link never holds the page,
+# the lights and the board's status still.
+PUMP_MOST = 500
+
+
 def _attach(app: object, service: object, backend: Backend) -> None:
     """Run the backend's events into the service every 10 ms; LEDs follow."""
     import asyncio
@@ -173,7 +180,7 @@ def _attach(app: object, service: object, backend: Backend) -> None:
         told = ""
         while True:
             try:
-                feed()
+                feed(PUMP_MOST)
                 # a camera with no picture, a link down; lights that fail
                 service.set_sensor(backend.problem(), backend.fault())
                 backend.show(service.state())  # refreshes blinking roles too

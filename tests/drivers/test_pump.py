@@ -116,3 +116,46 @@ def test_a_board_not_being_read_is_said_on_the_page_until_it_is(tmp_path: Path) 
     assert problem is not None
     assert problem.startswith("the board on /dev/ttyNOPE is not connected (cannot open")
     assert problem.endswith("; trying again")
+
+
+def test_a_flood_of_frames_never_holds_the_page(tmp_path: Path) -> None:
+    """A device sending frames faster than the service takes them (a link
+    flooded with valid reports): each pass of the pump feeds a bounded
+    share and the page answers between passes; every frame is fed in the
+    end, in order.  Before: a pass fed until the queue was empty, so a
+    flood that never let it empty held the page, the lights and the
+    board's status for as long as it lasted."""
+    from controller.board.events import Frame
+    from controller.service.hardware import SimBackend
+    from controller.service.run import PUMP_MOST
+
+    config = Config(data_dir=tmp_path, ponder=False)
+    service = BoardService(config)
+    backend = SimBackend()
+    flood = 3 * PUMP_MOST
+    for i in range(flood):  # a piece on a1 seen and gone at every report
+        backend.events.put(Frame(service.now(), i % 2))
+
+    async def main() -> tuple[int, int]:
+        app = make_app(service)
+        _attach(app, service, backend)
+        client = TestClient(TestServer(app))
+        await client.start_server()  # runs the pump
+        try:
+            while backend.events.qsize() == flood:  # the pump's first pass
+                await asyncio.sleep(0)
+            waiting = backend.events.qsize()  # what the page's answer does not wait for
+            assert (await client.get("/api/state")).status == 200
+            for _ in range(500):
+                await asyncio.sleep(0.02)
+                if backend.events.empty():
+                    break
+            return waiting, backend.events.qsize()
+        finally:
+            await client.close()
+
+    try:
+        waiting, left = asyncio.run(main())
+    finally:
+        service.close()
+    assert waiting == flood - PUMP_MOST and left == 0
