@@ -199,17 +199,21 @@ def _doctor_serial(port: str, config_path: str | None, seconds: float,
 
     from controller.drivers.mapping import named_board
     from controller.drivers.serial_doctor import doctor_link, stop_firmware
+    from controller.drivers.serial_link import never_a_port
     from controller.rules import find_any_variant
     from controller.service.config import load_config
     from controller.service.hardware import SerialBackend
 
     config = load_config(config_path)
     board = named_board(config.gpio_table, find_any_variant(config.variant).geometry.name)
-    backend = SerialBackend(port, config, board=board)
+    backend = SerialBackend(port, config, board=board)  # the mapping checked, no port opened
     quiet = logging.NullHandler()
     logger = logging.getLogger("controller.drivers")
     logger.addHandler(quiet)
     try:
+        problem = never_a_port(port)
+        if problem is not None:  # refused as `run` refuses it: no handshake to wait for
+            raise OSError(problem)
         backend.start()
         if stop:
             return stop_firmware(backend.link, print)

@@ -456,6 +456,12 @@ def test_an_empty_data_dir_is_refused(command: list[str],
     (["doctor", "--serial", "/dev/null", "--config", "{tmp}/none.toml"], "none.toml: "),
     (["doctor", "--serial", "/dev/null", "--config", "{tmp}/m99.toml"],
      "{tmp}/m99.toml: gpio.mapping.board: must be one of 5x5, 7x7, 8x8, 37-point, not '9x9'"),
+    # What can never be a port is refused at once, as `run` refuses it
+    # (before: 5 s waited for a handshake, then status 1).
+    (["doctor", "--serial", "/dev/null"],
+     "kharbga-board: cannot open /dev/null: not a serial port (a Pico is /dev/ttyACM0"),
+    (["doctor", "--serial", "{tmp}", "--stop-firmware"],
+     "kharbga-board: cannot open {tmp}: a folder, not a serial port"),
     (["hall", "--config", "{tmp}/hall.toml"],
      "hall.toml: broadcast.ca_file: {tmp}/hall.toml holds no usable certificate"),
     # A camera board started from the command line alone is told where its
