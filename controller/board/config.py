@@ -182,13 +182,16 @@ def read_bounded(path: Path, limit: int, what: str,
     "larger than 1 MiB: not WHAT"."""
     try:
         # Opened without waiting: a named pipe (a FIFO) would wait for a
-        # writer for ever; it is refused, and anything else read as usual.
+        # writer for ever, a terminal for typing; they are refused, and
+        # anything else read as usual.
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     except OSError as exc:
         raise refuse(unreadable(exc)) from None
     try:
         if stat.S_ISFIFO(os.fstat(fd).st_mode):
             raise refuse(f"a named pipe, not {what}")
+        if os.isatty(fd):  # /dev/ttyACM0 given as the file: it would wait for typing
+            raise refuse(f"a terminal or serial port, not {what}")
         os.set_blocking(fd, True)
         with os.fdopen(os.dup(fd), "rb") as f:  # a folder opens, but does not read
             raw = f.read(limit + 1)

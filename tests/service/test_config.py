@@ -154,6 +154,18 @@ def test_the_bounded_read_stops_past_its_limit_and_raises_the_callers_error(
         read_bounded(fifo, 2**24, "a camera profile", Refused)
     with pytest.raises(ConfigError, match=r"pipe: a named pipe, not a configuration file$"):
         load_config(fifo)
+    # Before: a terminal (a Pico's port given as --config) waited for a line
+    # typed there for ever; this one has lines and an end (Ctrl-D) waiting.
+    leader, follower = os.openpty()
+    try:
+        os.write(leader, b"[web]\nport = 8080\n\x04")
+        tty = os.ttyname(follower)
+        with pytest.raises(ConfigError, match=r": a terminal or serial port, not a "
+                           r"configuration file$"):
+            load_config(tty)
+    finally:
+        os.close(leader)
+        os.close(follower)
 
 
 def test_a_whole_file_is_read_once(tmp_path: Path) -> None:
