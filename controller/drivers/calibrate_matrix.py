@@ -212,6 +212,9 @@ def _check_writable(path: Path) -> None:
     """Refuse, before the walk over the squares, a file that could not
     take its result."""
     folder = path.parent
+    if path.exists() and not path.is_file():  # /dev/null: the file put in its place
+        raise ConfigError("cannot write the mapping there: not a regular file (give the "
+                          "configuration file, or a new one's name)", file=str(path))
     if not folder.is_dir():
         raise ConfigError(f"cannot write the mapping there: no folder {folder}", file=str(path))
     if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):

@@ -229,6 +229,25 @@ def test_a_file_that_cannot_be_written_is_refused_before_the_walk(
     assert person.asked == []  # nobody walked the board for nothing
 
 
+def test_a_device_given_as_the_file_is_refused_before_the_walk(factory: MockFactory) -> None:
+    """/dev/null reads as an empty configuration; before, the walk ran and
+    its result was put in the device's place (a file renamed over it, as
+    root under sudo).  The console quits at the first question, so the
+    test never gets that far whatever the outcome."""
+    import io
+
+    from controller.board.config import ConfigError
+    from controller.drivers.console import TerminalConsole
+
+    said = io.StringIO()
+    console = TerminalConsole(io.StringIO("q\n"), said)
+    with pytest.raises(ConfigError, match=r"^/dev/null: cannot write the mapping there: not a "
+                       r"regular file"):
+        run_calibration("/dev/null", console, pin_factory=factory, clock=VirtualClock(),
+                        use_leds=False)
+    assert said.getvalue() == ""  # nothing asked
+
+
 def test_leds_whose_library_does_not_load_stop_calibration_in_one_line(
     factory: MockFactory, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
