@@ -304,6 +304,16 @@ def _data_dir(text: str) -> str:
     return text
 
 
+def _config_file(text: str) -> str:
+    """``--config``'s value: a file's path, not an empty word (read as the
+    current folder, or by doctor as no file given)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("an empty path: give the file, or leave the option out")
+    if "\0" in text:
+        raise argparse.ArgumentTypeError("a path cannot hold a NUL character")
+    return text
+
+
 def _variant_help(default: str = DEFAULT_VARIANT) -> str:
     from controller.rules import LEAP_VARIANTS, VARIANTS
 
@@ -356,7 +366,8 @@ def _add_replay_parser(sub: Any) -> None:
         help="feed the log's frames through the simulated switches and the real "
         "GPIO scanning code, or the firmware and its serial link (default: direct)",
     )
-    rp.add_argument("--config", help="TOML configuration ([gpio] mapping for --via gpio, firmware)")
+    rp.add_argument("--config", type=_config_file,
+                    help="TOML configuration ([gpio] mapping for --via gpio, firmware)")
     rp.set_defaults(command=_cmd_replay)
 
 
@@ -370,8 +381,8 @@ def _add_broadcast(run: argparse.ArgumentParser, sub: Any) -> None:
     hall.add_argument("--host", default="127.0.0.1", help="address of the page "
                       "(default: 127.0.0.1; 0.0.0.0 for every network)")
     hall.add_argument("--port", type=int, default=8090, help="port of the page (default: 8090)")
-    hall.add_argument("--config", help="TOML file with a [broadcast] table (user name, "
-                      "password, TLS files)")
+    hall.add_argument("--config", type=_config_file, help="TOML file with a [broadcast] "
+                      "table (user name, password, TLS files)")
     hall.set_defaults(command=_cmd_hall)
 
 
@@ -382,7 +393,7 @@ def _add_run_and_hint(sub: Any) -> None:
     run.add_argument("--host", help="address of the web page (default: 127.0.0.1)")
     run.add_argument("--port", type=int, help="port of the web page (default: 8080)")
     run.add_argument("--data-dir", type=_data_dir, help="where games are stored (default: data)")
-    run.add_argument("--config", help="TOML configuration file")
+    run.add_argument("--config", type=_config_file, help="TOML configuration file")
     run.add_argument("--token", help="the token callers on other machines must give (at least "
                      "12 characters; needed when --host is not a loopback address)")
     run.set_defaults(command=_cmd_run)
@@ -413,7 +424,7 @@ def _add_games_parser(sub: Any) -> None:
     budget.add_argument("--time", type=float, help="analyse: seconds a position instead")
     gp.add_argument("--data-dir", type=_data_dir, help="where games are stored (default: "
                     "[storage] data_dir of --config, else data)")
-    gp.add_argument("--config", help="TOML configuration file")
+    gp.add_argument("--config", type=_config_file, help="TOML configuration file")
     gp.set_defaults(command=_cmd_games)
 
 
@@ -440,7 +451,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     dp = sub.add_parser("doctor", help="self-test of the GPIO board (LEDs, switches, "
                         "ghosting), a Pico board (--serial) or a camera (--camera)")
-    dp.add_argument("--config", help="TOML configuration file (default: config.toml, or "
+    dp.add_argument("--config", type=_config_file,
+                    help="TOML configuration file (default: config.toml, or "
                     "without one the wiring of hardware.md; with --serial, the defaults: the "
                     "7x7 board)")
     dp.add_argument("--live", action="store_true", help="show every switch live until Enter")
@@ -458,7 +470,8 @@ def build_parser() -> argparse.ArgumentParser:
     cp = sub.add_parser("calibrate", help="calibration: switch matrix, camera markers, camera")
     csub = cp.add_subparsers(dest="what", metavar="WHAT", required=True)
     cm = csub.add_parser("matrix", help="walk through the switch and LED mapping")
-    cm.add_argument("--config", default="config.toml", help="TOML file to write the mapping to")
+    cm.add_argument("--config", type=_config_file, default="config.toml",
+                    help="TOML file to write the mapping to")
     cm.add_argument("--no-leds", action="store_true", help="do not light the squares")
     cm.set_defaults(command=_cmd_calibrate)
     ck = csub.add_parser("markers", help="print sheet of the four ArUco markers (and a board)")

@@ -445,6 +445,20 @@ def test_an_empty_data_dir_is_refused(command: list[str],
     assert "argument --data-dir: an empty path" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("command", [["run"], ["doctor"], ["doctor", "--serial", "/dev/null"],
+                                     ["calibrate", "matrix"], ["games", "list"], ["hall"],
+                                     ["replay", "game.log"]])
+def test_an_empty_config_file_name_is_refused(command: list[str],
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    # Before: read as the current folder ("is a directory, not a file",
+    # naming nothing), and by doctor as no file given (config.toml read).
+    with pytest.raises(SystemExit) as done:
+        main([*command, "--config", ""])
+    err = capsys.readouterr().err
+    assert done.value.code == 2 and err.count("\n") == 1
+    assert "argument --config: an empty path: give the file, or leave the option out" in err
+
+
 @pytest.mark.parametrize(("argv", "words"), [
     (["run", "--board", "serial:", "--data-dir", "{tmp}"],
      "--board: must be sim, gpio, serial:PORT or camera:DEVICE, not 'serial:'"),
