@@ -230,6 +230,9 @@ def _cmd_doctor(args: argparse.Namespace) -> int:
     for option in ("serial", "camera"):
         if getattr(args, option) is not None and not getattr(args, option).strip():
             raise ValueError(f"--{option} needs a port or device, not an empty name")
+        if getattr(args, option) is not None and not getattr(args, option).isprintable():
+            raise ValueError(f"--{option} needs a port or device, not a name with control "
+                             f"characters ({getattr(args, option)!r})")
     if args.stop_firmware and not args.serial:
         raise ValueError("--stop-firmware needs --serial PORT (the Pico's port)")
     if args.serial and args.camera:

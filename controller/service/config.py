@@ -241,6 +241,9 @@ def _check(c: Config, overridden: set[str]) -> None:
     if not (c.board in ("sim", "gpio") or c.board.startswith(("serial:", "camera:"))
             and c.board.partition(":")[2].strip()):
         raise error("board", f"must be sim, gpio, serial:PORT or camera:DEVICE, not {c.board!r}")
+    if not c.board.isprintable():  # a port or device name: said on the page and in the log
+        raise error("board", f"a port or device name cannot hold control characters, "
+                             f"not {c.board!r}")
     try:
         find_any_variant(c.variant)
     except ValueError as exc:

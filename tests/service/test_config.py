@@ -22,6 +22,9 @@ from controller.service.config import Config, ConfigError, load_config
         ("[web]\nport = 70000\n", "web.port", "must be from 1 to 65535, not 70000"),
         ("[board]\nvariant = 'chess'\n", "board.variant", "unknown variant"),
         ("[board]\nkind = 'usb'\n", "board.kind", "must be sim, gpio, serial:PORT"),
+        # Before: taken, and the name printed raw on the page and in the log.
+        ('[board]\nkind = "serial:/dev/x\\ny"\n', "board.kind",
+         "a port or device name cannot hold control characters, not 'serial:/dev/x\\ny'"),
         ("[bord]\n", "bord", "unknown section (known: board, web"),
         ("[web]\nhost = '0.0.0.0'\n", "web.token", "token of at least 12 characters"),
         # A browser's page can never send these: a space the server strips, a
