@@ -103,6 +103,9 @@ class BoardService(EngineSide):
         self.squares = game.geometry.size  # the board's points (sensors)
         self.sim = SimBoard(self.store, game, self.keeper.later)  # the simulated board only
         self.hint_wanted = self.computer_wanted = False
+        # The time of the last event fed while the board's pump has more
+        # waiting (inf: none waiting): ticks go no further (:meth:`tick`).
+        self.fed_until = float("inf")
         from controller.engine.api import DEFAULT_HINT_SECONDS
 
         self.hint_seconds = DEFAULT_HINT_SECONDS
@@ -269,7 +272,9 @@ class BoardService(EngineSide):
             self._sensor_lines = []
 
     def tick(self) -> Update:
-        update = self.reconciler.tick(self.now())
+        # Never past the last event fed while more wait to be (the pump's
+        # backlog): a reading they change is not settled by the clock alone.
+        update = self.reconciler.tick(min(self.now(), self.fed_until))
         self._after(update)
         return update
 

@@ -156,7 +156,9 @@ def open_backend(config: Config, clock: Clock) -> Backend:
 
 class EventPump:
     """Feeds a backend's events to the service with their own times,
-    bounded to [the previous event's time, the service's now]."""
+    bounded to [the previous event's time, the service's now]; while a
+    call leaves some waiting, the service's ``fed_until`` holds its ticks
+    back to the last one fed."""
 
     def __init__(self, service: BoardService, events: queue.Queue[Event]) -> None:
         self.service = service
@@ -172,11 +174,14 @@ class EventPump:
             try:
                 event = self.events.get_nowait()
             except queue.Empty:
+                self.service.fed_until = math.inf
                 return n
             t = min(max(event.t, self.last), now)
             self.last = t
             self.service.feed(event if t == event.t else dataclasses.replace(event, t=t))
             n += 1
+        # More wait: the service's ticks go no further than the last one fed.
+        self.service.fed_until = math.inf if self.events.empty() else self.last
         return n
 
 

@@ -159,3 +159,42 @@ def test_a_flood_of_frames_never_holds_the_page(tmp_path: Path) -> None:
     finally:
         service.close()
     assert waiting == flood - PUMP_MOST and left == 0
+
+
+def test_a_reading_the_backlog_changes_is_not_settled_by_the_clock(tmp_path: Path) -> None:
+    """A pass of the pump that leaves frames waiting: the service's ticks
+    go no further than the last frame fed, so a reading the waiting frames
+    change is not settled meanwhile, however late the next pass. Before,
+    a tick at the wall clock's time settled it: a soldier shown for a
+    millisecond on a1 was the Attacker's first placement."""
+    from fake_clock import FakeClock
+
+    from controller.board.events import Frame
+    from controller.service.hardware import EventPump, SimBackend
+    from controller.service.run import PUMP_MOST
+
+    clock = FakeClock()
+    service = BoardService(Config(data_dir=tmp_path, ponder=False, board="gpio"), clock)
+    try:
+        backend = SimBackend()
+        pump = EventPump(service, backend.events)
+        a1 = 1  # a1 is point 0
+        frames = [0] * (PUMP_MOST - 1) + [a1] + [0] * 100  # a1 for one frame, in a backlog
+        for i, occupied in enumerate(frames):
+            backend.events.put(Frame(clock.t + i * 0.001, occupied))
+        clock.t += 1.0  # the frames came in the last second
+        assert pump(PUMP_MOST) == PUMP_MOST and service.fed_until < clock.t - 0.3
+        clock.t += 2.0  # the next pass late: the loop busy
+        service.tick()
+        assert service.state()["moves"] == []
+        assert pump(PUMP_MOST) == 100 and service.fed_until == float("inf")
+        clock.t += 1.0
+        service.tick()
+        assert service.state()["moves"] == []
+        backend.events.put(Frame(clock.t, a1))  # a1 placed and left: the first placement
+        pump(PUMP_MOST)
+        clock.t += 1.0
+        service.tick()
+        assert service.state()["moves"] == ["@a1"]
+    finally:
+        service.close()
