@@ -210,7 +210,9 @@ def _describe(m: BoardMapping) -> str:
 
 def _check_writable(path: Path) -> None:
     """Refuse, before the walk over the squares, a file that could not
-    take its result."""
+    take its result (a symbolic link's target: the file written)."""
+    if path.is_symlink():
+        path = path.resolve()
     folder = path.parent
     if path.exists() and not path.is_file():  # /dev/null: the file put in its place
         raise ConfigError("cannot write the mapping there: not a regular file (give the "

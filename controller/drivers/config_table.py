@@ -11,6 +11,7 @@ were.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -63,7 +64,8 @@ def write_changes(
     as ``new``, given ``old``, what the file meant before (its values with
     the defaults filled in).  Only keys whose value changed are written
     (a key ``new`` lacks is removed); a missing file is created.  The file
-    is replaced atomically."""
+    is replaced atomically, keeping its mode and owner (it may hold the
+    broker's password), and a symbolic link's target is the file written."""
     try:
         import tomlkit
     except ModuleNotFoundError:
@@ -71,6 +73,8 @@ def write_changes(
             "writing the configuration needs tomlkit (pip install tomlkit)", file=str(path)
         ) from None
     p = Path(path)
+    if p.is_symlink():  # /etc/kharbga/config.toml -> the file kept elsewhere: kept a link
+        p = p.resolve()
     try:
         text = p.read_text(encoding="utf-8") if p.exists() else ""
         doc = tomlkit.parse(text)
@@ -83,7 +87,13 @@ def write_changes(
         table = table[part]
     _merge(table, old, new)
     tmp = p.with_name(p.name + ".tmp")
+    was = p.stat() if p.exists() else None
     with open(tmp, "w", encoding="utf-8") as fh:
+        if was is not None:  # a file only its owner reads stays so, before a word is in it
+            os.fchmod(fh.fileno(), was.st_mode & 0o7777)
+            if (was.st_uid, was.st_gid) != (os.geteuid(), os.getegid()):
+                with contextlib.suppress(OSError):  # the owner's own file, written by root
+                    os.fchown(fh.fileno(), was.st_uid, was.st_gid)
         fh.write(tomlkit.dumps(doc))
         fh.flush()
         os.fsync(fh.fileno())

@@ -177,6 +177,28 @@ def test_bad_configurations_give_one_line_errors(text: str, message: str) -> Non
     assert "\n" not in str(err.value)
 
 
+def test_the_written_file_keeps_its_mode_and_a_link_stays_a_link(tmp_path: Path) -> None:
+    # The service's file holds the broker's password, readable by its owner
+    # alone, and /etc/kharbga/config.toml may be a link to it. Before: the
+    # mapping written replaced the file by a new one of the default mode
+    # (the password readable by every user) and the link by a plain file.
+    kept = tmp_path / "kept" / "config.toml"
+    kept.parent.mkdir()
+    kept.write_text('[broadcast]\npassword = "s3cret-s3cret"\n', encoding="utf-8")
+    kept.chmod(0o600)
+    link = tmp_path / "config.toml"
+    link.symlink_to(kept)
+    config = GpioConfig(mapping=BoardMapping(a1="r6c0", files="rows"))
+    save_config(link, config)
+    assert link.is_symlink() and link.resolve() == kept.resolve()
+    assert kept.stat().st_mode & 0o777 == 0o600
+    assert load_config(kept) == config and 'password = "s3cret-s3cret"' in kept.read_text()
+    assert sorted(p.name for p in kept.parent.iterdir()) == ["config.toml"]  # no .tmp left
+    again = GpioConfig(mapping=BoardMapping(a1="r0c0", files="rows"))
+    save_config(kept, again)  # the file itself, written anew
+    assert kept.stat().st_mode & 0o777 == 0o600 and load_config(link) == again
+
+
 def test_configuration_round_trips_through_toml(tmp_path: Path) -> None:
     path = tmp_path / "board.toml"
     path.write_text("[service]\nport = 8080\n\n[gpio.leds]\nbrightness = 0.5\n", encoding="utf-8")
