@@ -312,6 +312,10 @@ def calibrate_camera(empty_path: str | Path, layout_path: str | Path, cells: str
         if same_file(out_path, photo):
             raise ValueError(f"cannot write camera profile {out_path}: it is {what}, which "
                              "it would replace: give --out another name (camera.json)")
+    why = not_a_file(Path(out_path))
+    if why is not None and why != "no such file":  # opening a pipe waits for a reader
+        raise ValueError(f"cannot write camera profile {out_path}: {why}"
+                         + (": give the file to write in it" if why == "a folder" else ""))
     check_cells(cells)
     profile = calibrate(load_image(empty_path), load_image(layout_path), cells)
     out = Path(out_path)

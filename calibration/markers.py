@@ -19,6 +19,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from calibration.images import not_a_file
+
 __all__ = [
     "largest_square_mm",
     "MARKER_CENTRES",
@@ -194,6 +196,10 @@ def write_marker_sheet(
         raise ValueError(f"{out_path}: is a directory: give the PNG file to write in it")
     if out_path.suffix.lower() != ".png":  # a JPEG's losses blur the markers' edges
         raise ValueError(f"{out_path}: not a PNG file name: give one ending in .png")
+    for path in (out_path, out_path.with_name(out_path.stem + "-board.png")):
+        why = not_a_file(path)
+        if why is not None and why != "no such file":  # opening a pipe waits for a reader
+            raise ValueError(f"{path}: {why}")
     k = _px_per_mm(dpi)
     w, h = round(210 * k), round(297 * k)
     sheet = np.full((h, w), 255, np.uint8)

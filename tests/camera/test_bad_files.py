@@ -199,3 +199,40 @@ def test_a_pipe_given_as_the_profile_is_refused_before_it_is_opened(
     finally:
         os.close(os.open(pipe, os.O_RDONLY | os.O_NONBLOCK))  # the writer let go
         writer.join(5)
+
+
+def test_a_pipe_given_to_write_to_is_refused_before_it_is_opened(
+        made: Path, tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    # Before: opened to write, which waits for a reader for ever (here a
+    # reader drains it: the profile and the sheet written into the pipe,
+    # exit status 0).
+    fifo = tmp_path / "pipe.png"
+    os.mkfifo(fifo)
+    fd = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+    stop = threading.Event()
+
+    def drain() -> None:
+        while not stop.is_set():
+            try:
+                os.read(fd, 1 << 16)
+            except BlockingIOError:
+                stop.wait(0.01)
+
+    reader = threading.Thread(target=drain, daemon=True)
+    reader.start()
+    try:
+        assert _refused(capfd, ["calibrate", "camera", "--empty", str(made / "empty.png"),
+                                "--layout", str(made / "layout.png"), "--cells", LAYOUT,
+                                "--out", str(fifo)]) == (
+            "", f"cannot write camera profile {fifo}: a pipe, not a regular file")
+        assert _refused(capfd, ["calibrate", "markers", "--out", str(fifo)]) == (
+            "", f"{fifo}: a pipe, not a regular file")
+        assert _refused(capfd, ["calibrate", "camera", "--empty", str(made / "empty.png"),
+                                "--layout", str(made / "layout.png"), "--cells", LAYOUT,
+                                "--out", str(tmp_path)]) == (
+            "", f"cannot write camera profile {tmp_path}: a folder: give the file to write in it")
+    finally:
+        stop.set()
+        reader.join(5)
+        os.close(fd)
+    assert sorted(tmp_path.iterdir()) == [fifo]
