@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import json
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -235,6 +236,9 @@ def load_profile(path: str | Path) -> CameraProfile:
                          f"{exc.colno}: {exc.msg})") from None
     except RecursionError:
         raise ValueError(f"camera profile {p} is not valid JSON (nested too deeply)") from None
+    except ValueError:  # Python's limit on the digits of an integer it converts
+        raise ValueError(f"camera profile {p} is not valid JSON (an integer of more than "
+                         f"{sys.get_int_max_str_digits()} digits)") from None
     try:
         return CameraProfile.from_json(data)
     except ValueError as exc:

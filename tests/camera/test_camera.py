@@ -225,6 +225,13 @@ def test_bad_inputs_raise_value_error(calibrated, tmp_path: Path) -> None:
         read_image(frame, _write(tmp_path / "a.json", b"{oops"))
     with pytest.raises(ValueError, match=r"not valid JSON \(nested too deeply\)$"):
         read_image(frame, _write(tmp_path / "deep.json", b"[" * 100000 + b"]" * 100000))
+    # Before: Python's "Exceeds the limit (4300 digits) for integer string conversion
+    # ...: use sys.set_int_max_str_digits() to increase the limit", naming no file.
+    huge = _write(tmp_path / "huge.json", b'{"square_px": 1' + b"0" * 5000 + b"}")
+    with pytest.raises(ValueError) as err:
+        read_image(frame, huge)
+    assert str(err.value) == (f"camera profile {huge} is not valid JSON (an integer of more "
+                              "than 4300 digits)")
     with pytest.raises(ValueError, match="not a kharbga camera profile"):
         read_image(frame, _write(tmp_path / "b.json", b"[1, 2]"))
     data = json.loads(prof.read_text())
