@@ -28,6 +28,7 @@ from calibration.homography import (
     square_px,
 )
 from calibration.images import (
+    MAX_PIXELS,
     as_bgr,
     load_image,
     native_stderr,
@@ -212,6 +213,9 @@ def _image_size(d: Any) -> tuple[int, int]:
     if (not isinstance(d, list) or len(d) != 2
             or not all(isinstance(x, int) and not isinstance(x, bool) and x > 0 for x in d)):
         raise ValueError("image_size must be two positive whole numbers")
+    if d[0] * d[1] > MAX_PIXELS:  # a camera's smaller pictures would be scaled up to it
+        raise ValueError(f"image_size {d[0]}x{d[1]} is more than the {MAX_PIXELS / 1e6:g} "
+                         "million pixels a picture may have")
     return d[0], d[1]
 
 

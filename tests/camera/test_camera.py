@@ -325,6 +325,10 @@ FLAT = ("marker corners: each marker a square of the board's plane, the four aro
      "image_size must be two positive whole numbers"),
     ("size negative", lambda d: d.update(image_size=[-5, 0]),
      "image_size must be two positive whole numbers"),
+    # Before: loaded; the run service's camera thread then died on "cv2.error:
+    # ... Insufficient memory ... 27648000000 bytes" scaling a 1280x720 picture up to it.
+    ("size huge", lambda d: d.update(image_size=[128000, 72000]),
+     "image_size 128000x72000 is more than the 50 million pixels a picture may have"),
     ("flat homography", lambda d: d.update(homography=[[0] * 3] * 3),
      "homography is not an invertible 3x3 matrix"),
     ("one marker", lambda d: d.update(markers={"0": _markers(d)["0"]}),
