@@ -33,6 +33,7 @@ from calibration.images import (
     load_image,
     native_stderr,
     not_a_file,
+    picture_size,
     same_file,
     too_many_pixels,
 )
@@ -91,6 +92,15 @@ def open_capture(device: str) -> cv2.VideoCapture:
     if what == "video" and Path(device).exists() and not Path(device).is_dir() \
             and not Path(device).is_file():  # a pipe: opening it waits for a writer
         raise ValueError(f"cannot open video {device}: {not_a_file(Path(device))}")
+    if what == "video":  # a photo given as a video: FFmpeg gives 0x0 for one it will not decode
+        try:
+            with open(device, "rb") as f:
+                size = picture_size(f.read(1 << 16))
+        except OSError:
+            size = None
+        large = None if size is None else too_many_pixels(*size)
+        if large is not None:
+            raise TooLarge(f"cannot open video {device}: its pictures are {large}")
     cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_ERROR)
     source: int | str = int(device) if device.isdigit() else device
     with native_stderr():
@@ -99,8 +109,11 @@ def open_capture(device: str) -> cv2.VideoCapture:
     if not opened:
         cap.release()
         raise ValueError(f"cannot open {what} {device}: {open_problem(device)}")
-    large = too_many_pixels(int(cap.get(cv2.CAP_PROP_FRAME_WIDTH)),
-                            int(cap.get(cv2.CAP_PROP_FRAME_HEIGHT)))
+    width, height = int(cap.get(cv2.CAP_PROP_FRAME_WIDTH)), int(cap.get(cv2.CAP_PROP_FRAME_HEIGHT))
+    if what == "video" and width * height == 0:  # pictures its decoder refuses (too large)
+        cap.release()
+        raise ValueError(f"cannot open video {device}: {open_problem(device)}")
+    large = too_many_pixels(width, height)
     if large is not None:  # said before a picture is decoded
         cap.release()
         raise TooLarge(f"cannot open {what} {device}: its pictures are {large}")

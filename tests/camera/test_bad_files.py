@@ -20,6 +20,7 @@ import pytest
 from photo_folder import GAME, LAYOUT, photo_folder
 
 import calibration.images
+from calibration.live import FrameGrabber, LiveCalibration
 from controller.cli import main
 from controller.drivers.camera import CameraStream, video_frames
 
@@ -122,6 +123,28 @@ def test_a_video_of_pictures_too_large_is_refused_before_one_is_decoded(
     with pytest.raises(ValueError) as err:  # the run service's camera board
         CameraStream(str(video), profile)
     assert str(err.value) == words
+
+
+def test_a_photo_too_large_given_as_a_video_is_refused_from_its_header(
+        made: Path, tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    # Before: OpenCV opened it with no size (FFmpeg will not decode 20000x20000),
+    # so it passed the size check: doctor printed FFmpeg's "Picture size
+    # 20000x20000 is invalid" lines, then "opened but gave no picture"; run
+    # --board camera: started and calibrate camera --live served its page,
+    # opening it again and again with FFmpeg's lines on the terminal.
+    sof = b"\xff\xc0" + struct.pack(">HBHHB", 17, 8, 20000, 20000, 3) + bytes(9)
+    photo = tmp_path / "huge.jpg"
+    photo.write_bytes(b"\xff\xd8" + sof + b"\xff\xd9")
+    words = (f"cannot open video {photo}: its pictures are 20000x20000 pixels, more than the "
+             "50 million a picture may have (a camera's are a few million): scale it down")
+    assert _refused(capfd, ["doctor", "--camera", str(photo)]) == ("", words)
+    with pytest.raises(ValueError) as err:  # the run service's camera board
+        CameraStream(str(photo), str(made / "profile.json"))
+    assert str(err.value) == words
+    with pytest.raises(ValueError) as err:  # calibrate camera --live
+        FrameGrabber(LiveCalibration(tmp_path / "p.json"), str(photo))
+    assert str(err.value) == words
+    assert "Picture size" not in capfd.readouterr().err
 
 
 def test_a_video_cut_short_says_so_after_its_pictures(
