@@ -317,6 +317,14 @@ def _config_file(text: str) -> str:
     return text
 
 
+def _file(text: str) -> str:
+    """A file's path given to the camera commands: not an empty word (which
+    names the current folder: ``camera read ''`` read every picture in it)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("an empty path: give one")
+    return text
+
+
 def _variant_help(default: str = DEFAULT_VARIANT) -> str:
     from controller.rules import LEAP_VARIANTS, VARIANTS
 
@@ -478,7 +486,7 @@ def build_parser() -> argparse.ArgumentParser:
     cm.add_argument("--no-leds", action="store_true", help="do not light the squares")
     cm.set_defaults(command=_cmd_calibrate)
     ck = csub.add_parser("markers", help="print sheet of the four ArUco markers (and a board)")
-    ck.add_argument("--out", required=True, help="PNG file to write")
+    ck.add_argument("--out", required=True, type=_file, help="PNG file to write")
     ck.add_argument("--square-mm", type=float, default=40.0, help="square size (default 40 mm)")
     ck.add_argument("--dpi", type=int, default=300, help=f"print resolution, {MIN_DPI} to "
                     f"{MAX_DPI} (default 300)")
@@ -486,11 +494,11 @@ def build_parser() -> argparse.ArgumentParser:
     cc = csub.add_parser("camera", help="learn the board's colours from two photos",
                          description="From two photos (--empty, --layout, --cells), or "
                          "interactively on the live camera with a preview page (--live).")
-    cc.add_argument("--empty", help="photo of the empty board")
-    cc.add_argument("--layout", help="photo of the board with known pieces")
+    cc.add_argument("--empty", type=_file, help="photo of the empty board")
+    cc.add_argument("--layout", type=_file, help="photo of the board with known pieces")
     cc.add_argument("--cells", help="the layout's 49 cells (a, d, .); with --live, the "
                     "layout asked for (default: a, d, . in turn)")
-    cc.add_argument("--out", required=True, help="profile (JSON) to write")
+    cc.add_argument("--out", required=True, type=_file, help="profile (JSON) to write")
     cc.add_argument("--live", metavar="DEVICE", help="calibrate on the live camera (a device "
                     "number, or a video file) with a preview page")
     cc.add_argument("--host", help="preview page address (--live; default: 127.0.0.1)")
@@ -501,11 +509,13 @@ def build_parser() -> argparse.ArgumentParser:
     crs = cr.add_subparsers(dest="camera_action", metavar="ACTION", required=True)
     read = crs.add_parser("read", help="print the 49-character cells string of a photo, or one "
                           "line a frame (name, cells) of a folder of photos or a video")
-    read.add_argument("image", metavar="SOURCE", help="a photo, a folder of photos or a video")
-    read.add_argument("--profile", required=True, help="profile from calibrate camera")
-    read.add_argument("--explain", metavar="OUT.png", help="write the overlay (squares, "
-                      "readings, the light correction) of the last frame; {} in the name "
-                      "writes one a frame")
+    read.add_argument("image", metavar="SOURCE", type=_file,
+                      help="a photo, a folder of photos or a video")
+    read.add_argument("--profile", required=True, type=_file,
+                      help="profile from calibrate camera")
+    read.add_argument("--explain", metavar="OUT.png", type=_file, help="write the overlay "
+                      "(squares, readings, the light correction) of the last frame; {} in "
+                      "the name writes one a frame")
     read.set_defaults(command=_cmd_camera_read)
 
     return parser

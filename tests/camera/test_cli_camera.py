@@ -77,6 +77,32 @@ def test_the_marker_sheet_needs_a_png_file_name(
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.parametrize(("argv", "argument"), [
+    # Before: the current folder read as a folder of photos, exit status 0.
+    (["camera", "read", "", "--profile", "p.json"], "SOURCE"),
+    # Before: "camera profile .: is a directory, not a file".
+    (["camera", "read", "x.png", "--profile", ""], "--profile"),
+    (["camera", "read", "x.png", "--profile", "p.json", "--explain", ""], "--explain"),
+    (["calibrate", "camera", "--empty", "", "--layout", "l.png", "--cells", "x", "--out",
+      "p.json"], "--empty"),
+    (["calibrate", "camera", "--empty", "e.png", "--layout", " ", "--cells", "x", "--out",
+      "p.json"], "--layout"),
+    # Before: "cannot write camera profile .: [Errno 21] Is a directory: '.'".
+    (["calibrate", "camera", "--live", "0", "--out", ""], "--out"),
+    (["calibrate", "markers", "--out", ""], "--out"),
+])
+def test_an_empty_path_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                  monkeypatch: pytest.MonkeyPatch, argv: list[str],
+                                  argument: str) -> None:
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as done:
+        main(argv)
+    assert done.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"argument {argument}: an empty path: give one" in err, err
+    assert list(tmp_path.iterdir()) == []
+
+
 SQUARE = ("--square-mm must be a number of millimetres, 10 to 129.1 (a board's square; a "
           "marker is 0.8 of it, and four fit an A4 sheet), not ")
 
