@@ -217,6 +217,9 @@ def _explain(out: str | None, name: str, image: np.ndarray, reader: CameraReader
     if not ok:
         raise ValueError(f"cannot write {path}: not a picture name OpenCV can encode"
                          " (use .png or .jpg)")
+    why = not_a_file(path)
+    if why is not None and why != "no such file":  # opening a pipe waits for a reader
+        raise ValueError(f"cannot write {path}: {why}")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(data.tobytes())
@@ -231,6 +234,9 @@ def _check_explain(out: str) -> None:
     if path.is_dir():
         raise ValueError(f"cannot write --explain {out}: is a directory: give the picture "
                          "to write in it (.png or .jpg)")
+    why = None if "{}" in out else not_a_file(path)  # each frame's is checked as written
+    if why is not None and why not in ("no such file", "a folder"):  # a pipe would hang
+        raise ValueError(f"cannot write --explain {out}: {why}")
     if not cv2.haveImageWriter(str(path)):
         raise ValueError(f"cannot write --explain {out}: not a picture name OpenCV can "
                          "encode (use .png or .jpg)")

@@ -12,6 +12,8 @@ import subprocess
 import sys
 import threading
 import zlib
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import cv2
@@ -224,13 +226,10 @@ def test_a_pipe_given_as_the_profile_is_refused_before_it_is_opened(
         writer.join(5)
 
 
-def test_a_pipe_given_to_write_to_is_refused_before_it_is_opened(
-        made: Path, tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
-    # Before: opened to write, which waits for a reader for ever (here a
-    # reader drains it: the profile and the sheet written into the pipe,
-    # exit status 0).
-    fifo = tmp_path / "pipe.png"
-    os.mkfifo(fifo)
+@contextmanager
+def _drained(fifo: Path) -> Iterator[None]:
+    """A reader on the pipe ``fifo`` meanwhile, draining what is written to
+    it: a command that opens it to write goes on (rather than waiting)."""
     fd = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
     stop = threading.Event()
 
@@ -244,6 +243,21 @@ def test_a_pipe_given_to_write_to_is_refused_before_it_is_opened(
     reader = threading.Thread(target=drain, daemon=True)
     reader.start()
     try:
+        yield
+    finally:
+        stop.set()
+        reader.join(5)
+        os.close(fd)
+
+
+def test_a_pipe_given_to_write_to_is_refused_before_it_is_opened(
+        made: Path, tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    # Before: opened to write, which waits for a reader for ever (here a
+    # reader drains it: the profile and the sheet written into the pipe,
+    # exit status 0).
+    fifo = tmp_path / "pipe.png"
+    os.mkfifo(fifo)
+    with _drained(fifo):
         assert _refused(capfd, ["calibrate", "camera", "--empty", str(made / "empty.png"),
                                 "--layout", str(made / "layout.png"), "--cells", LAYOUT,
                                 "--out", str(fifo)]) == (
@@ -254,8 +268,22 @@ def test_a_pipe_given_to_write_to_is_refused_before_it_is_opened(
                                 "--layout", str(made / "layout.png"), "--cells", LAYOUT,
                                 "--out", str(tmp_path)]) == (
             "", f"cannot write camera profile {tmp_path}: a folder: give the file to write in it")
-    finally:
-        stop.set()
-        reader.join(5)
-        os.close(fd)
     assert sorted(tmp_path.iterdir()) == [fifo]
+
+
+def test_a_pipe_given_as_the_overlay_is_refused_before_it_is_opened(
+        made: Path, tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    # Before: opened to write the overlay, which waits for a reader for ever
+    # (here a reader drains it: the overlay written into the pipe, exit status 0).
+    fifo, fifo0 = tmp_path / "x.png", tmp_path / "x0.png"
+    os.mkfifo(fifo)
+    os.mkfifo(fifo0)
+    profile = str(made / "profile.json")
+    with _drained(fifo), _drained(fifo0):
+        assert _refused(capfd, ["camera", "read", str(made / "game.png"), "--profile", profile,
+                                "--explain", str(fifo)]) == (
+            "", f"cannot write --explain {fifo}: a pipe, not a regular file")
+        # one a frame: each overlay's name is known as its frame is read
+        assert _refused(capfd, ["camera", "read", str(made / "game.avi"), "--profile", profile,
+                                "--explain", str(tmp_path / "x{}.png")]) == (
+            f"0 {GAME}\n", f"cannot write {fifo0}: a pipe, not a regular file")
