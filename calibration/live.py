@@ -30,7 +30,7 @@ import numpy as np
 from calibration.camera import CameraReader, calibrate, check_cells
 from calibration.frames import is_video_file, open_capture
 from calibration.homography import fit_from_centres
-from calibration.images import same_file
+from calibration.images import native_stderr, same_file
 from calibration.markers import detect_markers
 from calibration.preview import draw_overlay, jpeg
 from controller.board.config import (
@@ -199,6 +199,14 @@ class FrameGrabber:
         self.is_file = capture is None and is_video_file(device)
         if capture is None:
             capture = self._open()
+        if self.is_file:  # a video with no picture would be opened again and again, unsaid
+            with native_stderr():
+                ok, image = capture.read()
+            if not ok or image is None:
+                capture.release()
+                raise ValueError(f"cannot open video {device}: no picture in it (an empty "
+                                 "video, or none OpenCV can decode)")
+            target.frame(image)
         self.capture = capture
         fps = 0.0
         if self.is_file and isinstance(capture, cv2.VideoCapture):

@@ -439,3 +439,14 @@ def test_service_page_shows_the_camera_picture(tmp_path: Path) -> None:
         proc.terminate()
         _, err = proc.communicate(timeout=20)
     assert "Traceback" not in err
+
+
+def test_a_video_with_no_picture_is_refused_before_the_page(tmp_path: Path) -> None:
+    # Before: opened, the page served, and the video opened again and again
+    # meanwhile: "no picture from the camera yet" at every button, nothing said.
+    video = tmp_path / "none.avi"
+    cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"MJPG"), 10, (1280, 720)).release()
+    with pytest.raises(ValueError) as err:
+        FrameGrabber(LiveCalibration(tmp_path / "p.json"), str(video))
+    assert str(err.value) == (f"cannot open video {video}: no picture in it (an empty video, "
+                              "or none OpenCV can decode)")
