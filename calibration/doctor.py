@@ -18,7 +18,8 @@ from pathlib import Path
 
 import cv2
 
-from calibration.frames import open_capture
+from calibration.frames import frames_short, open_capture
+from calibration.images import native_stderr
 from calibration.markers import MARKER_CENTRES, detect_markers
 
 __all__ = ["camera_locks", "doctor_camera", "parse_controls"]
@@ -74,18 +75,25 @@ def _controls(node: str) -> dict[str, int] | None:
     return parse_controls(res.stdout) if res.returncode == 0 else None
 
 
-def _watch(cap: cv2.VideoCapture, seconds: float) -> tuple[int, float, dict[int, int]]:
+def _watch(cap: cv2.VideoCapture,
+           seconds: float) -> tuple[int, float, dict[int, int], str | None]:
+    """(frames, seconds taken, frames each marker was seen in, how a video
+    file ended before its header says or None), the decoder's own warnings
+    kept off the terminal."""
     seen = dict.fromkeys(MARKER_CENTRES, 0)
-    frames = 0
+    frames, last, short = 0, "", None
     t0 = time.monotonic()
     while time.monotonic() - t0 < seconds:
-        ok, frame = cap.read()
+        with native_stderr() as said:
+            ok, frame = cap.read()
+        last = "".join(said).strip() or last
         if not ok or frame is None:
+            short = frames_short(cap, frames, last)
             break
         frames += 1
         for mid in detect_markers(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)):
             seen[mid] += 1
-    return frames, time.monotonic() - t0, seen
+    return frames, time.monotonic() - t0, seen, short
 
 
 def doctor_camera(source: str, seconds: float = 3.0) -> int:
@@ -95,7 +103,7 @@ def doctor_camera(source: str, seconds: float = 3.0) -> int:
     _, node = _device(source)
     cap = open_capture(source)
     try:
-        frames, took, seen = _watch(cap, seconds)
+        frames, took, seen, short = _watch(cap, seconds)
     finally:
         cap.release()
     if not frames:
@@ -118,6 +126,9 @@ def doctor_camera(source: str, seconds: float = 3.0) -> int:
             good &= locked is not False
     print(f"frame rate: {frames / max(took, 1e-9):.1f} frames/s ({frames} frames in"
           f" {took:.1f} s)")
+    if short is not None:
+        print(f"the video {source} {short}")
+        good = False
     for mid, n in seen.items():
         print(f"marker {mid}: seen in {n} of {frames} frames")
     if min(seen.values()) < frames:

@@ -50,3 +50,25 @@ def test_video_file_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
     assert main(["doctor", "--camera", str(tmp_path / "none.mp4")]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "no camera or video" in err
+
+
+def test_a_video_cut_short_is_said_in_the_report(tmp_path: Path,
+                                                 capfd: pytest.CaptureFixture[str]) -> None:
+    # Before: FFmpeg's "[mjpeg @ 0x...] overread 8" on the terminal, then
+    # "camera ready", exit status 0.
+    video = tmp_path / "cam.avi"
+    w = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"MJPG"), 10, (1280, 720))
+    img = render(Scene("." * 49, "white-black", Camera(), Lighting(), seed=1)).image
+    for _ in range(10):
+        w.write(img)
+    w.release()
+    cut = tmp_path / "cut.avi"
+    cut.write_bytes(video.read_bytes()[:video.stat().st_size // 2])
+    assert main(["doctor", "--camera", str(cut), "--seconds", "5"]) == 1
+    out, err = capfd.readouterr()
+    assert err == ""
+    said = [ln for ln in out.splitlines() if ln.startswith("the video")]
+    assert len(said) == 1 and said[0].startswith(
+        f"the video {cut} ends after "), out
+    assert " of the 10 pictures its header gives: cut short or damaged" in said[0]
+    assert out.splitlines()[-1] == "camera needs attention"
