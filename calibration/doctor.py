@@ -83,7 +83,7 @@ def _watch(cap: cv2.VideoCapture,
     seen = dict.fromkeys(MARKER_CENTRES, 0)
     frames, last, short = 0, "", None
     t0 = time.monotonic()
-    while time.monotonic() - t0 < seconds:
+    while frames == 0 or time.monotonic() - t0 < seconds:  # at least one, however short
         with native_stderr() as said:
             ok, frame = cap.read()
         last = "".join(said).strip() or last

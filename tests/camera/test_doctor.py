@@ -72,3 +72,16 @@ def test_a_video_cut_short_is_said_in_the_report(tmp_path: Path,
         f"the video {cut} ends after "), out
     assert " of the 10 pictures its header gives: cut short or damaged" in said[0]
     assert out.splitlines()[-1] == "camera needs attention"
+
+
+def test_a_short_watch_still_reads_a_picture(tmp_path: Path,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    # Before: "camera cam.avi opened but gave no picture", exit status 2:
+    # the time was up before the first picture was asked for.
+    video = tmp_path / "cam.avi"
+    w = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"MJPG"), 5, (1280, 720))
+    w.write(render(Scene("." * 49, "white-black", Camera(), Lighting(), seed=1)).image)
+    w.release()
+    assert main(["doctor", "--camera", str(video), "--seconds", "1e-9"]) == 0
+    out = capsys.readouterr().out
+    assert "(1 frames in 0.0 s)" in out and out.splitlines()[-1] == "camera ready"
