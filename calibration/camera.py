@@ -33,6 +33,7 @@ from calibration.images import (
     load_image,
     native_stderr,
     not_a_file,
+    numbers_only,
     picture_size,
     same_file,
 )
@@ -137,7 +138,7 @@ def _field(d: dict[str, Any], key: str) -> Any:
 def _homography(d: Any) -> np.ndarray:
     """The profile's homography: an invertible 3x3 matrix of finite numbers."""
     try:
-        h = np.array(d, np.float64)
+        h = np.array(d if numbers_only(d) else [], np.float64)
     except (TypeError, ValueError):
         h = np.zeros(0)
     if h.shape != (3, 3) or not np.isfinite(h).all() or not _invertible(h):
@@ -184,7 +185,7 @@ def _marker_corners(d: Any) -> dict[int, np.ndarray]:
     words = (f"marker corners: ids 0, 1, 2, 3 each with 4 corners, within {MARKER_REACH:g} "
              "squares of the board")
     try:
-        markers = {int(k): np.array(v, np.float64) for k, v in d.items()}
+        markers = {int(k): np.array(v if numbers_only(v) else [], float) for k, v in d.items()}
     except (AttributeError, TypeError, ValueError):
         raise ValueError(words) from None
     if (sorted(markers) != [0, 1, 2, 3]

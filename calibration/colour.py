@@ -28,6 +28,8 @@ from typing import Any
 import cv2
 import numpy as np
 
+from calibration.images import numbers_only
+
 __all__ = ["Grid", "Features", "ColourModel", "CLASSES", "lines_beyond"]
 
 CLASSES = (".", "a", "d")
@@ -363,6 +365,8 @@ MODEL_KEYS = ("floor", "max_dist", "margin", "means", "covs")
 
 def _table(d: Any, shape: tuple[int, ...], words: str) -> np.ndarray:
     """``d`` as an array of ``shape``; a ValueError of ``words`` when it is not."""
+    if not numbers_only(d):
+        raise ValueError(words)
     try:
         x = np.array(d, np.float64)
     except (TypeError, ValueError):

@@ -10,6 +10,7 @@ import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -17,7 +18,7 @@ import numpy as np
 from calibration import MAX_PIXELS
 
 __all__ = ["MAX_PIXELS", "as_bgr", "file_keys", "load_image", "native_stderr", "not_a_file",
-           "picture_size", "same_file", "too_many_pixels"]
+           "numbers_only", "picture_size", "same_file", "too_many_pixels"]
 
 
 @contextmanager
@@ -134,6 +135,19 @@ def load_image(path: str | Path) -> np.ndarray:
     if img is None:
         raise ValueError(f"cannot read image {p}: not a picture OpenCV can decode")
     return img
+
+
+def numbers_only(d: Any) -> bool:
+    """Whether ``d`` (read from a profile's JSON) is a number, not ``true``,
+    or lists of them: NumPy takes ``"1"`` and ``true`` for numbers too."""
+    todo = [d]
+    while todo:  # no recursion: lists nested as deep as JSON allows
+        x = todo.pop()
+        if isinstance(x, list):
+            todo.extend(x)
+        elif not isinstance(x, int | float) or isinstance(x, bool):
+            return False
+    return True
 
 
 def as_bgr(image: np.ndarray) -> np.ndarray:

@@ -331,6 +331,18 @@ FLAT = ("marker corners: each marker a square of the board's plane, the four aro
      "image_size 128000x72000 is more than the 50 million pixels a picture may have"),
     ("flat homography", lambda d: d.update(homography=[[0] * 3] * 3),
      "homography is not an invertible 3x3 matrix"),
+    # Before: taken as the numbers they spell (NumPy reads "1" and true as 1.0).
+    ("homography of strings", lambda d: d.update(homography=[[str(x) for x in row]
+                                                             for row in d["homography"]]),
+     "homography is not an invertible 3x3 matrix"),
+    ("homography of true", lambda d: d["homography"][2].__setitem__(2, True),
+     "homography is not an invertible 3x3 matrix"),
+    ("a marker corner a string", lambda d: _markers(d)["0"][0].__setitem__(0, "-1.4"),
+     WITHIN),
+    ("a mean a string", lambda d: d["model"]["means"][0].__setitem__(0, "0.01"),
+     "means must be 3 rows of 3 numbers (the class means)"),
+    ("a spread false", lambda d: d["model"]["covs"][1][2].__setitem__(0, False),
+     "covs must be 3 tables of 3 rows of 3 numbers (the class spreads)"),
     ("one marker", lambda d: d.update(markers={"0": _markers(d)["0"]}),
      WITHIN),
     ("marker 9", lambda d: d.update(markers={**_markers(d), "9": _markers(d).pop("0")}),
