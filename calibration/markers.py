@@ -221,9 +221,7 @@ def write_marker_sheet(
         # cutting guide: a thin square one quarter of a square wide outside the marker
         m = round(0.1 * square_mm * k)
         cv2.rectangle(sheet, (x0 - m, y0 - m), (x0 + side + m, y0 + side + m), 160, 1)
-    out_path.parent.mkdir(parents=True, exist_ok=True)
-    if not cv2.imwrite(str(out_path), sheet, [cv2.IMWRITE_PNG_COMPRESSION, 9]):
-        raise ValueError(f"cannot write {out_path}")
+    _write_png(out_path, sheet)
     written = [out_path]
     if board:
         bpath = out_path.with_name(out_path.stem + "-board.png")
@@ -270,7 +268,20 @@ def write_paper_board(out_path: str | Path, *, square_mm: float = 19.0, dpi: int
     out_path = Path(out_path)
     s = round(square_mm * _px_per_mm(dpi))
     img = paper_board_image(s)
-    out_path.parent.mkdir(parents=True, exist_ok=True)
-    if not cv2.imwrite(str(out_path), img, [cv2.IMWRITE_PNG_COMPRESSION, 9]):
-        raise ValueError(f"cannot write {out_path}")
+    _write_png(out_path, img)
     return out_path
+
+
+def _write_png(path: Path, img: np.ndarray) -> None:
+    """``img`` written to ``path`` as PNG, its folder made when missing:
+    encoded here and written by Python, so a file that cannot be written
+    says why in one line (OpenCV's imwrite printed a warning of its own and
+    answered only False)."""
+    data = cv2.imencode(".png", img, [cv2.IMWRITE_PNG_COMPRESSION, 9])[1]
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data.tobytes())
+    except (FileExistsError, NotADirectoryError):  # a file where a folder of the path goes
+        raise ValueError(f"cannot write {path}: a file on its path is not a folder") from None
+    except OSError as exc:
+        raise ValueError(f"cannot write {path}: {(exc.strerror or str(exc)).lower()}") from None

@@ -103,6 +103,22 @@ def test_an_empty_path_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.parametrize("out", ["photo.png/sheet.png", "photo.png/sub/sheet.png"])
+def test_the_marker_sheet_under_a_file_says_why_it_cannot_be_written(
+        tmp_path: Path, capfd: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+        out: str) -> None:
+    # Before: "[Errno 17] File exists: 'photo.png'" (or "[Errno 20] Not a
+    # directory"), naming neither the sheet nor what is wrong; a folder that
+    # could not be written, OpenCV's "[ WARN:0@0.044] global loadsave.cpp:1145
+    # imwrite_ ...: can't open file for writing" above "cannot write ...".
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "photo.png").write_bytes(b"x")
+    assert main(["calibrate", "markers", "--out", out]) == 2
+    assert capfd.readouterr().err == (f"kharbga-board: cannot write {out}: a file on its path "
+                                      "is not a folder\n")
+    assert [p.name for p in tmp_path.iterdir()] == ["photo.png"]
+
+
 SQUARE = ("--square-mm must be a number of millimetres, 10 to 129.1 (a board's square; a "
           "marker is 0.8 of it, and four fit an A4 sheet), not ")
 
