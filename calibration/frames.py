@@ -81,6 +81,10 @@ class TooLarge(ValueError):
     """A video whose pictures are too large to decode (:func:`open_capture`)."""
 
 
+class NotUtf8(ValueError):
+    """A camera or video whose name OpenCV cannot be given (:func:`open_capture`)."""
+
+
 def open_capture(device: str) -> cv2.VideoCapture:
     """A camera (its number or device node) or a video file, opened; a
     ValueError in one line if it cannot be, saying why (OpenCV's own
@@ -89,6 +93,9 @@ def open_capture(device: str) -> cv2.VideoCapture:
         raise ValueError("no camera or video given: a device number such as 0, a /dev/video* "
                          "path or a video file")
     what = "camera" if camera_node(device) else "video"
+    if not _utf8(device):  # OpenCV's Python binding crashes on such a name
+        raise NotUtf8(f"cannot open {what} {device}: its name is not UTF-8, which OpenCV "
+                      "cannot open: rename it")
     if what == "video" and Path(device).exists() and not Path(device).is_dir() \
             and not Path(device).is_file():  # a pipe: opening it waits for a writer
         raise ValueError(f"cannot open video {device}: {not_a_file(Path(device))}")
@@ -120,6 +127,17 @@ def open_capture(device: str) -> cv2.VideoCapture:
     return cap
 
 
+def _utf8(text: str) -> bool:
+    """Whether ``text`` (a file name, with undecodable bytes as surrogates)
+    is UTF-8: OpenCV's Python binding crashes (a segmentation fault) on a
+    string that is not."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def frames_short(cap: cv2.VideoCapture, read: int, said: str) -> str | None:
     """Why a video file that gave ``read`` pictures before its end was cut
     short, in words (None: it ended where its header says), with the last
@@ -139,7 +157,7 @@ def _video(path: Path) -> Iterator[tuple[str, np.ndarray]]:
     warnings kept off the terminal, as a photo's)."""
     try:
         cap = open_capture(str(path))
-    except TooLarge:
+    except (TooLarge, NotUtf8):
         raise
     except ValueError:
         raise ValueError(f"cannot open video {path}: not a picture or a video OpenCV can"
@@ -210,8 +228,9 @@ def _explain(out: str | None, name: str, image: np.ndarray, reader: CameraReader
     path = _explain_path(out, name)
     # Encoded here and written by Python, so a file that cannot be written
     # says why (OpenCV's imwrite answers only False).
-    try:
-        ok, data = cv2.imencode(path.suffix, explain_picture(image, reader))
+    try:  # a suffix that is not UTF-8 crashes OpenCV: refused as one it cannot encode
+        ok, data = cv2.imencode(path.suffix if _utf8(path.suffix) else ".?",
+                                explain_picture(image, reader))
     except cv2.error:
         ok = False
     if not ok:
@@ -237,7 +256,7 @@ def _check_explain(out: str) -> None:
     why = None if "{}" in out else not_a_file(path)  # each frame's is checked as written
     if why is not None and why not in ("no such file", "a folder"):  # a pipe would hang
         raise ValueError(f"cannot write --explain {out}: {why}")
-    if not cv2.haveImageWriter(str(path)):
+    if not _utf8(path.suffix) or not cv2.haveImageWriter("x" + path.suffix):
         raise ValueError(f"cannot write --explain {out}: not a picture name OpenCV can "
                          "encode (use .png or .jpg)")
 

@@ -287,3 +287,33 @@ def test_a_pipe_given_as_the_overlay_is_refused_before_it_is_opened(
         assert _refused(capfd, ["camera", "read", str(made / "game.avi"), "--profile", profile,
                                 "--explain", str(tmp_path / "x{}.png")]) == (
             f"0 {GAME}\n", f"cannot write {fifo0}: a pipe, not a regular file")
+
+
+def test_names_that_are_not_utf8_are_no_crash(made: Path, tmp_path: Path) -> None:
+    # Before: a segmentation fault (exit status -11, nothing said): OpenCV's
+    # Python binding crashes on a string that is not UTF-8, as a file name
+    # with such bytes is (a video opened, an overlay's name checked).
+    video = os.fsencode(tmp_path) + b"/v\xff.avi"
+    Path(os.fsdecode(video)).write_bytes((made / "game.avi").read_bytes())
+    profile = str(made / "profile.json")
+
+    def run(*argv: str | bytes) -> subprocess.CompletedProcess[bytes]:
+        return subprocess.run([sys.executable, "-m", "controller", *argv],
+                              capture_output=True, cwd=ROOT, timeout=120)
+
+    proc = run("camera", "read", video, "--profile", profile)
+    assert (proc.returncode, proc.stdout) == (2, b"")
+    assert proc.stderr == (b"kharbga-board: cannot open video " + os.fsencode(tmp_path)
+                           + b"/v\\udcff.avi: its name is not UTF-8, which OpenCV cannot "
+                           b"open: rename it\n")
+    proc = run("calibrate", "camera", "--live", video, "--out", str(tmp_path / "p.json"))
+    assert proc.returncode == 2 and proc.stderr.count(b"\n") == 1, proc.stderr
+    overlay = os.fsencode(tmp_path) + b"/x\xff.png"
+    proc = run("camera", "read", str(made / "game.png"), "--profile", profile,
+               "--explain", overlay)
+    assert (proc.returncode, proc.stdout, proc.stderr) == (0, f"{GAME}\n".encode(), b"")
+    assert os.path.isfile(overlay)
+    proc = run("camera", "read", str(made / "game.png"), "--profile", profile,
+               "--explain", os.fsencode(tmp_path) + b"/x.pn\xff")
+    assert proc.returncode == 2 and proc.stderr.endswith(
+        b": not a picture name OpenCV can encode (use .png or .jpg)\n"), proc.stderr
