@@ -181,10 +181,10 @@ def test_best_move_searches_with_the_threads_asked_at_full_strength_only() -> No
     from controller.engine.api import best_move
 
     g = positions("khamousiyya", 1, seed=13, every=17)[3]
-    one = best_move(g, 5.0, max_nodes=200_000, book=False)
-    two = best_move(g, 5.0, max_nodes=200_000, book=False, threads=2)
+    one = best_move(g, 10.0, max_nodes=1_000_000, book=False)
+    two = best_move(g, 10.0, max_nodes=1_000_000, book=False, threads=2)
     assert (one.threads, two.threads) == (1, 2)
-    assert one.nodes <= 200_300 < two.nodes
+    assert one.nodes <= 1_000_300 < two.nodes
     assert two.move is not None and two.pv[0] == str(two.move)
     replay(g, two.pv)
     weak = best_move(g, 0.2, level=3, threads=2)
