@@ -298,31 +298,25 @@ def _cmd_calibrate(args: argparse.Namespace) -> int:
     return 0
 
 
-def _data_dir(text: str) -> str:
-    """``--data-dir``'s value: a folder's path, not an empty word."""
-    if not text.strip():
-        raise argparse.ArgumentTypeError("an empty path: give the folder, or leave the option out")
-    if "\0" in text:
-        raise argparse.ArgumentTypeError("a path cannot hold a NUL character")
-    return text
+def _path(then: str) -> Callable[[str], str]:
+    """An option's path checked as argparse reads it: not an empty word
+    (the current folder, unsaid) and no NUL; ``then`` ends the refusal of
+    an empty one."""
+    def check(text: str) -> str:
+        if not text.strip():
+            raise argparse.ArgumentTypeError(f"an empty path: {then}")
+        if "\0" in text:
+            raise argparse.ArgumentTypeError("a path cannot hold a NUL character")
+        return text
+    return check
 
 
-def _config_file(text: str) -> str:
-    """``--config``'s value: a file's path, not an empty word (read as the
-    current folder, or by doctor as no file given)."""
-    if not text.strip():
-        raise argparse.ArgumentTypeError("an empty path: give the file, or leave the option out")
-    if "\0" in text:
-        raise argparse.ArgumentTypeError("a path cannot hold a NUL character")
-    return text
-
-
-def _file(text: str) -> str:
-    """A file's path given to the camera commands: not an empty word (which
-    names the current folder: ``camera read ''`` read every picture in it)."""
-    if not text.strip():
-        raise argparse.ArgumentTypeError("an empty path: give one")
-    return text
+# --data-dir; --config (read as the current folder, or by doctor as no file
+# given); a camera command's file (``camera read ''`` read every picture of
+# the current folder).
+_data_dir = _path("give the folder, or leave the option out")
+_config_file = _path("give the file, or leave the option out")
+_file = _path("give one")
 
 
 def _variant_help(default: str = DEFAULT_VARIANT) -> str:
