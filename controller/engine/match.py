@@ -45,7 +45,7 @@ from controller.rules import Game, find_variant
 from controller.rules.leap import LeapGame
 from controller.rules.leap_variants import LEAP_VARIANTS
 
-from .api import LEVELS, MAX_SECONDS, best_move
+from .api import LEVELS, MAX_SECONDS, MAX_THREADS, best_move
 from .negamax import AnyGame
 
 __all__ = [
@@ -88,9 +88,9 @@ def greedy_player(game: AnyGame, rng: random.Random) -> Raw:
     return top[int(rng.random() * len(top))]
 
 
-def engine_player(seconds: float, level: int | None = None) -> Player:
+def engine_player(seconds: float, level: int | None = None, threads: int = 1) -> Player:
     def play(game: AnyGame, rng: random.Random) -> Raw:
-        r = best_move(game, seconds, seed=rng.getrandbits(32), level=level)
+        r = best_move(game, seconds, seed=rng.getrandbits(32), level=level, threads=threads)
         m = r.move
         assert m is not None
         return (m.kind, m.frm, m.to, 0, m.flag)
@@ -127,32 +127,36 @@ def baseline_player(seconds: float) -> Player:
 
 
 def make_player(spec: str) -> Player:
-    """``random``, ``greedy``, ``engine:SECONDS[:LEVEL]`` or ``baseline:SECONDS``."""
+    """``random``, ``greedy``, ``engine:SECONDS[:LEVEL[:THREADS]]`` or
+    ``baseline:SECONDS``."""
     name, colon, rest = spec.partition(":")
     if colon and not rest:  # "engine:", its time left out
-        raise ValueError(f"bad player {spec!r}: a time after the colon (engine:SECONDS[:LEVEL], "
-                         "baseline:SECONDS)")
+        raise ValueError(f"bad player {spec!r}: a time after the colon "
+                         "(engine:SECONDS[:LEVEL[:THREADS]], baseline:SECONDS)")
     parts = rest.split(":") if rest else []
     try:
         seconds = float(parts[0]) if parts else 0.1
         level = int(parts[1]) if len(parts) > 1 else None
+        threads = int(parts[2]) if len(parts) > 2 else 1
     except ValueError:
-        raise ValueError(f"bad player {spec!r}: engine:SECONDS[:LEVEL]") from None
+        raise ValueError(f"bad player {spec!r}: engine:SECONDS[:LEVEL[:THREADS]]") from None
     if parts and not 0 < seconds <= MAX_SECONDS:
         raise ValueError(f"player {spec!r}: the time must be more than 0 and at most "
                          f"{MAX_SECONDS:g} seconds")
     if level is not None and level not in LEVELS:
         raise ValueError(f"player {spec!r}: the level must be one of "
                          f"{', '.join(map(str, LEVELS))}")
+    if not 1 <= threads <= MAX_THREADS:
+        raise ValueError(f"player {spec!r}: the threads must be 1 to {MAX_THREADS}")
     if name == "random" and not parts:
         return random_player
     if name == "greedy" and not parts:
         return greedy_player
-    if name == "engine" and len(parts) <= 2:
-        return engine_player(seconds, level)
+    if name == "engine" and len(parts) <= 3:
+        return engine_player(seconds, level, threads)
     if name == "baseline" and len(parts) <= 1:
         return baseline_player(seconds)
-    raise ValueError(f"unknown player {spec!r}: random, greedy, engine:SECONDS[:LEVEL], "
+    raise ValueError(f"unknown player {spec!r}: random, greedy, engine:SECONDS[:LEVEL[:THREADS]], "
                      "baseline:SECONDS")
 
 
@@ -433,8 +437,9 @@ def main(argv: list[str] | None = None) -> int:
         prog="kharbga-board match",
         description="Play games between two players, who change colours every game, and "
         "print A's wins, draws and losses with a 95% Wilson interval on A's score (a draw "
-        "counts half). Players: random, greedy (captures the most at once), engine:SECONDS "
-        "or engine:SECONDS:LEVEL, baseline:SECONDS (an earlier engine "
+        "counts half). Players: random, greedy (captures the most at once), engine:SECONDS, "
+        "engine:SECONDS:LEVEL or engine:SECONDS:LEVEL:THREADS (level 5 is full strength; "
+        "THREADS 1 to 16 search together), baseline:SECONDS (an earlier engine "
         "that scripts/engine_vs_baseline.py provides).",
         epilog="Example: kharbga-board match --variant khamousiyya --games 20 "
         "--a engine:0.1 --b greedy")

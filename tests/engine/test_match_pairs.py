@@ -58,6 +58,14 @@ def test_play_game_plays_on_from_the_opening() -> None:
     assert play_game("khamousiyya", first, first, 0, cap=3, start=start) in (0, 1, None)
 
 
+def test_an_engine_player_with_threads_plays_a_legal_action() -> None:
+    g = Game.new("khamousiyya")
+    for m in opening("khamousiyya", 10_000, seed=2):
+        g.push(m[0], m[1], m[2], m[4])
+    move = make_player("engine:0.05:5:2")(g, random.Random(0))
+    assert move[:3] in [m[:3] for m in g.raw_moves()]  # the player leaves the captures 0
+
+
 def test_the_baseline_player_needs_its_directory(monkeypatch: pytest.MonkeyPatch,
                                                  tmp_path: object) -> None:
     monkeypatch.delenv("KHARBGA_ENGINE_BASELINE", raising=False)
@@ -71,7 +79,9 @@ def test_the_baseline_player_needs_its_directory(monkeypatch: pytest.MonkeyPatch
 @pytest.mark.parametrize(("spec", "words"), [
     ("engine:x", "bad player"), ("random:1", "unknown player"), ("greedy:2", "unknown player"),
     ("engine:", "a time after the colon"),  # before: played at 0.1 s, named "engine:"
-    ("engine:1:2:3", "unknown player"), ("nobody", "unknown player"),
+    ("engine:1:2:3:4", "unknown player"), ("nobody", "unknown player"),
+    ("engine:1:5:0", "the threads must be 1 to 16"), ("engine:1:5:17", "the threads must be"),
+    ("engine:1:5:x", "bad player"),
     ("engine:0.01:9", "the level must be one of 1, 2, 3, 4, 5"),
     ("engine:0.01:0", "the level must be"), ("engine:inf", "at most 600 seconds"),
     ("engine:nan", "more than 0"), ("engine:0", "more than 0"), ("baseline:1e9", "at most 600"),
