@@ -29,6 +29,7 @@ from controller.board.words import on_one_line, place
 
 from . import protocol as P
 from .link_settings import DeviceInfo, DeviceStats, LinkSettings, LinkStats
+from .link_time import Clock, HostTimebase, Timebase, Unwrap
 from .switch_watch import PointWatch
 
 __all__ = ["Clock", "Event", "LinkProtocol", "Timebase"]
@@ -36,8 +37,6 @@ __all__ = ["Clock", "Event", "LinkProtocol", "Timebase"]
 log = logging.getLogger(__name__)
 
 Event = Frame | Button
-Clock = Callable[[], float]
-Timebase = Callable[[int], float]
 LOG_EVERY = 10.0  # seconds between two log lines about the same kind of bad input
 ASK_LATER = 5.0  # seconds before asking again a device that refused the handshake or CONFIG
 
@@ -59,50 +58,9 @@ class _Counters:
     device_restarts: int = 0
     device_overflows: int = 0
     resyncs: int = 0
+    host_dropped: int = 0
     last_error: str = ""
     notices: deque[str] = field(default_factory=lambda: deque(maxlen=8))
-
-
-class _Unwrap:
-    """Device time mod 2**32 to an unbounded count of microseconds."""
-
-    def __init__(self, first: int) -> None:
-        self.last = first
-        self.value = first
-
-    def __call__(self, stamp: int) -> int:
-        d = (stamp - self.last) & 0xFFFFFFFF
-        if d >= 0x80000000:
-            d -= 0x100000000
-        self.last = stamp
-        self.value += d
-        return self.value
-
-
-class _HostTimebase:
-    """Device microseconds to host seconds: offset = the least (arrival -
-    stamp) seen, allowed to creep up by ``drift`` per second so a slower
-    device clock is followed too."""
-
-    def __init__(self, clock: Clock, drift: float = 500e-6) -> None:
-        self.clock = clock
-        self.drift = drift
-        self.offset: float | None = None
-        self.at = 0.0
-
-    def observe(self, device_us: int) -> None:
-        now = self.clock()
-        cand = now - device_us / 1e6
-        if self.offset is None:
-            self.offset = cand
-        else:
-            self.offset = min(self.offset + self.drift * max(0.0, now - self.at), cand)
-        self.at = now
-
-    def __call__(self, device_us: int) -> float:
-        if self.offset is None:
-            return self.clock()
-        return device_us / 1e6 + self.offset
 
 
 class _Request:
@@ -161,14 +119,16 @@ class LinkProtocol(Protocol):
         self.silence_said = ""  # the kind of timeout logged since the last connection
         self.last_tx = 0.0
         self.hello_sent = 0.0
+        self.configuring_since = 0.0  # the HELLO_ACK that asked for the CONFIG's acknowledgement
         self.refused = ""  # why the device refuses the board's CONFIG (a fault, logged once)
         self.fault: tuple[float, str] | None = None  # the device's last error: when, what
         self.dead = False
+        self.held: Event | None = None  # the latest frame, while the events queue is full
         self.stats_reply: DeviceStats | None = None
         self.stats_event = threading.Event()
         self.stop_event = threading.Event()  # the device acknowledged STOP
-        self.unwrap = _Unwrap(0)
-        self.timebase: Timebase = self.user_timebase or _HostTimebase(clock)
+        self.unwrap = Unwrap(0)
+        self.timebase: Timebase = self.user_timebase or HostTimebase(clock)
         self.last_t = float("-inf")
 
     # -- pyserial Protocol ---------------------------------------------------
@@ -208,6 +168,8 @@ class LinkProtocol(Protocol):
 
     def tick(self) -> None:
         """Resend what is unanswered, keep the device awake, notice silence."""
+        if self.held is not None and self._put(self.held):
+            self.held = None
         if self.transport is None:
             return
         now = self.clock()
@@ -219,6 +181,13 @@ class LinkProtocol(Protocol):
             if now - self.hello_sent >= s.request_retry:
                 self._hello(now)
             return
+        if (self.state == CONFIGURING and not self.refused
+                and now - self.configuring_since >= s.device_timeout):
+            # Alive (it answers), yet neither takes nor refuses the settings.
+            self._error(f"the device answered the handshake but has not acknowledged the "
+                        f"board's settings (CONFIG) in {now - self.configuring_since:.0f} s: "
+                        "asking again (copy this version's firmware to the Pico: hardware.md, "
+                        "\"Flashing the firmware\")", "config")
         for req in list(self.requests.values()):
             if now - req.sent >= s.request_retry:
                 req.sent = now
@@ -472,11 +441,12 @@ class LinkProtocol(Protocol):
             log.warning("the device restarted (boot id %08x, was %08x)", boot, self.device.boot)
         self.device = info
         self.expected = next_seq
-        self.unwrap = _Unwrap(now)
+        self.unwrap = Unwrap(now)
         if self.user_timebase is None:
-            self.timebase = _HostTimebase(self.clock)
+            self.timebase = HostTimebase(self.clock)
         self._observe(now)
         self.state = CONFIGURING
+        self.configuring_since = self.clock()
         self._request(P.CONFIG, self.config)
 
     def _refuse(self, text: str) -> None:
@@ -532,7 +502,7 @@ class LinkProtocol(Protocol):
 
     def _observe(self, stamp: int) -> int:
         us = self.unwrap(stamp)
-        if isinstance(self.timebase, _HostTimebase):
+        if isinstance(self.timebase, HostTimebase):
             self.timebase.observe(us)
         return us
 
@@ -553,7 +523,35 @@ class LinkProtocol(Protocol):
                 self.watch.see(event.t, event.occupied)
         else:
             self.c.buttons += 1
-        self.events.put(event)
+        # A bounded queue that is full (a device flooding the link faster
+        # than the service takes its readings): the reader never waits on
+        # it.  A frame is the whole board, so the latest one is held and
+        # put as soon as there is room; the frames between are lost, and a
+        # press made in the flood too, said in the log.
+        if self.held is not None:
+            if not self._put(self.held):
+                self._drop(event)
+                return
+            self.held = None
+        if not self._put(event):
+            self._drop(event)
+
+    def _put(self, event: Event) -> bool:
+        try:
+            self.events.put_nowait(event)
+        except queue.Full:
+            return False
+        return True
+
+    def _drop(self, event: Event) -> None:
+        if isinstance(event, Frame):
+            if self.held is not None:
+                self.c.host_dropped += 1
+            self.held = event
+        else:
+            self.c.host_dropped += 1
+        self._log_once("behind", "the board's readings come faster than this host takes them: "
+                       f"{self.c.host_dropped} dropped so far, the latest board kept")
 
     def snapshot(self) -> LinkStats:
         d = self.deframer

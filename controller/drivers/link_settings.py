@@ -188,6 +188,7 @@ class LinkStats:
     device_restarts: int = 0  # the device's boot id changed
     device_overflows: int = 0  # heartbeats saying the device dropped events
     resyncs: int = 0  # sessions restarted because the device had lost ours
+    host_dropped: int = 0  # readings the host's full queue lost (a flood; the latest board kept)
     last_error: str = ""
     notices: tuple[str, ...] = ()  # the device's last NOTICE messages
     device: DeviceInfo | None = None

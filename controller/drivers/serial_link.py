@@ -57,6 +57,7 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 BY_ID = "/dev/serial/by-id"  # udev's names that follow a USB device wherever it enumerates
+EVENTS_MOST = 10_000  # readings waiting for the service at most (a flooding device's bound)
 FAULT_SHOWN = 30.0  # seconds a device's error stays on the page after its last report
 
 Colour = tuple[int, int, int]
@@ -168,7 +169,7 @@ class SerialLink:
         self.size = self.settings.size
         self.baudrate = baudrate
         self.serial_factory = serial_factory
-        self.events: queue.Queue[Event] = queue.Queue()
+        self.events: queue.Queue[Event] = queue.Queue(EVENTS_MOST)
         self._ready = threading.Event()
         self._stop = threading.Event()
         self._lock = threading.RLock()

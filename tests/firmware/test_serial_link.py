@@ -168,6 +168,32 @@ def test_events_arrive_once_and_in_order_whatever_the_device_resends() -> None:
     assert [m for m in dev.port.take() if m[0] == P.HOST_ACK][-1][1] == 5
 
 
+def test_a_flood_the_host_cannot_take_keeps_the_latest_board_in_bounded_memory(
+        caplog: pytest.LogCaptureFixture) -> None:
+    # Before: the queue had no bound, and a device flooding the link faster
+    # than the service took its readings grew the host's memory without end.
+    events: queue.Queue[Frame | Button] = queue.Queue(3)
+    clock = FakeClock()
+    proto = LinkProtocol(events, clock=clock)
+    dev = Device(proto, FakePort(), clock)
+    dev.handshake(t_us=1000, bits=0)  # the full report: 1 in the queue
+    with caplog.at_level(logging.WARNING, logger="controller.drivers"):
+        for bits in range(1, 9):  # 8 frames, room for 2
+            dev.event_occ(2000 + bits, bits)
+        dev.send(P.BUTTON, dev.seq, P.pack_button(3000, 2, 2))  # pressed in the flood
+        dev.seq += 1
+    assert events.qsize() == 3 and proto.held is not None and proto.held.occupied == 8
+    got = drain(events)
+    assert [e.occupied for e in got if isinstance(e, Frame)] == [0, 1, 2]
+    proto.tick()  # room again: the latest board goes in, after what came before it
+    latest = drain(events)
+    assert [e.occupied for e in latest if isinstance(e, Frame)] == [8] and len(latest) == 1
+    assert proto.held is None and latest[0].t >= got[-1].t
+    assert proto.snapshot().host_dropped == 6  # frames 3-7 and the press
+    said = [r.getMessage() for r in caplog.records if "faster than this host" in r.getMessage()]
+    assert len(said) == 1, said
+
+
 def test_heartbeats_are_frames_only_when_no_event_is_missing() -> None:
     proto, dev, events = make()
     dev.handshake()
@@ -248,6 +274,31 @@ def test_led_frames_are_resent_until_acknowledged_and_after_reconnecting() -> No
     assert proto.snapshot().disconnects == 1 and "unplugged" in proto.snapshot().last_error
     dev.handshake()
     assert [m[2] for m in dev.port.take() if m[0] == P.LEDS] == [frame_a]
+
+
+def test_a_device_that_never_acknowledges_the_config_is_said_and_logged(
+        caplog: pytest.LogCaptureFixture) -> None:
+    # Before: it answered HELLO, then the page said "no answer to the
+    # handshake yet" for ever, and nothing was logged.
+    proto, dev, _ = make()
+    proto.connection_made(dev.port)
+    nonce = P.parse_hello(dev.port.take()[-1][2])[1]
+    dev.send(P.HELLO_ACK, 0, P.pack_hello_ack(nonce, 1, 0, 7, 7, 7, 49, 0, (0, 1, 0), "x"))
+    dev.nonce = nonce
+    with caplog.at_level(logging.WARNING, logger="controller.drivers"):
+        for _ in range(16):  # 8 s of heartbeats: alive, but the CONFIG never acknowledged
+            dev.clock.t += 0.5
+            dev.heartbeat(0, 0)
+            proto.tick()
+    kinds = [m[0] for m in dev.port.take()]
+    assert kinds.count(P.CONFIG) > 1 and not proto.dead  # still asked, never dropped
+    said = [r.getMessage() for r in caplog.records if "CONFIG" in r.getMessage()]
+    assert len(said) == 1, said  # once, not at every resend
+    assert said[0].endswith("has not acknowledged the board's settings (CONFIG) in 3 s: "
+                            "asking again (copy this version's firmware to the Pico: "
+                            "hardware.md, \"Flashing the firmware\")")
+    assert "has not acknowledged" in proto.snapshot().last_error
+    assert not proto.snapshot().connected
 
 
 def test_keepalive_and_device_silence() -> None:
