@@ -496,6 +496,14 @@ def test_an_empty_config_file_name_is_refused(command: list[str],
     # The option is named, as a file's key is (before: "'table 7': 1 to 64 ...").
     (["run", "--data-dir", "{tmp}/d", "--broker", "mqtt://127.0.0.1:1", "--board-id", "table 7"],
      "kharbga-board: --board-id 'table 7': 1 to 64 letters, digits, '.', '_' or '-'"),
+    # Options given empty are named (before: taken as not given, the file's
+    # values or no broadcast at all used without a word).
+    (["run", "--data-dir", "{tmp}/d", "--broker", "mqtt://127.0.0.1:1", "--board-id", ""],
+     "kharbga-board: --board-id '': 1 to 64 letters"),
+    (["run", "--data-dir", "{tmp}/d", "--broker", "", "--board-id", "t7"],
+     "kharbga-board: broker '': use mqtt://HOST:PORT"),
+    (["run", "--data-dir", "{tmp}/d", "--board-id", ""], "--board-id needs a broker"),
+    (["hall", "--broker", ""], "broker '': use mqtt://HOST:PORT"),
 ])
 def test_empty_devices_bad_durations_and_tls_files_are_refused_before_anything_starts(
         argv: list[str], words: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

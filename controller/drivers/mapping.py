@@ -508,12 +508,12 @@ class BoardMapping:
             size=size,
             a1=t.get_str("a1", d.a1),
             files=t.get_str("files", d.files),
-            switches=t.get_str_list("switches", ()),
+            switches=_listed(t, "switches", "a1 and files set the matrix"),
             led_first=t.get_str("led_first", d.led_first),
             led_runs=t.get_str("led_runs", d.led_runs),
             led_serpentine=t.get_bool("led_serpentine", d.led_serpentine),
             led_offset=t.get_int("led_offset", d.led_offset, 0, 1000),
-            leds=t.get_str_list("leds", ()),
+            leds=_listed(t, "leds", "led_first, led_runs and led_serpentine set the chain"),
             board=board,
             dark_only=t.get_bool("dark_only", False),
             matrix_rows=t.get_int("rows", 0, 0, 16),
@@ -543,6 +543,14 @@ class BoardMapping:
         if self.leds:
             out["leds"] = list(self.leds)
         return out
+
+
+def _listed(t: Table, key: str, otherwise: str) -> tuple[str, ...]:
+    """A list key; given empty it is a mistake, not "left out"."""
+    names = t.get_str_list(key, ())
+    if not names and t.has(key):
+        raise t.error(key, f"an empty list: list them, or leave {key} out ({otherwise})")
+    return names
 
 
 def gpio_table_for_board(table: Mapping[str, object] | None,

@@ -103,22 +103,25 @@ def _load(t: Table, broker: str | None, board_id: str | None,
           need_id: bool) -> BroadcastConfig | None:
     values = {key: t.get_str(key, "") for key in _KEYS}
     t.done()
-    url = broker or values["broker"]
-    name = board_id or values["board_id"]
-    if not url:
-        if board_id:
+    # An option given empty is a mistake to name, not "not given" (the
+    # file's empty broker is: no broadcast).
+    url = values["broker"] if broker is None else broker
+    name = values["board_id"] if board_id is None else board_id
+    if not url and broker is None:
+        if board_id is not None:
             raise ConfigError("--board-id needs a broker (--broker or [broadcast] broker)")
         return None
     try:
         parse_broker_url(url)
     except BroadcastError as exc:
-        raise ConfigError(str(exc), "" if broker else "broadcast.broker") from None
+        raise ConfigError(str(exc), "" if broker is not None else "broadcast.broker") from None
+    if (name or board_id is not None) and not BOARD_ID.fullmatch(name):
+        given = "--board-id " if board_id is not None else ""  # the option named, as the key is
+        raise ConfigError(f"{given}{name!r}: 1 to 64 letters, digits, '.', '_' or '-' "
+                          "(no '/', '+' or '#')",
+                          "" if board_id is not None else "broadcast.board_id")
     if need_id and not name:
         raise ConfigError("a broker needs a board id (--board-id NAME or [broadcast] board_id)")
-    if name and not BOARD_ID.fullmatch(name):
-        given = "--board-id " if board_id else ""  # the option at fault named, as the key is
-        raise ConfigError(f"{given}{name!r}: 1 to 64 letters, digits, '.', '_' or '-' "
-                          "(no '/', '+' or '#')", "" if board_id else "broadcast.board_id")
     for key in ("ca_file", "cert_file", "key_file"):
         if values[key] and not Path(values[key]).is_file():
             raise ConfigError(f"no file {values[key]}", f"broadcast.{key}")

@@ -121,6 +121,10 @@ def test_a_chain_with_a_square_missing_or_twice_is_refused(leds: list[str], mess
         ({"led_offset": -1}, "gpio.mapping.led_offset: must be at least 0"),
         ({"serpentine": True}, "gpio.mapping.serpentine: unknown key"),
         ({"size": "7"}, "gpio.mapping.size: must be an integer, not a string"),
+        # Before: an empty list was taken as left out, the default chain used.
+        ({"leds": []}, "gpio.mapping.leds: an empty list: list them, or leave leds out "
+                       "(led_first, led_runs and led_serpentine set the chain)"),
+        ({"switches": []}, "gpio.mapping.switches: an empty list"),
     ],
 )
 def test_bad_mappings_give_one_line_errors(table: dict[str, object], message: str) -> None:
