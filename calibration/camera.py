@@ -36,6 +36,8 @@ from calibration.images import (
     numbers_only,
     picture_size,
     same_file,
+    unfit_to_write,
+    write_file,
 )
 from calibration.markers import detect_markers, detect_markers_near
 from calibration.smooth import CellSmoother
@@ -321,18 +323,14 @@ def calibrate_camera(empty_path: str | Path, layout_path: str | Path, cells: str
         if same_file(out_path, photo):
             raise ValueError(f"cannot write camera profile {out_path}: it is {what}, which "
                              "it would replace: give --out another name (camera.json)")
-    why = not_a_file(Path(out_path))
-    if why is not None and why != "no such file":  # opening a pipe waits for a reader
+    why = unfit_to_write(Path(out_path))
+    if why is not None:
         raise ValueError(f"cannot write camera profile {out_path}: {why}"
                          + (": give the file to write in it" if why == "a folder" else ""))
     check_cells(cells)
     profile = calibrate(load_image(empty_path), load_image(layout_path), cells)
-    out = Path(out_path)
-    try:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(json.dumps(profile.to_json()) + "\n", encoding="utf-8")
-    except OSError as exc:
-        raise ValueError(f"cannot write camera profile {out}: {exc}") from None
+    write_file(Path(out_path), (json.dumps(profile.to_json()) + "\n").encode(),
+               f"camera profile {out_path}")
 
 
 LINES_OFF = 7  # of the 56 edge patches of the lines one way: those lines are not where they were

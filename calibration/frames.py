@@ -36,6 +36,8 @@ from calibration.images import (
     picture_size,
     same_file,
     too_many_pixels,
+    unfit_to_write,
+    write_file,
 )
 
 __all__ = ["IMAGE_SUFFIXES", "camera_node", "frames_of", "frames_short", "is_video_file",
@@ -236,14 +238,7 @@ def _explain(out: str | None, name: str, image: np.ndarray, reader: CameraReader
     if not ok:
         raise ValueError(f"cannot write {path}: not a picture name OpenCV can encode"
                          " (use .png or .jpg)")
-    why = not_a_file(path)
-    if why is not None and why != "no such file":  # opening a pipe waits for a reader
-        raise ValueError(f"cannot write {path}: {why}")
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(data.tobytes())
-    except OSError as exc:
-        raise ValueError(f"cannot write {path}: {exc.strerror or exc}") from None
+    write_file(path, data.tobytes())
 
 
 def _check_explain(out: str) -> None:
@@ -253,8 +248,8 @@ def _check_explain(out: str) -> None:
     if path.is_dir():
         raise ValueError(f"cannot write --explain {out}: is a directory: give the picture "
                          "to write in it (.png or .jpg)")
-    why = None if "{}" in out else not_a_file(path)  # each frame's is checked as written
-    if why is not None and why not in ("no such file", "a folder"):  # a pipe would hang
+    why = None if "{}" in out else unfit_to_write(path)  # each frame's is checked as written
+    if why is not None:  # a pipe would hang
         raise ValueError(f"cannot write --explain {out}: {why}")
     if not _utf8(path.suffix) or not cv2.haveImageWriter("x" + path.suffix):
         raise ValueError(f"cannot write --explain {out}: not a picture name OpenCV can "
@@ -302,6 +297,24 @@ def _check_overlays(out: str, source: str | Path, kind: str, files: list[Path],
         seen[resolved] = q
 
 
+def _grey(image: np.ndarray) -> bool:
+    """A picture with no colour: its three channels alike (a grey-scale
+    file, or a camera set to black and white)."""
+    few = image[::4, ::4]
+    return bool(np.array_equal(few[..., 0], few[..., 1])
+                and np.array_equal(few[..., 1], few[..., 2]))
+
+
+def check_colour(image: np.ndarray, profile: CameraProfile, name: str) -> None:
+    """Refuse a grey picture of the board (its markers found: a blank
+    frame is no news) read with a profile calibrated from colour photos
+    (before: most squares read ``?``, exit status 0)."""
+    if _grey(image) and not _grey(profile.empty_top):
+        raise ValueError(f"{name} is grey (no colour), and the profile was calibrated from "
+                         "colour photos, which tell the pieces apart by their colour: give a "
+                         "colour picture, or calibrate again from this camera's pictures")
+
+
 def read_frames(source: str | Path, profile_path: str | Path,
                 explain: str | None = None) -> Iterator[str]:
     """The output lines of ``camera read SOURCE``."""
@@ -315,6 +328,7 @@ def read_frames(source: str | Path, profile_path: str | Path,
     if kind == "photo":
         name, image = next(frames)
         reader = read_photo(image, profile, str(source))
+        check_colour(image, profile, str(source))
         cells = reader.read(image)
         check_board(reader, str(source))
         yield cells
@@ -329,6 +343,7 @@ def read_frames(source: str | Path, profile_path: str | Path,
             _explain(explain, *previous, reader, False)
         cells = reader.read(image)
         if reader.last_markers and reader.last_reading is not None:
+            check_colour(image, profile, f"{source} ({name})")  # not a blank frame: the board
             located += 1
         elif not located:  # no marker of the board seen yet in this source: no guess
             cells = "?" * 49

@@ -18,7 +18,8 @@ import numpy as np
 from calibration import MAX_PIXELS
 
 __all__ = ["MAX_PIXELS", "as_bgr", "file_keys", "load_image", "native_stderr", "not_a_file",
-           "numbers_only", "picture_size", "same_file", "too_many_pixels"]
+           "numbers_only", "picture_size", "same_file", "too_many_pixels", "unfit_to_write",
+           "write_file"]
 
 
 @contextmanager
@@ -63,6 +64,32 @@ def not_a_file(p: Path) -> str | None:
     kind = ("a pipe" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode)
             else "a device")
     return f"{kind}, not a regular file"
+
+
+def unfit_to_write(p: Path) -> str | None:
+    """Why no file can be written at ``p``, in words (None: a regular file,
+    or none yet).  Asked before anything is read: opening a pipe or a
+    device to write waits for a reader, or swallows the file."""
+    why = not_a_file(p)
+    return None if why == "no such file" else why
+
+
+def write_file(path: Path, data: bytes, name: str = "") -> None:
+    """``data`` written to ``path``, its folder made when missing; what
+    stops it is a ValueError ``cannot write NAME: why`` on one line (the
+    name defaults to the path), in words, not an errno."""
+    shown = name or str(path)
+    why = unfit_to_write(path)
+    if why is not None:
+        raise ValueError(f"cannot write {shown}: {why}")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+    except (FileExistsError, NotADirectoryError):  # a file where a folder of the path goes
+        raise ValueError(f"cannot write {shown}: a file on its path is not a folder") from None
+    except OSError as exc:
+        raise ValueError(f"cannot write {shown}: {(exc.strerror or str(exc)).lower()}") \
+            from None
 
 
 def picture_size(data: bytes) -> tuple[int, int] | None:

@@ -19,7 +19,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from calibration.images import not_a_file
+from calibration.images import unfit_to_write, write_file
 
 __all__ = [
     "largest_square_mm",
@@ -197,8 +197,8 @@ def write_marker_sheet(
     if out_path.suffix.lower() != ".png":  # a JPEG's losses blur the markers' edges
         raise ValueError(f"{out_path}: not a PNG file name: give one ending in .png")
     for path in (out_path, out_path.with_name(out_path.stem + "-board.png")):
-        why = not_a_file(path)
-        if why is not None and why != "no such file":  # opening a pipe waits for a reader
+        why = unfit_to_write(path)
+        if why is not None:
             raise ValueError(f"{path}: {why}")
     k = _px_per_mm(dpi)
     w, h = round(210 * k), round(297 * k)
@@ -277,11 +277,4 @@ def _write_png(path: Path, img: np.ndarray) -> None:
     encoded here and written by Python, so a file that cannot be written
     says why in one line (OpenCV's imwrite printed a warning of its own and
     answered only False)."""
-    data = cv2.imencode(".png", img, [cv2.IMWRITE_PNG_COMPRESSION, 9])[1]
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(data.tobytes())
-    except (FileExistsError, NotADirectoryError):  # a file where a folder of the path goes
-        raise ValueError(f"cannot write {path}: a file on its path is not a folder") from None
-    except OSError as exc:
-        raise ValueError(f"cannot write {path}: {(exc.strerror or str(exc)).lower()}") from None
+    write_file(path, cv2.imencode(".png", img, [cv2.IMWRITE_PNG_COMPRESSION, 9])[1].tobytes())

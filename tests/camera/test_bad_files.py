@@ -179,6 +179,26 @@ def test_the_whole_video_ends_without_a_word(made: Path,
     assert out.splitlines() == [f"{k} {GAME}" for k in range(10)] and err == ""
 
 
+def test_a_grey_picture_read_with_a_colour_profile_is_refused_in_words(
+        made: Path, tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    # Before: most squares read '?' (none wrong), exit status 0, and no word why.
+    grey = tmp_path / "grey.png"
+    cv2.imwrite(str(grey), cv2.cvtColor(cv2.imread(str(made / "game.png")), cv2.COLOR_BGR2GRAY))
+    out, err = _refused(capfd, ["camera", "read", str(grey), "--profile",
+                                str(made / "profile.json")])
+    assert out == "" and err == (
+        f"{grey} is grey (no colour), and the profile was calibrated from colour photos, "
+        "which tell the pieces apart by their colour: give a colour picture, or calibrate "
+        "again from this camera's pictures")
+    folder = tmp_path / "frames"
+    folder.mkdir()
+    (folder / "1.png").write_bytes((made / "game.png").read_bytes())
+    (folder / "2.png").write_bytes(grey.read_bytes())
+    out, err = _refused(capfd, ["camera", "read", str(folder), "--profile",
+                                str(made / "profile.json")])
+    assert out.splitlines() == [f"1.png {GAME}"] and err.startswith(f"{folder} (2.png) is grey")
+
+
 @pytest.fixture
 def pipe(tmp_path: Path) -> Path:
     fifo = tmp_path / "pipe"

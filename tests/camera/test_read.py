@@ -132,7 +132,7 @@ def test_an_explain_picture_that_cannot_be_written_says_why(
                  "--explain", "/proc/kharbga-explain.png"]) == 2
     err = capsys.readouterr().err
     assert err == ("kharbga-board: cannot write /proc/kharbga-explain.png: "
-                   "No such file or directory\n")
+                   "no such file or directory\n")
 
 
 @pytest.mark.parametrize(("explain", "words"), [
