@@ -38,6 +38,7 @@ from .archive import (
     text_value,
 )
 from .boardview import board_view
+from .turns import action_labels, turn_clocks, turn_numbers
 
 log = logging.getLogger("kharbga.store")
 
@@ -435,7 +436,7 @@ class Store:
         tags = {"Attacker": stored.attacker, "Defender": stored.defender,
                 "Date": _date(stored.created, "%Y.%m.%d", "????.??.??"),
                 "Board": "sensor", "GameId": str(gid), **(more or {})}
-        clocks = _turn_clocks(g, stored.times, stored.created)
+        clocks = turn_clocks(g, stored.times, stored.created)
         return str(Record.from_game(g, tags, clocks))
 
     # -- raw sensor log --------------------------------------------------
@@ -534,60 +535,6 @@ def common_length(a: Sequence[str], b: Sequence[str]) -> int:
     while n < min(len(a), len(b)) and a[n] == b[n]:
         n += 1
     return n
-
-
-def turn_numbers(game: AnyGame) -> list[int]:
-    """For each action of ``game``, the number of the turn it belongs to in
-    the record (the page, the record and the viewer count turns alike)."""
-    from controller.rules.record import numbered_turns
-
-    out: list[int] = []
-    for n, turn in numbered_turns(game):
-        for tok in turn:
-            out.extend([n] * _actions_in(tok))
-    return out[:len(game.moves)]
-
-
-def action_labels(actions: Sequence[str], turns: Sequence[int]) -> list[str]:
-    """Each action as the viewer names it: ``6. @d2`` (the record's turn
-    number), ``Attacker resigns``, ``draw agreed``."""
-    out = []
-    for i, token in enumerate(actions):
-        if token.startswith("resign:"):
-            out.append(f"{token.split(':')[1].capitalize()} resigns")
-        elif token == "agreement":
-            out.append("draw agreed")
-        elif token == "barrier":
-            out.append("barrier agreed")
-        else:
-            out.append(f"{turns[i]}. {token}" if i < len(turns) else token)
-    return out
-
-
-def _turn_clocks(game: AnyGame, times: Sequence[float], start: float) -> list[float]:
-    """Seconds each turn took, from the wall-clock time of each action; the
-    first turn's from ``start``, the game's (unless it is no time at or
-    before the first action: NaN, or later, in an archive edited by hand)."""
-    from controller.rules.record import group_turns
-
-    out = []
-    i = 0
-    last = times[0] if times else 0.0
-    if start <= last:  # False for NaN
-        last = start
-    for turn in group_turns(game):
-        i += sum(_actions_in(tok) for tok in turn)
-        t = times[min(i, len(times)) - 1] if times and i else last
-        out.append(max(0.0, t - last))
-        last = t
-    return out
-
-
-def _actions_in(token: str) -> int:
-    """How many single actions a record token holds (a chain: its steps)."""
-    if token.startswith(("@", "x")) or token == "pass":
-        return 1
-    return token.count("-") + token.count("x")
 
 
 def _date(t: float, form: str = "%Y-%m-%d %H:%M", unknown: str = "?") -> str:
