@@ -305,11 +305,11 @@ def _grey(image: np.ndarray) -> bool:
                 and np.array_equal(few[..., 1], few[..., 2]))
 
 
-def check_colour(image: np.ndarray, profile: CameraProfile, name: str) -> None:
+def check_colour(image: np.ndarray, colour_profile: bool, name: str) -> None:
     """Refuse a grey picture of the board (its markers found: a blank
     frame is no news) read with a profile calibrated from colour photos
-    (before: most squares read ``?``, exit status 0)."""
-    if _grey(image) and not _grey(profile.empty_top):
+    (``colour_profile``; before: most squares read ``?``, exit status 0)."""
+    if colour_profile and _grey(image):
         raise ValueError(f"{name} is grey (no colour), and the profile was calibrated from "
                          "colour photos, which tell the pieces apart by their colour: give a "
                          "colour picture, or calibrate again from this camera's pictures")
@@ -319,6 +319,7 @@ def read_frames(source: str | Path, profile_path: str | Path,
                 explain: str | None = None) -> Iterator[str]:
     """The output lines of ``camera read SOURCE``."""
     profile: CameraProfile = load_profile(profile_path)
+    colour_profile = not _grey(profile.empty_top)  # once, not at every frame
     if explain is not None:
         _check_explain(explain)
     kind, files = _inputs(source)  # listed once: the overlays checked are the frames read
@@ -328,7 +329,7 @@ def read_frames(source: str | Path, profile_path: str | Path,
     if kind == "photo":
         name, image = next(frames)
         reader = read_photo(image, profile, str(source))
-        check_colour(image, profile, str(source))
+        check_colour(image, colour_profile, str(source))
         cells = reader.read(image)
         check_board(reader, str(source))
         yield cells
@@ -343,7 +344,8 @@ def read_frames(source: str | Path, profile_path: str | Path,
             _explain(explain, *previous, reader, False)
         cells = reader.read(image)
         if reader.last_markers and reader.last_reading is not None:
-            check_colour(image, profile, f"{source} ({name})")  # not a blank frame: the board
+            # the board seen, not a blank frame
+            check_colour(image, colour_profile, f"{source} ({name})")
             located += 1
         elif not located:  # no marker of the board seen yet in this source: no guess
             cells = "?" * 49
