@@ -40,8 +40,8 @@ from calibration.images import (
     write_file,
 )
 
-__all__ = ["IMAGE_SUFFIXES", "camera_node", "frames_of", "frames_short", "is_video_file",
-           "open_capture", "open_problem", "read_frames"]
+__all__ = ["GREY_WORDS", "IMAGE_SUFFIXES", "camera_node", "frames_of", "frames_short", "is_grey",
+           "is_video_file", "open_capture", "open_problem", "read_frames"]
 
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp")
 
@@ -297,29 +297,39 @@ def _check_overlays(out: str, source: str | Path, kind: str, files: list[Path],
         seen[resolved] = q
 
 
-def _grey(image: np.ndarray) -> bool:
+GREY_WORDS = ("the profile was calibrated from colour photos, which tell the pieces apart by "
+              "their colour")
+
+
+GREY_SPREAD = 4  # a pixel's channels this far apart (0-255), on average, at most: no colour
+GREY_MOST = 8  # and 99 pixels in 100 no further apart than this
+
+
+def is_grey(image: np.ndarray) -> bool:
     """A picture with no colour: its three channels alike (a grey-scale
-    file, or a camera set to black and white)."""
-    few = image[::4, ::4]
-    return bool(np.array_equal(few[..., 0], few[..., 1])
-                and np.array_equal(few[..., 1], few[..., 2]))
+    file, or a camera set to black and white).  A webcam's grey pictures
+    come as MJPEG and decode with their channels a unit or two apart;
+    colour pictures of the board, even at a third of a room's usual light,
+    have them a dozen apart on average."""
+    few = image[::4, ::4].astype(np.int16)
+    spread = few.max(axis=2) - few.min(axis=2)
+    return bool(spread.mean() < GREY_SPREAD and np.percentile(spread, 99) <= GREY_MOST)
 
 
 def check_colour(image: np.ndarray, colour_profile: bool, name: str) -> None:
     """Refuse a grey picture of the board (its markers found: a blank
     frame is no news) read with a profile calibrated from colour photos
     (``colour_profile``; before: most squares read ``?``, exit status 0)."""
-    if colour_profile and _grey(image):
-        raise ValueError(f"{name} is grey (no colour), and the profile was calibrated from "
-                         "colour photos, which tell the pieces apart by their colour: give a "
-                         "colour picture, or calibrate again from this camera's pictures")
+    if colour_profile and is_grey(image):
+        raise ValueError(f"{name} is grey (no colour), and {GREY_WORDS}: give a colour "
+                         "picture, or calibrate again from this camera's pictures")
 
 
 def read_frames(source: str | Path, profile_path: str | Path,
                 explain: str | None = None) -> Iterator[str]:
     """The output lines of ``camera read SOURCE``."""
     profile: CameraProfile = load_profile(profile_path)
-    colour_profile = not _grey(profile.empty_top)  # once, not at every frame
+    colour_profile = not is_grey(profile.empty_top)  # once, not at every frame
     if explain is not None:
         _check_explain(explain)
     kind, files = _inputs(source)  # listed once: the overlays checked are the frames read

@@ -14,8 +14,9 @@ the capture device, the thread and the timing.  It logs (``logging``) when
 markers are lost and found again, when the board cannot be located, when
 the camera gives no picture, when its pictures show none of the board,
 when they read most of its squares as unknown for seconds, when they show
-pieces of neither calibrated colour on the same squares for seconds, and
-when a video ends.
+pieces of neither calibrated colour on the same squares for seconds, when
+they are grey while the profile was calibrated in colour, and when a video
+ends.
 """
 
 from __future__ import annotations
@@ -43,8 +44,10 @@ from calibration.camera import (
     unknown_pieces,
 )
 from calibration.frames import (
+    GREY_WORDS,
     camera_node,
     frames_short,
+    is_grey,
     is_video_file,
     open_capture,
     open_problem,
@@ -66,6 +69,7 @@ DARK = 12.0  # a picture this dark on average (0-255) shows nothing
 UNCLEAR_AFTER = 5.0  # seconds of pictures reading most squares '?' before it is said
 FEW_UNKNOWN = 16  # pictures with the board in view and no more '?' than this end it,
 CLEAR_FOR = 1.0  # once they have come for this many seconds with none reading most '?'
+GREY_AFTER = 1.0  # seconds of grey pictures before they are said (a setting, not a hand)
 PIECES_AFTER = 5.0  # seconds a square shows a piece the calibration does not know before it counts
 FEW_PIECES = 4  # this many such squares at once are said
 
@@ -249,6 +253,7 @@ def video_frames(device: str, profile_path: str | Path, smooth: int = 3,
                  fps: float | None = None) -> Iterator[Frame]:
     """Colour frames of a video file (times from its frame rate)."""
     reader = CameraReader(load_profile(profile_path), smooth=smooth)
+    colour_profile = not is_grey(reader.profile.empty_top)
     watch = MarkerWatch(device)
     cap = open_capture(device)
     rate = fps or cap.get(cv2.CAP_PROP_FPS) or 10.0
@@ -268,6 +273,10 @@ def video_frames(device: str, profile_path: str | Path, smooth: int = 3,
             if fitted is None:
                 raise ValueError(f"the video {device} {size_problem(image, reader.profile)}")
             cells = reader.read(fitted)
+            if colour_profile and reader.last_markers and is_grey(fitted):
+                raise ValueError(f"the video {device} is grey (no colour), and {GREY_WORDS}: "
+                                 "give a colour video, or calibrate again from this camera's "
+                                 "pictures")
             watch.update(reader)
             yield Frame.from_cells(n / rate, cells)
             n += 1
@@ -330,6 +339,10 @@ class CameraStream:
         self._blind: tuple[tuple[str, str], float, float] | None = None
         self.unclear = UnclearWatch(device)  # most squares '?' with the board in view
         self.pieces = PiecesWatch(device, profile_path)  # pieces the calibration does not know
+        # a profile calibrated in colour reads nothing from grey pictures (a
+        # camera set to black and white): since when (time.time(), monotonic)
+        self._colour_profile = not is_grey(self.reader.profile.empty_top)
+        self._grey: tuple[float, float] | None = None
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="camera", daemon=True)
 
@@ -366,14 +379,36 @@ class CameraStream:
         if not self._failing and self._shape is not None:
             return f"the camera {self.device} {self._shape}"
         if not self._failing:
-            return (self._blindness() or self.unclear.problem(time.monotonic())
-                    or self.pieces.problem())
+            return (self._greyness() or self._blindness()
+                    or self.unclear.problem(time.monotonic()) or self.pieces.problem())
         if self.is_file:
             ended = self._short or f"ended after {self.pictures} pictures"
             return f"the video {self.device} {ended}"
         since = time.strftime("%H:%M:%S", time.localtime(self._failing_since))
         return (f"the camera {self.device} gives no picture since {since} ({self._why}; "
                 "it is opened again until it answers)")
+
+    def _greyness(self) -> str | None:
+        grey = self._grey
+        if grey is None or time.monotonic() - grey[1] < GREY_AFTER:
+            return None
+        since = time.strftime("%H:%M:%S", time.localtime(grey[0]))
+        return (f"the camera {self.device} gives grey pictures (no colour) since {since}, and "
+                f"{GREY_WORDS}: set the camera to colour, or calibrate again from its pictures")
+
+    def _colour(self, image: np.ndarray) -> bool:
+        """Whether the picture just read (its board's markers found) can be
+        read: not grey, or the profile grey too (logged when it starts and
+        ends)."""
+        grey = self._colour_profile and bool(self.reader.last_markers) and is_grey(image)
+        if grey and self._grey is None:
+            log.warning("camera %s: grey pictures (no colour), and %s: nothing is read until "
+                        "they come in colour", self.device, GREY_WORDS)
+            self._grey = (time.time(), time.monotonic())
+        elif not grey and self._grey is not None and self.reader.last_markers:
+            log.info("camera %s: pictures in colour again", self.device)
+            self._grey = None
+        return not grey
 
     def _blindness(self) -> str | None:
         blind = self._blind
@@ -454,8 +489,11 @@ class CameraStream:
                 cells = self.reader.read(image)
                 self.watch.update(self.reader)
                 self._sight(image)
-                self.unclear.update(self.reader, time.time(), time.monotonic())
-                self.pieces.update(self.reader, time.time(), time.monotonic())
+                if self._colour(image):
+                    self.unclear.update(self.reader, time.time(), time.monotonic())
+                    self.pieces.update(self.reader, time.time(), time.monotonic())
+                else:  # grey: every square unknown, no piece guessed from it
+                    cells = "?" * (SIZE * SIZE)
                 self.last = (image, cells, self.reader.last_markers)
             now = time.monotonic()
             if cells != last or now - beat >= 1.0:

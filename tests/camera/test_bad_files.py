@@ -199,6 +199,28 @@ def test_a_grey_picture_read_with_a_colour_profile_is_refused_in_words(
     assert out.splitlines() == [f"1.png {GAME}"] and err.startswith(f"{folder} (2.png) is grey")
 
 
+def test_a_grey_video_read_with_a_colour_profile_is_refused_in_words(
+        made: Path, tmp_path: Path) -> None:
+    # A webcam set to black and white films MJPEG whose channels decode a
+    # unit or two apart: still grey.  Before: its frames were read for pieces.
+    picture = cv2.imread(str(made / "game.png"))
+    grey = cv2.cvtColor(cv2.cvtColor(picture, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
+    video = tmp_path / "grey.avi"
+    h, w = picture.shape[:2]
+    writer = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"MJPG"), 10, (w, h))
+    for _ in range(3):
+        writer.write(grey)
+    writer.release()
+    capture = cv2.VideoCapture(str(video))
+    ok, first = capture.read()
+    capture.release()
+    assert ok
+    assert (first.max(axis=2).astype(int) - first.min(axis=2)).max() > 0  # not exactly alike
+    with pytest.raises(ValueError, match=rf"^the video {re.escape(str(video))} is grey \(no "
+                       r"colour\), and the profile was calibrated from colour photos"):
+        list(video_frames(str(video), made / "profile.json"))
+
+
 @pytest.fixture
 def pipe(tmp_path: Path) -> Path:
     fifo = tmp_path / "pipe"

@@ -5,6 +5,7 @@ seam: OpenCV's capture of a rendered video, cut where the cable is pulled."""
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from collections.abc import Callable
@@ -215,6 +216,50 @@ def test_a_camera_that_cannot_see_the_board_says_so_and_reads_nothing(
         assert stream.problem() is None
     finally:
         stream.close()
+
+
+@pytest.mark.parametrize("decoded", [0, 2])
+def test_a_camera_set_to_black_and_white_is_said_and_read_as_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture,
+    decoded: int
+) -> None:
+    # Before, the page said "the squares do not look as they did at
+    # calibration: the light changed a lot ..." for a camera set to black
+    # and white, and its grey pictures were read for pieces.
+    caplog.set_level(logging.INFO, logger="controller.drivers.camera")
+    board = _picture()
+    capture = Showing(board)
+    monkeypatch.setattr(camera, "GREY_AFTER", 0.2)
+    stream = _stream(tmp_path, monkeypatch, capture)
+    stream.start()
+    try:
+        _wait(lambda: stream.last is not None and stream.last[1][14] == "a")
+        assert stream.problem() is None
+        grey = cv2.cvtColor(cv2.cvtColor(board, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
+        # a webcam's grey MJPEG decodes with its channels a unit or two apart
+        grey[..., 2] = np.clip(grey[..., 2].astype(np.int16) + decoded, 0, 255)
+        capture.picture = grey
+        _wait(lambda: stream.problem() is not None)
+        problem = stream.problem()
+        assert problem is not None and problem.startswith(
+            "the camera /dev/video0 gives grey pictures (no colour) since ")
+        assert problem.endswith(", and the profile was calibrated from colour photos, which "
+                                "tell the pieces apart by their colour: set the camera to "
+                                "colour, or calibrate again from its pictures")
+        while not stream.events.empty():
+            stream.events.get()
+        _wait(lambda: not stream.events.empty(), 3)  # the heartbeat: nothing read
+        assert stream.events.get().text(49) == "?" * 49
+        capture.picture = board
+        _wait(lambda: stream.problem() is None)
+        assert stream.problem() is None
+        _wait(lambda: stream.last is not None and stream.last[1][14] == "a")
+        assert stream.last is not None and stream.last[1][14] == "a"
+    finally:
+        stream.close()
+    said = [r.getMessage() for r in caplog.records if "colour" in r.getMessage()]
+    assert said[0].startswith("camera /dev/video0: grey pictures (no colour), and the profile")
+    assert said[-1] == "camera /dev/video0: pictures in colour again"
 
 
 def test_a_camera_missing_at_start_is_said_and_read_once_it_is_plugged_in(
