@@ -242,19 +242,20 @@ class Store:
 
     def sync(self, gid: int, game: AnyGame, times: Sequence[float] = (),
              value: tuple[str, object] | None = None, *,
-             tokens: Sequence[str] | None = None) -> None:
+             tokens: Sequence[str] | None = None, finish: bool = False) -> None:
         """Make the stored actions of ``gid`` those of ``game`` (``tokens``
         when the caller has them) with undo, in one synced transaction, each
         with its time (``times``; by default when it was played,
         :meth:`played`); with ``value`` (:meth:`set_value`), that too; an
-        end taken back (Undo) unfinishes the game in the same transaction."""
+        end taken back (Undo) unfinishes the game in the same transaction;
+        ``finish`` archives it in the same transaction (:meth:`finish`)."""
         tokens = action_tokens(game) if tokens is None else list(tokens)
         stored = self._stored.get(gid)
         if stored is None:
             stored = [r[0] for r in self.db.execute(
                 "SELECT token FROM actions WHERE game_id=? ORDER BY ply", (gid,))]
         common = common_length(tokens, stored)
-        if common == len(tokens) == len(stored) and value is None:
+        if common == len(tokens) == len(stored) and value is None and not finish:
             return
         stamps = list(times) or self.played(gid, tokens)
         now = self.wall()
@@ -270,6 +271,13 @@ class Store:
                 reopen(self.db, gid)
             if value is not None:
                 self._put_value(*value)
+            if finish:  # the record read back from the actions just written
+                outcome = game.outcome
+                self.db.execute(
+                    "UPDATE games SET finished=?, result=?, termination=?, record=? WHERE id=?",
+                    (self.wall(), outcome.result if outcome else "*",
+                     outcome.reason if outcome else "abandoned", self.record_text(gid, game),
+                     gid))
         self._stored[gid] = tokens
         self._views.pop(gid, None)  # a view of it finished is of another game now
 
@@ -291,16 +299,9 @@ class Store:
                             (json.dumps(settings), gid))
 
     def finish(self, gid: int, game: AnyGame) -> None:
-        """Archive ``gid``: result, termination and its record."""
-        self.sync(gid, game)
-        outcome = game.outcome
-        result = outcome.result if outcome else "*"
-        record = self.record_text(gid, game)
-        with self.db:
-            self.db.execute(
-                "UPDATE games SET finished=?, result=?, termination=?, record=? WHERE id=?",
-                (self.wall(), result, outcome.reason if outcome else "abandoned", record, gid),
-            )
+        """Archive ``gid``: its last actions, result, termination and record,
+        in one transaction (a power cut leaves it finished or as it was)."""
+        self.sync(gid, game, finish=True)
 
     def active(self) -> StoredGame | None:
         """The game being played when the service stopped, if unfinished:

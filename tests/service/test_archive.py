@@ -520,3 +520,36 @@ def test_values_of_another_type_edited_by_hand_are_read(
     assert "@e4" in out
     if "created" in edit:
         assert '[Date "????.??.??"]' in out
+
+
+def test_a_game_is_finished_with_its_last_moves_or_left_as_it_was(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Before, Store.finish wrote the last moves and then the end in two
+    # transactions: a failure between left the moves of an ended game in an
+    # unfinished row.
+    from controller.rules import new_game
+
+    store = Store(tmp_path)
+    game = new_game("kharbga")
+    gid = store.new_game(game, "A", "D")
+    game.play(game.legal_moves()[0])
+    store.sync(gid, game)
+    before = store.get(gid)
+    assert before is not None
+    game.resign()
+    real = store.record_text
+
+    def failing(*args: object, **kwargs: object) -> str:
+        raise OSError("the card pulled out")
+
+    monkeypatch.setattr(store, "record_text", failing)
+    with pytest.raises(OSError):
+        store.finish(gid, game)
+    after = store.get(gid)
+    assert after is not None and after.actions == before.actions and after.finished is None
+    monkeypatch.setattr(store, "record_text", real)
+    store.finish(gid, game)
+    done = store.get(gid)
+    assert done is not None and done.finished is not None
+    assert done.actions[-1].startswith("resign:") and done.game().outcome == game.outcome
+    store.close()
