@@ -26,9 +26,11 @@ from __future__ import annotations
 
 import dataclasses
 import errno
+import importlib.util
 import logging
 import os
 import queue
+import socket
 import stat
 import threading
 import time
@@ -73,7 +75,7 @@ def never_a_port(url: str) -> str | None:
     there, not permitted or in use may yet open (the cable plugged in, the
     other program closed): the link keeps trying those."""
     if "://" in url:  # pyserial's own kinds: loop://, socket://, ...
-        return None
+        return _never_a_url(url)
     try:
         mode = os.stat(url).st_mode
     except OSError:
@@ -90,6 +92,25 @@ def never_a_port(url: str) -> str | None:
         return None if os.isatty(fd) else f"cannot open {url}: {NOT_A_PORT}"
     finally:
         os.close(fd)
+
+
+NETWORK = ("socket", "rfc2217")  # a serial port over the network, at HOST:PORT
+URLS = "a device path, or socket://HOST:PORT or rfc2217://HOST:PORT for a port over the network"
+
+
+def _never_a_url(url: str) -> str | None:
+    """Why the URL ``url`` can never open, in words: a kind pyserial does
+    not know, or a port over the network with no HOST:PORT."""
+    scheme, _, rest = url.partition("://")
+    if not scheme.isidentifier() or importlib.util.find_spec(
+            f"serial.urlhandler.protocol_{scheme}") is None:
+        return f"cannot open {url}: not a kind of port this program opens ({URLS})"
+    if scheme in NETWORK:
+        host, colon, port = rest.split("?")[0].rstrip("/").rpartition(":")
+        if not (colon and host and port.isdigit() and 0 < int(port) < 65536):
+            return (f"cannot open {url}: HOST:PORT expected after {scheme}:// (the port a "
+                    "number from 1 to 65535)")
+    return None
 
 
 def open_problem(url: str, exc: BaseException) -> str:
@@ -109,6 +130,13 @@ def open_problem(url: str, exc: BaseException) -> str:
         why = A_FOLDER
     elif code == errno.ENOTTY:  # a file, /dev/null: opens, but takes no serial settings
         why = NOT_A_PORT
+    elif isinstance(cause, socket.gaierror):
+        why = "no such host on the network (is its name right?)"
+    elif code == errno.ECONNREFUSED:
+        why = "nothing answers at that port (is the serial server there running, on that port?)"
+    elif code in (errno.EHOSTUNREACH, errno.ENETUNREACH, errno.ETIMEDOUT) \
+            or isinstance(cause, TimeoutError):
+        why = "the host does not answer (is it on the network?)"
     else:
         why = said(exc)
     return f"cannot open {url}: {why}"

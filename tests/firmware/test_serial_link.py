@@ -8,6 +8,7 @@ import logging
 import os
 import queue
 import random
+import socket
 import time
 from pathlib import Path
 
@@ -492,6 +493,40 @@ def test_a_port_that_does_not_exist_is_said_in_words() -> None:
         assert link.stats().last_error == (
             "cannot open /dev/ttyKHARBGA-NONE: no such port (is the board's USB cable "
             "plugged in?)")
+
+
+@pytest.mark.parametrize(("url", "words"), [
+    ("foo://bar", "not a kind of port this program opens (a device path, or "
+     "socket://HOST:PORT or rfc2217://HOST:PORT for a port over the network)"),
+    ("socket://pi.local", "HOST:PORT expected after socket:// (the port a number from 1 to "
+     "65535)"),
+    ("rfc2217://pi.local:99999", "HOST:PORT expected after rfc2217:// (the port a number "
+     "from 1 to 65535)"),
+    ("socket://:7000", "HOST:PORT expected after socket://"),
+])
+def test_a_url_that_can_never_open_is_refused_at_once(url: str, words: str) -> None:
+    # Before: taken, then pyserial's own text on the page ("invalid URL,
+    # protocol 'foo' not known"; "'<=' not supported between instances of
+    # 'int' and 'NoneType'") with the link trying it again for ever.
+    problem = never_a_port(url)
+    assert problem is not None and problem.startswith(f"cannot open {url}: {words}")
+    assert never_a_port("socket://127.0.0.1:7000") is None
+    assert never_a_port("rfc2217://pi.local:2217?timeout=3") is None
+
+
+def test_a_port_over_the_network_that_does_not_answer_is_said_in_words() -> None:
+    # Before: "Could not open port socket://...: [Errno 111] Connection refused".
+    with socket.socket() as closed:  # a port bound and not listening: refused
+        closed.bind(("127.0.0.1", 0))
+        url = f"socket://127.0.0.1:{closed.getsockname()[1]}"
+        fast = LinkSettings(reconnect_delay=0.01)
+        with SerialLink(url, fast) as link:
+            deadline = time.monotonic() + 5
+            while not link.stats().open_failures and time.monotonic() < deadline:
+                time.sleep(0.01)
+            assert link.stats().last_error == (
+                f"cannot open {url}: nothing answers at that port (is the serial server "
+                "there running, on that port?)")
 
 
 @pytest.mark.parametrize(("kind", "words"), [
