@@ -40,8 +40,9 @@ from calibration.images import (
     write_file,
 )
 
-__all__ = ["GREY_WORDS", "IMAGE_SUFFIXES", "camera_node", "frames_of", "frames_short", "is_grey",
-           "is_video_file", "open_capture", "open_problem", "read_frames"]
+__all__ = ["GREY_WORDS", "IMAGE_SUFFIXES", "camera_node", "check_colour", "frames_of",
+           "frames_short", "is_grey", "is_video_file", "open_capture", "open_problem",
+           "read_frames"]
 
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp")
 
@@ -316,13 +317,15 @@ def is_grey(image: np.ndarray) -> bool:
     return bool(spread.mean() < GREY_SPREAD and np.percentile(spread, 99) <= GREY_MOST)
 
 
-def check_colour(image: np.ndarray, colour_profile: bool, name: str) -> None:
+def check_colour(image: np.ndarray, colour_profile: bool, name: str,
+                 what: str = "picture") -> None:
     """Refuse a grey picture of the board (its markers found: a blank
     frame is no news) read with a profile calibrated from colour photos
-    (``colour_profile``; before: most squares read ``?``, exit status 0)."""
+    (``colour_profile``; before: most squares read ``?``, exit status 0);
+    ``what`` the picture is, in the words (a picture, a video)."""
     if colour_profile and is_grey(image):
         raise ValueError(f"{name} is grey (no colour), and {GREY_WORDS}: give a colour "
-                         "picture, or calibrate again from this camera's pictures")
+                         f"{what}, or calibrate again from this camera's pictures")
 
 
 def read_frames(source: str | Path, profile_path: str | Path,

@@ -46,6 +46,7 @@ from calibration.camera import (
 from calibration.frames import (
     GREY_WORDS,
     camera_node,
+    check_colour,
     frames_short,
     is_grey,
     is_video_file,
@@ -273,10 +274,8 @@ def video_frames(device: str, profile_path: str | Path, smooth: int = 3,
             if fitted is None:
                 raise ValueError(f"the video {device} {size_problem(image, reader.profile)}")
             cells = reader.read(fitted)
-            if colour_profile and reader.last_markers and is_grey(fitted):
-                raise ValueError(f"the video {device} is grey (no colour), and {GREY_WORDS}: "
-                                 "give a colour video, or calibrate again from this camera's "
-                                 "pictures")
+            if reader.last_markers:  # the board seen, not a blank frame
+                check_colour(fitted, colour_profile, f"the video {device}", "video")
             watch.update(reader)
             yield Frame.from_cells(n / rate, cells)
             n += 1
