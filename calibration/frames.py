@@ -41,7 +41,7 @@ from calibration.images import (
 )
 
 __all__ = ["GREY_WORDS", "IMAGE_SUFFIXES", "camera_node", "check_colour", "frames_of",
-           "frames_short", "is_grey", "is_video_file", "open_capture", "open_problem",
+           "frames_short", "in_colour", "is_grey", "is_video_file", "open_capture", "open_problem",
            "read_frames"]
 
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp")
@@ -317,6 +317,12 @@ def is_grey(image: np.ndarray) -> bool:
     return bool(spread.mean() < GREY_SPREAD and np.percentile(spread, 99) <= GREY_MOST)
 
 
+def in_colour(profile: CameraProfile) -> bool:
+    """Whether ``profile`` was calibrated from colour photos (its empty
+    board in colour): such a profile reads nothing from grey pictures."""
+    return not is_grey(profile.empty_top)
+
+
 def check_colour(image: np.ndarray, colour_profile: bool, name: str,
                  what: str = "picture") -> None:
     """Refuse a grey picture of the board (its markers found: a blank
@@ -332,7 +338,7 @@ def read_frames(source: str | Path, profile_path: str | Path,
                 explain: str | None = None) -> Iterator[str]:
     """The output lines of ``camera read SOURCE``."""
     profile: CameraProfile = load_profile(profile_path)
-    colour_profile = not is_grey(profile.empty_top)  # once, not at every frame
+    colour_profile = in_colour(profile)  # once, not at every frame
     if explain is not None:
         _check_explain(explain)
     kind, files = _inputs(source)  # listed once: the overlays checked are the frames read

@@ -48,6 +48,7 @@ from calibration.frames import (
     camera_node,
     check_colour,
     frames_short,
+    in_colour,
     is_grey,
     is_video_file,
     open_capture,
@@ -254,7 +255,7 @@ def video_frames(device: str, profile_path: str | Path, smooth: int = 3,
                  fps: float | None = None) -> Iterator[Frame]:
     """Colour frames of a video file (times from its frame rate)."""
     reader = CameraReader(load_profile(profile_path), smooth=smooth)
-    colour_profile = not is_grey(reader.profile.empty_top)
+    colour_profile = in_colour(reader.profile)
     watch = MarkerWatch(device)
     cap = open_capture(device)
     rate = fps or cap.get(cv2.CAP_PROP_FPS) or 10.0
@@ -340,7 +341,7 @@ class CameraStream:
         self.pieces = PiecesWatch(device, profile_path)  # pieces the calibration does not know
         # a profile calibrated in colour reads nothing from grey pictures (a
         # camera set to black and white): since when (time.time(), monotonic)
-        self._colour_profile = not is_grey(self.reader.profile.empty_top)
+        self._colour_profile = in_colour(self.reader.profile)
         self._grey: tuple[float, float] | None = None
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="camera", daemon=True)

@@ -93,6 +93,15 @@ def reason_words(reason: str | None) -> str:
     return REASONS.get(reason, reason.replace("-", " "))
 
 
+def outcome_said(winner: str | None, reason: str | None) -> str:
+    """A game's end in words: ``Defender wins (all soldiers captured)``,
+    ``Draw (turn limit reached)``; the winner alone when no reason is
+    known."""
+    who = f"{winner.capitalize()} wins" if winner else "Draw"
+    why = reason_words(reason)
+    return f"{who} ({why})" if why else who
+
+
 def action_words(token: str) -> str:
     """An action's token, with what to do in words when it is of one point
     (``@c2 (set a soldier on c2)``, ``xb4 (take the soldier on b4 off)``):
@@ -128,8 +137,7 @@ class Outcome:
         """The end in words: ``Defender wins (all soldiers captured)``,
         ``Draw (turn limit reached)``; the board's status and the refusals
         of a finished position say it so."""
-        who = f"{self.winner.capitalize()} wins" if self.winner else "Draw"
-        return f"{who} ({reason_words(self.reason)})"
+        return outcome_said(self.winner, self.reason)
 
 
 PLACE = "place"

@@ -25,7 +25,7 @@ from controller.rules import (
     find_any_variant,
 )
 from controller.rules.leap_factory import apply_any_options
-from controller.rules.moves import SIDE_NAMES, action_words, reason_words
+from controller.rules.moves import SIDE_NAMES, action_words, outcome_said, reason_words
 from controller.rules.record import first_turn, sided_turns
 from controller.rules.variants import CHOSEN_OPTIONS, OPTION_WORDS
 
@@ -105,9 +105,7 @@ def outcome_words(result: str, termination: str | None, finished: bool) -> str:
     be resumed)."""
     if result not in ("1-0", "0-1", "1/2-1/2"):
         return "abandoned" if finished else "not finished"
-    who = {"1-0": "Attacker wins", "0-1": "Defender wins"}.get(result, "Draw")
-    why = reason_words(termination)
-    return f"{who} ({why})" if why else who
+    return outcome_said({"1-0": "attacker", "0-1": "defender"}.get(result), termination)
 
 
 def check_name(label: str, value: object) -> str:
