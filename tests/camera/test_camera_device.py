@@ -8,7 +8,8 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import cv2
@@ -48,6 +49,24 @@ def _wait(until: Callable[[], object], seconds: float = 20) -> None:
     deadline = time.monotonic() + seconds
     while not until() and time.monotonic() < deadline:
         time.sleep(0.02)
+
+
+def _reads_a3(stream: camera.CameraStream) -> None:
+    """Wait until ``stream`` reads the piece on a3, and check that it does."""
+    _wait(lambda: stream.last is not None and stream.last[1][14] == "a")
+    assert stream.last is not None and stream.last[1][14] == "a"
+
+
+@contextmanager
+def _running(stream: camera.CameraStream) -> Iterator[camera.CameraStream]:
+    """``stream`` started and reading a3 with nothing to say; closed after."""
+    stream.start()
+    try:
+        _reads_a3(stream)
+        assert stream.problem() is None
+        yield stream
+    finally:
+        stream.close()
 
 
 class Capture:
@@ -191,11 +210,7 @@ def test_a_camera_that_cannot_see_the_board_says_so_and_reads_nothing(
     capture = Showing(board)
     monkeypatch.setattr(camera, "BLIND_AFTER", 0.3)
     monkeypatch.setattr(camera, "UNCLEAR_AFTER", 0.3)
-    stream = _stream(tmp_path, monkeypatch, capture)
-    stream.start()
-    try:
-        _wait(lambda: stream.last is not None and stream.last[1][14] == "a")
-        assert stream.problem() is None
+    with _running(_stream(tmp_path, monkeypatch, capture)) as stream:
         capture.picture = _blinded(board, how)
         _wait(lambda: stream.problem() is not None)
         problem = stream.problem()
@@ -214,8 +229,6 @@ def test_a_camera_that_cannot_see_the_board_says_so_and_reads_nothing(
         capture.picture = board
         _wait(lambda: stream.problem() is None)
         assert stream.problem() is None
-    finally:
-        stream.close()
 
 
 @pytest.mark.parametrize("decoded", [0, 2])
@@ -230,11 +243,7 @@ def test_a_camera_set_to_black_and_white_is_said_and_read_as_nothing(
     board = _picture()
     capture = Showing(board)
     monkeypatch.setattr(camera, "GREY_AFTER", 0.2)
-    stream = _stream(tmp_path, monkeypatch, capture)
-    stream.start()
-    try:
-        _wait(lambda: stream.last is not None and stream.last[1][14] == "a")
-        assert stream.problem() is None
+    with _running(_stream(tmp_path, monkeypatch, capture)) as stream:
         grey = cv2.cvtColor(cv2.cvtColor(board, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
         # a webcam's grey MJPEG decodes with its channels a unit or two apart
         grey[..., 2] = np.clip(grey[..., 2].astype(np.int16) + decoded, 0, 255)
@@ -253,10 +262,7 @@ def test_a_camera_set_to_black_and_white_is_said_and_read_as_nothing(
         capture.picture = board
         _wait(lambda: stream.problem() is None)
         assert stream.problem() is None
-        _wait(lambda: stream.last is not None and stream.last[1][14] == "a")
-        assert stream.last is not None and stream.last[1][14] == "a"
-    finally:
-        stream.close()
+        _reads_a3(stream)
     said = [r.getMessage() for r in caplog.records if "colour" in r.getMessage()]
     assert said[0].startswith("camera /dev/video0: grey pictures (no colour), and the profile")
     assert said[-1] == "camera /dev/video0: pictures in colour again"
@@ -291,8 +297,7 @@ def test_a_camera_missing_at_start_is_said_and_read_once_it_is_plugged_in(
         plugged.set()  # pictures come
         _wait(lambda: stream.problem() is None)
         assert stream.problem() is None
-        _wait(lambda: stream.last is not None and stream.last[1][14] == "a")
-        assert stream.last is not None and stream.last[1][14] == "a"
+        _reads_a3(stream)
     finally:
         stream.close()
 
