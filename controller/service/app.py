@@ -276,8 +276,10 @@ async def get_games(request: web.Request) -> web.Response:
 
 def _game_id(request: web.Request) -> int:
     text = request.match_info["gid"]
-    if not text.isascii() or not text.isdigit() or len(text) > 12:
-        raise RequestError("a game id is a number")
+    if not text.isascii() or not text.isdigit():
+        raise RequestError("a game id is a number (see /api/games)")
+    if len(text) > 12:  # no archive holds so many games
+        raise RequestError(f"a game id has at most 12 digits, not {len(text)} (see /api/games)")
     return int(text)
 
 

@@ -379,8 +379,10 @@ class BoardService(EngineSide):
         self.feed(Frame.from_occ(self.now(), occ))
 
     def press(self, button: object, side: object = None) -> None:
+        if not isinstance(button, str):  # null, a number: not a name
+            raise RequestError(f"button must name a button: {', '.join(BUTTONS)}")
         if button not in BUTTONS:
-            raise RequestError(f"unknown button {button!r} (known: {', '.join(BUTTONS)})")
+            raise RequestError(f"unknown button {button[:40]!r} (known: {', '.join(BUTTONS)})")
         if side is not None and side not in SIDES:
             raise RequestError("side must be \"attacker\" or \"defender\"")
         self.feed(Button(self.now(), str(button), None if side is None else str(side)))

@@ -122,7 +122,10 @@ def test_state_and_a_game_played_through_the_api(make: Any) -> None:
          "not both"),
         ("/api/sim/occupancy", {"point": "c2", "occupied": True, "setup": 2}, 409,
          "set up again"),
-        ("/api/button", {"button": "launch"}, 400, "unknown button"),
+        ("/api/button", {"button": "launch"}, 400, "unknown button 'launch' (known: hint, "),
+        # Before: "unknown button None", Python's word for JSON's null.
+        ("/api/button", {"button": None}, 400, "button must name a button: hint, exchange"),
+        ("/api/button", {"button": 3}, 400, "button must name a button: hint, exchange"),
         ("/api/button", {"button": "undo", "side": "martian"}, 400, "side must be"),
         ("/api/new", {"variant": "chess"}, 400, "unknown variant"),
         ("/api/new", {"attacker": "a\"b"}, 400, "without quotes"),
@@ -233,6 +236,16 @@ def test_unknown_paths_and_files(make: Any) -> None:
             assert r.status in (400, 404), path
         r = await client.get("/static/app.js")
         assert r.status == 200
+        # A game id refused in words: before, a number too long for any
+        # archive was told "a game id is a number".
+        for path, words in (("/api/games/abc", "a game id is a number (see /api/games)"),
+                            ("/api/games/-1.kgn", "a game id is a number (see /api/games)"),
+                            ("/api/games/" + "9" * 26,
+                             "a game id has at most 12 digits, not 26 (see /api/games)"),
+                            ("/api/games/999", "no such game")):
+            r = await client.get(path)
+            assert (r.status, (await r.json())["error"]) == (
+                404 if words == "no such game" else 400, words), path
 
     run(go)
 
