@@ -25,7 +25,7 @@ from controller.rules import (
     find_any_variant,
 )
 from controller.rules.leap_factory import apply_any_options
-from controller.rules.moves import SIDE_NAMES, action_words, outcome_said, reason_words
+from controller.rules.moves import SIDE_NAMES, STEP, action_words, outcome_said, reason_words
 from controller.rules.record import first_turn, sided_turns
 from controller.rules.variants import CHOSEN_OPTIONS, OPTION_WORDS
 
@@ -155,18 +155,37 @@ def kings(game: AnyGame) -> list[str]:
     return [names[i] for i in range(len(names)) if bits >> i & 1]
 
 
+QUIET_TURNS = 30  # steps without a capture after which the computer, even ahead, takes a draw
+
+
+def quiet_turns(g: AnyGame) -> int:
+    """The turns since the last capture (or the last placement): the steps
+    at the end of the game that captured nothing, each a turn of its own."""
+    n = 0
+    for _, move in reversed(g.history):
+        if move.kind != STEP or move.capture:
+            break
+        n += 1
+    return n
+
+
 def computer_draw_answer(g: AnyGame, computer: str | None,
                          offer: str | None) -> tuple[str, str | None] | None:
     """The computer's answer to the other side's draw offer, with its words
     when it declines; None when no offer waits for it.  It takes the draw
-    unless it is ahead on pieces."""
+    unless it is ahead on pieces; ahead, it takes it too once
+    :data:`QUIET_TURNS` turns have gone without a capture (a locked board,
+    where a lead comes to nothing: khamousiyya and sabouiyya have no rule
+    that ends such a game)."""
     if computer is None or offer in (None, computer) or g.outcome is not None:
         return None
     mine, theirs = g.count(computer), g.count(1 - SIDE_NAMES.index(computer))
-    if mine <= theirs:
+    quiet = quiet_turns(g)
+    if mine <= theirs or quiet >= QUIET_TURNS:
         return "accept", None
     return "decline", (f"{computer.capitalize()} (computer) declines the draw: it is ahead, "
-                       f"{mine} pieces to {theirs}")
+                       f"{mine} pieces to {theirs} (it takes one once {QUIET_TURNS} turns "
+                       f"go without a capture: {quiet} so far)")
 
 
 def has_exchange(variant: AnyVariant) -> bool:

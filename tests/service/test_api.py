@@ -17,6 +17,7 @@ from fake_clock import FakeClock
 from controller.rules import Game
 from controller.service.app import make_app
 from controller.service.board import BoardService, RequestError
+from controller.service.boardview import QUIET_TURNS
 from controller.service.config import Config
 from controller.service.simboard import SimBoard
 from controller.service.store import Store
@@ -800,10 +801,40 @@ def test_the_computer_answers_a_draw_offer_in_words(make: Any) -> None:
     state = service.state()
     assert state["draw_offer"] is None and state["outcome"] is None
     assert state["status"].endswith(
-        ". Attacker (computer) declines the draw: it is ahead, 2 pieces to 0")
+        ". Attacker (computer) declines the draw: it is ahead, 2 pieces to 0 (it takes one "
+        "once 30 turns go without a capture: 0 so far)")
     put(next(m for m in game.legal_moves()))
     assert "declines" not in service.state()["status"]  # gone with the next move
     put(next(m for m in game.legal_moves()))
+    service.press("draw", "defender")
+    state = service.state()
+    assert state["outcome"] is not None and state["outcome"]["reason"] == "agreement"
+
+
+def test_the_computer_ahead_on_a_locked_board_takes_a_draw_after_30_quiet_turns(
+        make: Any) -> None:
+    # Before, the computer one soldier ahead declined every offer, and in
+    # khamousiyya and sabouiyya (no rule ends a locked game) the person's
+    # only way out of an endless shuffle was to resign.
+    service, clock, _ = make(variant="sabouiyya")
+    position = "....D/...../...../A..../A.... a m - 20"  # no capture can come
+    service.new_game(variant="sabouiyya", position=position)
+    game = Game.from_position("sabouiyya", position)
+    shuffle = ["a2-b2", "e5-d5", "b2-a2", "d5-e5"]
+    for n in range(QUIET_TURNS):
+        if n == QUIET_TURNS - 1:  # one turn short: declined, and said how far it is
+            assert game.side == 1  # the Defender's turn: the person's
+            service.set_computer("attacker", 0.1)
+            service.press("draw", "defender")
+            state = service.state()
+            assert state["outcome"] is None and state["status"].endswith(
+                "it is ahead, 2 pieces to 1 (it takes one once 30 turns go without a "
+                "capture: 29 so far)")
+        game.play(shuffle[n % 4])
+        service.set_sim_occupancy(occ_of(game))
+        clock.t += 0.1
+        service.tick()
+    assert service.state()["moves"][-1] == shuffle[(QUIET_TURNS - 1) % 4]
     service.press("draw", "defender")
     state = service.state()
     assert state["outcome"] is not None and state["outcome"]["reason"] == "agreement"

@@ -14,6 +14,8 @@ from chromium import box as steady_box
 from playwright.sync_api import Browser, Page, Route, expect
 from server import Server
 
+from controller.service.boardview import QUIET_TURNS
+
 
 @pytest.fixture
 def server(tmp_path: Path) -> Iterator[Server]:
@@ -325,8 +327,9 @@ def test_against_the_computer_draw_and_resign_are_the_persons(browser: Browser,
     # and a draw agreed is not taken back; before, one press ended the game).
     pg.click('[data-button="draw"]')
     expect(pg.locator("#confirm-text")).to_have_text(
-        "Defender offers the computer a draw: it accepts unless it is ahead on pieces, and a "
-        "draw agreed ends the game (it is not taken back). Offer a draw?")
+        "Defender offers the computer a draw: it accepts unless it is ahead on pieces (ahead, "
+        f"it accepts once {QUIET_TURNS} turns go without a capture), and a draw agreed ends "
+        "the game (it is not taken back). Offer a draw?")
     pg.click("#confirm-no")
     assert server.get("/api/state")["outcome"] is None
     pg.click('[data-button="draw"]')
