@@ -95,7 +95,7 @@ def reason_words(reason: str | None) -> str:
 
 def outcome_said(winner: str | None, reason: str | None) -> str:
     """A game's end in words: ``Defender wins (all soldiers captured)``,
-    ``Draw (turn limit reached)``; the winner alone when no reason is
+    ``Draw (the turn limit was reached)``; the winner alone when no reason is
     known."""
     who = f"{winner.capitalize()} wins" if winner else "Draw"
     why = reason_words(reason)
@@ -135,7 +135,7 @@ class Outcome:
     @property
     def said(self) -> str:
         """The end in words: ``Defender wins (all soldiers captured)``,
-        ``Draw (turn limit reached)``; the board's status and the refusals
+        ``Draw (the turn limit was reached)``; the board's status and the refusals
         of a finished position say it so."""
         return outcome_said(self.winner, self.reason)
 

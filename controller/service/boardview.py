@@ -173,10 +173,10 @@ def computer_draw_answer(g: AnyGame, computer: str | None,
                          offer: str | None) -> tuple[str, str | None] | None:
     """The computer's answer to the other side's draw offer, with its words
     when it declines; None when no offer waits for it.  It takes the draw
-    unless it is ahead on pieces (on the board and still to set); ahead, it takes it too once
-    :data:`QUIET_TURNS` turns have gone without a capture (a locked board,
-    where a lead comes to nothing: khamousiyya and sabouiyya have no rule
-    that ends such a game)."""
+    unless it is ahead on pieces (on the board and still to set); ahead, it
+    takes it too once :data:`QUIET_TURNS` turns have gone without a capture
+    (a locked board, where a lead comes to nothing: khamousiyya and
+    sabouiyya have no rule that ends such a game)."""
     if computer is None or offer in (None, computer) or g.outcome is not None:
         return None
     other = 1 - SIDE_NAMES.index(computer)  # pieces still to set count: none is lost yet
