@@ -330,6 +330,7 @@ def test_against_the_computer_draw_and_resign_are_the_persons(browser: Browser,
         "Defender offers the computer a draw: it accepts unless it is ahead on pieces (ahead, "
         f"it accepts once {QUIET_TURNS} turns go without a capture), and a draw agreed ends "
         "the game (it is not taken back). Offer a draw?")
+    pg.screenshot(path=str(server.data_dir.parent / "draw-asks.png"))
     pg.click("#confirm-no")
     assert server.get("/api/state")["outcome"] is None
     pg.click('[data-button="draw"]')
