@@ -806,6 +806,13 @@ def test_the_computer_answers_a_draw_offer_in_words(make: Any) -> None:
     assert state["status"].endswith(
         ". Attacker (computer) declines the draw: it is ahead, 2 pieces to 1 (it takes one "
         "once 30 turns go without a capture: 0 so far)")
+    game = Game.from_position("sabouiyya", "A..D./.A.../...../...../..... d m - 20")
+    game.play("d5-e5")
+    service.set_sim_occupancy(occ_of(game))
+    clock.t += 0.1
+    service.tick()
+    assert service.state()["moves"] == ["d5-e5"]
+    assert "declines" not in service.state()["status"]  # gone with the next move
 
 
 def test_the_computer_ahead_on_a_locked_board_takes_a_draw_after_30_quiet_turns(
