@@ -123,12 +123,17 @@ def test_search_releases_the_gil() -> None:
         done.set()
 
     t = threading.Thread(target=run)
+    began = last = time.perf_counter()
     t.start()
-    count = 0
+    gap = 0.0  # the longest the main thread was kept from running
     while not done.is_set():
-        count += 1
+        now = time.perf_counter()
+        gap, last = max(gap, now - last), now
     t.join()
-    assert count > 10_000  # the main thread kept running during the search
+    assert last - began >= 0.35  # the search ran its time
+    # The main thread kept running all through it: a search holding the
+    # GIL would stop it for the whole 0.4 s.
+    assert gap < 0.2, gap
 
 
 def test_a_game_over_or_a_foreign_game_is_refused_or_empty() -> None:

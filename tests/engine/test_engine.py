@@ -17,7 +17,7 @@ from controller.engine.match import (
     wilson,
 )
 from controller.engine.negamax import WON
-from controller.rules import Game
+from controller.rules import AnyGame, Game
 
 FILES = "abcdefg"
 
@@ -343,8 +343,23 @@ def test_engine_at_a_tiny_budget_beats_random(variant: str) -> None:
 
 
 def test_play_game_adjudicates_capped_games() -> None:
-    w = play_game("kharbga", random_player, random_player, seed=3, cap=1)
-    assert w in (0, 1, None)
+    # Past the cap the side with more pieces on the board wins, level is a
+    # draw: the last position a player saw (the cap checked before the next
+    # action) decides, for games that end each way.
+    results = set()
+    last: list[tuple[int, int, int]] = []
+
+    def play(game: AnyGame, rng: random.Random) -> tuple[str, int, int, int, bool]:
+        last[:] = [(game.turn, game.count(0), game.count(1))]
+        return random_player(game, rng)
+
+    for seed in range(12):
+        w = play_game("kharbga", play, play, seed=seed, cap=40)
+        turn, a, d = last[0]
+        assert turn == 40  # the game went on to the cap, and no further
+        assert w == (0 if a > d else 1 if d > a else None), seed
+        results.add(w)
+    assert len(results) >= 2  # not one answer whatever the board
 
 
 def test_match_main(capsys: pytest.CaptureFixture[str]) -> None:

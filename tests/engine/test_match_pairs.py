@@ -54,8 +54,19 @@ def test_paired_games_start_alike_with_colours_swapped() -> None:
 
 def test_play_game_plays_on_from_the_opening() -> None:
     start = opening("khamousiyya", 4, seed=0)
-    first = make_player("greedy")
-    assert play_game("khamousiyya", first, first, 0, cap=3, start=start) in (0, 1, None)
+    after = Game.new("khamousiyya")
+    for m in start:
+        after.push(m[0], m[1], m[2], m[4])
+    greedy = make_player("greedy")
+    seen: list[str] = []
+
+    def first(game: AnyGame, rng: random.Random) -> Raw:
+        seen.append(game.position())
+        return greedy(game, rng)
+
+    play_game("khamousiyya", first, first, 0, cap=3, start=start)
+    assert len(start) == 4 and seen[0] == after.position()  # the opening's four placements
+    assert len(seen) > 4  # and the game played on from them
 
 
 def test_an_engine_player_with_threads_plays_a_legal_action() -> None:

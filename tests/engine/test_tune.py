@@ -48,7 +48,6 @@ def test_the_fit_follows_the_results() -> None:
 def test_games_from_whole_setting_openings_teach_the_moving_phase() -> None:
     tune = _script()
     positions, result = tune.play(("sabouiyya", 0, 300, WHOLE_SETTING, 6, True))
-    assert result in (0.0, 0.5, 1.0)
     assert positions, "a game of six moving turns keeps some quiet positions"
     games = [Game.from_position("sabouiyya", p) for p in positions]
     assert not any(g.setting for g in games)

@@ -23,8 +23,7 @@ WALL = "D.DAD/.DA../DA.../AA.../....A d m - 10"
 def _hint() -> str:
     h = Hands("kharbga", CHAIN)
     update = h.press("hint", "attacker")
-    assert update.hint_requested == "attacker"
-    return "the engine asked for the Attacker's move"
+    return f"the engine asked for the {update.hint_requested}'s move"  # None: not asked
 
 
 def _exchange() -> str:
@@ -78,7 +77,7 @@ def _hajeb() -> str:
 
 
 SCENARIOS: dict[str, tuple[Callable[[], str], str]] = {
-    "hint": (_hint, "the engine asked"),
+    "hint": (_hint, "the engine asked for the attacker's move"),
     "exchange": (_exchange, "exchange flag raised"),
     "undo": (_undo, "taken back by undo"),
     "new": (_new, "placements left in this turn"),  # the board still the old game's

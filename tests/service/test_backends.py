@@ -59,10 +59,13 @@ def test_the_pump_keeps_device_times_bounded_by_order_and_now() -> None:
     assert [e.t for e in service.fed[3:]] == [2.5, 3.0]
 
 
-def test_a_serial_frame_keeps_its_device_time_in_the_service(tmp_path: Path) -> None:
-    """The link maps the Pico's clock onto the service's: a placement the
-    device saw at 1.0 s and the service got at 1.3 s has settled (0.25 s)
-    at once; stamped on arrival it would not have."""
+def test_a_serial_frame_keeps_its_time_from_the_link_in_the_service(tmp_path: Path) -> None:
+    """The serial backend's link maps the Pico's clock onto the service's
+    clock (the mapping itself: tests/firmware/test_serial_link.py and
+    test_link_sim.py), and the pump keeps the times the link puts on its
+    frames: a placement the device saw at 1.0 s and the service got at
+    1.3 s has settled (0.25 s) at once; stamped on arrival it would not
+    have."""
     clock = FakeClock(0.0)
     config = Config(data_dir=tmp_path, settle=0.25, error_delay=0.5, board="serial:loop://")
     service = BoardService(config, clock=clock)

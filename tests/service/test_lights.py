@@ -243,7 +243,7 @@ def test_hint_draw_offer_resign_and_the_end_in_words(board: tuple[Page, Server],
         game.play(token)
         a, d = game.bitboards()
         send(server, a | d, game.position())
-    assert game.phase == "moving" or game.phase == "setting"
+    assert game.phase == "setting" and game.in_hand("attacker") == 6  # 12 of 24 set
     pg.click('[data-button="hint"]')
     expect(pg.locator("#board [data-hint=to]")).to_have_count(1, timeout=10000)
     state = server.get("/api/state")
