@@ -15,8 +15,8 @@ import pytest
 from pico_rig import Rig, occupancy, wait_for
 
 from controller.rules import new_game
-from controller.service.config import Config, load_config
-from controller.service.hardware import SerialBackend, open_backend
+from controller.service.config import load_config
+from controller.service.hardware import open_backend
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -89,17 +89,21 @@ def test_a_mapping_of_another_board_is_refused_in_one_line(tmp_path: Path) -> No
     assert "\n" not in str(err.value)
 
 
-def test_a_square_variant_takes_its_board_from_the_variant() -> None:
-    backend = open_backend(Config(board="serial:loop://", variant="sabouiyya"), time.monotonic)
+def test_a_square_variant_takes_its_board_from_the_variant(tmp_path: Path,
+                                                           micropython: str) -> None:
+    # The lights reach the LED chain of the firmware's 5x5 board: the LED
+    # under c3 lit, a point not on the board (g7) dropped, none else lit.
+    rig = Rig(tmp_path, micropython, "sabouiyya", "")
     try:
-        assert isinstance(backend, SerialBackend)
+        backend = rig.backend
         assert backend.mapping.board == "5x5" and backend.link.settings.squares == 25
-        sent: list[object] = []
-        backend.link.send_leds = sent.append  # type: ignore[method-assign,assignment]
-        backend.show({"leds": {"c3": "destination", "g7": "capture"}})  # g7: not on 5x5
-        colours = sent[-1]
-        assert isinstance(colours, list)
-        assert len(colours) == 25 and colours[12] != (0, 0, 0)
-        assert sum(1 for c in colours if c != (0, 0, 0)) == 1
+        backend.start()
+        assert backend.link.wait_connected(15), backend.link.stats()
+        backend.show({"leds": {"c3": "destination", "g7": "capture"}})
+        wait_for(lambda: rig.lit("c3"), "c3 lit on the board's LED chain")
+        _writes, rgb = rig.sim.leds()
+        assert len(rgb) == 3 * 25
+        assert [i for i in range(25) if any(rgb[3 * i: 3 * i + 3])] == [
+            rig.mapping.led_of_square(rig.mapping.parse("c3"))]
     finally:
-        backend.close()
+        rig.close()
