@@ -31,6 +31,7 @@ sys.path.insert(0, str(ROOT))
 from controller.engine.api import MAX_SECONDS, best_move  # noqa: E402
 from controller.engine.match import (  # noqa: E402
     describe_opening,
+    game_after,
     new_game,
     opening_length,
     pair_start,
@@ -71,10 +72,8 @@ def check_pair(variant: str, seed: int, pair: int, opening: int, seconds: float,
                deep: float, at: list[int]) -> tuple[list[Check], str | None]:
     """The checks of one pair's game, and how it ended if it ended before
     the last turn of ``at``."""
-    game = new_game(variant)
+    game = game_after(variant, pair_start(variant, opening, seed, pair, True))
     assert isinstance(game, Game)
-    for kind, frm, to, _, flag in pair_start(variant, opening, seed, pair, True):
-        game.push(kind, frm, to, flag)
     seen: dict[str, int] = {}
     checks: list[Check] = []
     for turn in range(max(at) + 1):

@@ -40,7 +40,12 @@ sys.path.insert(0, str(ROOT))
 
 from controller.engine.api import best_move  # noqa: E402
 from controller.engine.evaluate import Weights, evaluate, weights  # noqa: E402
-from controller.engine.match import describe_opening, opening_length, start_of  # noqa: E402
+from controller.engine.match import (  # noqa: E402
+    describe_opening,
+    game_after,
+    opening_length,
+    start_of,
+)
 from controller.rules import VARIANTS as RULES  # noqa: E402
 from controller.rules import Game  # noqa: E402
 
@@ -54,9 +59,8 @@ MAX_WEIGHT = 150  # a term never outweighs one and a half pieces
 def play(args: tuple[str, int, int, int, int, bool]) -> tuple[list[str], float]:
     """One self-play game: its quiet positions and the Attacker's result."""
     variant, seed, nodes, opening_actions, cap, balanced = args
-    g = Game.new(variant)
-    for kind, frm, to, _, flag in start_of(variant, opening_actions, seed, balanced):
-        g.push(kind, frm, to, flag)
+    g = game_after(variant, start_of(variant, opening_actions, seed, balanced))
+    assert isinstance(g, Game)  # the Kharbga family's: tuned weights are theirs
     positions: list[str] = []
     while g.outcome is None and g.turn <= cap:
         moves = g.raw_moves()

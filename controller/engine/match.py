@@ -37,7 +37,7 @@ from __future__ import annotations
 import math
 import random
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from controller.board.config import OneLineParser
@@ -53,6 +53,7 @@ __all__ = [
     "new_game",
     "make_player",
     "play_game",
+    "game_after",
     "MatchResult",
     "run_match",
     "run_match_parallel",
@@ -197,6 +198,14 @@ def describe_opening(actions: int) -> str:
     return "the whole setting phase" if actions >= WHOLE_SETTING else f"{actions} placements"
 
 
+def game_after(variant: str, start: Sequence[Raw] | None) -> AnyGame:
+    """A new game of ``variant`` with the actions ``start`` played."""
+    game = new_game(variant)
+    for kind, frm, to, _, flag in start or ():
+        game.push(kind, frm, to, flag)
+    return game
+
+
 def opening(variant: str, actions: int, seed: int) -> list[Raw]:
     """``actions`` random legal actions from the start (setting-phase
     placements in the Kharbga family; the whole setting phase and no more
@@ -234,9 +243,7 @@ def opening_score(variant: str, start: list[Raw], nodes: int | None = None) -> i
     of a piece), from a search bounded by ``nodes`` (deterministic; by
     default :func:`balance_nodes`)."""
     nodes = balance_nodes(variant) if nodes is None else nodes
-    game = new_game(variant)
-    for kind, frm, to, _, flag in start:
-        game.push(kind, frm, to, flag)
+    game = game_after(variant, start)
     if game.outcome is not None:
         return 0 if game.outcome.winner is None else (
             1 if game.outcome.winner == "attacker" else -1) * 1_000_000
@@ -282,9 +289,7 @@ def play_game(
     phase, or with ``quiet`` after that many turns without a capture, the
     side with more pieces wins."""
     rng = random.Random(seed)
-    game = new_game(variant)
-    for kind, frm, to, _, flag in start or ():
-        game.push(kind, frm, to, flag)
+    game = game_after(variant, start)
     players = (attacker, defender)
     while game.outcome is None:
         if game.turn > cap or (quiet and not game.setting and game.no_progress >= quiet):

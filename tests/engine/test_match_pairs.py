@@ -13,6 +13,7 @@ from controller.engine.match import (
     AnyGame,
     Raw,
     baseline_player,
+    game_after,
     make_player,
     opening,
     play_game,
@@ -54,9 +55,7 @@ def test_paired_games_start_alike_with_colours_swapped() -> None:
 
 def test_play_game_plays_on_from_the_opening() -> None:
     start = opening("khamousiyya", 4, seed=0)
-    after = Game.new("khamousiyya")
-    for m in start:
-        after.push(m[0], m[1], m[2], m[4])
+    after = game_after("khamousiyya", start)
     greedy = make_player("greedy")
     seen: list[str] = []
 
@@ -70,9 +69,7 @@ def test_play_game_plays_on_from_the_opening() -> None:
 
 
 def test_an_engine_player_with_threads_plays_a_legal_action() -> None:
-    g = Game.new("khamousiyya")
-    for m in opening("khamousiyya", 10_000, seed=2):
-        g.push(m[0], m[1], m[2], m[4])
+    g = game_after("khamousiyya", opening("khamousiyya", 10_000, seed=2))
     move = make_player("engine:0.05:5:2")(g, random.Random(0))
     assert move[:3] in [m[:3] for m in g.raw_moves()]  # the player leaves the captures 0
 
@@ -196,9 +193,7 @@ def test_an_opening_can_be_the_whole_setting_phase() -> None:
     assert describe_opening(WHOLE_SETTING) == "the whole setting phase"
     assert describe_opening(8) == "8 placements"
     start = opening("sabouiyya", WHOLE_SETTING, seed=2)
-    g = Game.new("sabouiyya")
-    for m in start:
-        g.push(m[0], m[1], m[2], m[4])
+    g = game_after("sabouiyya", start)
     # 12 + 12 placements, then the Attacker is to make the first step.
     assert len(start) == 24 and not g.setting and g.side == 0 and g.outcome is None
     with pytest.raises(ValueError, match="no setting phase"):
@@ -266,9 +261,7 @@ def test_a_pairs_balanced_opening_is_searched_once_for_its_two_games(
     assert len(scored) == tries  # not twice as many: once a pair, not once a game
     after = []
     for start in openings:
-        g = Game.new("khamousiyya")
-        for m in start:
-            g.push(m[0], m[1], m[2], m[4])
+        g = game_after("khamousiyya", start)
         after += [g.position()] * 2
     assert begun == after
     scored.clear()
