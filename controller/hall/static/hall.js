@@ -185,11 +185,14 @@ function silence(s) {
   // a board that went quiet (its last will, or restarting), in words
   // (and, when the hall saw it go, since when it is off: a board quiet
   // for ten minutes while its players think may have gone a minute ago)
+  // (the same second twice is said once: "...; offline since then")
   if (s.online !== false) return "";
-  const off = s.gone ? `offline since ${clock(s.gone)}` : "";
+  const heard = clock(s.heard);
+  const gone = clock(s.gone);
+  const off = !gone ? "" : gone === heard ? "offline since then" : `offline since ${gone}`;
   const never = "Not heard from since the hall started";
   if (!s.heard) return off ? `${never}; ${off}` : never;
-  return `Not heard from since ${clock(s.heard)}` + (off ? `; ${off}` : "");
+  return `Not heard from since ${heard}` + (off ? `; ${off}` : "");
 }
 
 function variantText(s) {
