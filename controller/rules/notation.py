@@ -198,6 +198,7 @@ def parse_position(variant: Variant, text: str) -> State:
         setting,
         chain,
         turn,
+        turn_captured=chain >= 0,  # a chain goes on only after a capture this turn
         exchange=extras.exchange,
         no_progress=extras.no_progress,
         removals=extras.removals,

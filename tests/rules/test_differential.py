@@ -9,13 +9,13 @@ pure core (test_ccore_differential.py holds the compiled one to it)."""
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
 import pytest
 from option_cases import CASES, Case, PureGame, start
 from reference import ReferenceGame
 
 from controller.rules import Game, Variant, find_variant
-from controller.rules.notation import format_position
 
 VARIANTS = {
     "kharbga": find_variant("kharbga"),
@@ -37,8 +37,16 @@ def _same(game: Game, ref: ReferenceGame, where: str, position: bool = False) ->
     state = game.state()
     assert state == ref.state(), where
     assert game.outcome == state.outcome, where
-    if position:
-        assert game.position() == format_position(game.variant, ref.state()), where
+    if position:  # the position string, read back, is the reference's position, but
+        # for what it does not hold: an end by repetition (the history's), and the
+        # turns without a capture where no rule counts them
+        back, want = Game.from_position(game.variant, game.position()).state(), ref.state()
+        if want.outcome is None:
+            kept = {} if game.variant.no_progress_turns else {"no_progress": 0}
+            assert replace(back, **kept) == replace(want, **kept), where
+        else:  # a game over is over read back, for the same reason
+            history = want.outcome.reason == "repetition"
+            assert back.outcome == (None if history else want.outcome), where
 
 
 def _play_both(variant: Variant, seed: int, limit: int, position: str = "") -> int:

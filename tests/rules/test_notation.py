@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import io
+import random
 
 import pytest
 
-from controller.rules import Game, NotationError, PositionError
+from controller.rules import Game, NotationError, PositionError, find_variant
 from controller.rules.record import Record, RecordError, parse_record, read_record
 
 START_MOVING = "ADADADA/DADADAD/DADADAD/ADA.ADA/DADADAD/DADADAD/ADADADA a m - 1"
@@ -180,3 +181,25 @@ def test_a_tag_given_twice_is_refused() -> None:
     # Numbers are not checked: a record written by hand replays by its tokens.
     record = parse_record('[Variant "kharbga"]\n\n5. @a1 @b1 3. @c1 @d1 *\n')
     assert [t.tokens for t in record.turns] == [["@a1", "@b1"], ["@c1", "@d1"]]
+
+
+def test_a_position_read_mid_chain_ends_its_turn_as_a_capturing_turn() -> None:
+    """A chain square says the side captured this turn: read back mid-chain
+    and the chain given up (``pass``, kharbga with chains optional), a game
+    counts the turn as progress, as the game that reached it does (the
+    count of turns without a capture back to 0, not one more)."""
+    variant = find_variant("kharbga").with_options(chain="optional")
+    rng = random.Random(3)
+    found = 0
+    while found < 5:
+        game = Game.new(variant)
+        while game.outcome is None:
+            if game.state().chain >= 0 and game.no_progress > 0:
+                back = Game.from_position(variant, game.position())
+                game.play("pass")
+                back.play("pass")
+                assert back.no_progress == game.no_progress == 0
+                assert back.position() == game.position()
+                found += 1
+                break
+            game.play(rng.choice(game.legal_moves()))
