@@ -85,6 +85,8 @@ def test_random_games_agree_with_the_plain_reading(variant: str) -> None:
                     could = (could - {move.frm}) | {move.to}
                 huffs += bool(could)
                 assert {p for p in range(game.geometry.size) if game.huff >> p & 1} == could
+            else:  # a capture, a huff taken, a pass, an end: no soldier left to huff
+                assert game.huff == 0, (str(move), game.position())
             if move.kind != "step" or not move.capture or game.outcome is not None:
                 continue
             stops = crowns and game.variant.promotion == "ends-chain"
