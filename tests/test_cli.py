@@ -8,6 +8,7 @@ import os
 import random
 import subprocess
 import sys
+import sysconfig
 from pathlib import Path
 
 import pytest
@@ -87,7 +88,7 @@ def test_replay_trace_has_one_object_per_line(tmp_path: Path,
         ('{"t": 0, "board": "7x7", "sensor": "occupancy", "variant": "kharbga", '
          '"start": "AAA a m - 1"}\n', "header: its start 'AAA a m - 1' is not a kharbga position"),
         ('{"t": 0, "board": "7x7", "sensor": "occupancy", "variant": "kharbga", '
-         '"options": "no-such-option"}\n', "header: "),
+         '"options": "no-such-option"}\n', "header: unknown rule option 'no-such-option'"),
     ],
 )
 def test_bad_logs_exit_2_with_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str],
@@ -172,7 +173,8 @@ def test_missing_file_and_unknown_variant(capsys: pytest.CaptureFixture[str]) ->
     assert main(["replay", "/nonexistent/log.jsonl"]) == 2
     assert main(["replay", "-", "--variant", "chess"]) == 2
     err = capsys.readouterr().err.splitlines()
-    assert len(err) == 2 and "unknown variant 'chess'" in err[1]
+    assert len(err) == 2 and err[0] == "kharbga-board: /nonexistent/log.jsonl: no such file"
+    assert "unknown variant 'chess'" in err[1]
 
 
 @pytest.mark.parametrize(("option", "value", "words"), [
@@ -226,18 +228,29 @@ def test_a_log_with_no_game_says_so(tmp_path: Path, capsys: pytest.CaptureFixtur
                             "an action of the rules)\n")
 
 
-def test_console_script_runs_without_traceback(tmp_path: Path) -> None:
+def test_the_installed_command_says_bad_input_in_one_line(tmp_path: Path) -> None:
+    """The console script ``make install`` puts on the PATH, not only main()."""
     log = tmp_path / "bad.jsonl"
     log.write_bytes(b"\xff\xfe garbage")
-    proc = subprocess.run([sys.executable, "-m", "controller", "replay", str(log)],
+    script = Path(sysconfig.get_path("scripts")) / "kharbga-board"
+    proc = subprocess.run([str(script), "replay", str(log)],
                           capture_output=True, text=True, check=False)
-    assert proc.returncode == 2
-    assert "Traceback" not in proc.stderr and proc.stderr.count("\n") == 1
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr == f"kharbga-board: {log}: not a sensor log (not UTF-8 text)\n"
 
 
 def test_demo_plays_a_game(capsys: pytest.CaptureFixture[str]) -> None:
+    """The moves printed replay to the position and the end printed."""
+    from controller.rules import Game
+
     assert main(["demo", "--variant", "sabouiyya", "--seed", "1"]) == 0
-    assert "outcome:" in capsys.readouterr().out
+    lines = capsys.readouterr().out.splitlines()
+    game = Game.new("sabouiyya")
+    for line in lines[:-2]:
+        game.play(line.split()[-1])
+    assert lines[-2] == f"position: {game.position()}"
+    out = game.outcome
+    assert out is not None and lines[-1] == f"outcome: {out.winner} wins ({out.reason})"
 
 
 @pytest.mark.parametrize("variant", ["checkers", "sixteen-soldiers"])
@@ -442,7 +455,8 @@ def test_an_empty_data_dir_is_refused(command: list[str],
     with pytest.raises(SystemExit) as done:
         main([*command, "--data-dir", ""])
     assert done.value.code == 2
-    assert "argument --data-dir: an empty path" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "argument --data-dir: an empty path" in err
 
 
 @pytest.mark.parametrize("command", [["run"], ["doctor"], ["doctor", "--serial", "/dev/null"],
@@ -601,7 +615,8 @@ def test_the_benchmark_refuses_a_suite_it_does_not_have(
     from controller import bench
 
     assert bench.main(["camra"]) == 2
-    assert capsys.readouterr().err.startswith("controller.bench: no suite 'camra' (suites: ")
+    err = capsys.readouterr().err
+    assert err.startswith("controller.bench: no suite 'camra' (suites: ") and err.count("\n") == 1
 
 
 def test_replay_of_a_log_without_its_header_says_so(

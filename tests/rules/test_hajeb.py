@@ -267,8 +267,9 @@ def test_position_strings_carry_the_hajeb_field() -> None:
     [("hajeb=yes", "hajeb=on or hajeb=end"), ("hajeb=end", "removals owed")],
 )
 def test_bad_hajeb_fields_are_refused(extra: str, message: str) -> None:
-    with pytest.raises(PositionError, match=message):
+    with pytest.raises(PositionError, match=message) as err:
         Game.from_position(HAJEB, WALL.replace(" d ", " a ") + " " + extra)
+    assert "\n" not in str(err.value)  # said on one line
 
 
 def test_records_write_and_replay_the_hajeb_actions() -> None:

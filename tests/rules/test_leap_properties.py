@@ -144,8 +144,9 @@ def test_bad_positions_are_refused(
         text = "/".join(rows) + " " + tail
     else:
         text = leap_pos(variant, tail, **pieces)
-    with pytest.raises(PositionError, match=words):
+    with pytest.raises(PositionError, match=words) as err:
         LeapGame.from_position(variant, text)
+    assert "\n" not in str(err.value)  # said on one line
 
 
 def test_kings_and_huffs_round_trip() -> None:

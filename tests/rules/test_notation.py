@@ -48,8 +48,9 @@ def test_move_strings_and_lookup() -> None:
     ],
 )
 def test_bad_positions_name_the_field(text: str, message: str) -> None:
-    with pytest.raises(PositionError, match=message):
+    with pytest.raises(PositionError, match=message) as err:
         Game.from_position("kharbga", text)
+    assert "\n" not in str(err.value)  # said on one line
 
 
 def test_unknown_variant() -> None:
@@ -102,8 +103,9 @@ def test_record_reads_from_a_handle_and_writes_back() -> None:
     ],
 )
 def test_bad_records_name_line_and_token(text: str, message: str) -> None:
-    with pytest.raises(RecordError, match=message):
+    with pytest.raises(RecordError, match=message) as err:
         parse_record(text).game()
+    assert "\n" not in str(err.value)  # said on one line
 
 
 def test_chains_and_pass_are_written_as_one_turn() -> None:
