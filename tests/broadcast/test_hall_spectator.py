@@ -104,7 +104,8 @@ def test_a_spectator_reads_the_hall(tmp_path: Path) -> None:
             expect(silent).to_contain_text("Not heard from since", timeout=15_000)
             expect(silent).to_contain_text("; offline since ")  # when the hall saw it go
             said = silent.inner_text()  # one time said once: "...; offline since then"
-            times = re.search(r"since (\d\d:\d\d:\d\d).*; offline since (then|\d\d:\d\d:\d\d)", said)
+            hms = r"\d\d:\d\d:\d\d"
+            times = re.search(rf"since ({hms}).*; offline since (then|{hms})", said)
             assert times is not None and times.group(2) != times.group(1), said
             page.set_viewport_size({"width": 1000, "height": 700})  # cards at their narrowest
             assert page.locator('.card[data-board="sp1"] .when').evaluate(FITS)
