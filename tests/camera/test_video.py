@@ -85,7 +85,8 @@ def _lamp(t: float, lamp_on: bool) -> Lighting:
 
 
 def test_a_whole_game_under_drifting_light_and_a_lamp_replays(tmp_path: Path) -> None:
-    """A whole game (the setting phase to the blocked side's loss), a hand over
+    """A whole game (the setting phase to the Defender's win, blocked after the
+    Attacker's first move), a hand over
     the board between moves, the light fading and a lamp switched on midway:
     the video replays through the camera driver to exactly the game's record."""
     profile = _calibrated(tmp_path)
