@@ -494,9 +494,12 @@ def test_a_position_no_board_has_is_refused() -> None:
     assert hall.boards["b1"].detail()["moves"] == actions
 
 
-def test_a_rule_option_beyond_any_count_is_refused_by_both_rules_cores() -> None:
+@pytest.mark.parametrize("pure", ["1", "0"], ids=["pure core", "compiled core"])
+def test_a_rule_option_beyond_any_count_is_refused_by_both_rules_cores(
+        pure: str, monkeypatch: pytest.MonkeyPatch) -> None:
     # Above the compiled core's integers: an OverflowError out of the
     # hall's page and its record check, which then never ran again.
+    monkeypatch.setenv("KHARBGA_PURE", pure)
     big = "turn_limit=99999999999999999999"
     hall = Hall()
     actions = random_game(8)[:4]

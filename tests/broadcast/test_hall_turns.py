@@ -10,7 +10,9 @@ import asyncio
 import json
 import time
 
+import pytest
 from bchelp import random_game
+from fake_clock import FakeClock
 
 from controller.hall.model import Hall
 from controller.hall.protocol import BroadcastConfig
@@ -160,20 +162,27 @@ def test_since_when_a_board_is_gone() -> None:
     assert hall.boards["b2"].summary()["gone"] is None
 
 
-def test_since_when_the_halls_link_is_down() -> None:
+def test_since_when_the_halls_link_is_down(monkeypatch: pytest.MonkeyPatch) -> None:
     # The header says since when the hall hears nothing: kept while only the
     # reason changes (lost, then unreachable), new when the link flips.
+    clock = FakeClock(1000.0)
+    monkeypatch.setattr("controller.hall.server.time.time", clock)
     server = HallServer(BroadcastConfig("mqtt://127.0.0.1:1", "hall"), "h")
+    clock.t = 1010.0
     server._set_link(True, "")
-    up = server.link["since"]
-    before = time.time()
+    assert server.link["since"] == 1010.0
+    clock.t = 1020.0
+    server._set_link(True, "")  # still up: since when it came up
+    assert server.link["since"] == 1010.0
+    clock.t = 1030.0
     server._set_link(False, "")
-    down = server.link["since"]
-    assert down >= before >= up
+    assert server.link["since"] == 1030.0
+    clock.t = 1040.0
     server._set_link(False, "unreachable")
-    assert server.link["since"] == down and server.link["error"] == "unreachable"
+    assert server.link["since"] == 1030.0 and server.link["error"] == "unreachable"
+    clock.t = 1050.0
     server._set_link(True, "")
-    assert server.link["since"] >= down
+    assert server.link["since"] == 1050.0 and server.link["connected"]
 
 
 def test_a_game_from_a_position_goes_on_from_its_turn() -> None:
