@@ -48,11 +48,15 @@ browser:
 		echo "installing Debian's chromium for the browser tests"; \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; }
 
-# The broadcast tests and benchmark start Debian's Mosquitto on a free port.
+# The broadcast tests and benchmark start Debian's Mosquitto on a free port
+# (over TLS too, with certificates openssl makes).
 broker:
 	@test -x /usr/sbin/mosquitto || command -v mosquitto >/dev/null 2>&1 || { \
 		echo "installing Debian's mosquitto for the broadcast tests"; \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq mosquitto; }
+	@command -v openssl >/dev/null 2>&1 || { \
+		echo "installing Debian's openssl for the broadcast tests over TLS"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq openssl; }
 
 test: install-test browser broker
 	$(BIN)/python -m pytest -n auto --dist worksteal

@@ -30,7 +30,7 @@ def _certificates(d: Path) -> None:
 
 def test_board_and_hall_over_tls(tmp_path: Path) -> None:
     if shutil.which("openssl") is None:
-        pytest.skip("openssl is not installed")
+        pytest.fail("openssl is not installed: `make test` installs it (apt-get install openssl)")
     certs = tmp_path / "certs"
     certs.mkdir()
     _certificates(certs)
