@@ -202,7 +202,8 @@ def test_a_game_set_up_from_a_position_reaches_the_hall_whole(
         "the moves received do not replay from action 1 ")
 
 
-def test_a_queue_write_cut_short_queues_each_move_once(tmp_path: Path) -> None:
+def test_a_queue_write_cut_short_queues_each_move_once(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     """The write of a game's messages fails part-way (here the list of
     what was queued, refused as a full disk would): nothing of it stays,
     and the next turn queues each move once. Before, the messages stayed
@@ -220,10 +221,13 @@ def test_a_queue_write_cut_short_queues_each_move_once(tmp_path: Path) -> None:
         "CREATE TRIGGER full BEFORE INSERT ON broadcast_sent "
         "BEGIN SELECT RAISE(FAIL, 'database or disk is full'); END;")
     config = BroadcastConfig(url=f"mqtt://127.0.0.1:{free_port()}", board_id="ob")
+    caplog.set_level(logging.WARNING, "kharbga.broadcast")
     publisher = Publisher(config, data)
     publisher.start()
     try:
-        time.sleep(1.0)  # the first turn's queueing refused
+        wait_until(lambda: "broadcast: database or disk is full" in caplog.messages, 10,
+                   "the first turn's queueing refused")
+        assert not _outbox(data)  # nothing of the refused write stays
         store.db.execute("DROP TRIGGER full")
         publisher.listener({})  # a change of state: the sender looks again
         wait_until(lambda: len(_outbox(data)) >= len(actions), 10, "the moves queued")
