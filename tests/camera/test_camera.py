@@ -88,7 +88,7 @@ def test_varied_boards_read_exactly_or_unknown_under_hand(pieces: str) -> None:
     assert exact >= 4
 
 
-def test_cli_functions_print_cells(calibrated) -> None:
+def test_read_image_reads_a_saved_photo_with_the_saved_profile(calibrated) -> None:
     d, cam = calibrated
     cells = "ad.a.d." * 7
     r = render(Scene(cells, "white-black", cam, Lighting(level=0.8, gradient=(0.3, -0.2),

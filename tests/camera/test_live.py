@@ -233,8 +233,12 @@ def test_page_in_a_browser(live: tuple[LiveCalibration, Switchable, str]) -> Non
         page.click("#empty")
         expect(page.locator("body")).to_have_attribute("data-step", "layout")
         expect(page.locator("#error")).to_have_text("")
+        seen = cal.status()["frames"]
         camera.image = _frame(DEFAULT_LAYOUT, 12)
-        time.sleep(0.2)
+        deadline = time.monotonic() + 10  # two frames grabbed since: the new picture's
+        while cal.status()["frames"] < seen + 2:
+            assert time.monotonic() < deadline, "no new frame grabbed"
+            time.sleep(0.02)
         expect(page.locator("#cells")).to_have_value(DEFAULT_LAYOUT)
         page.click("#layout")
         expect(page.locator("body")).to_have_attribute("data-step", "done", timeout=10_000)
@@ -247,7 +251,8 @@ def test_page_in_a_browser(live: tuple[LiveCalibration, Switchable, str]) -> Non
         browser.close()
     picture = cv2.imdecode(np.frombuffer(shot, np.uint8), cv2.IMREAD_COLOR)
     assert picture is not None and picture.shape[1] > 300
-    assert load_profile(cal.out) is not None
+    # the profile written reads a board as the page did
+    assert CameraReader(load_profile(cal.out)).read(_frame(moved, 14)) == moved
 
 
 def test_buttons_from_another_machine_need_the_token(tmp_path: Path) -> None:

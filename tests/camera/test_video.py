@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
+import time
 from pathlib import Path
 
 import cv2
@@ -208,7 +209,8 @@ def test_the_camera_logs_markers_lost_and_found_and_the_end_of_a_video(
     ]
 
 
-def test_stream_speed_reads_every_picture_of_a_video_without_its_pace(tmp_path: Path) -> None:
+def test_stream_speed_reads_every_picture_of_a_video_without_its_pace(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     profile = _calibrated(tmp_path)
     picture = render(Scene("." * 49, "white-black", CAM, Lighting(level=0.9), seed=4)).image
     video = tmp_path / "slow.avi"
@@ -216,6 +218,16 @@ def test_stream_speed_reads_every_picture_of_a_video_without_its_pace(tmp_path: 
     for _ in range(6):
         writer.write(picture)
     writer.release()
+    slept: list[float] = []
+    sleep = time.sleep
+
+    def recorded(seconds: float) -> None:
+        slept.append(seconds)
+        sleep(seconds)
+
+    monkeypatch.setattr("controller.drivers.camera.time.sleep", recorded)
     pictures, seconds = stream_speed(str(video), profile)
-    # at the video's own pace (1 a second) this would take 6 s
-    assert pictures == 6 and 0 < seconds < 5
+    # at the video's own pace (1 a second) the stream would wait about 1 s
+    # before each picture
+    assert pictures == 6 and seconds > 0
+    assert not [s for s in slept if s > 0.1], slept
