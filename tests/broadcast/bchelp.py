@@ -27,6 +27,9 @@ from controller.rules import Game
 from controller.rules.random_games import lasting_moves
 
 MOSQUITTO = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
+# How long a board stopped by SIGTERM may take to close (its broadcast
+# thread waits for nothing on the network, whatever the broker does).
+STOP_WAIT = 5
 
 
 def wait_until(check: Callable[[], Any], seconds: float, what: str) -> Any:
@@ -80,7 +83,7 @@ class Broker:
     def stop(self) -> None:
         if self.proc is not None:
             self.proc.terminate()
-            self.proc.wait(5)
+            self.proc.wait(STOP_WAIT)
             self.proc = None
 
 
