@@ -1,13 +1,12 @@
 """Sensor logs replayed through the real firmware (MicroPython, simulated
 switches), the pty link and the host driver give the same records as the
-direct replay, many times faster than real time."""
+direct replay, a long pause not run through second by second (how much
+faster than real time: `make bench`, drivers)."""
 
 from __future__ import annotations
 
 import json
 import random
-import resource
-import time
 
 import pytest
 from simulated_games import random_game
@@ -29,12 +28,6 @@ def replay_via_firmware(
     return replay_events(firmware_events(lines, micropython=micropython), variant, trace=trace)
 
 
-def cpu_seconds() -> float:
-    """Processor time of this process and its finished children."""
-    children = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return time.process_time() + children.ru_utime + children.ru_stime
-
-
 def log_seconds(lines: list[str]) -> float:
     return float(json.loads(lines[-1])["t"])
 
@@ -50,17 +43,11 @@ def test_replay_through_the_firmware_gives_the_same_records(
     rng = random.Random(seed)
     game = random_game(variant, rng, limit)
     lines = simulate_log(game, seed=seed).splitlines()
-    t0 = cpu_seconds()
     got = replay_via_firmware(lines, variant, micropython=micropython)
-    cost = cpu_seconds() - t0
     want = replay(lines, variant)
     assert [str(r) for r in got.records] == [str(r) for r in want.records]
     assert got.reconciler is not None
     assert [str(m) for m in got.reconciler.game.moves] == [str(m) for m in game.moves]
-    # At least 20 times faster than the game took (a game lasts a minute or
-    # more), counted in processor time, ours and MicroPython's: on a machine
-    # busy with other work the wall clock says more about the others.
-    assert log_seconds(lines) / cost >= 20, (log_seconds(lines), cost)
 
 
 def test_buttons_go_through_the_firmware_with_their_sides(micropython: str) -> None:
@@ -108,9 +95,18 @@ def test_a_long_pause_is_not_run_through_second_by_second(micropython: str,
     assert [str(m) for m in got.reconciler.game.moves] == [str(m) for m in game.moves]
     times = [json.loads(line)["t"] for line in got.trace]
     assert times == sorted(times)
-    # On the log's clock: the moves after the pause read at their own times.
-    assert log_seconds(lines) - 1.5 < times[-1] <= log_seconds(lines) + 0.5
+    # On the log's clock: the moves after the pause read at their own times
+    # (the board's last change read once it settles; the heartbeats after
+    # it, which the link may not have passed on yet, are not counted).
+    changed = _last_change(lines, "occ")
+    assert changed <= _last_change(got.trace, "status") <= changed + 1.5
     assert not [t for t in times if 90.5 + log_seconds(lines[:half]) < t < pause]
+
+
+def _last_change(lines: list[str], field: str) -> float:
+    """The time of the last line whose ``field`` differs from the line before."""
+    seen = [(obj["t"], obj[field]) for obj in map(json.loads, lines) if field in obj]
+    return [t for (t, now), (_, before) in zip(seen[1:], seen, strict=False) if now != before][-1]
 
 
 def test_colour_logs_are_refused(micropython: str) -> None:
