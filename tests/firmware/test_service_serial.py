@@ -21,24 +21,40 @@ from controller.service.hardware import SerialBackend, drain, square_colours
 pytestmark = pytest.mark.timeout(120)
 
 
-def test_service_on_the_pico_board(sim: FirmwareSim, tmp_path: Path) -> None:
+def test_a_placement_on_the_pico_board_is_recorded_and_a_wrong_one_lit(
+        sim: FirmwareSim, tmp_path: Path) -> None:
     sim.follow_real_time()
     backend = SerialBackend(sim.cable.path, size=7)
     service = BoardService(Config(data_dir=tmp_path, settle=0.05, error_delay=0.3,
                                   board=f"serial:{sim.cable.path}"))
     backend.start()
+
+    def pump() -> dict[str, str]:
+        drain(service, backend.events)
+        service.tick()
+        backend.show(service.state())
+        return dict(service.state()["leds"])
+
     try:
         assert backend.link.wait_connected(10)
         sim.set_occupancy(1 << 10)  # a piece on d2
+        wait_for(lambda: (pump(), service.state()["moves"])[1] == ["@d2"], 15,
+                 "the placement recorded")
+        sim.set_occupancy(1 << 10 | 1 << 24)  # and one on d4, the centre kept empty
+        wait_for(lambda: pump() == {"d4": "error"}, 15, "the centre lit as out of place")
+        # the error's colour (blinking: on in the first half of its period)
+        # on the firmware's LED chain, and nothing else lit
+        on = [c for c in square_colours({"d4": "error"}, 0.0, backend.leds, backend.mapping)
+              if any(c)]
 
-        def recorded() -> bool:
-            drain(service, backend.events)
-            service.tick()
-            backend.show(service.state())
-            return service.state()["moves"] == ["@d2"]
+        def lit() -> list[tuple[int, ...]]:
+            pump()
+            rgb = sim.leds()[1]
+            return [p for p in (tuple(rgb[i:i + 3]) for i in range(0, len(rgb), 3)) if any(p)]
 
-        wait_for(recorded, 15, "the placement recorded")
-        assert backend.link.stats().frames_sent > 0
+        wait_for(lambda: lit() == on, 15, "the firmware's LED under d4 lit red")
+        assert on and on[0][0] > 0 and on[0][1:] == (0, 0)  # red
+        assert service.state()["moves"] == ["@d2"]
     finally:
         backend.close()
         service.close()
