@@ -114,7 +114,11 @@ def test_a_missing_diode_shows_as_a_ghost_and_is_named(
     assert index in report.suspects()
     assert {f.kind for f in report.findings} == {"ghost"}
     text = render_report(report, BoardMapping())
-    assert f"missing diode: check r{switch[0]}c{switch[1]}" in text and "G" in text
+    assert f"missing diode: check r{switch[0]}c{switch[1]}" in text
+    grid = text.splitlines()[1:8]  # rank 7 at the top, a letter per switch
+    marked = {(6 - i) * 7 + c for i, line in enumerate(grid)
+              for c, mark in enumerate(line.split()[1:]) if mark == "G"}
+    assert marked == report.switches("ghost")
 
 
 def test_every_switch_is_covered_by_the_ghost_patterns() -> None:
@@ -177,7 +181,7 @@ def test_render_switches_marks_faults() -> None:
     assert lines[0] == "7 . . . . . . S" and lines[6] == "1 # . . . . . ."
 
 
-def test_stop_event_type_is_enough(factory: MockFactory) -> None:
+def test_the_live_view_with_its_stop_already_set_draws_nothing(factory: MockFactory) -> None:
     _sim, scanner = rig(factory)
     stop = threading.Event()
     stop.set()
