@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -34,19 +35,32 @@ def test_gpio_board_feeds_the_service_and_lights_the_leds(
     tmp_path: Path, factory: MockFactory, spi: FakeSPI
 ) -> None:
     sim, backend, service = _gpio_board(tmp_path, factory, spi)
-    try:
-        backend.start()
-        sim.place(0)  # a piece on a1
+
+    def pump(until: Callable[[], bool], what: str) -> None:
         deadline = time.monotonic() + 5
-        while not service.state()["moves"] and time.monotonic() < deadline:
+        while not until():
+            assert time.monotonic() < deadline, what
             drain(service, backend.events)
             service.tick()
             backend.show(service.state())
             time.sleep(0.01)
+
+    try:
+        backend.start()
+        sim.place(0)  # a piece on a1
+        pump(lambda: bool(service.state()["moves"]), "the placement recorded")
         assert service.state()["moves"] == ["@a1"]
-        assert spi.writes, "the LED strip was never written"
+        sim.place(24)  # one on d4, the centre kept empty while setting
+        pump(lambda: service.state()["leds"] == {"d4": "error"}, "d4 said out of place")
+        # On the strip (the default chain snakes by ranks from a1, so d4 is
+        # LED 24 whichever way its rank runs): d4 red (blinking: a frame it
+        # is on), every other LED dark.
+        pump(lambda: any(decode(spi.writes[-1])[24]), "d4's LED lit")
         pixels = decode(spi.writes[-1])
-        assert len(pixels) >= 49
+        assert len(pixels) == 49
+        assert pixels[24][0] > 0 and pixels[24][1:] == (0, 0)
+        assert [i for i, p in enumerate(pixels) if any(p)] == [24]
+        assert service.state()["moves"] == ["@a1"]
     finally:
         service.close()
         backend.close()
@@ -84,10 +98,9 @@ def test_a_matrix_that_cannot_be_read_is_said_on_the_page_and_read_again(
         words = service.state()["sensor_problem"]
         assert words.startswith("the switch matrix cannot be read (")
         assert "Input/output error" in words and "trying again every second" in words
-        sim.place(0)  # a piece on a1 while the pin is dead: not read yet
-        time.sleep(0.3)
-        drain(service, backend.events)
-        assert service.state()["moves"] == []
+        sim.place(0)  # a piece on a1 while the pin is dead: not read
+        with pytest.raises(AssertionError, match="not reached"):
+            pump(lambda: service.state()["moves"], 0.5)
         pin._get_state = working
         pump(lambda: service.state()["moves"] == ["@a1"])
         assert service.state()["sensor_problem"] is None
