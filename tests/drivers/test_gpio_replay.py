@@ -15,6 +15,7 @@ import pytest
 from simulated_games import random_game
 
 from controller.board.sensorlog import LogError
+from controller.drivers.buttons import ButtonPanel
 from controller.drivers.config_table import ConfigError
 from controller.drivers.gpio_matrix import MatrixConfig
 from controller.drivers.gpio_replay import gpio_events
@@ -90,7 +91,8 @@ def test_the_replay_runs_on_the_log_clock_and_never_sleeps(
     assert records(via) == records(replay(lines, "kharbga")) and via.records
 
 
-def test_buttons_go_through_mock_buttons_even_beyond_the_free_pins() -> None:
+def test_buttons_go_through_mock_buttons_even_beyond_the_free_pins(
+        monkeypatch: pytest.MonkeyPatch) -> None:
     game = random_game("kharbga", random.Random(5), 40)
     lines = simulate_log(game, seed=5).splitlines()
     t = json.loads(lines[-1])["t"]
@@ -103,12 +105,29 @@ def test_buttons_go_through_mock_buttons_even_beyond_the_free_pins() -> None:
                 obj["side"] = side
             if name != "resign" or i >= 9:
                 extra.append(json.dumps(obj))
+    for side in (None, "attacker", "defender"):  # refused in kharbga, in words
+        t += 0.5
+        hajeb: dict[str, object] = {"t": round(t, 4), "button": "hajeb"}
+        extra.append(json.dumps(hajeb | ({"side": side} if side else {})))
+    t += 0.5
+    extra.append(json.dumps({"t": round(t, 4), "button": "draw"}))
     # 18 kinds of press, 14 free pins: the last ones go straight to the queue
     extra.append(json.dumps({"t": round(t + 0.5, 4), "button": "draw", "side": "attacker"}))
     extra.append(json.dumps({"t": round(t + 1.0, 4), "button": "draw", "side": "defender"}))
     log = lines + extra
+    through: list[tuple[str, str | None]] = []  # the presses the mock buttons' pins made
+    pressed = ButtonPanel._pressed
+
+    def counted(panel: ButtonPanel, name: str, side: str | None) -> None:
+        through.append((name, side))
+        pressed(panel, name, side)
+
+    monkeypatch.setattr(ButtonPanel, "_pressed", counted)
     direct = replay(log, "kharbga", trace=True)
     via = replay_via_gpio(log, "kharbga", trace=True)
+    kinds = {(o["button"], o.get("side")) for o in map(json.loads, extra)}
+    assert len(kinds) == 18 and len(set(through)) == 14 < len(kinds)
+    assert 0 < len(through) < len(extra)  # the rest went straight to the queue
     assert records(via) == records(direct)
     assert via.reconciler is not None and direct.reconciler is not None
     assert via.reconciler.game.outcome == direct.reconciler.game.outcome
