@@ -123,6 +123,38 @@ def _drivers() -> None:
             print(f"replay via {name:8s} failed: {exc}")
             continue
         print(f"replay via {name:8s} {x:8.1f}x real time  records {'match' if same else 'DIFFER'}")
+    rate = scan_rate()
+    print(f"GPIO matrix scan loop, real time on gpiozero's mock pins: {rate:.0f} scans/s "
+          f"(set to 200; target: at least {SCAN_TARGET:.0f})")
+
+
+SCAN_TARGET = 100.0  # scans a second: a press of 10 ms is seen
+
+
+def scan_rate(seconds: float = 1.0) -> float:
+    """Scans a second of the GPIO matrix's real-time loop (the product's
+    thread, on the wall clock) over gpiozero's mock pins."""
+    import queue
+
+    from gpiozero.pins.mock import MockFactory  # type: ignore[import-untyped]
+
+    from controller.drivers.gpio_matrix import MatrixConfig, MatrixScanner, MonotonicClock
+    from controller.drivers.mapping import BoardMapping
+    from controller.drivers.matrix_sim import MatrixSimulator
+
+    factory = MockFactory()
+    config = MatrixConfig(scan_hz=200)
+    try:
+        MatrixSimulator(factory, config, BoardMapping())
+        with MatrixScanner(config, BoardMapping(), pin_factory=factory) as scanner:
+            out: queue.Queue[object] = queue.Queue()
+            thread, stop = scanner.start(out, MonotonicClock())
+            time.sleep(seconds)
+            stop.set()
+            thread.join(2)
+            return scanner.scans / seconds
+    finally:
+        factory.reset()
 
 
 def _strength(games: int = 8, seconds: float = 0.1,

@@ -197,20 +197,27 @@ def test_run_posts_frames_on_a_queue_with_a_virtual_clock(factory: MockFactory) 
     assert scanner.scans == clock.wakeups == 100  # t = 0, 0.005, .., 0.495
 
 
-def test_the_real_time_loop_scans_at_least_100_times_a_second(factory: MockFactory) -> None:
+def test_the_real_time_loop_reads_a_placement_on_the_wall_clock(factory: MockFactory) -> None:
+    """The scanner's own thread, on the wall clock, puts the frame of a
+    placement on the queue, its time the clock's (how many scans a second:
+    `make bench`, drivers)."""
     sim, scanner = make(factory, MatrixConfig(scan_hz=200))
     out: queue.Queue[Frame | Button] = queue.Queue()
     with scanner:
         thread, stop = scanner.start(out, MonotonicClock())
-        time.sleep(0.5)
+        started = time.monotonic()
+        first = out.get(timeout=5)  # the empty board
+        assert isinstance(first, Frame) and first.occupied == 0
         sim.place(parse_square("c3"))
-        time.sleep(0.3)
+        placed = time.monotonic() - started
+        frame = out.get(timeout=5)
+        read = time.monotonic() - started
         stop.set()
         thread.join(2)
     assert not thread.is_alive()
-    assert scanner.scans >= 80  # >= 100 per second over 0.8 s, with slack for a busy CI
-    frames = [out.get_nowait() for _ in range(out.qsize())]
-    assert isinstance(frames[-1], Frame) and squares(frames[-1].occupied) == {"c3"}
+    assert isinstance(frame, Frame) and squares(frame.occupied) == {"c3"}
+    assert placed <= frame.t + 0.05 and frame.t <= read + 0.05  # between placing and reading
+    assert scanner.scans >= 3  # the debounce's scans, at least
 
 
 def test_a_failed_construction_releases_the_pins_already_claimed(factory: MockFactory) -> None:
