@@ -27,6 +27,7 @@ from controller.rules.leap_factory import format_any_options, is_leap, make_game
 
 from .advice import Advice
 from .boardview import (
+    DRAW_TERMS,
     Turns,
     board_view,
     check_name,
@@ -519,6 +520,7 @@ class BoardService(EngineSide):
             "sim_setup": self.sim.setup if self.simulated else None,
             "counts": {"attacker": g.count("attacker"), "defender": g.count("defender")},
             "computer": self.computer,
+            "draw_terms": DRAW_TERMS if self.computer else None,
             "expected": None if self.reconciler.expected is None
             else str(self.reconciler.expected),
             "after_pass": None if reply is None else str(reply),

@@ -34,6 +34,7 @@ from .config import THINK_MAX, THINK_MIN, name_problem
 __all__ = [
     "Turns",
     "board_view",
+    "DRAW_TERMS",
     "computer_draw_answer",
     "check_name",
     "kings",
@@ -156,6 +157,10 @@ def kings(game: AnyGame) -> list[str]:
 
 
 QUIET_TURNS = 30  # steps without a capture after which the computer, even ahead, takes a draw
+# How the computer answers a draw offer, in words (the page asks with them
+# before an offer is made).
+DRAW_TERMS = (f"it accepts unless it is ahead on pieces (ahead, it accepts once {QUIET_TURNS} "
+              "turns go without a capture)")
 
 
 def quiet_turns(g: AnyGame) -> int:

@@ -1024,9 +1024,9 @@ for (const b of document.querySelectorAll("[data-button]")) {
     if (name === "draw" && person && !state.draw_offer) {
       // The computer answers at once, and an agreed draw ends the game for
       // good: asked first, as Resign is.
-      $("#confirm-text").textContent = `${TITLE(person)} offers the computer a draw: it `
-        + "accepts unless it is ahead on pieces (ahead, it accepts once 30 turns go without a "
-        + "capture), and a draw agreed ends the game (it is not taken back). Offer a draw?";
+      $("#confirm-text").textContent = `${TITLE(person)} offers the computer a draw: `
+        + `${state.draw_terms}, and a draw agreed ends the game (it is not taken back). `
+        + "Offer a draw?";
       $("#confirm-yes").textContent = "Yes, offer a draw";
       $("#confirm-yes").onclick = () => {
         $("#confirm").hidden = true;
