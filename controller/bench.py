@@ -105,7 +105,7 @@ def _drivers() -> None:
     import random
 
     from controller.drivers.firmware_replay import firmware_events
-    from controller.drivers.gpio_replay import gpio_events
+    from controller.drivers.gpio_replay import gpio_events, scan_rate
     from controller.reconcile.simulator import simulate_log
     from controller.rules import Game
 
@@ -129,32 +129,6 @@ def _drivers() -> None:
 
 
 SCAN_TARGET = 100.0  # scans a second: a press of 10 ms is seen
-
-
-def scan_rate(seconds: float = 1.0) -> float:
-    """Scans a second of the GPIO matrix's real-time loop (the product's
-    thread, on the wall clock) over gpiozero's mock pins."""
-    import queue
-
-    from gpiozero.pins.mock import MockFactory  # type: ignore[import-untyped]
-
-    from controller.drivers.gpio_matrix import MatrixConfig, MatrixScanner, MonotonicClock
-    from controller.drivers.mapping import BoardMapping
-    from controller.drivers.matrix_sim import MatrixSimulator
-
-    factory = MockFactory()
-    config = MatrixConfig(scan_hz=200)
-    try:
-        MatrixSimulator(factory, config, BoardMapping())
-        with MatrixScanner(config, BoardMapping(), pin_factory=factory) as scanner:
-            out: queue.Queue[object] = queue.Queue()
-            thread, stop = scanner.start(out, MonotonicClock())
-            time.sleep(seconds)
-            stop.set()
-            thread.join(2)
-            return scanner.scans / seconds
-    finally:
-        factory.reset()
 
 
 def _strength(games: int = 8, seconds: float = 0.1,

@@ -190,3 +190,26 @@ def _drive(
                 yield presses.popleft()
     finally:
         factory.reset()
+
+
+def scan_rate(seconds: float = 1.0) -> float:
+    """Scans a second of the GPIO matrix's real-time loop (the product's
+    thread, on the wall clock) over gpiozero's mock pins (`make bench`)."""
+    import queue
+    import time
+
+    from .gpio_matrix import MonotonicClock
+
+    factory = MockFactory()
+    config = MatrixConfig(scan_hz=200)
+    try:
+        MatrixSimulator(factory, config, BoardMapping())
+        with MatrixScanner(config, BoardMapping(), pin_factory=factory) as scanner:
+            out: queue.Queue[object] = queue.Queue()
+            thread, stop = scanner.start(out, MonotonicClock())
+            time.sleep(seconds)
+            stop.set()
+            thread.join(2)
+            return float(scanner.scans) / seconds
+    finally:
+        factory.reset()
