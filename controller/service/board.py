@@ -398,8 +398,10 @@ class BoardService(EngineSide):
         elif answer == "decline":
             self.note = f"{SIDES[1 - SIDES.index(offer)].capitalize()} declines the draw"
             self.draw_offer = None
-            self.reconciler.decline_draw()  # the board's own memory of it
-            self._publish(self.reconciler.tick(self.now()))
+            rec = self.reconciler
+            rec.decline_draw()  # the board's own memory of it, kept before it is shown
+            self.keeper.keep(self.gid, rec.game, self._sensor_lines, False, rec.pending)
+            self._publish(rec.tick(self.now()))
         else:
             raise RequestError('answer must be "accept" or "decline"')
 

@@ -153,6 +153,40 @@ def test_an_exchange_flag_and_a_draw_offer_outlive_a_crash(tmp_path: Path) -> No
         service.close()
 
 
+def test_a_draw_offer_declined_or_taken_back_stays_gone_after_a_crash(tmp_path: Path) -> None:
+    """An offer declined (on the page) or taken back with its move (Undo)
+    is gone from the board's memory too, kept so before it is shown: after
+    a power cut, and without one, the other side's press of Draw is an offer
+    of its own, not an agreement the page never showed."""
+    clock = Clock()
+    game, first = _game_from(tmp_path, clock, KHARBGA_MOVING)
+    first.press("draw", "defender")
+    first.tick()
+    first.answer_draw("decline")  # and the power cut at once, before the next tick
+    assert first.state()["draw_offer"] is None
+    second = _gpio_service(tmp_path, clock, game)
+    assert second.state()["draw_offer"] is None
+    second.press("draw", "attacker")
+    second.tick()
+    assert second.state()["outcome"] is None and second.state()["draw_offer"] == "attacker"
+    _place(second, clock, game, next(str(m) for m in game.legal_moves() if not m.capture))
+    second.press("draw", "attacker")  # on the Attacker's turn now, after the Defender's move
+    second.tick()
+    assert second.state()["draw_offer"] == "attacker"
+    second.press("undo")  # the Defender's move taken back, the offer after it with it
+    second.tick()
+    game.pop()
+    _show(second, clock, _bits(game))
+    assert second.state()["moves"] == [] and second.state()["draw_offer"] is None
+    second.press("draw", "defender")
+    second.tick()
+    assert second.state()["outcome"] is None and second.state()["draw_offer"] == "defender"
+    third = _gpio_service(tmp_path, clock, game)
+    assert third.state()["draw_offer"] == "defender"
+    for service in (third, second, first):
+        service.close()
+
+
 def _gpio_service(tmp_path: Path, clock: Clock, game: Game) -> BoardService:
     """A service on a real board (no simulated pieces written) showing ``game``."""
     service = BoardService(_config(tmp_path), clock)
