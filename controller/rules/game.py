@@ -107,11 +107,11 @@ class Game(BoardViews, Core):
         to move that is blocked, end a game with a side without pieces or
         at its turn or no-progress limit (as the turn that led there would
         have), and count the position for repetition."""
-        if not self._removals and self._chain < 0:
-            self._start_turn(mover=1 - self._side)
-        if self._bb[0] == 0 or self._bb[1] == 0:
+        if self._bb[0] == 0 or self._bb[1] == 0:  # before the blocked rule, as a turn's end
             loser = 0 if self._bb[0] == 0 else 1
             self._finish(1 - loser, Termination.ALL_CAPTURED)
+        elif not self._removals and self._chain < 0:
+            self._start_turn(mover=1 - self._side)
         if self._outcome is None and self._chain < 0:
             if self._turn >= turn_cap(self.variant):
                 self._finish(None, Termination.TURN_LIMIT)
