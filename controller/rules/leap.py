@@ -48,7 +48,9 @@ class LeapState(NamedTuple):
     are kings; ``side`` 0 the Attacker; ``chain`` the point of the soldier
     continuing a capture (-1: none); ``huff`` the enemy soldiers of which the
     side to move must first remove one (0: none); ``no_progress`` the turns
-    since the last capture, huff or man's move (see ``LeapVariant``).
+    since the last capture, huff or man's move (see ``LeapVariant``);
+    ``huffed`` whether the side to move has taken its huff this turn (its
+    step to come then ends a turn of progress).
     """
 
     attacker: int
@@ -60,6 +62,7 @@ class LeapState(NamedTuple):
     no_progress: int
     huff: int
     outcome: Outcome | None
+    huffed: bool = False
 
     @property
     def setting(self) -> bool:
@@ -103,6 +106,7 @@ class LeapGame(BoardViews):
         self._turn = 1
         self._noprog = 0
         self._huff = 0
+        self._huffed = False
         self._outcome: Outcome | None = None
         self._history: list[tuple[LeapState, Move]] = []
         self._counted: list[tuple[int, ...] | None] = []
@@ -132,7 +136,10 @@ class LeapGame(BoardViews):
         game = cls(variant)
         parse_position(game, position)
         game._start = " ".join(position.split())
-        if game._chain < 0:
+        if game._huffed:  # mid-turn, the huff taken: as after it (counted at no turn's start)
+            if not game._has_move(game._side):
+                game._finish(1 - game._side, Termination.BLOCKED)
+        elif game._chain < 0:
             if not game._huff:
                 game._start_turn()
             game._check_limits()  # the last position of a game drawn by a limit
@@ -347,6 +354,7 @@ class LeapGame(BoardViews):
             self._noprog,
             self._huff,
             self._outcome,
+            self._huffed,
         )
 
     def _restore(self, s: LeapState) -> None:
@@ -358,6 +366,7 @@ class LeapGame(BoardViews):
         self._noprog = s.no_progress
         self._huff = s.huff
         self._outcome = s.outcome
+        self._huffed = s.huffed
         self._cache = None
 
     # ------------------------------------------------------------------
@@ -417,7 +426,8 @@ class LeapGame(BoardViews):
             self._history.append((snap, self._move(REMOVE, -1, to, False)))
             bb[1 - side] &= ~bit
             self._kings &= ~bit
-            self._huff = 0  # progress: the turn's step counts it (see below)
+            self._huff = 0
+            self._huffed = True  # progress: the turn's step counts it (see below)
             if not bb[1 - side]:
                 self._finish(side, Termination.ALL_CAPTURED)
             elif not self._has_move(side):
@@ -455,11 +465,7 @@ class LeapGame(BoardViews):
                 self._chain = to
                 self._counted.append(None)
                 return
-        progress = (
-            bool(over)
-            or (was_man and self._men_progress)
-            or (len(self._history) > 1 and self._history[-2][1].kind == REMOVE)
-        )
+        progress = bool(over) or (was_man and self._men_progress) or self._huffed
         self._end_turn(side, progress, huff)
 
     def _end_turn(self, mover: int, progress: bool, huff: int) -> None:
@@ -467,6 +473,7 @@ class LeapGame(BoardViews):
         self._chain = -1
         self._turn += 1
         self._noprog = 0 if progress else self._noprog + 1
+        self._huffed = False
         opp = 1 - mover
         self._side = opp
         self._huff = huff

@@ -12,7 +12,8 @@ always ``.``; 37-point: the rows of its points, 3, 3, 5, 5, 5, 5, 5, 3 and
 the chain square or ``-``, the turn number (1 is the Attacker's first), and
 ``key=value`` fields: ``np=N`` (turns without progress, in variants that
 draw on it) and ``hf=c5,d4`` (the enemy soldiers the side to move must
-first remove one of: a huff).
+first remove one of: a huff), ``hf=done`` once it has removed one (its
+step to come ends a turn with a huff, which is progress).
 """
 
 from __future__ import annotations
@@ -104,6 +105,8 @@ def format_position(game: LeapGame) -> str:
     if game.huff:
         names = game.geometry.point_names
         fields.append("hf=" + ",".join(names[p] for p in points(game.huff)))
+    elif game._huffed:
+        fields.append("hf=done")
     return " ".join(fields)
 
 
@@ -205,6 +208,12 @@ def _parse_extra(game: LeapGame, extra: str) -> None:
     elif key == "hf":
         if not game.variant.huffing:
             raise PositionError(f"variant {game.variant.name} has no huffing: {quoted(extra)}")
+        if value == "done":  # the huff taken this turn: the step to come is progress
+            if game._chain >= 0:
+                raise PositionError(f"{quoted(extra)}: a huff is taken at the start of a turn, "
+                                    "not in a chain")
+            game._huffed = True
+            return
         huff = 0
         for name in value.split(","):
             try:

@@ -156,3 +156,34 @@ def test_kings_and_huffs_round_trip() -> None:
     g = LeapGame.from_position("sixteen-soldiers", text)
     assert g.position() == text
     assert legal(g) == ["xc3", "xe5"]
+
+
+def test_a_position_read_after_the_huff_ends_its_turn_as_one_with_a_huff() -> None:
+    """Between the huff and the step of the side that took it, the string
+    says the huff is taken (``hf=done``): read back there, the step ends a
+    turn of progress as in the game it came from (before, the count of turns
+    without progress went on, here to a draw at 100), and the position, in
+    the middle of a turn, counts for no repetition."""
+    from controller.rules import game_from_position
+
+    a = game_from_position("sixteen-soldiers",
+                           "DDD/DDD/DDDDD/DD.DD/A.D../AAAAA/.AAAA/AAA/AAA d m - 4 np=99 hf=c4")
+    a.play("xc4")
+    assert a.position().endswith(" d m - 4 np=99 hf=done")
+    b = game_from_position("sixteen-soldiers", a.position())
+    assert b.position() == a.position() and b.state() == a.state()
+    for game in (a, b):
+        game.play("d6-e5")
+    assert b.position() == a.position() and a.no_progress == 0 and b.outcome is None
+    a.pop()
+    assert a.position().endswith(" hf=done")  # undone to the huff taken
+    a.pop()
+    assert a.position().endswith(" np=99 hf=c4")
+    rng = random.Random(2)
+    game = LeapGame.new("sixteen-soldiers")
+    while game.chain_point < 0:  # a position in a chain
+        if game.outcome is not None:
+            game = LeapGame.new("sixteen-soldiers")
+        game.play(rng.choice(game.legal_moves()))
+    with pytest.raises(PositionError, match="not in a chain"):
+        game_from_position("sixteen-soldiers", game.position() + " hf=done")
