@@ -500,9 +500,16 @@ TAKEN_BACK = ("a quick reply first set down where its soldier stood a turn befor
               "it answers undoing the one before that: the board of a takeback")
 WRONG_REPLY = ("a quick reply set down long on a wrong square: the board of the turn before it "
                "made another way, and the reply's soldier moving on")
+QUICK_CHAIN = ("to mend: an optional chain's second step, its soldier set down on the point "
+               "of its first capture within the settle time, read as a pass and the other "
+               "side's reply onto that point (the later board, its second capture off, then "
+               "lit as an error); docs/reconciler.md")
 RARE = [  # of seeds 0-63 a variant, the games read otherwise
     ("kharbga", 9, ROUTE),
     ("kharbga", 20, TAKEN_BACK),
+    ("khamousiyya", 16, QUICK_CHAIN),
+    ("khamousiyya", 30, QUICK_CHAIN),
+    ("khamousiyya", 44, QUICK_CHAIN),
     ("sixteen-soldiers", 28, HUFF_CHOICE),
     ("sixteen-soldiers", 34, WRONG_REPLY),
     ("sixteen-soldiers", 45, HUFF_CHOICE),
