@@ -198,7 +198,7 @@ class Games:
         self.report.undone += 1
         self._turn.after_pass = None  # the reply to a pass from the position left
         self._table.hint = 0  # a hint was for the position taken back
-        self._table.draw_offer = None  # an offer standing is withdrawn with the move, as by one
+        self._table.draw_offer = None  # an offer goes with the move it followed
 
     # ------------------------------------------------------------------
     # Games put aside

@@ -31,31 +31,42 @@ def _gpio_board(tmp_path: Path, factory: MockFactory,
     return sim, backend, service
 
 
+def _pump(backend: GpioBackend, service: BoardService, until: Callable[[], object],
+          seconds: float = 5) -> None:
+    """The service's loop (events in, a tick, the lights out, the board's
+    problem told) until ``until()``; AssertionError "not reached" after
+    ``seconds``."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        drain(service, backend.events)
+        service.tick()
+        backend.show(service.state())
+        service.set_sensor(backend.problem())
+        if until():
+            return
+        time.sleep(0.01)
+    raise AssertionError(f"not reached: {service.state()['sensor_problem']!r}")
+
+
 def test_gpio_board_feeds_the_service_and_lights_the_leds(
     tmp_path: Path, factory: MockFactory, spi: FakeSPI
 ) -> None:
     sim, backend, service = _gpio_board(tmp_path, factory, spi)
 
-    def pump(until: Callable[[], bool], what: str) -> None:
-        deadline = time.monotonic() + 5
-        while not until():
-            assert time.monotonic() < deadline, what
-            drain(service, backend.events)
-            service.tick()
-            backend.show(service.state())
-            time.sleep(0.01)
+    def pump(until: Callable[[], object]) -> None:
+        _pump(backend, service, until)
 
     try:
         backend.start()
         sim.place(0)  # a piece on a1
-        pump(lambda: bool(service.state()["moves"]), "the placement recorded")
+        pump(lambda: service.state()["moves"])  # the placement recorded
         assert service.state()["moves"] == ["@a1"]
         sim.place(24)  # one on d4, the centre kept empty while setting
-        pump(lambda: service.state()["leds"] == {"d4": "error"}, "d4 said out of place")
+        pump(lambda: service.state()["leds"] == {"d4": "error"})  # d4 said out of place
         # On the strip (the default chain snakes by ranks from a1, so d4 is
         # LED 24 whichever way its rank runs): d4 red (blinking: a frame it
         # is on), every other LED dark.
-        pump(lambda: any(decode(spi.writes[-1])[24]), "d4's LED lit")
+        pump(lambda: any(decode(spi.writes[-1])[24]))  # d4's LED lit
         pixels = decode(spi.writes[-1])
         assert len(pixels) == 49
         assert pixels[24][0] > 0 and pixels[24][1:] == (0, 0)
@@ -79,17 +90,8 @@ def test_a_matrix_that_cannot_be_read_is_said_on_the_page_and_read_again(
     def broken() -> bool:
         raise OSError(5, "Input/output error")
 
-    def pump(until: object, seconds: float = 5) -> None:
-        deadline = time.monotonic() + seconds
-        while time.monotonic() < deadline:
-            drain(service, backend.events)
-            service.tick()
-            backend.show(service.state())
-            service.set_sensor(backend.problem())
-            if until():  # type: ignore[operator]
-                return
-            time.sleep(0.01)
-        raise AssertionError(f"not reached: {service.state()['sensor_problem']!r}")
+    def pump(until: Callable[[], object], seconds: float = 5) -> None:
+        _pump(backend, service, until, seconds)
 
     try:
         backend.start()

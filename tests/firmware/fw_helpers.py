@@ -69,3 +69,9 @@ def distinct(readings: list[int]) -> list[int]:
         if not out or out[-1] != r:
             out.append(r)
     return out
+
+
+def is_idle_pattern(rgb: bytes) -> bool:
+    """The firmware's idle wave on an LED chain: dim blue only (no host)."""
+    reds, greens, blues = rgb[0::3], rgb[1::3], rgb[2::3]
+    return not any(reds) and not any(greens) and 0 < max(blues) <= 24

@@ -13,7 +13,7 @@ import zlib
 from collections.abc import Callable
 
 import pytest
-from fw_helpers import collect, distinct, frames, wait_for
+from fw_helpers import collect, distinct, frames, is_idle_pattern, wait_for
 
 from controller.board.events import Button, Frame
 from controller.drivers.firmware_sim import FirmwareSim
@@ -149,11 +149,7 @@ def test_the_cable_pulled_mid_game_and_put_back(sim: FirmwareSim, make_link: Mak
     sim.set_button("attacker", "resign", False, at=sim.granted + 300_000)
     sim.set_occupancy(c, at=sim.granted + 400_000)
     # past the firmware's idle time (1 s): the idle pattern, the Pi is silent
-    def idle() -> bool:  # dim blue only
-        rgb = sim.leds()[1]
-        return not any(rgb[0::3]) and not any(rgb[1::3]) and 0 < max(rgb[2::3]) <= 24
-
-    wait_for(idle, what="the firmware's idle pattern")
+    wait_for(lambda: is_idle_pattern(sim.leds()[1]), what="the firmware's idle pattern")
     while link.get(timeout=0) is not None:
         pass
     sim.cable.plug()

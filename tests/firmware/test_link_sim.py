@@ -8,7 +8,7 @@ import time
 from collections.abc import Callable
 
 import pytest
-from fw_helpers import FAST, collect, distinct, frames, wait_for
+from fw_helpers import FAST, collect, distinct, frames, is_idle_pattern, wait_for
 
 from controller.board.events import Button, Frame
 from controller.drivers.firmware_sim import FirmwareSim
@@ -115,11 +115,6 @@ def test_bright_frames_are_kept_within_the_power_budget(
     link.send_leds([(255, 255, 255)] * 49)
     rgb = chain(sim, lambda b: max(b) > 50)
     assert sum(rgb) <= 25500 and max(rgb) >= 160  # scaled, not blanked
-
-
-def is_idle_pattern(rgb: bytes) -> bool:
-    reds, greens, blues = rgb[0::3], rgb[1::3], rgb[2::3]
-    return not any(reds) and not any(greens) and 0 < max(blues) <= 24
 
 
 def test_idle_pattern_and_never_blocking_without_a_host(micropython: str) -> None:

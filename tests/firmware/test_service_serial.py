@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 import pytest
-from fw_helpers import wait_for
+from fw_helpers import is_idle_pattern, wait_for
 
 from controller.cli import main
 from controller.drivers import serial_link
@@ -91,11 +91,7 @@ def test_a_chain_with_leds_between_the_squares_is_driven_whole_by_the_pico(
         assert [pixels[i] for i in (0, 14, 96)] == [colours[0], colours[13], colours[48]]
         backend.close()  # the host silent: the idle wave, on the squares' LEDs only
 
-        def idle() -> bool:
-            rgb = sim.leds()[1]
-            return not any(rgb[0::3]) and not any(rgb[1::3]) and 0 < max(rgb[2::3]) <= 24
-
-        wait_for(idle, 15, "the idle pattern")
+        wait_for(lambda: is_idle_pattern(sim.leds()[1]), 15, "the idle pattern")
         rgb = sim.leds()[1]
         assert len(rgb) == 97 * 3 and all(i % 2 == 0 for i in range(97) if rgb[3 * i + 2])
     finally:
