@@ -82,6 +82,7 @@ def _service() -> None:
 # Here, above the drivers and the reconciler, as the ``replay`` command is.
 
 REPLAY_TARGET = 20.0  # times faster than real time
+SCAN_TARGET = 100.0  # the GPIO matrix's scans a second: a press of 10 ms is seen
 
 
 def replay_speedup(source: Callable[[Iterable[str]], Iterable[Event]], variant: str,
@@ -126,9 +127,6 @@ def _drivers() -> None:
     rate = scan_rate()
     print(f"GPIO matrix scan loop, real time on gpiozero's mock pins: {rate:.0f} scans/s "
           f"(set to 200; target: at least {SCAN_TARGET:.0f})")
-
-
-SCAN_TARGET = 100.0  # scans a second: a press of 10 ms is seen
 
 
 def _strength(games: int = 8, seconds: float = 0.1,

@@ -137,8 +137,7 @@ class LeapGame(BoardViews):
         parse_position(game, position)
         game._start = " ".join(position.split())
         if game._huffed:  # mid-turn, the huff taken: as after it (counted at no turn's start)
-            if not game._has_move(game._side):
-                game._finish(1 - game._side, Termination.BLOCKED)
+            game._after_huff()
         elif game._chain < 0:
             if not game._huff:
                 game._start_turn()
@@ -428,10 +427,7 @@ class LeapGame(BoardViews):
             self._kings &= ~bit
             self._huff = 0
             self._huffed = True  # progress: the turn's step counts it (see below)
-            if not bb[1 - side]:
-                self._finish(side, Termination.ALL_CAPTURED)
-            elif not self._has_move(side):
-                self._finish(1 - side, Termination.BLOCKED)
+            self._after_huff()
             self._counted.append(None)
             return
         if kind == PASS:
@@ -467,6 +463,15 @@ class LeapGame(BoardViews):
                 return
         progress = bool(over) or (was_man and self._men_progress) or self._huffed
         self._end_turn(side, progress, huff)
+
+    def _after_huff(self) -> None:
+        """The huff taken, the side to move's step to come: it has won if
+        that was the last enemy soldier, lost if it has no step."""
+        side = self._side
+        if not self._bb[1 - side]:
+            self._finish(side, Termination.ALL_CAPTURED)
+        elif not self._has_move(side):
+            self._finish(1 - side, Termination.BLOCKED)
 
     def _end_turn(self, mover: int, progress: bool, huff: int) -> None:
         """Close the mover's turn and hand over to the other side."""

@@ -41,7 +41,7 @@ def _pump(backend: GpioBackend, service: BoardService, until: Callable[[], objec
         drain(service, backend.events)
         service.tick()
         backend.show(service.state())
-        service.set_sensor(backend.problem())
+        service.set_sensor(backend.problem(), backend.fault())
         if until():
             return
         time.sleep(0.01)
@@ -153,11 +153,7 @@ def test_a_new_game_of_another_board_is_refused_on_the_gpio_board(
         service.new_game("kharbga-refuge")  # the same board: a new game
         backend.start()
         sim.place(0)
-        deadline = time.monotonic() + 5
-        while not service.state()["moves"] and time.monotonic() < deadline:
-            drain(service, backend.events)
-            service.tick()
-            time.sleep(0.01)
+        _pump(backend, service, lambda: service.state()["moves"])
         assert service.state()["moves"] == ["@a1"]
     finally:
         backend.close()
@@ -221,20 +217,10 @@ def test_a_welded_reed_is_a_fault_of_a_board_still_read(
     backend.scanner.watch.settings = WatchSettings(stuck_after=1.0)
     try:
         backend.start()
-
-        def pump(until: object) -> None:
-            deadline = time.monotonic() + 5
-            while time.monotonic() < deadline and not until():  # type: ignore[operator]
-                drain(service, backend.events)
-                service.tick()
-                backend.show(service.state())
-                service.set_sensor(backend.problem(), backend.fault())
-                time.sleep(0.01)
-
         sim.place(0)  # a1: read and played
-        pump(lambda: service.state()["moves"])
+        _pump(backend, service, lambda: service.state()["moves"])
         sim.stick(3, 3)  # d4 (the malha) welded shut, no piece there
-        pump(lambda: service.state()["board_fault"] is not None)
+        _pump(backend, service, lambda: service.state()["board_fault"] is not None)
         state = service.state()
         assert state["moves"] == ["@a1"]
         assert state["sensor_problem"] is None
