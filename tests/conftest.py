@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterator
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
@@ -20,11 +21,13 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     the test with its message (in place of the timeout or closed page the
     test then met)."""
     outcome = yield
+    report = outcome.get_result()  # type: ignore[attr-defined]
+    if report.failed:
+        _service_logs(item, report)
     chromium = sys.modules.get("chromium")
     if chromium is None:  # no browser test has run in this process
         return
     errors: list[str] = chromium.PAGE_ERRORS
-    report = outcome.get_result()  # type: ignore[attr-defined]
     if errors:  # in the test or in a fixture's setup or teardown
         crash = getattr(report.longrepr, "reprcrash", None)
         then = crash.message.splitlines()[:1] if report.failed and crash else []
@@ -33,6 +36,16 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
             ["JavaScript error in the page:", *errors]
             + [f"(the test then failed: {line})" for line in then])
         errors.clear()
+
+
+def _service_logs(item: pytest.Item, report: pytest.TestReport) -> None:
+    """A failing test's service processes' logs (a fixture's ``log_path``,
+    as tests/service/server.py keeps), their last lines, in its report."""
+    for value in getattr(item, "funcargs", {}).values():
+        path = getattr(value, "log_path", None)
+        if isinstance(path, Path) and path.is_file():
+            lines = path.read_text(errors="replace").splitlines()[-60:]
+            report.sections.append((f"service log {path}", "\n".join(lines) or "(empty)"))
 
 
 @pytest.fixture(scope="session")

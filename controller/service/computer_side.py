@@ -10,6 +10,7 @@ publishing, declared here for the type checker."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 
 from controller.reconcile.reconciler import Reconciler, Update
@@ -20,9 +21,17 @@ from .boardview import check_level
 from .config import THINK_MAX, THINK_MIN
 from .simboard import RequestError
 
-__all__ = ["EngineSide"]
+__all__ = ["ENGINE_TRIES", "GAVE_UP", "EngineSide"]
+
+log = logging.getLogger(__name__)
 
 SIDES = ("attacker", "defender")
+# Searches that bring back no action (the engine's process died or gave no
+# answer in time) before the computer's action at that point is left to
+# the players: asked again at once below that, never in a loop.
+ENGINE_TRIES = 3
+GAVE_UP = ("The computer's engine gave no move ({tries} tries): make its move by hand, "
+           "or choose its side again to try once more")
 
 
 class EngineSide:
@@ -42,6 +51,10 @@ class EngineSide:
     hint_squares: list[str]
     hint_wanted: bool
     computer_wanted: bool
+    # The point of the game (its object, its length) where the engine last
+    # failed, how many times there; and where it was given up.
+    engine_failed: tuple[int, int, int] | None
+    engine_gave_up: tuple[int, int] | None
 
     def now(self) -> float:
         raise NotImplementedError  # the service's clock
@@ -58,7 +71,8 @@ class EngineSide:
     def _want_computer(self) -> None:
         g = self.reconciler.game
         ready = (self.computer is not None and g.outcome is None
-                 and not (g.removals and isinstance(g, Game)))  # a huff: it chooses
+                 and not (g.removals and isinstance(g, Game))  # a huff: it chooses
+                 and self.engine_gave_up != (id(g), len(g.moves)))  # its move is by hand
         its_turn = ready and g.to_move == self.computer and self.reconciler.expected is None
         # In the person's optional chain, its reply to a pass, lit: the chain
         # is stopped by making it.
@@ -87,6 +101,9 @@ class EngineSide:
         self.level = self.level if level is None else check_level(level)
         self.think = self.think if seconds is None else float(seconds)
         self.computer = None if side is None else str(side)
+        self.engine_failed = self.engine_gave_up = None  # asked again: the engine tries again
+        if self.note is not None and self.note.startswith(GAVE_UP[:30]):
+            self.note = None
         self._tell_computer()
         self.reconciler.expect(None)
         self._rename()
@@ -107,15 +124,18 @@ class EngineSide:
         # drawn under the game's own seed (its id): another game, other
         # replies to the same moves; the same game, the same ones.
         after = self._after_pass()
-        if after is None:
-            return self.advice.computer_job(g, self.think, self.level, seed=self.gid)
+        marker = len(g.moves)
         # The reply to a pass that would stop the person's chain, searched
         # as its own turn, and shown for the position before the pass.
-        job = self.advice.computer_job(after, self.think, self.level, seed=self.gid)
-        marker = len(g.moves)
+        job = self.advice.computer_job(g if after is None else after, self.think, self.level,
+                                       seed=self.gid)
 
         def run() -> tuple[int, AnyGame, str | None]:
-            return marker, g, job()[2]
+            try:
+                return marker, g, job()[2]
+            except Exception:  # no child could be started: a failed search
+                log.exception("the computer's search failed")
+                return marker, g, None
 
         return run
 
@@ -126,18 +146,21 @@ class EngineSide:
     def play_computer(self, marker: int, game: AnyGame, move: Move | str | None) -> None:
         """Show the computer's action unless the game moved on meanwhile
         (in the person's optional chain, its reply to a pass)."""
-        if move is None or game is not self.reconciler.game or len(game.moves) != marker:
+        if game is not self.reconciler.game or len(game.moves) != marker:
             return
         after = self._after_pass()
         if after is not None:
             reply = next((x for x in after.legal_moves() if str(x) == str(move)), None)
-            if reply is not None:
-                self.reconciler.expect_after_pass(reply)
-                self._after(self.reconciler.tick(self.now()))
+            if reply is None:
+                self._engine_failed(game)
+                return
+            self.reconciler.expect_after_pass(reply)
+            self._after(self.reconciler.tick(self.now()))
             return
         if game.to_move == self.computer:
             m = next((x for x in game.legal_moves() if str(x) == str(move)), None)
             if m is None:
+                self._engine_failed(game)
                 return
             self.reconciler.expect(m)
             update = self.reconciler.tick(self.now())
@@ -145,6 +168,24 @@ class EngineSide:
             if m.kind == "pass" and self.note is None:  # played at once: nothing lit
                 self.note = "The computer ended its chain there (pass)"
                 self._publish(self.reconciler.tick(self.now()))
+
+    def _engine_failed(self, game: AnyGame) -> None:
+        """The search for the computer's action brought none back: asked
+        again on the next tick, up to :data:`ENGINE_TRIES` times at one
+        point of the game; then the players make its action by hand
+        (nothing awaited, any legal action taken), and the page says so."""
+        point = (id(game), len(game.moves))
+        last = self.engine_failed
+        tries = last[2] + 1 if last is not None and last[:2] == point else 1
+        self.engine_failed = (*point, tries)
+        log.warning("the computer's search brought no move back (%d of %d)", tries, ENGINE_TRIES)
+        if tries < ENGINE_TRIES:
+            self.computer_wanted = True
+            return
+        self.engine_gave_up = point
+        self._want_computer()  # not wanted, not thinking: its move is the players'
+        self.note = GAVE_UP.format(tries=tries)
+        self._publish(self.reconciler.tick(self.now()))
 
     def _tell_computer(self) -> None:
         """The reconciler told the side the computer plays: a board back at

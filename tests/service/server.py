@@ -36,13 +36,17 @@ class Server(ServiceProcess):
             + (f"[players]\n{players}\n" if players else "")
         )
         self.proc = None
+        # What the service says (its warnings, a job that failed): shown
+        # under a failing test's report (tests/conftest.py).
+        self.log_path = data_dir.parent / "service.log"
 
     def start(self) -> None:
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "controller", "run", "--config", str(self.config),
-             "--data-dir", str(self.data_dir), "--port", str(self.port)],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        )
+        with self.log_path.open("ab") as log:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "controller", "run", "--config", str(self.config),
+                 "--data-dir", str(self.data_dir), "--port", str(self.port)],
+                stdout=log, stderr=subprocess.STDOUT,
+            )
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
             try:

@@ -392,7 +392,8 @@ function renderThinking() {
     bar.title = "";
     $("#eval-words").textContent = state.computer && state.computer === state.to_move
       ? (state.expected ? `The computer plays ${state.expected}: make it on the board`
-        : "The computer is thinking…")
+        : state.engine_gave_up ? "The engine gave no move: make the computer's by hand"
+          : "The computer is thinking…")
       : "The engine is thinking…";
     $("#eval-depth").textContent = "";
     return;
