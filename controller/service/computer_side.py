@@ -51,6 +51,9 @@ class EngineSide:
     hint_squares: list[str]
     hint_wanted: bool
     computer_wanted: bool
+    refusal: str | None
+    _refused_on: int
+    _occupied: int
     # The point of the game (its object, its length) where the engine last
     # failed, how many times there; and where it was given up.
     engine_failed: tuple[int, int, int] | None
@@ -222,6 +225,9 @@ class EngineSide:
         """Light the hint unless the game moved on meanwhile (``turn``: the
         hint's whole turn when it goes on past the action lit)."""
         if game is self.reconciler.game and len(game.moves) == marker:
+            if not squares:  # the search brought nothing back (its process died)
+                self.refusal = "no hint: the engine gave no move (press Hint to ask again)"
+                self._refused_on = self._occupied
             self.hint_move = move or None
             self.hint_turn = turn or None
             self.hint_squares = squares

@@ -24,7 +24,6 @@ from controller.service.board import BoardService
 from controller.service.computer_side import ENGINE_TRIES
 from controller.service.config import Config
 
-
 # No opening book outside the Kharbga family's setting phase: every
 # search of the computer here thinks its whole time, long enough to be
 # killed thinking.
@@ -36,10 +35,12 @@ def occ_of(game: AnyGame) -> str:
     return "".join("1" if (a | d) >> i & 1 else "0" for i in range(game.geometry.size))
 
 
-def _search_killed(service: BoardService) -> tuple[int, Any, str | None]:
-    """The computer's search, its child process killed while it thinks."""
-    out: list[tuple[int, Any, str | None]] = []
-    worker = threading.Thread(target=lambda: out.append(service.compute_computer()))
+def _search_killed(service: BoardService, hint: bool = False) -> Any:
+    """The computer's search (or a hint's), its child process killed while
+    it thinks."""
+    out: list[Any] = []
+    job = service.compute_hint if hint else service.compute_computer
+    worker = threading.Thread(target=lambda: out.append(job()))
     worker.start()
     deadline = time.monotonic() + 60
     children: list[Any] = []
@@ -114,6 +115,28 @@ def test_choosing_the_computers_side_again_tries_the_engine_again(tmp_path: Path
         assert service.computer_wanted and "gave no move" not in service.state()["status"]
         service.play_computer(*service.compute_computer())
         assert service.state()["expected"] is not None
+    finally:
+        service.close()
+
+
+def test_a_hint_whose_search_dies_says_so(tmp_path: Path) -> None:
+    clock = FakeClock(1000.0)
+    service = BoardService(Config(data_dir=tmp_path, variant=VARIANT, settle=0.05,
+                                  error_delay=0.2, ponder=False), clock=clock)
+    try:
+        service.hint_seconds = 30
+        service.press("hint")
+        assert service.hint_wanted
+        service.show_hint(*_search_killed(service, hint=True))
+        state = service.state()
+        assert state["hint_squares"] is None and state["hint_move"] is None
+        assert state["status"].endswith(
+            "(no hint: the engine gave no move (press Hint to ask again))")
+        service.hint_seconds = 0.2
+        service.press("hint")
+        service.show_hint(*service.compute_hint())
+        state = service.state()
+        assert state["hint_move"] and "no hint" not in state["status"]
     finally:
         service.close()
 
