@@ -14,7 +14,15 @@ from controller.board.geometry import points
 
 from .turn import Clues
 
-__all__ = ["Mismatch", "Readings"]
+__all__ = ["BOUNCE", "Mismatch", "Readings"]
+
+# A square back as it was within this long was the contact bouncing (a
+# reed's chatter, a glitch of a few milliseconds), never a hand. The
+# board's own drivers pass no change this short (the GPIO scanner wants 3
+# scans in a row to agree, the Pico 12 ms: hardware.md); a raw sensor log
+# may. The clues count a square's change once it has lasted this long,
+# with the time it began.
+BOUNCE = 0.01
 
 
 @dataclass(slots=True)
@@ -35,6 +43,9 @@ class Readings:
     went: dict[int, float] = field(default_factory=dict)
     filled: dict[int, float] = field(default_factory=dict)  # when each square last filled
     unseen_since: float | None = None  # since when some square reads unknown, without a break
+    # Squares changed less than BOUNCE ago: when, to occupied or not, and
+    # whether an expected piece went (not yet in the clues).
+    fresh: dict[int, tuple[float, bool, bool]] = field(default_factory=dict)
 
     @property
     def occupied(self) -> int:
@@ -56,13 +67,14 @@ class Readings:
             self.gone_at[low.bit_length() - 1] = frame.t
             new ^= low
         self.gone = gone
-        for p in points(gone):
+        self._count(frame.t)
+        for p in points(frame.occupied ^ self.occupied):
+            if self.fresh.pop(p, None) is None:  # else back within BOUNCE: a bounce
+                self.fresh[p] = (frame.t, bool(frame.occupied >> p & 1), bool(gone >> p & 1))
+        fresh = sum(1 << p for p in self.fresh)
+        for p in points(gone & ~fresh):
             self.went.setdefault(p, frame.t)
-        if frame.occupied & ~self.occupied:
-            self.landing = frame.occupied & ~self.occupied
-            for p in points(self.landing):
-                self.filled[p] = frame.t
-        self.seen |= frame.occupied
+        self.seen |= frame.occupied & ~fresh
         if not frame.unknown:
             self.unseen_since = None
         elif self.unseen_since is None:
@@ -73,8 +85,24 @@ class Readings:
         self.stale = False
         return True
 
+    def _count(self, now: float | None) -> None:
+        """The changes that have lasted BOUNCE by ``now`` (None: all) into
+        the clues, in the order they came."""
+        due = sorted((t, p, on, went) for p, (t, on, went) in self.fresh.items()
+                     if now is None or now - t >= BOUNCE)
+        for t, p, on, went in due:
+            del self.fresh[p]
+            if went:
+                self.went.setdefault(p, t)
+            if on:
+                set_down = self.filled.get(self.landing.bit_length() - 1) == t
+                self.landing = (self.landing if set_down else 0) | 1 << p  # one frame's
+                self.filled[p] = t
+                self.seen |= 1 << p
+
     def clues(self, expected: int, held: int) -> Clues:
         """The clues for explaining the reading now settling."""
+        self._count(None)
         landed, self.landing = self.landing, 0
         times = {p: t for p, t in self.gone_at.items() if expected >> p & 1}
         first = min(times.values(), default=None)

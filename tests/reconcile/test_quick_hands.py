@@ -338,3 +338,29 @@ def test_a_reply_capturing_the_chain_s_soldier_taken_off_first_ends_the_chain() 
     h.hold(DELAY + 0.5)
     assert h.moves == ["g2xg3", "pass", "g1xg2"]
     assert "error" not in h.leds.values()
+
+
+def test_a_glitch_on_another_point_does_not_change_a_quick_reply_read() -> None:
+    # Sixteen Soldiers: a5-b6, the huff of b4 at once, and the Defender's
+    # c6xa6 over b6, made before the board read the huff. c1, no part of
+    # it, drops out for 4 ms (a reed's chatter, in a raw log) just before
+    # b6 comes off. Before, c1 counted as the piece last set down, and the
+    # reading became "a5-a6" with c6 in the hand, nothing lit.
+    position = "DDD/DDD/DDDDD/..DDD/AD.../.AA.A/AAAA./AAA/AAA a m - 13 np=6"
+    for glitch in (False, True):
+        h = Hands("sixteen-soldiers", position)
+        h.lift("a5", hold=0.0)
+        h.put("b6", "a", hold=0.0)
+        h.lift("b4", hold=1.3)  # the huff with no move yet: not read alone
+        h.lift("c6", hold=0.02)
+        h.put("a6", "d", hold=0.08)
+        if glitch:
+            c1 = h._bit("c1")
+            for _ in range(2):  # off and back, 4 ms apart
+                h.a ^= c1
+                h.t += 0.004
+                h.r.feed(h.frame())
+        h.lift("b6", hold=DELAY + 0.5)
+        assert h.moves == ["a5-b6", "xb4", "c6xa6"], glitch
+        assert "error" not in h.leds.values()
+        assert h.last.status == "Attacker to move"

@@ -508,7 +508,6 @@ RARE = [  # of seeds 0-63 a variant, the games read otherwise
     ("kharbga", 9, ROUTE),
     ("kharbga", 20, TAKEN_BACK),
     ("khamousiyya", 16, QUICK_CHAIN),
-    ("khamousiyya", 30, QUICK_CHAIN),
     ("khamousiyya", 44, QUICK_CHAIN),
     ("sixteen-soldiers", 28, HUFF_CHOICE),
     ("sixteen-soldiers", 34, WRONG_REPLY),
