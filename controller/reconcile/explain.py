@@ -76,6 +76,8 @@ class Explainer:
         if turn.thinking:
             return None
         cand = self._best(game, r, turn, weak_ok)
+        if cand is not None and not shown_since_undo(cand, turn):
+            return None  # the board being put back after an undo, not that run
         stopping = stop_answered(game, turn)
         if cand is None or not _decided(turn, cand, stopping) or _allowed(turn, cand, stopping):
             return cand
@@ -190,8 +192,10 @@ class Explainer:
         """A turn and the opponent's reply, both made before the board
         settled (quick hands): the turn, if its soldier was seen on every
         point it stepped to and gone from its own since the board last read
-        an action, and ``r`` shows the reply begun after it (:meth:`followed`).
-        The best-ranked such turn; None if there is none."""
+        an action, its last point filled since then (not only a piece seen
+        there before the soldier standing on it left), and ``r`` shows the
+        reply begun after it (:meth:`followed`). The best-ranked such turn;
+        None if there is none."""
         g = game
         if g.phase != "moving" or g.outcome is not None or turn.expected or turn.thinking \
                 or turn.computer is not None:  # the computer's reply is lit, not guessed
@@ -203,6 +207,7 @@ class Explainer:
             steps = [m for m in c.actions if m.kind == STEP]
             if not steps or _ends_held_chain(c, g, held) \
                     or any(not clues.seen >> m.to & 1 for m in steps) \
+                    or steps[-1].to not in clues.filled or not shown_since_undo(c, turn) \
                     or not clues.emptied >> steps[0].frm & 1 \
                     or (r.occupied | clues.seen) & c.proof != c.proof:
                 continue
@@ -235,6 +240,11 @@ class Explainer:
                 if g.side == mover and reply.actions[0].kind != PASS:
                     return False  # the same turn going on
                 return any(m.kind == STEP for m in reply.actions)
+            # Or a capture chain of the reply back to its soldier's square:
+            # only where a soldier of that side went and stands again.
+            if g.side != mover and turn.clues.emptied & r.occupied & g.bitboards()[g.side] \
+                    and _home_again(self.explain(g, r, after), turn.clues):
+                return True
             held = self.lift(g, r, after) if lifted else None
             return held is not None and bool(g.bitboards()[1 - mover] >> held[0] & 1)
         finally:
@@ -474,6 +484,30 @@ def stop_answered(g: AnyGame, turn: Turn) -> bool:
         return g.outcome is None
     finally:
         g.pop()
+
+
+def shown_since_undo(c: Candidate, turn: Turn) -> bool:
+    """While an undo's board is being put back (``turn.undone``), was ``c``
+    made since? Each step onto a point filled since the undo, or empty on
+    the board it left (passed over unseen). A board met on the way back (a
+    capture's captured soldier set back first shows that capture made, its
+    captured piece standing) is no run made."""
+    undone = turn.undone
+    return undone is None or all(
+        m.to in turn.clues.filled or not undone >> m.to & 1
+        for m in c.actions if m.kind in (STEP, PLACE))
+
+
+def _home_again(reply: Candidate | None, clues: Clues) -> bool:
+    """Is ``reply`` a capture chain back to its soldier's own square, that
+    soldier seen gone from it and its captures off? Occupancy cannot show
+    its steps (nothing new stands), but the soldier lifted and the pieces
+    gone are the reply begun."""
+    if reply is None or not reply.gone_a | reply.gone_d:
+        return False
+    steps = [m for m in reply.actions if m.kind == STEP]
+    return (len(steps) > 1 and steps[0].frm == steps[-1].to
+            and bool(clues.emptied >> steps[0].frm & 1))
 
 
 def _decided(turn: Turn, c: Candidate, stopping: bool) -> bool:

@@ -288,13 +288,24 @@ def _two_at_once(g: AnyGame, v: View) -> str | None:
             f"put one of them back where it came from ({names[p]} or {names[q]})")
 
 
+def _flag_first(g: AnyGame, v: View) -> str | None:
+    """The computer's step with the exchange flag, made without the flag
+    raised (read as a plain step, which it is not): how to make it."""
+    e = v.expected
+    if e is None or not e.flag or v.flags[g.side] or v.errors != (1 << e.frm | 1 << e.to):
+        return None
+    names = g.geometry.point_names
+    return (f"{e}: the exchange flag first: put the {TITLE[g.side]}'s soldier back on "
+            f"{names[e.frm]}, press Exchange, then make the step to {names[e.to]}")
+
+
 def _errors(g: AnyGame, v: View) -> str:
     """Each square lit ``error``, named, with what to do there."""
     if v.owed:
         return _taken_back_by_hand(g, v)
     a, d = g.bitboards()
     where = v.targets if v.lifted >= 0 else 0
-    many = _too_many(g, v) or _two_at_once(g, v)
+    many = _too_many(g, v) or _two_at_once(g, v) or _flag_first(g, v)
     if many is not None:
         return many
     told: dict[str, list[str]] = {}  # what to do there -> the squares, in order

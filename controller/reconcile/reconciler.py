@@ -415,6 +415,7 @@ class Reconciler:
             self._mismatch.undone = changed | (a ^ a2) | (d ^ d2)
             if not r.unknown:
                 self._table.undone = Undone(r.occupied, self._mismatch.undone)
+                self._readings.restart(r.occupied)  # what the hands do counts from the undo
 
     def _recheck_reading(self) -> None:
         """After undo or new: is the board as the game now expects?"""
@@ -451,6 +452,7 @@ class Reconciler:
         lift, held = self._lift, 1 << self._lift[0] if self._lift is not None else 0
         turn = self._turn
         turn.clues = self._readings.clues(a | d, held)
+        turn.undone = None if self._table.undone is None else self._table.undone.board
         deferred, self._deferred = self._deferred, []
         self._lift = None
         self._read(r, now, lift, deferred)

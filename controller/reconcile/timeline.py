@@ -70,7 +70,7 @@ class Timeline:
         occ = current[0] | current[1]
         missing = occ & ~r.occupied
         extra = r.occupied & ~occ
-        last = g.moves[-1] if g.moves else None
+        last = g.last_move
         landed = 1 << last.to if last is not None and last.kind == STEP else 0
         displaced = (
             g.phase == "moving"

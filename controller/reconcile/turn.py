@@ -98,6 +98,10 @@ class Turn:
     # The computer's reply to a pass that stops the person's optional chain
     # (None: not chosen yet): the one action after that pass accepted.
     after_pass: Move | None = None
+    # The board an undo left, not yet put back (None: none): a run read
+    # meanwhile must have been made since, each of its steps onto a point
+    # filled since the undo or empty on that board (:func:`shown_since_undo`).
+    undone: int | None = None
 
 
 def difference(game: AnyGame, pend: Pending, r: Frame) -> int:

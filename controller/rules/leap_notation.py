@@ -208,10 +208,7 @@ def _parse_extra(game: LeapGame, extra: str) -> None:
     elif key == "hf":
         if not game.variant.huffing:
             raise PositionError(f"variant {game.variant.name} has no huffing: {quoted(extra)}")
-        if value == "done":  # the huff taken this turn: the step to come is progress
-            if game._chain >= 0:
-                raise PositionError(f"{quoted(extra)}: a huff is taken at the start of a turn, "
-                                    "not in a chain")
+        if value == "done":  # the huff taken this turn (its chain may be going on)
             game._huffed = True
             return
         huff = 0

@@ -215,6 +215,12 @@ class BoardService(EngineSide):
             raise ValueError(f"a frame shows {what} beyond the game's {self.squares}")
         if isinstance(event, Button) or (not event.unknown and event.occupied != self._refused_on):
             self.refusal = None  # the press it answered is over (a '?' is no change)
+        if isinstance(event, Button) and event.side is None and self.computer is not None \
+                and event.button in ("draw", "resign"):
+            # A shared button (the board's set, a press without its side)
+            # against the computer is the person's, as the page's is: the
+            # computer offers and resigns nothing by hand.
+            event = replace(event, side=SIDES[1 - SIDES.index(self.computer)])
         if isinstance(event, Frame):
             self._occupied, self._last_frame = event.occupied, event
             if self._resume_check:
@@ -283,6 +289,8 @@ class BoardService(EngineSide):
 
     def _after(self, update: Update) -> None:
         rec = self.reconciler
+        if rec.game.outcome is not None and (rec.expected or rec.after_pass) is not None:
+            rec.expect(None)  # the game over (resigned, drawn): no move of the computer's left
         if update.played or update.undone or update.new_game or update.resumed is not None:
             self.draw_offer = self.note = self.hint_move = self.hint_turn = self.refusal = None
         if update.refused:
@@ -529,7 +537,7 @@ class BoardService(EngineSide):
             else str(self.reconciler.expected),
             "after_pass": None if reply is None else str(reply),
             # The engine gave no action here: the players make the computer's.
-            "engine_gave_up": self.engine_gave_up == (id(g), len(g.moves)),
+            "engine_gave_up": self.engine_gave_up == (id(g), len(g.history)),
             "broker": self.broker,
             "sensor_problem": self.sensor_problem,
             "board_fault": self.board_fault,

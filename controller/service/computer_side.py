@@ -75,7 +75,7 @@ class EngineSide:
         g = self.reconciler.game
         ready = (self.computer is not None and g.outcome is None
                  and not (g.removals and isinstance(g, Game))  # a huff: it chooses
-                 and self.engine_gave_up != (id(g), len(g.moves)))  # its move is by hand
+                 and self.engine_gave_up != (id(g), len(g.history)))  # its move is by hand
         its_turn = ready and g.to_move == self.computer and self.reconciler.expected is None
         # In the person's optional chain, its reply to a pass, lit: the chain
         # is stopped by making it.
@@ -177,7 +177,7 @@ class EngineSide:
         again on the next tick, up to :data:`ENGINE_TRIES` times at one
         point of the game; then the players make its action by hand
         (nothing awaited, any legal action taken), and the page says so."""
-        point = (id(game), len(game.moves))
+        point = (id(game), len(game.history))
         last = self.engine_failed
         tries = last[2] + 1 if last is not None and last[:2] == point else 1
         self.engine_failed = (*point, tries)
@@ -225,7 +225,7 @@ class EngineSide:
         """Light the hint unless the game moved on meanwhile (``turn``: the
         hint's whole turn when it goes on past the action lit)."""
         if game is self.reconciler.game and len(game.moves) == marker:
-            if not squares:  # the search brought nothing back (its process died)
+            if not move:  # the search brought nothing back (its process died)
                 self.refusal = "no hint: the engine gave no move (press Hint to ask again)"
                 self._refused_on = self._occupied
             self.hint_move = move or None

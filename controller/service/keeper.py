@@ -83,8 +83,8 @@ class Keeper:
         lit only if ``computer`` is the side to move."""
         value = self.store.get_value(PENDING, instead="ignored (no exchange flag raised, "
                                      "no draw offered, no computer's move lit)")
-        pending = _unrecorded(value, gid, len(game.moves))
-        self.pending = (gid, len(game.moves), pending)
+        pending = _unrecorded(value, gid, len(game.history))
+        self.pending = (gid, len(game.history), pending)
         if computer != game.to_move or game.outcome is not None:
             pending = replace(pending, expected=None)
         return pending
@@ -143,7 +143,7 @@ class Keeper:
 
     def kept(self, gid: int, game: AnyGame, pending: Unrecorded) -> bool:
         """Is ``pending`` stored for game ``gid`` as it stands?"""
-        return self.pending == (gid, len(game.moves), pending)
+        return self.pending == (gid, len(game.history), pending)
 
     def keep(self, gid: int, game: AnyGame, lines: list[str], flush: bool,
              pending: Unrecorded) -> None:
@@ -151,7 +151,7 @@ class Keeper:
         its actions do not hold (``pending``, in the same transaction;
         :meth:`resumed_pending`) and, with ``flush``, the sensor ``lines``
         (emptied once written)."""
-        ply = len(game.moves)
+        ply = len(game.history)
         tokens = action_tokens(game)  # once a write: the store's sync takes them as they are
         self.store.played(gid, tokens)  # each move's time: now, as it is played
         self._current = (gid, game, (PENDING, {"game": gid, "ply": ply, **_value_of(pending)}))

@@ -388,3 +388,57 @@ def test_a_chain_soldier_lifted_before_the_captured_soldier_is_off_is_told_the_o
     h.lift("c2", hold=0.5)
     h.put("c2", "a", hold=DELAY + 0.5)
     assert h.moves == ["a2xb2", "b2xc2"]
+
+
+# The Attacker's d3xd4 takes d5 and may go on, d4xd3 taking e3.
+PUT_BACK = "ADDAADD/DADADAD/AAADADA/DDD.ADD/ADAADAA/DAAADDA/DAAADDD a m - 1 np=0"
+
+
+@pytest.mark.parametrize("order", [("d5", "d4", "d3"), ("d4", "d3", "d5")],
+                         ids=["captured-first", "capturer-first"])
+def test_the_board_put_back_after_undo_in_any_order_makes_no_move(
+        order: tuple[str, str, str]) -> None:
+    # Undo after d3xd4 (d5 taken off): the players put d3 back, take d4
+    # off and set d5 back, each held long enough to be read. Before, d5 set
+    # back first showed d3xd4 with its captured soldier standing, played
+    # again ("d5: remove the captured soldier"), and d3 set back then made
+    # it d3xd4xd3; d3 first recorded d3xd4xd3 until d5 came back.
+    h = Hands("kharbga", PUT_BACK)
+    h.move("d3", "d4")
+    h.lift("d5", hold=DELAY + 0.5)
+    assert h.moves == ["d3xd4"]
+    h.press("undo")
+    h.hold(DELAY + 0.5)
+    for square in order:
+        if square == "d4":
+            h.lift("d4", hold=DELAY + 0.5)
+        else:
+            h.put(square, "d" if square == "d5" else "a", hold=DELAY + 0.5)
+        assert h.moves == [], square
+        assert "capture" not in h.leds.values()
+    assert h.played == ["d3xd4"] and h.last.status == "Attacker to move"
+    # Put back, the capture made again by hand is read again.
+    h.move("d3", "d4")
+    h.lift("d5", hold=DELAY + 0.5)
+    assert h.moves == ["d3xd4"]
+
+
+def test_the_computers_flagged_step_made_without_the_flag_says_how_to_make_it() -> None:
+    # The computer (Defender) asks an exchange with b3-b4=; the person makes
+    # the step without pressing Exchange first. Before: "b4: no soldier
+    # belongs here; take it off; b3: put the Defender's soldier back", the
+    # flag not named, though the lit move was made where lit.
+    h = Hands("kharbga", "......./......./......./...A.../.D...../......./A...... d m - 7")
+    step = h.r.game.find_move("b3", "b4", True)
+    h.r.expect(step)
+    h.move("b3", "b4")
+    h.hold(DELAY + 0.5)
+    assert h.moves == []
+    assert h.last.status == ("b3-b4=: the exchange flag first: put the Defender's soldier back "
+                             "on b3, press Exchange, then make the step to b4")
+    assert {s for s, role in h.leds.items() if role == "error"} == {"b3", "b4"}
+    h.move("b4", "b3")
+    h.press("exchange", "defender")
+    h.move("b3", "b4")
+    h.hold(DELAY + 0.5)
+    assert h.moves == ["b3-b4="]
