@@ -62,83 +62,79 @@ def _put(service: BoardService, clock: FakeClock, game: AnyGame) -> None:
         service.tick()
 
 
-def test_a_search_whose_process_dies_is_asked_again_then_left_to_the_players(
-        tmp_path: Path) -> None:
+@pytest.fixture
+def board(tmp_path: Path) -> Iterator[tuple[BoardService, FakeClock]]:
+    """The service on the simulated board, its clock the test's."""
     clock = FakeClock(1000.0)
     service = BoardService(Config(data_dir=tmp_path, variant=VARIANT, settle=0.05,
                                   error_delay=0.2, ponder=False), clock=clock)
-    try:
-        service.set_computer("attacker", 30)
-        assert service.computer_wanted
-        for n in range(1, ENGINE_TRIES):
-            service.play_computer(*_search_killed(service))
-            state = service.state()
-            assert service.computer_wanted, f"not asked again after failure {n}"
-            assert "is thinking" in state["status"] and not state["engine_gave_up"]
+    yield service, clock
+    service.close()
+
+
+def test_a_search_whose_process_dies_is_asked_again_then_left_to_the_players(
+        board: tuple[BoardService, FakeClock]) -> None:
+    service, clock = board
+    service.set_computer("attacker", 30)
+    assert service.computer_wanted
+    for n in range(1, ENGINE_TRIES):
         service.play_computer(*_search_killed(service))
         state = service.state()
-        assert not service.computer_wanted
-        assert state["engine_gave_up"] and state["expected"] is None
-        assert state["status"].startswith("Attacker to move")
-        assert state["status"].endswith(
-            f"The computer's engine gave no move ({ENGINE_TRIES} tries): make its move by "
-            "hand, or choose its side again to try once more")
-        service.tick()  # a tick, a frame: not asked again by itself
-        assert not service.computer_wanted
-        # The players make the computer's move; after the person's reply
-        # its next one is searched.
-        game = new_game(VARIANT)
-        made = str(game.legal_moves()[0])
-        game.play(made)
-        _put(service, clock, game)
-        state = service.state()
-        assert state["moves"] == [made]
-        assert not state["engine_gave_up"] and "gave no move" not in state["status"]
-        assert not service.computer_wanted  # the person's turn
-        game.play(str(game.legal_moves()[0]))
-        _put(service, clock, game)
-        assert len(service.state()["moves"]) == 2 and service.computer_wanted
-    finally:
-        service.close()
+        assert service.computer_wanted, f"not asked again after failure {n}"
+        assert "is thinking" in state["status"] and not state["engine_gave_up"]
+    service.play_computer(*_search_killed(service))
+    state = service.state()
+    assert not service.computer_wanted
+    assert state["engine_gave_up"] and state["expected"] is None
+    assert state["status"].startswith("Attacker to move")
+    assert state["status"].endswith(
+        f"The computer's engine gave no move ({ENGINE_TRIES} tries): make its move by "
+        "hand, or choose its side again to try once more")
+    service.tick()  # a tick, a frame: not asked again by itself
+    assert not service.computer_wanted
+    # The players make the computer's move; after the person's reply
+    # its next one is searched.
+    game = new_game(VARIANT)
+    made = str(game.legal_moves()[0])
+    game.play(made)
+    _put(service, clock, game)
+    state = service.state()
+    assert state["moves"] == [made]
+    assert not state["engine_gave_up"] and "gave no move" not in state["status"]
+    assert not service.computer_wanted  # the person's turn
+    game.play(str(game.legal_moves()[0]))
+    _put(service, clock, game)
+    assert len(service.state()["moves"]) == 2 and service.computer_wanted
 
 
-def test_choosing_the_computers_side_again_tries_the_engine_again(tmp_path: Path) -> None:
-    clock = FakeClock(1000.0)
-    service = BoardService(Config(data_dir=tmp_path, variant=VARIANT, settle=0.05,
-                                  error_delay=0.2, ponder=False), clock=clock)
-    try:
-        service.set_computer("attacker", 30)
-        for _ in range(ENGINE_TRIES):
-            service.play_computer(*_search_killed(service))
-        assert service.state()["engine_gave_up"]
-        service.set_computer("attacker", 0.1, 1)
-        assert service.computer_wanted and "gave no move" not in service.state()["status"]
-        service.play_computer(*service.compute_computer())
-        assert service.state()["expected"] is not None
-    finally:
-        service.close()
+def test_choosing_the_computers_side_again_tries_the_engine_again(
+        board: tuple[BoardService, FakeClock]) -> None:
+    service, _ = board
+    service.set_computer("attacker", 30)
+    for _ in range(ENGINE_TRIES):
+        service.play_computer(*_search_killed(service))
+    assert service.state()["engine_gave_up"]
+    service.set_computer("attacker", 0.1, 1)
+    assert service.computer_wanted and "gave no move" not in service.state()["status"]
+    service.play_computer(*service.compute_computer())
+    assert service.state()["expected"] is not None
 
 
-def test_a_hint_whose_search_dies_says_so(tmp_path: Path) -> None:
-    clock = FakeClock(1000.0)
-    service = BoardService(Config(data_dir=tmp_path, variant=VARIANT, settle=0.05,
-                                  error_delay=0.2, ponder=False), clock=clock)
-    try:
-        service.hint_seconds = 30
-        service.press("hint")
-        assert service.hint_wanted
-        service.show_hint(*_search_killed(service, hint=True))
-        state = service.state()
-        assert state["hint_squares"] is None and state["hint_move"] is None
-        assert state["status"].endswith(
-            "(no hint: the engine gave no move (press Hint to ask again))")
-        service.hint_seconds = 0.2
-        service.press("hint")
-        service.show_hint(*service.compute_hint())
-        state = service.state()
-        assert state["hint_move"] and "no hint" not in state["status"]
-    finally:
-        service.close()
+def test_a_hint_whose_search_dies_says_so(board: tuple[BoardService, FakeClock]) -> None:
+    service, _ = board
+    service.hint_seconds = 30
+    service.press("hint")
+    assert service.hint_wanted
+    service.show_hint(*_search_killed(service, hint=True))
+    state = service.state()
+    assert state["hint_squares"] is None and state["hint_move"] is None
+    assert state["status"].endswith(
+        "(no hint: the engine gave no move (press Hint to ask again))")
+    service.hint_seconds = 0.2
+    service.press("hint")
+    service.show_hint(*service.compute_hint())
+    state = service.state()
+    assert state["hint_move"] and "no hint" not in state["status"]
 
 
 def _descendants(pid: int) -> dict[int, int]:
