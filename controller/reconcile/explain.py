@@ -22,6 +22,7 @@ a position are generated once and cached, bounded by the settings.
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 
@@ -31,7 +32,7 @@ from controller.rules import AnyGame, Game, LeapGame
 from controller.rules.moves import PASS, PLACE, REMOVE, STEP, Move
 
 from .settings import Settings
-from .turn import Candidate, Clues, Pending, Turn, fits
+from .turn import Candidate, Clues, Pending, Turn, filled_first, fits, shown_since_undo
 
 __all__ = ["Explainer", "chain_takes", "stop_answered"]
 
@@ -236,6 +237,8 @@ class Explainer:
         try:
             after = Turn(pending, flags, None, turn.clues, turn.thinking)
             reply = self.explain(g, r, after, weak_ok=False)
+            if reply is not None and filled_first(reply, turn.clues):
+                reply = None  # its landing stood before its soldier left: no proof
             if reply is not None:
                 if g.side == mover and reply.actions[0].kind != PASS:
                     return False  # the same turn going on
@@ -424,14 +427,14 @@ def _ends_on(c: Candidate, squares: int) -> bool:
     return last is not None and bool(squares >> last.to & 1)
 
 
-def _first_rank(c: Candidate, clues: Clues) -> tuple[bool, int, tuple[bool, bool, bool, int]]:
+def _first_rank(c: Candidate, clues: Clues) -> tuple[bool, float, tuple[bool, bool, bool, int]]:
     """How likely ``c`` is the first of two turns read at once (lowest
     first): its soldier not the piece set down last (that is the reply's),
-    then lifted before the other soldiers that went, then :func:`_rank`."""
+    then lifted before the other soldiers that went (when it went, its
+    point perhaps filled again since by the reply), then :func:`_rank`."""
     steps = [m for m in c.actions if m.kind == STEP]
-    order = clues.gone.index(steps[0].frm) if steps and steps[0].frm in clues.gone \
-        else len(clues.gone)
-    return (_ends_on(c, clues.landed), order, _rank(c, clues))
+    went = clues.went.get(steps[0].frm, math.inf) if steps else math.inf
+    return (_ends_on(c, clues.landed), went, _rank(c, clues))
 
 
 def _placements(g: AnyGame, r: Frame, landed: int = 0) -> Candidate | None:
@@ -484,18 +487,6 @@ def stop_answered(g: AnyGame, turn: Turn) -> bool:
         return g.outcome is None
     finally:
         g.pop()
-
-
-def shown_since_undo(c: Candidate, turn: Turn) -> bool:
-    """While an undo's board is being put back (``turn.undone``), was ``c``
-    made since? Each step onto a point filled since the undo, or empty on
-    the board it left (passed over unseen). A board met on the way back (a
-    capture's captured soldier set back first shows that capture made, its
-    captured piece standing) is no run made."""
-    undone = turn.undone
-    return undone is None or all(
-        m.to in turn.clues.filled or not undone >> m.to & 1
-        for m in c.actions if m.kind in (STEP, PLACE))
 
 
 def _home_again(reply: Candidate | None, clues: Clues) -> bool:

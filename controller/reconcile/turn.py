@@ -11,9 +11,10 @@ from dataclasses import dataclass, field
 
 from controller.board.events import Frame
 from controller.rules import AnyGame
-from controller.rules.moves import Move
+from controller.rules.moves import PLACE, STEP, Move
 
-__all__ = ["Candidate", "Clues", "Pending", "Turn", "difference", "fits"]
+__all__ = ["Candidate", "Clues", "Pending", "Turn", "difference", "filled_first", "fits",
+           "shown_since_undo"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,3 +132,25 @@ def fits(r: Frame, a: int, d: int, pend_a: int = 0, pend_d: int = 0) -> bool:
             and r.defender & ~d & ~pend_d == 0
         )
     return r.occupied & occ == occ and r.occupied & ~occ & ~(pend_a | pend_d) == 0
+
+
+def shown_since_undo(c: Candidate, turn: Turn) -> bool:
+    """While an undo's board is being put back (``turn.undone``), was ``c``
+    made since? Each step onto a point filled since the undo, or empty on
+    the board it left (passed over unseen). A board met on the way back (a
+    capture's captured soldier set back first shows that capture made, its
+    captured piece standing) is no run made."""
+    undone = turn.undone
+    return undone is None or all(
+        m.to in turn.clues.filled or not undone >> m.to & 1
+        for m in c.actions if m.kind in (STEP, PLACE))
+
+
+def filled_first(c: Candidate, clues: Clues) -> bool:
+    """Was the last point ``c`` steps to filled before its soldier left
+    its own (the piece there another's, set down earlier)?"""
+    steps = [m for m in c.actions if m.kind == STEP]
+    if not steps:
+        return False
+    went, filled = clues.went.get(steps[0].frm), clues.filled.get(steps[-1].to)
+    return went is not None and filled is not None and filled < went

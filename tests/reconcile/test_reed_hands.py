@@ -250,6 +250,8 @@ class Player:
     def act(self, move: Move, nxt: Move | None) -> int:
         """Make ``move``; returns the pieces it took off."""
         game = self.game
+        if move.kind == STEP and game.chain_point >= 0:
+            self.board.wait(0.02)  # the soldier stands on a chain's point more than a bounce
         self.side_before = side = game.side
         before = game.bitboards()
         if move.flag:
@@ -467,12 +469,17 @@ def _intended(variant: str, seed: int) -> list[Move]:
 VARIANTS = ["kharbga", "khamousiyya", "sabouiyya", "sixteen-soldiers", "english-draughts",
             "checkers", "kharbga-refuge", "hewakam-keliya"]
 # Games of seeds past SEEDS once read otherwise, read as played since: a
-# quick reply that is a capture chain back to its own square (missed),
-# the first of two quick turns proven by a piece seen on its last point
-# only before the soldier standing there left (a phantom step); and a
-# game the model's own search of one turn's boards never finished.
-FOUND = [("kharbga-refuge", 3), ("kharbga-refuge", 9), ("kharbga-refuge", 36),
-         ("hewakam-keliya", 31)]
+# quick reply that is a capture chain back to its own square (missed:
+# refuge 9, 36); the first of two quick turns proven by a piece seen on
+# its last point only before the soldier standing there left (31), or
+# ranked by the soldiers still off, not by the one lifted first (its point
+# filled again by the reply: 46, 47, 51); a quick reply whose landing
+# stood before its soldier left (43); a chain's steps too quick to be
+# seen (refuge 17, 60); a game the model's own search never finished (3).
+FOUND = [("kharbga-refuge", 3), ("kharbga-refuge", 9), ("kharbga-refuge", 17),
+         ("kharbga-refuge", 36), ("kharbga-refuge", 60), ("hewakam-keliya", 31),
+         ("hewakam-keliya", 43), ("hewakam-keliya", 46), ("hewakam-keliya", 47),
+         ("hewakam-keliya", 51)]
 
 
 def _play(variant: str, seed: int) -> Player:
@@ -519,11 +526,21 @@ QUICK_CHAIN = ("to mend: an optional chain's second step, its soldier set down o
                "of its first capture within the settle time, read as a pass and the other "
                "side's reply onto that point (the later board, its second capture off, then "
                "lit as an error); docs/reconciler.md")
+SLID_PAST = ("a soldier slid past the point where the turn it answers could have ended: that "
+             "turn made there, and the capture after it, leave the same board")
+IN_AIR = ("a quick reply's soldier held up in the air: the board of the turn before it made "
+          "another way, read as that correction")
+LONG_CORRECTION = ("a soldier held on a wrong point (read as its step), then taken on as a "
+                   "two-step chain before the board settled: a correction longer than the turn")
 RARE = [  # of seeds 0-63 a variant, the games read otherwise
     ("kharbga", 9, ROUTE),
     ("kharbga", 20, TAKEN_BACK),
+    ("kharbga-refuge", 12, SLID_PAST),
     ("khamousiyya", 16, QUICK_CHAIN),
+    ("khamousiyya", 30, QUICK_CHAIN),
     ("khamousiyya", 44, QUICK_CHAIN),
+    ("hewakam-keliya", 20, IN_AIR),
+    ("hewakam-keliya", 25, LONG_CORRECTION),
     ("sixteen-soldiers", 28, HUFF_CHOICE),
     ("sixteen-soldiers", 34, WRONG_REPLY),
     ("sixteen-soldiers", 45, HUFF_CHOICE),

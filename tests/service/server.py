@@ -54,7 +54,11 @@ class Server(ServiceProcess):
                 return
             except (urllib.error.URLError, ConnectionError):
                 time.sleep(0.05)
-        raise RuntimeError("the service did not start")
+        code = self.proc.poll()
+        said = self.log_path.read_text(errors="replace").splitlines()[-20:]
+        raise RuntimeError("the service did not start in 30 s ("
+                           + ("still running" if code is None else f"exit {code}")
+                           + "); its log ends:\n" + "\n".join(said))
 
     def get(self, path: str) -> Any:
         with urllib.request.urlopen(self.url + path, timeout=5) as r:
