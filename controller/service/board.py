@@ -104,8 +104,8 @@ class BoardService(EngineSide):
         self.squares = game.geometry.size  # the board's points (sensors)
         self.sim = SimBoard(self.store, game, self.keeper.later)  # the simulated board only
         self.hint_wanted = self.computer_wanted = False
-        self.engine_failed: tuple[int, int, int] | None = None
-        self.engine_gave_up: tuple[int, int] | None = None
+        self.engine_failed: tuple[AnyGame, int, int] | None = None
+        self.engine_gave_up: tuple[AnyGame, int] | None = None
         # The time of the last event fed while the board's pump has more
         # waiting (inf: none waiting): ticks go no further (:meth:`tick`).
         self.fed_until = float("inf")
@@ -537,7 +537,7 @@ class BoardService(EngineSide):
             else str(self.reconciler.expected),
             "after_pass": None if reply is None else str(reply),
             # The engine gave no action here: the players make the computer's.
-            "engine_gave_up": self.engine_gave_up == (id(g), len(g.history)),
+            "engine_gave_up": self.gave_up_here(),
             "broker": self.broker,
             "sensor_problem": self.sensor_problem,
             "board_fault": self.board_fault,

@@ -54,10 +54,10 @@ class EngineSide:
     refusal: str | None
     _refused_on: int
     _occupied: int
-    # The point of the game (its object, its length) where the engine last
-    # failed, how many times there; and where it was given up.
-    engine_failed: tuple[int, int, int] | None
-    engine_gave_up: tuple[int, int] | None
+    # The point of the game (the game itself, its length) where the engine
+    # last failed, how many times there; and where it was given up.
+    engine_failed: tuple[AnyGame, int, int] | None
+    engine_gave_up: tuple[AnyGame, int] | None
 
     def now(self) -> float:
         raise NotImplementedError  # the service's clock
@@ -75,7 +75,7 @@ class EngineSide:
         g = self.reconciler.game
         ready = (self.computer is not None and g.outcome is None
                  and not (g.removals and isinstance(g, Game))  # a huff: it chooses
-                 and self.engine_gave_up != (id(g), len(g.history)))  # its move is by hand
+                 and not self.gave_up_here())  # its move is by hand
         its_turn = ready and g.to_move == self.computer and self.reconciler.expected is None
         # In the person's optional chain, its reply to a pass, lit: the chain
         # is stopped by making it.
@@ -105,7 +105,7 @@ class EngineSide:
         self.think = self.think if seconds is None else float(seconds)
         self.computer = None if side is None else str(side)
         self.engine_failed = self.engine_gave_up = None  # asked again: the engine tries again
-        if self.note is not None and self.note.startswith(GAVE_UP[:30]):
+        if self.note == GAVE_UP.format(tries=ENGINE_TRIES):
             self.note = None
         self._tell_computer()
         self.reconciler.expect(None)
@@ -177,18 +177,24 @@ class EngineSide:
         again on the next tick, up to :data:`ENGINE_TRIES` times at one
         point of the game; then the players make its action by hand
         (nothing awaited, any legal action taken), and the page says so."""
-        point = (id(game), len(game.history))
         last = self.engine_failed
-        tries = last[2] + 1 if last is not None and last[:2] == point else 1
-        self.engine_failed = (*point, tries)
+        here = last is not None and last[0] is game and last[1] == len(game.history)
+        tries = last[2] + 1 if last is not None and here else 1
+        self.engine_failed = (game, len(game.history), tries)
         log.warning("the computer's search brought no move back (%d of %d)", tries, ENGINE_TRIES)
         if tries < ENGINE_TRIES:
             self.computer_wanted = True
             return
-        self.engine_gave_up = point
+        self.engine_gave_up = (game, len(game.history))
         self._want_computer()  # not wanted, not thinking: its move is the players'
         self.note = GAVE_UP.format(tries=tries)
         self._publish(self.reconciler.tick(self.now()))
+
+    def gave_up_here(self) -> bool:
+        """Did the engine give no action at this point of the game (the
+        players make the computer's)?"""
+        gave, g = self.engine_gave_up, self.reconciler.game
+        return gave is not None and gave[0] is g and gave[1] == len(g.history)
 
     def _tell_computer(self) -> None:
         """The reconciler told the side the computer plays: a board back at
