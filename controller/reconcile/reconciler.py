@@ -400,6 +400,8 @@ class Reconciler:
                 table.draw_offer = None
             else:
                 table.draw_offer = side
+        if g.outcome is not None:  # ended by the players: no action of the computer's awaited
+            self._turn.expected = self._turn.after_pass = None
 
     def _undone(self, a: int, d: int) -> None:
         """After undo (``a``, ``d``: the game's board before it): the squares

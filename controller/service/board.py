@@ -289,8 +289,6 @@ class BoardService(EngineSide):
 
     def _after(self, update: Update) -> None:
         rec = self.reconciler
-        if rec.game.outcome is not None and (rec.expected or rec.after_pass) is not None:
-            rec.expect(None)  # the game over (resigned, drawn): no move of the computer's left
         if update.played or update.undone or update.new_game or update.resumed is not None:
             self.draw_offer = self.note = self.hint_move = self.hint_turn = self.refusal = None
         if update.refused:

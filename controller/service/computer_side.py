@@ -232,8 +232,8 @@ class EngineSide:
         hint's whole turn when it goes on past the action lit)."""
         if game is self.reconciler.game and len(game.moves) == marker:
             if not move:  # the search brought nothing back (its process died)
-                self.refusal = "no hint: the engine gave no move (press Hint to ask again)"
-                self._refused_on = self._occupied
+                self.refusal, self._refused_on = (
+                    "no hint: the engine gave no move (press Hint to ask again)", self._occupied)
             self.hint_move = move or None
             self.hint_turn = turn or None
             self.hint_squares = squares

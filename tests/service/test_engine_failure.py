@@ -18,8 +18,9 @@ import pytest
 from fake_clock import FakeClock
 from playwright.sync_api import Browser, expect
 from server import Server
+from test_leap_service import _play
 
-from controller.rules import AnyGame, new_game
+from controller.rules import new_game
 from controller.service.board import BoardService
 from controller.service.computer_side import ENGINE_TRIES
 from controller.service.config import Config
@@ -28,11 +29,6 @@ from controller.service.config import Config
 # search of the computer here thinks its whole time, long enough to be
 # killed thinking.
 VARIANT = "english-draughts"
-
-
-def occ_of(game: AnyGame) -> str:
-    a, d = game.bitboards()
-    return "".join("1" if (a | d) >> i & 1 else "0" for i in range(game.geometry.size))
 
 
 def _search_killed(service: BoardService, hint: bool = False) -> Any:
@@ -53,13 +49,6 @@ def _search_killed(service: BoardService, hint: bool = False) -> Any:
     worker.join(60)
     assert out, "the search did not come back"
     return out[0]
-
-
-def _put(service: BoardService, clock: FakeClock, game: AnyGame) -> None:
-    service.set_sim_occupancy(occ_of(game))
-    for _ in range(3):
-        clock.t += 0.1
-        service.tick()
 
 
 @pytest.fixture
@@ -96,14 +85,12 @@ def test_a_search_whose_process_dies_is_asked_again_then_left_to_the_players(
     # its next one is searched.
     game = new_game(VARIANT)
     made = str(game.legal_moves()[0])
-    game.play(made)
-    _put(service, clock, game)
+    _play(service, clock, game, made)
     state = service.state()
     assert state["moves"] == [made]
     assert not state["engine_gave_up"] and "gave no move" not in state["status"]
     assert not service.computer_wanted  # the person's turn
-    game.play(str(game.legal_moves()[0]))
-    _put(service, clock, game)
+    _play(service, clock, game, str(game.legal_moves()[0]))
     assert len(service.state()["moves"]) == 2 and service.computer_wanted
 
 
