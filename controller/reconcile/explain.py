@@ -49,7 +49,7 @@ class _Path:
     exchanged: int = 0
     proof: int = 0
     entered: int = 0
-    weak: bool = False
+    retaken: int = 0
 
 
 class Explainer:
@@ -99,7 +99,7 @@ class Explainer:
         held = _chain_held(game, r, turn.clues)
         stopping = stop_answered(game, turn)
         found = [c for c in self.candidates(game, turn.flags)
-                 if _fits_candidate(r, c, turn) and _is_weak(c, turn)
+                 if _fits_candidate(r, c, turn) and _is_weak(c, r, turn)
                  and not _ends_held_chain(c, game, held) and _allowed(turn, c, stopping)]
         # Fewest actions, and of those first the run whose soldier ends
         # where a piece was last set down.
@@ -285,7 +285,7 @@ class Explainer:
         for c in self.candidates(g, turn.flags):
             if not _fits_candidate(r, c, turn) or _ends_held_chain(c, g, held):
                 continue
-            if _is_weak(c, turn):
+            if _is_weak(c, r, turn):
                 if best_weak is None or _rank(c, clues) < _rank(best_weak, clues):
                     best_weak = c
             elif best is None or _rank(c, clues) < _rank(best, clues):
@@ -340,12 +340,15 @@ class Explainer:
                 # seen on its destination first: lifting it proves nothing.
                 proof = path.proof | (1 << to if exch else 0)
                 entered = path.entered | (1 << to if kind == STEP else 0)
-                weak = path.weak or bool(gone_before >> to & 1 and kind == STEP)
+                retaken = path.retaken | (1 << to if kind == STEP and gone_before >> to & 1
+                                          else 0)
                 # Steps that leave no piece on a square empty before them are
-                # unproven too: the reading only shows pieces gone.
-                unseen = kind == STEP and not ((a | d | proof) & ~root)
+                # unproven: the reading only shows pieces gone (unless the
+                # soldier ends where its run captured, that point refilled).
+                unseen = kind == STEP and not ((a | d | proof) & ~root) \
+                    and not retaken >> to & 1
                 yield Candidate(
-                    actions, a, d, gone_a, gone_d, exchanged, proof, entered, weak or unseen
+                    actions, a, d, gone_a, gone_d, exchanged, proof, entered, unseen, retaken
                 )
                 # Go on only within the turn: a chain, the removals owed, or
                 # the move after a huff, which is the same turn (not into a
@@ -359,7 +362,7 @@ class Explainer:
                     and g.phase == "moving"
                     and len(actions) < self.settings.max_actions
                 ):
-                    nxt = _Path(actions, gone_a, gone_d, exchanged, proof, entered, weak)
+                    nxt = _Path(actions, gone_a, gone_d, exchanged, proof, entered, retaken)
                     yield from self._sequences(g, flags, side, nxt, root)
             finally:
                 g.pop()
@@ -397,18 +400,35 @@ def _ends_held_chain(c: Candidate, g: AnyGame, held: bool) -> bool:
     return held and c.actions[0].kind == PASS and not (c.gone_a | c.gone_d) >> g.chain_point & 1
 
 
-def _is_weak(c: Candidate, turn: Turn) -> bool:
-    """Occupancy cannot prove ``c``: its own flag, or a step onto a piece
-    taken off that still stands, unless that piece went since the board
-    last read an action and its point was filled again after the moving
-    soldier left its own (that piece off, then the step there)."""
+def _is_weak(c: Candidate, r: Frame, turn: Turn) -> bool:
+    """Occupancy cannot prove ``c``: a step that leaves no piece where
+    there was none, or a step onto a piece taken off that still stands
+    (captured by an earlier reading's run, or by ``c`` itself before the
+    step), unless that piece went since the board last read an action and
+    its point was filled again after the moving soldier left the point
+    before (that piece off, then the step there), and (for ``c``'s own)
+    no other piece ``c`` captured was taken off and set back (that is the
+    board of a reply onto the point, after the captures came off)."""
+    if c.weak:
+        return True
     onto = c.entered & turn.pending.bits
-    if c.weak or not onto:
-        return c.weak
+    if not onto and not c.retaken:
+        return False
     clues = turn.clues
-    went = clues.went.get(next(m.frm for m in c.actions if m.kind == STEP))
-    return went is None or bool(onto & ~clues.emptied) or any(
-        clues.filled.get(p, went) <= went for p in points(onto))
+    if c.retaken and (c.gone_a | c.gone_d) & ~c.retaken & r.occupied & clues.emptied:
+        return True
+    steps = [m for m in c.actions if m.kind == STEP]
+    for m in steps:
+        if not (onto | c.retaken) >> m.to & 1:
+            continue
+        # when the soldier left the point before (the first step's, an
+        # expected piece's: when it first went; a point the run reached:
+        # when it was last emptied)
+        frm = steps[0].frm if onto >> m.to & 1 else m.frm
+        left = clues.went.get(frm) if frm == steps[0].frm else clues.left.get(frm)
+        if left is None or not clues.emptied >> m.to & 1 or clues.filled.get(m.to, left) <= left:
+            return True
+    return False
 
 
 def _rank(c: Candidate, clues: Clues) -> tuple[bool, bool, bool, int]:

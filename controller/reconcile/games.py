@@ -88,11 +88,12 @@ class Games:
         self._auto_pass()
         self.ok(r)
 
-    def resolve(self, deferred: list[Candidate], r: Frame, at: int, lifted: bool) -> bool:
+    def resolve(self, deferred: list[Candidate], r: Frame, at: Frame, lifted: bool) -> bool:
         """Does ``r`` confirm an unproven explanation of the last reading
-        (which showed the squares ``at`` occupied)?  Then play it (what
-        ``r`` shows after it is the caller's to read).  Confirmed: its
-        board, with only pieces it took off lifted off since; a run of
+        ``at``?  Then play it (what ``r`` shows after it is the caller's to
+        read).  Confirmed: its board, with only pieces it took off lifted
+        off since, and nothing set down since where it leaves no piece (a
+        soldier still moving: in the hand, not where the run ends); a run of
         actions occupancy proves after it; or the other side's turn begun
         after it (:meth:`Explainer.followed`; a soldier of that side only
         lifted counts if ``lifted``).  Its board with nothing it took
@@ -101,7 +102,8 @@ class Games:
         g = self.game
         turn = self._turn
         ex = self._explainer
-        off = at & ~r.occupied  # lifted off since the runs were kept aside
+        off = at.occupied & ~r.occupied  # lifted off since the runs were kept aside
+        filled = turn.clues.filled
         for w in deferred:
             saved = turn.pending
             turn.pending = saved.copy()
@@ -109,8 +111,9 @@ class Games:
             for m in w.actions:
                 g.push(m.kind, m.frm, m.to, m.flag)
             turn.pending.add(w)
+            moved = any(t > at.t and not (w.a | w.d) >> p & 1 for p, t in filled.items())
             ok = ex.explain(g, r, turn, weak_ok=False) is not None or bool(off) and not (
-                off & ~(w.gone_a | w.gone_d)) and ex.nothing_new(g, r, turn.pending)
+                off & ~(w.gone_a | w.gone_d)) and not moved and ex.nothing_new(g, r, turn.pending)
             while g.ply > n:
                 g.pop()
             turn.pending = saved

@@ -96,7 +96,7 @@ class Reconciler:
             self._turn.pending = captured_last_turn(self._games.timeline, standing)
         self._lift: tuple[int, int] | None = None  # soldier in the hand, its targets
         self._deferred: list[Candidate] = []  # unproven explanations of the last reading
-        self._deferred_at = 0  # the squares that reading showed occupied
+        self._deferred_at = Frame(0.0, 0)  # that reading
         self._now = 0.0
 
     # ------------------------------------------------------------------
@@ -516,7 +516,7 @@ class Reconciler:
             turn.pending.keep(r.occupied)
             # Or the soldier already stands where it captured a piece (the
             # same occupancy): decided by what the board shows next.
-            self._deferred, self._deferred_at = ex.unproven(g, r, turn), r.occupied
+            self._deferred, self._deferred_at = ex.unproven(g, r, turn), r
             return
         if deferred and games.resolve(deferred, r, self._deferred_at, True):
             self._read(r, now, None, [])

@@ -29,7 +29,10 @@ class Candidate:
     exchanged: int  # of those, the ones an exchange took
     proof: int = 0  # squares the readings must have shown occupied
     entered: int = 0  # squares the moving soldier stepped onto
-    weak: bool = False  # occupancy cannot prove it (see Explainer.unproven)
+    weak: bool = False  # a step that leaves no piece where there was none (unproven)
+    # points stepped onto that an earlier capture of the run freed: proven
+    # only if filled again after the soldier left the point before
+    retaken: int = 0
 
 
 @dataclass(slots=True)
@@ -80,6 +83,7 @@ class Clues:
     gone: tuple[int, ...] = ()  # the expected points now empty, in the order they went
     went: Mapping[int, float] = field(default_factory=dict)  # when each emptied point went
     filled: Mapping[int, float] = field(default_factory=dict)  # when each square last filled
+    left: Mapping[int, float] = field(default_factory=dict)  # when each square last emptied
 
 
 @dataclass(slots=True)

@@ -364,3 +364,77 @@ def test_a_glitch_on_another_point_does_not_change_a_quick_reply_read() -> None:
         assert h.moves == ["a5-b6", "xb4", "c6xa6"], glitch
         assert "error" not in h.leds.values()
         assert h.last.status == "Attacker to move"
+
+
+# Khamousiyya games of the reed-hands model: e4xd4 takes d3, and d4xd3
+# (into the point just freed) takes c3 and e3; or b5xc5 takes c6, and
+# c5xc6 takes d6. Occupancy also shows the chain stopped (pass) and the
+# Defender's c3xd3 (d6xc6) capturing the chain's soldier.
+CHAIN_INTO_ITS_CAPTURE = "ADDDDAA/DDDDDDA/DAADADA/DAA.ADA/DADDDAD/AAAAADA/DDAAAAD a m - 1"
+CHAIN_INTO_ITS_CAPTURE_2 = ("DAAADD./DADDAAD/AA...AD/DDDD..A/AA..D../DDAA.DA/AAAA..A "
+                            "a m - 43 off=4,0,0,8,0,0")
+
+
+def test_a_chain_into_its_first_capture_s_point_with_its_soldier_in_the_air_goes_on() -> None:
+    # The soldier set down on d4 and lifted again at once, d3 and c3 taken
+    # off meanwhile, held up long (read as in the hand), then set on d3.
+    # Its point went before any Defender soldier: the chain went on (a
+    # captured piece is seldom taken off before its capture is begun).
+    # Before, pass and c3xd3 were recorded, and e3 coming off was an error.
+    h = Hands("khamousiyya", CHAIN_INTO_ITS_CAPTURE)
+    h.lift("e4", hold=0.04)
+    h.put("d4", "a", hold=0.03)
+    h.lift("d3", hold=0.02)
+    h.lift("d4", hold=0.07)
+    h.lift("c3", hold=1.1)
+    assert h.moves == [] and h.leds["e4"] == "lifted"
+    h.put("d3", "a", hold=DELAY + 0.5)
+    assert h.moves == ["e4xd4", "d4xd3"]
+    assert h.leds["e3"] == "capture" and "error" not in h.leds.values()
+    h.lift("e3", hold=DELAY + 0.5)
+    assert h.moves == ["e4xd4", "d4xd3"]
+    assert "error" not in h.leds.values()
+    assert h.last.status == "Defender to move"
+
+
+def test_a_chain_into_its_first_capture_s_point_made_at_once_goes_on() -> None:
+    # All before the board settled: b5xc5, c6 off, the soldier lifted off
+    # c5, d6 off, the hand brushing b5 (15 ms), the soldier set on c6.
+    # Before, the Defender's d6 counted as lifted first (b5 shown again),
+    # and pass and d6xc6 were recorded, b6 lit to come off.
+    h = Hands("khamousiyya", CHAIN_INTO_ITS_CAPTURE_2)
+    h.lift("b5", hold=0.05)
+    h.put("c5", "a", hold=0.05)
+    h.lift("c6", hold=0.02)
+    h.lift("c5", hold=0.04)
+    h.lift("d6", hold=0.08)
+    h.put("b5", "a", hold=0.005)
+    h.lift("b5", hold=0.09)
+    h.put("c6", "a", hold=DELAY + 0.5)
+    assert h.moves == ["b5xc5", "c5xc6"]
+    assert "error" not in h.leds.values() and "capture" not in h.leds.values()
+    assert h.last.status == "Defender to move"
+
+
+def test_a_chain_kept_aside_unproven_is_not_confirmed_while_its_soldier_still_moves() -> None:
+    # Kharbga with a refuge (a reed-hands game): e4xe5 takes f5, e5xe6
+    # (must) takes f6. The soldier set on e5 and lifted again, held up
+    # (read as in the hand, e4xe5 then back over e3's Attacker kept aside
+    # as a run the board cannot prove), set on e5 again, f5 taken off, the
+    # soldier lifted on. Before, f5 off confirmed that run (e4xe5, e5xe4,
+    # e4xe3, its soldier "on e3"), though a soldier was set down on e5
+    # since; f6 off and e6 filled then read as the Attacker's f6-e6.
+    h = Hands("kharbga-refuge", "D.D.AAD/AA.A.AD/A.AA.AD/DAAADDD/DDAAAAD/AAADDDD/AAADDDA "
+                                "d m - 8 np=2 off=0,0,0,5,0,0")
+    h.lift("e4", hold=0.08)
+    h.put("e5", "d", hold=0.08)
+    h.lift("e5", hold=1.26)
+    assert h.moves == [] and h.leds["e4"] == "lifted"
+    h.put("e5", "d", hold=0.04)
+    h.lift("f5", hold=0.02)
+    h.lift("e5", hold=0.7)
+    assert h.moves == []
+    h.lift("f6", hold=0.01)
+    h.put("e6", "d", hold=DELAY + 0.5)
+    assert h.moves == ["e4xe5", "e5xe6"]
+    assert "error" not in h.leds.values()
