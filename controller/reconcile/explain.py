@@ -32,9 +32,9 @@ from controller.rules import AnyGame, Game, LeapGame
 from controller.rules.moves import PASS, PLACE, REMOVE, STEP, Move
 
 from .settings import Settings
-from .turn import Candidate, Clues, Pending, Turn, filled_first, fits, shown_since_undo
+from .turn import Candidate, Clues, Pending, Turn, chain_takes, filled_first, fits, shown_since_undo
 
-__all__ = ["Explainer", "chain_takes", "stop_answered"]
+__all__ = ["Explainer", "stop_answered"]
 
 _KNOCKED = 3  # most pieces missing for one of them to be tried as knocked off
 
@@ -396,8 +396,16 @@ def _chain_held(g: AnyGame, r: Frame, clues: Clues) -> bool:
 
 def _ends_held_chain(c: Candidate, g: AnyGame, held: bool) -> bool:
     """``c`` ends the chain whose soldier is held (:func:`_chain_held`) and
-    does not capture that soldier: not what the hands did."""
-    return held and c.actions[0].kind == PASS and not (c.gone_a | c.gone_d) >> g.chain_point & 1
+    does not capture that soldier, or does with a soldier that the chain's
+    next step would capture (lifted after the chain's soldier: that
+    capture's piece taken off early): not what the hands did."""
+    if not held or c.actions[0].kind != PASS:
+        return False
+    p = g.chain_point
+    if not (c.gone_a | c.gone_d) >> p & 1:
+        return True
+    reply = next((m for m in c.actions if m.kind == STEP), None)
+    return reply is not None and bool(chain_takes(g, p, 1) >> reply.frm & 1)
 
 
 def _is_weak(c: Candidate, r: Frame, turn: Turn) -> bool:
@@ -580,21 +588,3 @@ def _lift(g: AnyGame, r: Frame, turn: Turn) -> tuple[int, int] | None:
         if missing & ~lifted & ~(enemy & takes):
             return None
     return frm, targets
-
-
-def chain_takes(g: AnyGame, frm: int, depth: int) -> int:
-    """The pieces a capture chain of the soldier on ``frm`` may take, on
-    any of its steps (``depth`` steps at most)."""
-    takes = 0
-    for m in g.legal_moves():
-        if m.kind != STEP or m.frm != frm or not m.capture:
-            continue
-        takes |= g.captures(m.frm, m.to)
-        if depth > 1:
-            g.play(m)
-            try:
-                if g.chain_point == m.to and g.outcome is None:
-                    takes |= chain_takes(g, m.to, depth - 1)
-            finally:
-                g.pop()
-    return takes

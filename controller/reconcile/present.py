@@ -19,8 +19,8 @@ from controller.rules.record import group_turns
 
 from .crown_words import crowned_last, crowned_words
 from .exchange_words import answer_awaited, exchange_words, flag_kept, raised_words
-from .explain import chain_takes
 from .lights import leds
+from .turn import chain_takes
 from .view import (
     TITLE,
     View,

@@ -2,7 +2,7 @@
 (:class:`Candidate`), the pieces taken off that still stand
 (:class:`Pending`), how the hands moved (:class:`Clues`), and the turn
 those make up (:class:`Turn`); :func:`fits` and :func:`difference` compare
-a reading with a board."""
+a reading with a board; :func:`chain_takes` is what a chain may capture."""
 
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ from controller.board.events import Frame
 from controller.rules import AnyGame
 from controller.rules.moves import PLACE, STEP, Move
 
-__all__ = ["Candidate", "Clues", "Pending", "Turn", "difference", "filled_first", "fits",
-           "shown_since_undo"]
+__all__ = ["Candidate", "Clues", "Pending", "Turn", "chain_takes", "difference", "filled_first",
+           "fits", "shown_since_undo"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,3 +158,21 @@ def filled_first(c: Candidate, clues: Clues) -> bool:
         return False
     went, filled = clues.went.get(steps[0].frm), clues.filled.get(steps[-1].to)
     return went is not None and filled is not None and filled < went
+
+
+def chain_takes(g: AnyGame, frm: int, depth: int) -> int:
+    """The pieces a capture chain of the soldier on ``frm`` may take, on
+    any of its steps (``depth`` steps at most)."""
+    takes = 0
+    for m in g.legal_moves():
+        if m.kind != STEP or m.frm != frm or not m.capture:
+            continue
+        takes |= g.captures(m.frm, m.to)
+        if depth > 1:
+            g.play(m)
+            try:
+                if g.chain_point == m.to and g.outcome is None:
+                    takes |= chain_takes(g, m.to, depth - 1)
+            finally:
+                g.pop()
+    return takes

@@ -438,3 +438,26 @@ def test_a_chain_kept_aside_unproven_is_not_confirmed_while_its_soldier_still_mo
     h.put("e6", "d", hold=DELAY + 0.5)
     assert h.moves == ["e4xe5", "e5xe6"]
     assert "error" not in h.leds.values()
+
+
+def test_a_chain_soldier_set_on_a_wrong_point_after_its_next_capture_came_off_goes_on() -> None:
+    # Sabouiyya (a reed-hands game, clumsy hands): a3xb3 takes b4; b3xa3
+    # would take a4. The soldier lifted, a4 taken off early, the soldier
+    # set down long on b4. Occupancy also shows the chain stopped and the
+    # Attacker's a4xb4 capturing b3; but b3 went first, and a4 is the
+    # piece the chain's next step takes. Before, pass and a4xb4 were
+    # recorded, and the soldier set right on a3 was read as nothing.
+    h = Hands("sabouiyya", "DD.AA/AADDD/D.DDD/DAAA./.AA.A d m - 16 off=2,0,0,2,0,0")
+    h.lift("a3", hold=0.05)
+    h.put("b3", "d", hold=0.05)
+    h.lift("b4", hold=DELAY + 0.5)
+    assert h.moves == ["a3xb3"] and h.leds["b3"] == "continue"
+    h.lift("b3", hold=0.09)
+    h.lift("a4", hold=0.09)
+    h.put("b4", "d", hold=DELAY + 0.5)
+    assert h.moves == ["a3xb3"]
+    assert h.leds["b3"] == "lifted" and h.leds["a3"] == "destination"
+    h.lift("b4", hold=0.09)
+    h.put("a3", "d", hold=DELAY + 0.5)
+    assert h.moves == ["a3xb3", "b3xa3"]
+    assert h.last.status == "Attacker to move"
