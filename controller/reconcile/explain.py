@@ -430,10 +430,12 @@ def _is_weak(c: Candidate, r: Frame, turn: Turn) -> bool:
         if not (onto | c.retaken) >> m.to & 1:
             continue
         # when the soldier left the point before (the first step's, an
-        # expected piece's: when it first went; a point the run reached:
-        # when it was last emptied)
+        # expected piece's: when it first went; a point the run reached, or
+        # one a run read before it from the same reading reached: when it
+        # was last emptied)
         frm = steps[0].frm if onto >> m.to & 1 else m.frm
-        left = clues.went.get(frm) if frm == steps[0].frm else clues.left.get(frm)
+        left = clues.went.get(frm, clues.left.get(frm)) if frm == steps[0].frm \
+            else clues.left.get(frm)
         if left is None or not clues.emptied >> m.to & 1 or clues.filled.get(m.to, left) <= left:
             return True
     return False

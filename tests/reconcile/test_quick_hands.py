@@ -461,3 +461,27 @@ def test_a_chain_soldier_set_on_a_wrong_point_after_its_next_capture_came_off_go
     h.put("a3", "d", hold=DELAY + 0.5)
     assert h.moves == ["a3xb3", "b3xa3"]
     assert h.last.status == "Attacker to move"
+
+
+def test_a_chain_through_a_captured_point_kept_aside_then_on_into_the_next_goes_on() -> None:
+    # Khamousiyya (a reed-hands game, quick hands): d5xd6 takes c6, still
+    # standing; the soldier lifted (it may go to c6 once c6 is off). Then
+    # c5 off (d6xc6 takes it), c6 off, the soldier on c6 and lifted on,
+    # b5 off (c6xc5 takes it), the soldier on c5. d6xc6 is confirmed
+    # first; c6xc5 from there is proven by c5 filled after the soldier
+    # left c6. Before, it was not (c6 was no piece of the board last read),
+    # and pass and the Defender's b5xc5 were recorded.
+    h = Hands("khamousiyya", "AADDAA./AAD.D.D/ADDA.DA/A.A...A/DAAAADA/AADADDA/DDADDDD "
+                             "a m - 13 off=2,0,0,5,0,0")
+    h.lift("d5", hold=0.05)
+    h.put("d6", "a", hold=DELAY + 0.5)
+    h.lift("d6", hold=0.6)
+    assert h.moves == ["d5xd6"] and h.leds["d6"] == "lifted" and h.leds["c6"] == "capture"
+    h.lift("c5", hold=0.02)
+    h.lift("c6", hold=0.05)
+    h.put("c6", "a", hold=0.04)
+    h.lift("c6", hold=0.09)
+    h.lift("b5", hold=0.06)
+    h.put("c5", "a", hold=DELAY + 0.5)
+    assert h.moves == ["d5xd6", "d6xc6", "c6xc5"]
+    assert h.last.status == "Defender to move"
