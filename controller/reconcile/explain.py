@@ -340,11 +340,13 @@ class Explainer:
                 # seen on its destination first: lifting it proves nothing.
                 proof = path.proof | (1 << to if exch else 0)
                 entered = path.entered | (1 << to if kind == STEP else 0)
-                retaken = path.retaken | (1 << to if kind == STEP and gone_before >> to & 1
-                                          else 0)
+                start = next((m.frm for m in path.actions if m.kind == STEP), -1)
+                retaken = path.retaken | (1 << to if kind == STEP and (
+                    gone_before >> to & 1 or to == start) else 0)
                 # Steps that leave no piece on a square empty before them are
                 # unproven: the reading only shows pieces gone (unless the
-                # soldier ends where its run captured, that point refilled).
+                # soldier ends on a point its run emptied, that point
+                # filled again: _is_weak).
                 unseen = kind == STEP and not ((a | d | proof) & ~root) \
                     and not retaken >> to & 1
                 yield Candidate(
@@ -412,11 +414,12 @@ def _is_weak(c: Candidate, r: Frame, turn: Turn) -> bool:
     """Occupancy cannot prove ``c``: a step that leaves no piece where
     there was none, or a step onto a piece taken off that still stands
     (captured by an earlier reading's run, or by ``c`` itself before the
-    step), unless that piece went since the board last read an action and
-    its point was filled again after the moving soldier left the point
-    before (that piece off, then the step there), and (for ``c``'s own)
-    no other piece ``c`` captured was taken off and set back (that is the
-    board of a reply onto the point, after the captures came off)."""
+    step) or back onto the square ``c`` began on, unless that point's
+    piece went since the board last read an action and the point was
+    filled again after the moving soldier left the point before (that
+    piece off, then the step there), and (for ``c``'s own) no other piece
+    ``c`` captured was taken off and set back (that is the board of a
+    reply onto the point, after the captures came off)."""
     if c.weak:
         return True
     onto = c.entered & turn.pending.bits

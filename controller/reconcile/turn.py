@@ -30,8 +30,9 @@ class Candidate:
     proof: int = 0  # squares the readings must have shown occupied
     entered: int = 0  # squares the moving soldier stepped onto
     weak: bool = False  # a step that leaves no piece where there was none (unproven)
-    # points stepped onto that an earlier capture of the run freed: proven
-    # only if filled again after the soldier left the point before
+    # points the run steps onto that it emptied before (a piece it
+    # captured, or the square its soldier began on): proven only if filled
+    # again after the soldier left the point before
     retaken: int = 0
 
 
