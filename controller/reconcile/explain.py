@@ -316,6 +316,7 @@ class Explainer:
         flagged = {(f, t) for kind, f, t, _, fl in raw if fl}
         b = g.bitboards()
         gone_before = path.gone_a | path.gone_d
+        start = next((m.frm for m in path.actions if m.kind == STEP), -1)  # the run's first
         for kind, frm, to, _, fl in raw:
             if kind == PASS:
                 continue
@@ -340,7 +341,6 @@ class Explainer:
                 # seen on its destination first: lifting it proves nothing.
                 proof = path.proof | (1 << to if exch else 0)
                 entered = path.entered | (1 << to if kind == STEP else 0)
-                start = next((m.frm for m in path.actions if m.kind == STEP), -1)
                 retaken = path.retaken | (1 << to if kind == STEP and (
                     gone_before >> to & 1 or to == start) else 0)
                 # Steps that leave no piece on a square empty before them are

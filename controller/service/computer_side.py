@@ -178,8 +178,7 @@ class EngineSide:
         point of the game; then the players make its action by hand
         (nothing awaited, any legal action taken), and the page says so."""
         last = self.engine_failed
-        here = last is not None and last[0] is game and last[1] == len(game.history)
-        tries = last[2] + 1 if last is not None and here else 1
+        tries = last[2] + 1 if last is not None and _at(last, game) else 1
         self.engine_failed = (game, len(game.history), tries)
         log.warning("the computer's search brought no move back (%d of %d)", tries, ENGINE_TRIES)
         if tries < ENGINE_TRIES:
@@ -193,8 +192,7 @@ class EngineSide:
     def gave_up_here(self) -> bool:
         """Did the engine give no action at this point of the game (the
         players make the computer's)?"""
-        gave, g = self.engine_gave_up, self.reconciler.game
-        return gave is not None and gave[0] is g and gave[1] == len(g.history)
+        return self.engine_gave_up is not None and _at(self.engine_gave_up, self.reconciler.game)
 
     def _tell_computer(self) -> None:
         """The reconciler told the side the computer plays: a board back at
@@ -239,3 +237,9 @@ class EngineSide:
             self.hint_squares = squares
             self.reconciler.set_hint(squares)
             self._publish(self.reconciler.tick(self.now()))
+
+
+def _at(point: tuple[AnyGame, int] | tuple[AnyGame, int, int], game: AnyGame) -> bool:
+    """Is ``point`` (a game and its length, as kept for the engine's
+    failures) this point of ``game``?"""
+    return point[0] is game and point[1] == len(game.history)
