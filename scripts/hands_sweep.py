@@ -78,13 +78,8 @@ def _play(model: Any, variant: str, seed: int, habits: Any) -> str | None:
         return str(e)
     finally:
         signal.alarm(0)
-    if problems:
-        return str(problems[0])
-    got = [str(m) for m in player.board.rec.game.moves]
-    want = [str(m) for m in moves]
-    if got != want:
-        return f"recorded {len(got)} actions, meant {len(want)}"
-    return None
+    why: str | None = model.read_otherwise(player, moves, problems)
+    return why
 
 
 def main(argv: list[str] | None = None) -> int:
