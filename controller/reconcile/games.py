@@ -92,8 +92,11 @@ class Games:
         """Does ``r`` confirm an unproven explanation of the last reading
         ``at``?  Then play it (what ``r`` shows after it is the caller's to
         read).  Confirmed: its board, with only pieces it took off lifted
-        off since, and nothing set down since where it leaves no piece (a
-        soldier still moving: in the hand, not where the run ends); a run of
+        off since, one of them taken by its last action (the pieces the
+        actions before it took prove those, as much as a soldier in the
+        hand after them), and nothing set down since where it leaves no
+        piece (a soldier still moving: in the hand, not where the run
+        ends); a run of
         actions occupancy proves after it; or the other side's turn begun
         after it (:meth:`Explainer.followed`; a soldier of that side only
         lifted counts if ``lifted``).  Its board with nothing it took
@@ -108,11 +111,17 @@ class Games:
             saved = turn.pending
             turn.pending = saved.copy()
             n = g.ply
+            before = 0
             for m in w.actions:
+                a, d = g.bitboards()
+                before = a | d
                 g.push(m.kind, m.frm, m.to, m.flag)
+            a, d = g.bitboards()
+            frm = w.actions[-1].frm
+            last = before & ~(a | d) & ~(1 << frm if frm >= 0 else 0)  # taken by its last action
             turn.pending.add(w)
             moved = any(t > at.t and not (w.a | w.d) >> p & 1 for p, t in filled.items())
-            ok = ex.explain(g, r, turn, weak_ok=False) is not None or bool(off) and not (
+            ok = ex.explain(g, r, turn, weak_ok=False) is not None or bool(off & last) and not (
                 off & ~(w.gone_a | w.gone_d)) and not moved and ex.nothing_new(g, r, turn.pending)
             while g.ply > n:
                 g.pop()

@@ -485,3 +485,35 @@ def test_a_chain_through_a_captured_point_kept_aside_then_on_into_the_next_goes_
     h.put("c5", "a", hold=DELAY + 0.5)
     assert h.moves == ["d5xd6", "d6xc6", "c6xc5"]
     assert h.last.status == "Defender to move"
+
+
+def test_a_chain_s_first_capture_off_with_its_soldier_in_the_hand_confirms_no_later_step() -> None:
+    # Kharbga with a refuge (a reed-hands game): e4xd4 takes d3 and d5;
+    # d4xe4 (back to its square) takes e3, e5 and f4; e4xe3 takes f3 (and
+    # may go on). The
+    # soldier lifted off d4 and held up, e3 taken off meanwhile. Occupancy
+    # also shows d4xe4 and e4xf4, its soldier "on f4" where f4's captured
+    # piece stands, a run kept aside unproven. e3 off proves d4xe4 (the
+    # soldier in the hand does the same), not the step after it: only a
+    # piece that step takes (f3) off would. Before, e3 off confirmed the
+    # run, and the soldier set on e3 was lit as an error.
+    h = Hands("kharbga-refuge", "ADADDDA/ADAAADD/AADDDAD/DAA.ADA/DADDDDA/DADAAAD/AADADAD "
+                                "a m - 1 np=0")
+    h.lift("e4", hold=0.05)
+    h.put("d4", "a", hold=DELAY + 0.5)
+    h.lift("d5", hold=DELAY + 0.5)
+    h.lift("d3", hold=DELAY + 0.5)
+    assert h.moves == ["e4xd4"] and h.leds["d4"] == "continue"
+    h.lift("d4", hold=1.26)
+    h.lift("e3", hold=DELAY + 0.5)
+    assert h.moves == ["e4xd4"]
+    assert h.leds["d4"] == "lifted" and "error" not in h.leds.values()
+    h.put("e4", "a", hold=0.07)
+    h.lift("f4", hold=0.02)
+    h.lift("e5", hold=0.02)
+    h.lift("e4", hold=0.1)
+    h.put("e3", "a", hold=DELAY + 0.5)
+    assert h.moves == ["e4xd4", "d4xe4", "e4xe3"]
+    assert h.leds["f3"] == "capture" and "error" not in h.leds.values()
+    h.lift("f3", hold=DELAY + 0.5)
+    assert h.last.status == "Attacker: continue the capture with e3"  # on into d3
