@@ -16,12 +16,12 @@ from collections.abc import Iterable
 
 from controller.board.events import Frame
 from controller.rules import AnyGame, new_game
-from controller.rules.moves import PASS, PLACE, STEP
+from controller.rules.moves import PASS, PLACE, STEP, Move
 
 from .explain import Explainer
 from .readings import Mismatch
 from .timeline import Timeline, set_up_first
-from .turn import Candidate, Turn, fits
+from .turn import Candidate, Clues, Turn, fits
 from .unrecorded import Table
 from .update import Report
 
@@ -178,7 +178,8 @@ class Games:
         before = (turn.pending.copy(), turn.flags[:])
         for _ in range(n):
             tl.pop()
-        turn.pending.clear()
+        a, d = g.bitboards()
+        turn.pending.keep(~(a | d))  # those of the turns before it still stand
         if made[0].kind == STEP:
             turn.flags[g.side] = made[0].flag  # the flag it was made with
         cand = self._explainer.explain(g, r, turn, weak_ok=False)
@@ -187,6 +188,7 @@ class Games:
             and [str(x) for x in cand.actions] != [str(x) for x in made]
             and (len(cand.actions) <= len(made) or made[0].kind == PLACE)
             and (cand.actions[0].kind, cand.actions[0].frm) == (made[0].kind, made[0].frm)
+            and not _landed_first(cand, made, turn.clues)
         )
         if found and make:
             assert cand is not None
@@ -257,3 +259,14 @@ class Games:
         self._table.draw_offer, self._table.undone = None, None
         self._table.hint = 0
         self._table.setup = set_up_first(game)
+
+
+def _landed_first(cand: Candidate, made: list[Move], clues: Clues) -> bool:
+    """Was the point ``cand`` ends on filled before the soldier of the turn
+    ``made`` left the point that turn ended on?  Then the piece there is
+    another's (a quick reply's), not that soldier set down elsewhere."""
+    steps = [m for m in cand.actions if m.kind == STEP]
+    if not steps or made[-1].kind != STEP:
+        return False
+    left, filled = clues.went.get(made[-1].to), clues.filled.get(steps[-1].to)
+    return left is not None and filled is not None and filled < left

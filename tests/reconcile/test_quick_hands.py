@@ -517,3 +517,52 @@ def test_a_chain_s_first_capture_off_with_its_soldier_in_the_hand_confirms_no_la
     assert h.leds["f3"] == "capture" and "error" not in h.leds.values()
     h.lift("f3", hold=DELAY + 0.5)
     assert h.last.status == "Attacker: continue the capture with e3"  # on into d3
+
+
+def test_a_quick_reply_then_the_next_soldier_held_up_is_not_the_turn_made_another_way() -> None:
+    # Sabouiyya (a reed-hands game): c2-b2; the Defender's d1-c1 at once,
+    # then the Attacker's b2 lifted and held up. Occupancy also shows c2-b2
+    # made another way: c2xc1, taking d1. But c1 was filled before b2's
+    # soldier left: the piece on c1 is another's. Before, c2-b2 was
+    # corrected to c2xc1, and b2 set on c2 was nothing.
+    h = Hands("sabouiyya", "D.DD./D..../DA.D./..A../D..DA a m - 73 off=9,0,0,4,0,0")
+    h.lift("c2", hold=0.05)
+    h.put("b2", "a", hold=DELAY + 0.5)
+    assert h.moves == ["c2-b2"]
+    h.lift("d1", hold=0.012)
+    h.put("c1", "d", hold=0.002)
+    h.lift("b2", hold=0.83)
+    assert h.moves == ["c2-b2", "d1-c1"]
+    assert h.leds["b2"] == "lifted" and "error" not in h.leds.values()
+    h.put("c2", "a", hold=DELAY + 0.5)
+    assert h.moves == ["c2-b2", "d1-c1", "b2-c2"]
+    assert h.last.status == "Defender to move"
+
+
+def test_a_turn_made_another_way_leaves_the_turn_before_s_captured_piece_to_come_off() -> None:
+    # Kharbga (a reed-hands game): the Defender's d3xd4 takes c4, still
+    # standing. The Attacker's c3 set down on b3 (read as c3-b3), lifted,
+    # touched to d3 and held up. Occupancy also shows c3-b3 made another
+    # way: c3xc4, its soldier "on c4" where c4's captured piece stands,
+    # which is a soldier in the hand as much. Before, that run was read
+    # (the turn being made again forgot the pieces still to come off), and
+    # the soldier set on d3 next was no correction of it (d3 filled
+    # before the piece on c4 went).
+    h = Hands("kharbga", "DADDAAA/DDDAADA/DD.AAAD/ADA.AAD/A.AD.DD/.....DA/ADDD.DD "
+                         "d m d3 18 np=3 off=6,0,0,3,0,0")
+    h.lift("d3", hold=0.05)
+    h.put("d4", "d", hold=DELAY + 0.5)
+    assert h.moves == ["d3xd4"] and h.leds["c4"] == "capture"
+    h.lift("c3", hold=0.04)
+    h.put("b3", "a", hold=1.28)
+    assert h.moves == ["d3xd4", "c3-b3"]
+    h.lift("b3", hold=0.015)
+    h.put("d3", "a", hold=0.08)
+    h.lift("d3", hold=0.69)
+    assert h.moves == ["d3xd4", "c3-b3"]
+    h.put("d3", "a", hold=0.05)
+    h.lift("c4", hold=0.9)
+    h.lift("d4", hold=DELAY + 0.5)
+    assert h.moves == ["d3xd4", "c3xd3"]
+    assert "error" not in h.leds.values()
+    assert h.last.status == "Defender to move"
