@@ -236,7 +236,14 @@ class Explainer:
                     and _home_again(self.explain(g, r, after), turn.clues):
                 return True
             held = self.lift(g, r, after) if lifted else None
-            return held is not None and bool(g.bitboards()[1 - mover] >> held[0] & 1)
+            if held is None or not g.bitboards()[1 - mover] >> held[0] & 1:
+                return False
+            # Lifted before ``c``'s soldier landed: a piece ``c`` captures
+            # taken off first, as likely as a reply begun.
+            steps = [m for m in c.actions if m.kind == STEP]
+            went = turn.clues.went.get(held[0])
+            landed = turn.clues.first.get(steps[-1].to) if steps else None
+            return went is None or landed is None or went > landed
         finally:
             for _ in c.actions:
                 g.pop()

@@ -21,7 +21,7 @@ from controller.rules.moves import PASS, PLACE, STEP, Move
 from .explain import Explainer
 from .readings import Mismatch
 from .timeline import Timeline, set_up_first
-from .turn import Candidate, Clues, Turn, fits
+from .turn import Candidate, Clues, Turn, filled_first, fits
 from .unrecorded import Table
 from .update import Report
 
@@ -121,8 +121,13 @@ class Games:
             last = before & ~(a | d) & ~(1 << frm if frm >= 0 else 0)  # taken by its last action
             turn.pending.add(w)
             moved = any(t > at.t and not (w.a | w.d) >> p & 1 for p, t in filled.items())
-            ok = ex.explain(g, r, turn, weak_ok=False) is not None or bool(off & last) and not (
-                off & ~(w.gone_a | w.gone_d)) and not moved and ex.nothing_new(g, r, turn.pending)
+            after = ex.explain(g, r, turn, weak_ok=False)
+            # (a run after it whose landing stood before its soldier left is
+            # no proof: that piece is another's)
+            proven = after is not None and not filled_first(after, turn.clues)
+            taken_off = bool(off & last) and not off & ~(w.gone_a | w.gone_d) \
+                and not moved and ex.nothing_new(g, r, turn.pending)
+            ok = proven or taken_off
             while g.ply > n:
                 g.pop()
             turn.pending = saved

@@ -42,6 +42,7 @@ class Readings:
     # when each first went
     went: dict[int, float] = field(default_factory=dict)
     filled: dict[int, float] = field(default_factory=dict)  # when each square last filled
+    first: dict[int, float] = field(default_factory=dict)  # when each square first filled
     left: dict[int, float] = field(default_factory=dict)  # when each square last emptied
     unseen_since: float | None = None  # since when some square reads unknown, without a break
     # Squares changed less than BOUNCE ago: when, to occupied or not, and
@@ -99,6 +100,7 @@ class Readings:
                 set_down = self.filled.get(self.landing.bit_length() - 1) == t
                 self.landing = (self.landing if set_down else 0) | 1 << p  # one frame's
                 self.filled[p] = t
+                self.first.setdefault(p, t)
                 self.seen |= 1 << p
             else:
                 self.left[p] = t
@@ -113,13 +115,14 @@ class Readings:
         gone = tuple(sorted(times, key=lambda p: (times[p], p)))
         emptied = sum(1 << p for p in self.went)
         return Clues(origin, held, landed, self.seen, emptied, gone,
-                     dict(self.went), dict(self.filled), dict(self.left))
+                     dict(self.went), dict(self.filled), dict(self.left), dict(self.first))
 
     def restart(self, occupied: int) -> None:
         """The board read an action: what the hands did counts from here."""
         self.seen = occupied
         self.went.clear()
         self.filled.clear()
+        self.first.clear()
         self.left.clear()
 
 

@@ -85,6 +85,7 @@ class Clues:
     went: Mapping[int, float] = field(default_factory=dict)  # when each emptied point went
     filled: Mapping[int, float] = field(default_factory=dict)  # when each square last filled
     left: Mapping[int, float] = field(default_factory=dict)  # when each square last emptied
+    first: Mapping[int, float] = field(default_factory=dict)  # when each square first filled
 
 
 @dataclass(slots=True)

@@ -566,3 +566,52 @@ def test_a_turn_made_another_way_leaves_the_turn_before_s_captured_piece_to_come
     assert h.moves == ["d3xd4", "c3xd3"]
     assert "error" not in h.leds.values()
     assert h.last.status == "Defender to move"
+
+
+def test_a_capture_s_piece_off_before_its_soldier_lands_on_a_wrong_point_is_no_reply() -> None:
+    # Khamousiyya (a reed-hands game, quick hands): d4xd5 takes d6, then
+    # d5xd4 takes e4. The soldier set on d5, d6 taken off, the soldier
+    # lifted on and set down long on c4, a wrong point. Occupancy also
+    # shows d4-c4 and the Attacker's d6 lifted to reply; but d6 went
+    # before c4 was filled: a piece taken off, not a reply begun. Before,
+    # d4-c4 was recorded and d6 lit as lifted.
+    h = Hands("khamousiyya", "ADAD.AA/DAAAA.D/DA..AAA/AA.DADD/AADDDAA/DDDDDAA/DDD.ADA "
+                             "d m - 10 off=1,0,0,4,0,0")
+    h.lift("d4", hold=0.1)
+    h.put("d5", "d", hold=0.02)
+    h.lift("d6", hold=0.02)
+    h.lift("d5", hold=0.05)
+    h.put("c4", "d", hold=1.1)
+    assert "d4-c4" not in h.moves and "d6" not in h.leds
+    h.lift("c4", hold=0.03)
+    h.put("d4", "d", hold=0.07)
+    h.lift("e4", hold=DELAY + 0.5)
+    assert h.moves == ["d4xd5", "d5xd4"]
+    assert "error" not in h.leds.values()
+    assert h.last.status == "Attacker to move"
+
+
+def test_a_run_kept_aside_is_not_confirmed_by_a_reply_onto_a_point_filled_before() -> None:
+    # Khamousiyya (a reed-hands game, clumsy hands): the Defender's e2
+    # lifted, set back, lifted again, touched to d2 and held up (a chain
+    # of e2 kept aside, the board cannot prove it), then set on d2; the
+    # Attacker's d1 lifted 2 ms later, touched to c1 and held up.
+    # Occupancy also shows that chain made and the Attacker's d1-d2; but
+    # d2 was filled before d1 left: the piece on it is the Defender's.
+    # Before, the chain and d1-d2 were recorded.
+    h = Hands("khamousiyya", ".A.AADD/AADDDDD/DDAAAAD/.DA..AA/.A.A.AD/..A.D.D/AA.A.AD "
+                             "d m - 46 off=4,0,0,9,0,0")
+    h.lift("e2", hold=0.087)
+    h.put("e2", "d", hold=1.07)
+    h.lift("e2", hold=0.019)
+    h.put("d2", "d", hold=0.062)
+    h.lift("d2", hold=1.169)
+    assert h.moves == [] and h.leds["e2"] == "lifted"
+    h.put("d2", "d", hold=0.002)
+    h.lift("d1", hold=0.092)
+    h.put("c1", "a", hold=0.08)
+    h.lift("c1", hold=1.138)
+    assert h.moves == ["e2-d2"] and h.leds["d1"] == "lifted"
+    h.put("c1", "a", hold=DELAY + 0.5)
+    assert h.moves == ["e2-d2", "d1-c1"]
+    assert "error" not in h.leds.values() and h.last.status == "Defender to move"
