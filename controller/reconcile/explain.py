@@ -40,7 +40,7 @@ _KNOCKED = 3  # most pieces missing for one of them to be tried as knocked off
 
 
 class Explainer:
-    """The search, with its cache of each position's explanations."""
+    """The search over each position's runs (:class:`Runs`, cached)."""
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
@@ -348,7 +348,13 @@ def _is_weak(c: Candidate, r: Frame, turn: Turn) -> bool:
         frm = steps[0].frm if onto >> m.to & 1 else m.frm
         left = clues.went.get(frm, clues.left.get(frm)) if frm == steps[0].frm \
             else clues.left.get(frm)
-        if left is None or not clues.emptied >> m.to & 1 or clues.filled.get(m.to, left) <= left:
+        # (a captured piece still standing is no expected piece: its
+        # going shows only as its square emptied, here before the soldier
+        # left: taken off after it, then set down, it may be that piece
+        # set back)
+        went = clues.emptied >> m.to & 1 or bool(onto >> m.to & 1) and left is not None \
+            and clues.left.get(m.to, left) < left
+        if left is None or not went or clues.filled.get(m.to, left) <= left:
             return True
     return False
 

@@ -171,7 +171,8 @@ class Games:
 
     def correction(self, r: Frame, *, make: bool = True) -> bool:
         """The last turn made another way (set down wrong, then moved on):
-        the same piece's turn, no longer than it was.  ``make=False`` only
+        the same piece's turn, no longer than it was unless a capture chain
+        (a soldier set down on a wrong point, then taken on as the chain).  ``make=False`` only
         tells whether ``r`` is one, changing nothing."""
         tl = self.timeline
         g = tl.game
@@ -191,7 +192,8 @@ class Games:
         found = (
             cand is not None
             and [str(x) for x in cand.actions] != [str(x) for x in made]
-            and (len(cand.actions) <= len(made) or made[0].kind == PLACE)
+            and (len(cand.actions) <= len(made) or made[0].kind == PLACE
+                 or all(m.kind == STEP and m.capture for m in cand.actions))
             and (cand.actions[0].kind, cand.actions[0].frm) == (made[0].kind, made[0].frm)
             and not _landed_first(cand, made, turn.clues)
         )

@@ -615,3 +615,43 @@ def test_a_run_kept_aside_is_not_confirmed_by_a_reply_onto_a_point_filled_before
     h.put("c1", "a", hold=DELAY + 0.5)
     assert h.moves == ["e2-d2", "d1-c1"]
     assert "error" not in h.leds.values() and h.last.status == "Defender to move"
+
+
+def test_a_step_set_down_on_a_wrong_point_then_taken_on_as_a_chain_is_that_chain() -> None:
+    # Sabouiyya (a reed-hands game, quick hands): b2xb3 takes c3, b3xb4
+    # takes c4. The soldier set down long on c2 (read as b2-c2), then
+    # taken on to b3 and b4, the captures taken off. That turn made
+    # another way is two actions for one: before, a correction was no
+    # longer than the turn, and the board was lit as errors.
+    h = Hands("sabouiyya", "AA..A/DDDAA/D.DAA/DA.D./DD.DD a m - 13 off=4,0,0,1,0,0")
+    h.lift("b2", hold=0.09)
+    h.put("c2", "a", hold=0.87)
+    assert h.moves == ["b2-c2"]
+    h.lift("c2", hold=0.1)
+    h.put("b3", "a", hold=0.07)
+    h.lift("c3", hold=0.07)
+    h.lift("b4", hold=0.02)
+    h.lift("b3", hold=0.07)
+    h.put("b4", "a", hold=DELAY + 0.5)
+    assert h.moves == ["b2xb3", "b3xb4"]
+    h.lift("c4", hold=DELAY + 0.5)
+    assert "error" not in h.leds.values() and h.last.status == "Defender to move"
+
+
+def test_a_chain_step_onto_a_point_whose_captured_piece_just_came_off_is_proven() -> None:
+    # Kharbga with a refuge (a reed-hands game): d4xc4 takes c3 and b4,
+    # read, both still standing; then b4 taken off, the soldier lifted and
+    # set on b4 110 ms later (c4xb4, taking b5). A
+    # captured piece still standing is no piece the game expects: its
+    # going shows only as its square emptied, before the soldier landed
+    # there. Before, the step was kept aside as a soldier in the hand.
+    h = Hands("kharbga-refuge", "AADADAA/DDAADDA/AA.A..D/DA.D..D/DAA...D/AADDDDD/DDDAAAD "
+                                "d m d4 4 np=1 off=5,0,0,3,0,0")
+    h.lift("d4", hold=0.02)
+    h.put("c4", "d", hold=DELAY + 0.5)
+    assert h.moves == ["d4xc4"] and h.leds["b4"] == "capture"
+    h.lift("b4", hold=0.02)
+    h.lift("c4", hold=0.09)
+    h.put("b4", "d", hold=DELAY + 0.5)
+    assert h.moves == ["d4xc4", "c4xb4"]
+    assert h.leds["b4"] == "last-to" and "error" not in h.leds.values()
