@@ -209,9 +209,9 @@ class Explainer:
         """Does ``r`` show ``c`` made, its turn over, and the other side's
         turn begun: a soldier of that side stepped, a step the board
         proves (a run it cannot prove is no more proof of ``c`` than
-        ``c`` is), or, if ``lifted``, lifted off its square?  A huff alone
-        is not that: it looks the same as the soldier that moved lifted
-        again."""
+        ``c`` is), or, if ``lifted``, lifted off its square after ``c``'s
+        soldier first landed?  A huff alone is not that: it looks the same
+        as the soldier that moved lifted again."""
         flags = turn.flags[:]
         pending = turn.pending.copy()
         pending.add(c)

@@ -172,7 +172,9 @@ class Games:
     def correction(self, r: Frame, *, make: bool = True) -> bool:
         """The last turn made another way (set down wrong, then moved on):
         the same piece's turn, no longer than it was unless a capture chain
-        (a soldier set down on a wrong point, then taken on as the chain).  ``make=False`` only
+        (a soldier set down on a wrong point, then taken on as the chain),
+        and not ending on a point filled before the soldier left the one
+        the turn ended on (:func:`_landed_first`).  ``make=False`` only
         tells whether ``r`` is one, changing nothing."""
         tl = self.timeline
         g = tl.game
