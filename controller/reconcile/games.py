@@ -16,12 +16,12 @@ from collections.abc import Iterable
 
 from controller.board.events import Frame
 from controller.rules import AnyGame, new_game
-from controller.rules.moves import PASS, PLACE, STEP, Move
+from controller.rules.moves import PASS, PLACE, STEP
 
 from .explain import Explainer
 from .readings import Mismatch
 from .timeline import Timeline, set_up_first
-from .turn import Candidate, Clues, Turn, filled_first, fits
+from .turn import Candidate, Turn, filled_first, fits
 from .unrecorded import Table
 from .update import Report
 
@@ -174,7 +174,7 @@ class Games:
         the same piece's turn, no longer than it was unless a capture chain
         (a soldier set down on a wrong point, then taken on as the chain),
         and not ending on a point filled before the soldier left the one
-        the turn ended on (:func:`_landed_first`).  ``make=False`` only
+        the turn ended on (:func:`filled_first`).  ``make=False`` only
         tells whether ``r`` is one, changing nothing."""
         tl = self.timeline
         g = tl.game
@@ -197,7 +197,9 @@ class Games:
             and (len(cand.actions) <= len(made) or made[0].kind == PLACE
                  or all(m.kind == STEP and m.capture for m in cand.actions))
             and (cand.actions[0].kind, cand.actions[0].frm) == (made[0].kind, made[0].frm)
-            and not _landed_first(cand, made, turn.clues)
+            # (nor onto a point filled before the soldier left the turn's
+            # landing: that piece is another's, a quick reply's)
+            and not (made[-1].kind == STEP and filled_first(cand, turn.clues, made[-1].to))
         )
         if found and make:
             assert cand is not None
@@ -268,14 +270,3 @@ class Games:
         self._table.draw_offer, self._table.undone = None, None
         self._table.hint = 0
         self._table.setup = set_up_first(game)
-
-
-def _landed_first(cand: Candidate, made: list[Move], clues: Clues) -> bool:
-    """Was the point ``cand`` ends on filled before the soldier of the turn
-    ``made`` left the point that turn ended on?  Then the piece there is
-    another's (a quick reply's), not that soldier set down elsewhere."""
-    steps = [m for m in cand.actions if m.kind == STEP]
-    if not steps or made[-1].kind != STEP:
-        return False
-    left, filled = clues.went.get(made[-1].to), clues.filled.get(steps[-1].to)
-    return left is not None and filled is not None and filled < left

@@ -152,13 +152,15 @@ def shown_since_undo(c: Candidate, turn: Turn) -> bool:
         for m in c.actions if m.kind in (STEP, PLACE))
 
 
-def filled_first(c: Candidate, clues: Clues) -> bool:
+def filled_first(c: Candidate, clues: Clues, frm: int | None = None) -> bool:
     """Was the last point ``c`` steps to filled before its soldier left
-    its own (the piece there another's, set down earlier)?"""
+    its own (``frm``; by default its first step's point): the piece there
+    another's, set down earlier?"""
     steps = [m for m in c.actions if m.kind == STEP]
     if not steps:
         return False
-    went, filled = clues.went.get(steps[0].frm), clues.filled.get(steps[-1].to)
+    went = clues.went.get(steps[0].frm if frm is None else frm)
+    filled = clues.filled.get(steps[-1].to)
     return went is not None and filled is not None and filled < went
 
 
