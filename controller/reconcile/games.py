@@ -21,7 +21,7 @@ from controller.rules.moves import PASS, PLACE, STEP
 from .explain import Explainer
 from .readings import Mismatch
 from .timeline import Timeline, set_up_first
-from .turn import Candidate, Turn, filled_first, fits
+from .turn import Candidate, Turn, chain_takes, filled_first, fits
 from .unrecorded import Table
 from .update import Report
 
@@ -94,7 +94,8 @@ class Games:
         read).  Confirmed: its board, with only pieces it took off lifted
         off since, one of them taken by its last action (the pieces the
         actions before it took prove those, as much as a soldier in the
-        hand after them), and nothing set down since where it leaves no
+        hand after them) and, unless that action's soldier was seen set
+        down, by no other way it may go on, and nothing set down since where it leaves no
         piece (a soldier still moving: in the hand, not where the run
         ends); a run of
         actions occupancy proves after it; or the other side's turn begun
@@ -106,15 +107,24 @@ class Games:
         turn = self._turn
         ex = self._explainer
         off = at.occupied & ~r.occupied  # lifted off since the runs were kept aside
-        filled = turn.clues.filled
+        clues = turn.clues
+        filled = clues.filled
+
+        def landed(frm: int, to: int) -> bool:
+            left = clues.left.get(frm, clues.went.get(frm))
+            return left is not None and filled.get(to, left) > left
+
         for w in deferred:
             saved = turn.pending
             turn.pending = saved.copy()
             n = g.ply
-            before = 0
-            for m in w.actions:
+            before = elsewhere = 0
+            for i, m in enumerate(w.actions):
                 a, d = g.bitboards()
                 before = a | d
+                if i == len(w.actions) - 1 and m.kind == STEP and not landed(m.frm, m.to):
+                    # what the soldier, never seen set down, takes going on another way
+                    elsewhere = chain_takes(g, m.frm, 4, but=m.to)
                 g.push(m.kind, m.frm, m.to, m.flag)
             a, d = g.bitboards()
             frm = w.actions[-1].frm
@@ -125,7 +135,7 @@ class Games:
             # (a run after it whose landing stood before its soldier left is
             # no proof: that piece is another's)
             proven = after is not None and not filled_first(after, turn.clues)
-            taken_off = bool(off & last) and not off & ~(w.gone_a | w.gone_d) \
+            taken_off = bool(off & last & ~elsewhere) and not off & ~(w.gone_a | w.gone_d) \
                 and not moved and ex.nothing_new(g, r, turn.pending)
             ok = proven or taken_off
             while g.ply > n:

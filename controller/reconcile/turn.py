@@ -164,12 +164,13 @@ def filled_first(c: Candidate, clues: Clues, frm: int | None = None) -> bool:
     return went is not None and filled is not None and filled < went
 
 
-def chain_takes(g: AnyGame, frm: int, depth: int) -> int:
+def chain_takes(g: AnyGame, frm: int, depth: int, but: int = -1) -> int:
     """The pieces a capture chain of the soldier on ``frm`` may take, on
-    any of its steps (``depth`` steps at most)."""
+    any of its steps (``depth`` steps at most; not by way of a first step
+    to ``but``)."""
     takes = 0
     for m in g.legal_moves():
-        if m.kind != STEP or m.frm != frm or not m.capture:
+        if m.kind != STEP or m.frm != frm or not m.capture or m.to == but:
             continue
         takes |= g.captures(m.frm, m.to)
         if depth > 1:

@@ -655,3 +655,28 @@ def test_a_chain_step_onto_a_point_whose_captured_piece_just_came_off_is_proven(
     h.put("b4", "d", hold=DELAY + 0.5)
     assert h.moves == ["d4xc4", "c4xb4"]
     assert h.leds["b4"] == "last-to" and "error" not in h.leds.values()
+
+
+def test_a_piece_off_that_the_soldier_in_the_hand_may_take_another_way_confirms_nothing() -> None:
+    # Kharbga with a refuge (a reed-hands game): e4xd4 read, d3 and d5
+    # still standing; the soldier lifted off d4 and held up, then e5 taken
+    # off. Occupancy also shows d4xd5 (taking c5 and e5), its soldier
+    # "on d5" where d5's captured piece stands, a run kept aside unproven.
+    # e5 off does not prove it: d4xe4, with the soldier still in the hand,
+    # takes e5 too, and no soldier was seen set down on d5. Before, d4xd5
+    # was recorded, and the soldier set on e4 was lit as an error.
+    h = Hands("kharbga-refuge", "ADADDDA/ADAAADD/AADDDAD/DAA.ADA/DADDDDA/DADAAAD/AADADAD "
+                                "a m - 1 np=0")
+    h.lift("e4", hold=0.05)
+    h.put("d4", "a", hold=DELAY + 0.5)
+    assert h.moves == ["e4xd4"] and h.leds["d5"] == "capture"
+    h.lift("d4", hold=1.26)
+    h.lift("e5", hold=0.83)
+    assert h.moves == ["e4xd4"]
+    assert h.leds["d4"] == "lifted" and "error" not in h.leds.values()
+    h.put("e4", "a", hold=0.04)
+    h.lift("d3", "d5", hold=0.02)
+    h.lift("e3", "f4", hold=DELAY + 0.5)
+    assert h.moves == ["e4xd4", "d4xe4"]
+    assert "error" not in h.leds.values()
+    assert h.last.status == "Attacker: continue the capture with e4"

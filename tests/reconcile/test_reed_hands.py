@@ -51,6 +51,10 @@ class Habits:
     late: float = 0.15  # captured pieces left standing until after the reply
     quick: float = 0.25  # the next action begun before the board settled
     held: float = 0.5  # a hesitation or mistake held long enough to settle
+    # Habits the reconciler was not tuned on (0 here: the sweeps turn them on,
+    # docs/reconciler.md; at 0 they draw no random number, so games stay as they were).
+    bump: float = 0.0  # the hand knocks a standing piece beside the step: its reed opens a moment
+    fidget: float = 0.0  # before a step, another soldier of the side lifted and set back
 
 
 @dataclass
@@ -268,6 +272,8 @@ class Player:
             chained = game.chain_point >= 0
             if not chained:
                 self.visited, self.origin = 0, move.frm
+                if self.habits.fidget and self.rng.random() < self.habits.fidget:
+                    self.straighten(move.frm)
             reach = _reachable(game, move.frm)
             pre = game.copy()
             game.play(move)
@@ -348,6 +354,8 @@ class Player:
             b.put(path[0])
             b.brief()
         b.take(frm)
+        if h.bump and rng.random() < h.bump:
+            self.knock(frm, to, removed)
         if not path:
             b.maybe_hold(h.air)
             if rng.random() < h.hesitate:
@@ -377,6 +385,33 @@ class Player:
             b.brief()
         self.set_down(to)
         self.remove(taken, nxt, back=to == self.origin)
+
+    def knock(self, frm: int, to: int, removed: int) -> None:
+        """The hand brushes a standing piece beside ``frm`` or ``to`` (not
+        one the step takes): its reed opens for less than the settle time."""
+        b = self.board
+        near = points((self.adjacent[frm] | self.adjacent[to]) & b.occ & ~removed & ~(1 << to))
+        if near:
+            q = self.rng.choice(near)
+            self.done["knocked"] += 1
+            b.take(q)
+            b.brief()
+            b.put(q)
+            b.brief()
+
+    def straighten(self, frm: int) -> None:
+        """Before stepping from ``frm``, another soldier of the side is
+        lifted and set back on its point (held long enough to be read, with
+        chance ``held``): nothing moved."""
+        b, g = self.board, self.game
+        own = points(g.bitboards()[g.side] & ~(1 << frm))
+        if own:
+            q = self.rng.choice(own)
+            self.done["straightened"] += 1
+            b.take(q)
+            b.maybe_hold(self.habits.held)
+            b.put(q)
+            b.maybe_hold(self.habits.held)
 
     def remove(self, taken: list[int], nxt: Move | None, back: bool) -> None:
         """Take the captured pieces off, now or after the reply; at once if
