@@ -184,7 +184,9 @@ class Games:
         the same piece's turn, no longer than it was unless a capture chain
         (a soldier set down on a wrong point, then taken on as the chain),
         and not ending on a point filled before the soldier left the one
-        the turn ended on (:func:`filled_first`).  ``make=False`` only
+        the turn ended on (:func:`filled_first`) unless it takes the piece
+        there.  What the hands did since the turn was begun proves it, not
+        only what they did since it was read (:meth:`Clues.with_before`).  ``make=False`` only
         tells whether ``r`` is one, changing nothing."""
         tl = self.timeline
         g = tl.game
@@ -200,7 +202,12 @@ class Games:
         turn.pending.keep(~(a | d))  # those of the turns before it still stand
         if made[0].kind == STEP:
             turn.flags[g.side] = made[0].flag  # the flag it was made with
-        cand = self._explainer.explain(g, r, turn, weak_ok=False)
+        clues = turn.clues
+        turn.clues = clues.with_before()  # what the hands did for the turn, too
+        try:
+            cand = self._explainer.explain(g, r, turn, weak_ok=False)
+        finally:
+            turn.clues = clues
         found = (
             cand is not None
             and [str(x) for x in cand.actions] != [str(x) for x in made]
@@ -208,8 +215,11 @@ class Games:
                  or all(m.kind == STEP and m.capture for m in cand.actions))
             and (cand.actions[0].kind, cand.actions[0].frm) == (made[0].kind, made[0].frm)
             # (nor onto a point filled before the soldier left the turn's
-            # landing: that piece is another's, a quick reply's)
-            and not (made[-1].kind == STEP and filled_first(cand, turn.clues, made[-1].to))
+            # landing: that piece is another's, a quick reply's; unless the
+            # turn made again takes the piece there, a captured piece that
+            # stood on the point the turn was read to end on)
+            and not (made[-1].kind == STEP and filled_first(cand, turn.clues, made[-1].to)
+                     and not (cand.gone_a | cand.gone_d) >> made[-1].to & 1)
         )
         if found and make:
             assert cand is not None

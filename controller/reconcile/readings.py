@@ -7,7 +7,7 @@ settled."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from controller.board.events import Frame
 from controller.board.geometry import points
@@ -48,6 +48,7 @@ class Readings:
     # Squares changed less than BOUNCE ago: when, to occupied or not, and
     # whether an expected piece went (not yet in the clues).
     fresh: dict[int, tuple[float, bool, bool]] = field(default_factory=dict)
+    before: Clues | None = None  # the clues the board last read an action with
 
     @property
     def occupied(self) -> int:
@@ -115,10 +116,13 @@ class Readings:
         gone = tuple(sorted(times, key=lambda p: (times[p], p)))
         emptied = sum(1 << p for p in self.went)
         return Clues(origin, held, landed, self.seen, emptied, gone,
-                     dict(self.went), dict(self.filled), dict(self.left), dict(self.first))
+                     dict(self.went), dict(self.filled), dict(self.left), dict(self.first),
+                     self.before)
 
-    def restart(self, occupied: int) -> None:
-        """The board read an action: what the hands did counts from here."""
+    def restart(self, occupied: int, read: Clues | None = None) -> None:
+        """The board read an action (with clues ``read``; None: an undo):
+        what the hands did counts from here."""
+        self.before = None if read is None else replace(read, before=None)
         self.seen = occupied
         self.went.clear()
         self.filled.clear()

@@ -446,7 +446,7 @@ class Reconciler:
                 # was (a soldier set back, or a chain back to its own square
                 # with its captures not yet taken off) keeps them for the
                 # next reading.
-                self._readings.restart(r.occupied)
+                self._readings.restart(r.occupied, self._turn.clues)
 
     def _settle_reading(self, r: Frame, now: float) -> None:
         g = self.game

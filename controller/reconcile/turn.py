@@ -86,6 +86,23 @@ class Clues:
     filled: Mapping[int, float] = field(default_factory=dict)  # when each square last filled
     left: Mapping[int, float] = field(default_factory=dict)  # when each square last emptied
     first: Mapping[int, float] = field(default_factory=dict)  # when each square first filled
+    # The clues the last action read was read with (None: none, or an undo
+    # since): what the hands did for the turn, were it made again.
+    before: Clues | None = None
+
+    def with_before(self) -> Clues:
+        """These clues and those before the board last read an action, as
+        one: what the hands did since the last turn read began (a turn
+        made again is proven by both)."""
+        b = self.before
+        if b is None:
+            return self
+        went = {**self.went, **b.went}  # when each first went: the earlier
+        gone = tuple(sorted(set(b.gone) | set(self.gone), key=lambda p: (went.get(p, 0.0), p)))
+        return Clues(b.origin or self.origin, b.held | self.held, self.landed,
+                     b.seen | self.seen, b.emptied | self.emptied, gone, went,
+                     {**b.filled, **self.filled}, {**b.left, **self.left},
+                     {**self.first, **b.first})
 
 
 @dataclass(slots=True)

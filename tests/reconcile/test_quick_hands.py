@@ -680,3 +680,48 @@ def test_a_piece_off_that_the_soldier_in_the_hand_may_take_another_way_confirms_
     assert h.moves == ["e4xd4", "d4xe4"]
     assert "error" not in h.leds.values()
     assert h.last.status == "Attacker: continue the capture with e4"
+
+
+def test_a_turn_made_again_as_a_chain_back_home_counts_what_the_hands_did_for_it() -> None:
+    # Sabouiyya (a reed-hands game, clumsy hands): d3xd2 takes c2, d2xd3
+    # takes d4. The soldier set down long on e3 first (read as d3-e3),
+    # then taken on to d2 and back to d3. That is d3-e3 made another way,
+    # a chain back to its own point: proven by d3 emptied, which the hands
+    # did before d3-e3 was read. Before, the clues of the turn made again
+    # began when it was read, and the board was lit as errors.
+    h = Hands("sabouiyya", "AA.DA/.D.A./D.AD./DDA.D/.DDAA d m - 22 off=4,0,0,3,0,0")
+    h.lift("d3", hold=0.03)
+    h.put("e3", "d", hold=0.93)
+    assert h.moves == ["d3-e3"]
+    h.lift("e3", hold=0.03)
+    h.put("d2", "d", hold=0.07)
+    h.lift("c2", hold=0.02)
+    h.lift("d2", hold=0.045)
+    h.put("d3", "d", hold=0.035)
+    h.lift("d4", hold=DELAY + 0.5)
+    assert h.moves == ["d3xd2", "d2xd3"]
+    assert "error" not in h.leds.values() and h.last.status == "Attacker to move"
+
+
+def test_a_captured_piece_knocked_as_the_chain_passes_is_put_right_when_the_soldier_lands() -> None:
+    # Sabouiyya (knocking hands): c2xc3 takes c4, c3xc2 takes b2. The
+    # soldier on c3 lifted on, and c4's captured piece, still standing,
+    # knocked: its square open 40 ms. That reads as c4 taken off and the
+    # soldier set down there (c3xc4, taking b4), as quick two-handed play
+    # does. The soldier then set on c2, b2 and c4 taken off: c2xc3 made
+    # another way, back to c2. That c2 filled before the point the turn
+    # was read to end on went is no sign of another's piece there: that
+    # point's piece is one the turn made again takes. Before, it was read
+    # as the Defender's b2-c2, and c4 as the Attacker's soldier lifted.
+    h = Hands("sabouiyya", "DAADD/ADDAD/DD.AD/ADAAA/DDAAA a m - 1")
+    h.lift("c2", hold=0.5)
+    h.put("c3", "a", hold=0.02)
+    h.lift("c3", hold=0.0)
+    h.lift("c4", hold=0.03)
+    h.put("c4", "d", hold=0.9)
+    assert h.moves == ["c2xc3", "c3xc4"]
+    h.lift("b2", hold=0.0)
+    h.put("c2", "a", hold=0.02)
+    h.lift("c4", hold=DELAY + 0.5)
+    assert h.moves == ["c2xc3", "c3xc2"]
+    assert "error" not in h.leds.values() and h.last.status == "Defender to move"
