@@ -205,13 +205,14 @@ class Explainer:
         return best
 
     def followed(self, g: AnyGame, r: Frame, turn: Turn, c: Candidate,
-                 lifted: bool = True) -> bool:
+                 lifted: bool = True, unless: int = 0) -> bool:
         """Does ``r`` show ``c`` made, its turn over, and the other side's
         turn begun: a soldier of that side stepped, a step the board
         proves (a run it cannot prove is no more proof of ``c`` than
-        ``c`` is), or, if ``lifted``, lifted off its square after ``c``'s
-        soldier first landed?  A huff alone is not that: it looks the same
-        as the soldier that moved lifted again."""
+        ``c`` is; nor one ending on a point of ``unless``, where another
+        soldier may have landed), or, if ``lifted``, lifted off its square
+        after ``c``'s soldier first landed?  A huff alone is not that: it
+        looks the same as the soldier that moved lifted again."""
         flags = turn.flags[:]
         pending = turn.pending.copy()
         pending.add(c)
@@ -224,7 +225,7 @@ class Explainer:
         try:
             after = Turn(pending, flags, None, turn.clues, turn.thinking)
             reply = self.explain(g, r, after, weak_ok=False)
-            if reply is not None and filled_first(reply, turn.clues):
+            if reply is not None and (filled_first(reply, turn.clues) or _ends_on(reply, unless)):
                 reply = None  # its landing stood before its soldier left: no proof
             if reply is not None:
                 if g.side == mover and reply.actions[0].kind != PASS:
@@ -331,6 +332,8 @@ def _is_weak(c: Candidate, r: Frame, turn: Turn) -> bool:
     reply onto the point, after the captures came off)."""
     if c.weak:
         return True
+    if _set_back(c, r, turn.clues):
+        return True
     onto = c.entered & turn.pending.bits
     if not onto and not c.retaken:
         return False
@@ -359,14 +362,31 @@ def _is_weak(c: Candidate, r: Frame, turn: Turn) -> bool:
     return False
 
 
-def _rank(c: Candidate, clues: Clues) -> tuple[bool, bool, bool, int]:
+def _set_back(c: Candidate, r: Frame, clues: Clues) -> bool:
+    """Does a piece ``c`` captures stand where it was taken off after
+    ``c``'s soldier left its point: set back, or another piece landed
+    there (a chain going on into that point, which occupancy cannot tell
+    from ``c``)?"""
+    first = next((m for m in c.actions if m.kind == STEP), None)
+    went = clues.went.get(first.frm) if first is not None else None
+    if went is None:
+        return False
+    back = (c.gone_a | c.gone_d) & ~c.retaken & r.occupied & clues.emptied
+    return any(clues.left.get(p, went) > went for p in points(back))
+
+
+def _rank(c: Candidate, clues: Clues) -> tuple[bool, bool, bool, int, int]:
     """Prefer a soldier taken off by its exchange on the square last set
     down, the soldier seen in the hand, the piece first lifted since the
-    board last settled, then the fewest actions."""
+    board last settled, the fewest actions, then the fewest points
+    stepped to that were not filled after the soldier left its own."""
     first = next((m for m in c.actions if m.kind != PASS), None)
     frm = 1 << first.frm if first is not None and first.frm >= 0 else 0
     landed = not c.proof or bool(c.proof & clues.landed)
-    return (not landed, not frm & clues.held, not frm & clues.origin, len(c.actions))
+    went = clues.went.get(first.frm, math.inf) if first is not None and first.frm >= 0 \
+        else math.inf
+    unseen = sum(1 for m in c.actions if m.kind == STEP and clues.filled.get(m.to, -1.0) < went)
+    return (not landed, not frm & clues.held, not frm & clues.origin, len(c.actions), unseen)
 
 
 def _ends_on(c: Candidate, squares: int) -> bool:
@@ -375,7 +395,8 @@ def _ends_on(c: Candidate, squares: int) -> bool:
     return last is not None and bool(squares >> last.to & 1)
 
 
-def _first_rank(c: Candidate, clues: Clues) -> tuple[bool, float, tuple[bool, bool, bool, int]]:
+def _first_rank(c: Candidate, clues: Clues) -> tuple[bool, float,
+                                                     tuple[bool, bool, bool, int, int]]:
     """How likely ``c`` is the first of two turns read at once (lowest
     first): its soldier not the piece set down last (that is the reply's),
     then lifted before the other soldiers that went (when it went, its

@@ -16,12 +16,12 @@ from collections.abc import Iterable
 
 from controller.board.events import Frame
 from controller.rules import AnyGame, new_game
-from controller.rules.moves import PASS, PLACE, STEP
+from controller.rules.moves import PASS, PLACE, STEP, Move
 
 from .explain import Explainer
 from .readings import Mismatch
 from .timeline import Timeline, set_up_first
-from .turn import Candidate, Turn, chain_takes, filled_first, fits
+from .turn import Candidate, Turn, chain_reach, chain_takes, filled_first, fits
 from .unrecorded import Table
 from .update import Report
 
@@ -55,6 +55,9 @@ class Games:
         self._table = table
         self._mismatch = mismatch
         self._explainer = explainer
+        # The actions the last takeback by hand undid, while nothing is
+        # played since: the board moving on from them shows it was none.
+        self._redo: list[Move] = []
 
     @property
     def game(self) -> AnyGame:
@@ -76,6 +79,7 @@ class Games:
         g = self.game
         turn = self._turn
         turn.expected = turn.after_pass = None
+        self._redo = []
         for m in cand.actions:
             side = g.side
             self.timeline.push(m.kind, m.frm, m.to, m.flag)
@@ -118,12 +122,17 @@ class Games:
             saved = turn.pending
             turn.pending = saved.copy()
             n = g.ply
-            before = elsewhere = 0
+            before = elsewhere = reach = 0
+            last_step = w.actions[-1]
+            unseen = last_step.kind == STEP and not landed(last_step.frm, last_step.to)
             for i, m in enumerate(w.actions):
                 a, d = g.bitboards()
                 before = a | d
-                if i == len(w.actions) - 1 and m.kind == STEP and not landed(m.frm, m.to):
-                    # what the soldier, never seen set down, takes going on another way
+                if unseen and i == 0 and m.kind == STEP:
+                    # where the soldier, never seen set down, may go instead
+                    reach = chain_reach(g, m.frm, 4) & ~(1 << last_step.to)
+                if unseen and i == len(w.actions) - 1:
+                    # what it takes going on another way
                     elsewhere = chain_takes(g, m.frm, 4, but=m.to)
                 g.push(m.kind, m.frm, m.to, m.flag)
             a, d = g.bitboards()
@@ -133,15 +142,18 @@ class Games:
             moved = any(t > at.t and not (w.a | w.d) >> p & 1 for p, t in filled.items())
             after = ex.explain(g, r, turn, weak_ok=False)
             # (a run after it whose landing stood before its soldier left is
-            # no proof: that piece is another's)
-            proven = after is not None and not filled_first(after, turn.clues)
+            # no proof: that piece is another's; when the run's soldier was
+            # never seen set down,
+            # nor one ending where the soldier in the hand may land)
+            proven = after is not None and not filled_first(after, turn.clues) \
+                and not _ends_in(after, reach)
             taken_off = bool(off & last & ~elsewhere) and not off & ~(w.gone_a | w.gone_d) \
                 and not moved and ex.nothing_new(g, r, turn.pending)
             ok = proven or taken_off
             while g.ply > n:
                 g.pop()
             turn.pending = saved
-            if ok or ex.followed(g, r, turn, w, lifted):
+            if ok or ex.followed(g, r, turn, w, lifted, unless=reach):
                 self.play(w, r)
                 return True
         return False
@@ -173,10 +185,38 @@ class Games:
         k = self.timeline.takeback_point(r, self._turn.computer)
         if k is None:
             return False
+        redo = [m for _, m in self.game.history[k:]]
         while len(self.timeline.boards) > k + 1:
             self._pop()
+        self._redo = redo
         self._turn.pending.clear()
         self.ok(r)
+        return True
+
+    def redo(self, r: Frame) -> bool:
+        """The board moved on, not from the position the last takeback by
+        hand went back to, but from the one it left: that board was the
+        hands on their way (a quick reply set down first on a wrong point,
+        or where its soldier stood a turn before).  Then the actions it
+        undid are made again, and what ``r`` shows after them is the
+        caller's to read (one turn, or two at once).  Not against the
+        computer: its reply to the position taken back may be chosen
+        already, and the board is what it waits for."""
+        if not self._redo or self._turn.computer is not None:
+            return False
+        g, ex, turn = self.game, self._explainer, self._turn
+        redo, n, clues = self._redo, g.ply, turn.clues
+        for m in redo:
+            self.timeline.push(m.kind, m.frm, m.to, m.flag)
+        # what the hands did before the takeback was read counts too
+        turn.clues = clues.with_before()
+        if ex.explain(g, r, turn, weak_ok=False) is None and ex.two_turns(g, r, turn) is None:
+            while g.ply > n:
+                self.timeline.pop()
+            turn.clues = clues
+            return False
+        self._redo = []
+        self.report.played.extend(str(m) for m in redo)
         return True
 
     def correction(self, r: Frame, *, make: bool = True) -> bool:
@@ -233,6 +273,7 @@ class Games:
 
     def undo_turn(self) -> None:
         """The undo button: take back the last turn."""
+        self._redo = []
         for _ in range(self.timeline.last_turn_length()):
             self._pop()
         self._turn.pending.clear()
@@ -285,8 +326,15 @@ class Games:
 
     def _switch(self, game: AnyGame) -> None:
         self.timeline = Timeline(game)
+        self._redo = []
         self._turn.pending.clear()
         self._turn.flags = [False, False]
         self._table.draw_offer, self._table.undone = None, None
         self._table.hint = 0
         self._table.setup = set_up_first(game)
+
+
+def _ends_in(c: Candidate, points: int) -> bool:
+    """Does the last step of ``c`` end on one of ``points``?"""
+    last = next((m for m in reversed(c.actions) if m.kind == STEP), None)
+    return last is not None and bool(points >> last.to & 1)

@@ -522,8 +522,9 @@ class Reconciler:
             self._read(r, now, None, [])
             return
         cand = ex.explain(g, r, turn)
-        if cand is not None:
-            games.play(cand, r)
+        if cand is not None:  # a run occupancy cannot prove: the last turn
+            if not games.correction(r):  # made another way, if that fits, first
+                games.play(cand, r)
             return
         if r.occupied == 0 and (g.phase == "moving" or g.outcome is not None):
             # Not a takeback to the empty board: the game is put aside.
@@ -547,9 +548,19 @@ class Reconciler:
             games.play(first, r)
             self._read(r, now, None, [])
             return
+        if games.redo(r):  # the last takeback by hand was none
+            self._read(r, now, None, [])
+            return
         if self._readmit(r):  # then read again, as if they had never been lifted
             self._read(r, now, lift, deferred)
             return
+        self._mismatched(r, now)
+
+    def _mismatched(self, r: Frame, now: float) -> None:
+        """Nothing explains ``r``: a mismatch (since ``now``, if new), and
+        what the players are told to do about it."""
+        g, turn = self.game, self._turn
+        ex, games = self._explainer, self._games
         m = self._mismatch
         if m.since is None:
             m.since = now

@@ -13,8 +13,8 @@ from controller.board.events import Frame
 from controller.rules import AnyGame
 from controller.rules.moves import PLACE, STEP, Move
 
-__all__ = ["Candidate", "Clues", "Pending", "Turn", "chain_takes", "difference", "filled_first",
-           "fits", "shown_since_undo"]
+__all__ = ["Candidate", "Clues", "Pending", "Turn", "chain_reach", "chain_takes", "difference",
+           "filled_first", "fits", "shown_since_undo"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -179,6 +179,24 @@ def filled_first(c: Candidate, clues: Clues, frm: int | None = None) -> bool:
     went = clues.went.get(steps[0].frm if frm is None else frm)
     filled = clues.filled.get(steps[-1].to)
     return went is not None and filled is not None and filled < went
+
+
+def chain_reach(g: AnyGame, frm: int, depth: int) -> int:
+    """The points the soldier on ``frm`` may step to this turn, on any
+    step of a chain (``depth`` steps at most)."""
+    reach = 0
+    for m in g.legal_moves():
+        if m.kind != STEP or m.frm != frm:
+            continue
+        reach |= 1 << m.to
+        if depth > 1 and m.capture:
+            g.play(m)
+            try:
+                if g.chain_point == m.to and g.outcome is None:
+                    reach |= chain_reach(g, m.to, depth - 1)
+            finally:
+                g.pop()
+    return reach
 
 
 def chain_takes(g: AnyGame, frm: int, depth: int, but: int = -1) -> int:

@@ -29,12 +29,12 @@ def test_bad_arguments_are_one_line_and_status_2(args: list[str], words: str) ->
 
 
 def test_games_read_as_meant_and_otherwise_are_counted() -> None:
-    # kharbga seed 20 is read otherwise with the model's habits (the board
-    # of a takeback: test_reed_hands.RARE), 19 is not.
-    done = _run("--variant", "kharbga", "--seeds", "19-20")
+    # kharbga-refuge seed 12 is read otherwise with the model's habits (a
+    # soldier slid past a point: test_reed_hands.RARE), 11 is not.
+    done = _run("--variant", "kharbga-refuge", "--seeds", "11-12")
     assert done.returncode == 1
-    assert "  kharbga 20: missed after" in done.stdout
-    assert "kharbga: 1 of 2 read otherwise [20]" in done.stdout
+    assert "  kharbga-refuge 12: phantom after" in done.stdout
+    assert "kharbga-refuge: 1 of 2 read otherwise [12]" in done.stdout
     done = _run("--variant", "kharbga", "--seeds", "8", "--habit", "wrong=0.2")
     assert done.returncode == 0
     assert "habits changed: {'wrong': 0.2}; seeds 8-8" in done.stdout

@@ -725,3 +725,116 @@ def test_a_captured_piece_knocked_as_the_chain_passes_is_put_right_when_the_sold
     h.lift("c4", hold=DELAY + 0.5)
     assert h.moves == ["c2xc3", "c3xc2"]
     assert "error" not in h.leds.values() and h.last.status == "Defender to move"
+
+
+def test_a_board_read_as_a_takeback_then_moved_on_from_the_turn_it_undid_makes_it_again() -> None:
+    # Sabouiyya (a reed-hands game, clumsy hands): a3-b3 read; the
+    # Attacker's a2-a3 and at once the Defender's b3 set down long on a2,
+    # a wrong point: the board before a3-b3, read as it taken back. Then
+    # the soldier moved on to b2. From the position taken back to that is
+    # three turns; from the one it left, a2-a3 and b3-b2. Before, the board
+    # stayed lit as errors until put back.
+    h = Hands("sabouiyya", "DA.AA/DAAA./D.DDA/A.DAA/DDDAA d m - 12 off=0,0,0,3,0,0")
+    h.lift("a3", hold=0.08)
+    h.put("b3", "d", hold=DELAY + 0.5)
+    assert h.moves == ["a3-b3"]
+    h.lift("a2", hold=0.066)
+    h.put("a3", "a", hold=0.002)
+    h.lift("b3", hold=0.021)
+    h.put("b3", "d", hold=0.025)
+    h.lift("b3", hold=0.031)
+    h.put("a2", "d", hold=1.16)
+    assert h.moves == []
+    h.lift("a2", hold=0.07)
+    h.put("b2", "d", hold=DELAY + 0.5)
+    assert h.moves == ["a3-b3", "a2-a3", "b3-b2"]
+    assert "error" not in h.leds.values() and h.last.status == "Attacker to move"
+
+
+def test_a_kept_run_is_not_confirmed_by_a_reply_where_the_soldier_in_the_hand_may_go() -> None:
+    # Kharbga (a reed-hands game, clumsy hands): the Defender's d5 lifted
+    # and held up: occupancy also shows d5xc5xc6 (taking c6, then b6),
+    # its soldier "on c6" where c6's captured piece stands, a run kept
+    # aside unproven. c4 taken off, the soldier set on d4 (d5xd4, taking
+    # c4), and the Attacker's b5 lifted at once: that board is also the
+    # run and the Attacker's c4-d4. But d4 is where the soldier in the
+    # hand may go, and no soldier was seen set down on c6. Before, the run
+    # and c4-d4 were recorded.
+    h = Hands("kharbga", "AADAADA/DAAAADA/DA.D..D/DDA.D.A/A.ADDAD/DDADDDA/DAAADAD "
+                         "d m - 8 np=3 off=2,0,0,3,0,0")
+    h.lift("d5", hold=1.01)
+    assert h.moves == [] and h.leds["d5"] == "lifted"
+    h.lift("c4", hold=0.05)
+    h.put("d4", "d", hold=0.002)
+    h.lift("b5", hold=1.25)
+    assert h.moves == ["d5xd4"] and h.leds["b5"] == "lifted"
+    h.put("c5", "a", hold=DELAY + 0.5)
+    assert h.moves == ["d5xd4", "b5-c5"]
+    assert "error" not in h.leds.values() and h.last.status == "Defender to move"
+
+
+def test_a_step_made_another_way_is_read_before_a_run_the_board_cannot_prove() -> None:
+    # Kharbga (a reed-hands game, clumsy hands): c3 set down long on c2
+    # (read as c3-c2), then moved on to d3 (c3xd3, taking d2), d2 taken
+    # off. Occupancy also shows the Defender's d2xe2, e2xd2, d2xd3, a run
+    # it cannot prove (the soldier back on d2, where a piece of that run
+    # stood). The last turn made another way, which the board proves,
+    # comes first. Before, the Defender's chain was recorded.
+    h = Hands("kharbga", "ADDADDA/A.D..AA/.DDA.DD/.D.A.DA/DAA.ADD/DD.D.AD/ADDAAAA "
+                         "a m - 17 np=1 off=6,0,0,4,0,0")
+    h.lift("c3", hold=0.05)
+    h.put("c2", "a", hold=1.29)
+    assert h.moves == ["c3-c2"]
+    h.lift("c2", hold=0.03)
+    h.put("d3", "a", hold=0.05)
+    h.lift("d2", hold=DELAY + 0.5)
+    assert h.moves == ["c3xd3"]
+    assert "error" not in h.leds.values() and h.last.status.startswith("Defender to move")
+
+
+def test_a_captured_piece_off_then_a_soldier_on_its_point_is_no_piece_set_back() -> None:
+    # Kharbga (a reed-hands game, quick hands): e5xe4 takes f4, e4xf4
+    # takes f3; f4 taken off while e5's soldier is in the hand, the
+    # soldier set on e4, slid on over e5 to f4, f3 taken off, and the
+    # Attacker's d3-e3 at once. Occupancy also shows e5xe4, e4xe3 (taking
+    # d3 and f3), f4's captured piece set back on its point. But f4 went
+    # after the soldier left e5: a piece set there since is as likely the
+    # chain going on into it, and the reading waits for the board to tell.
+    # Before, e5xe4, e4xe3 was recorded.
+    h = Hands("kharbga", "ADDAAAA/AAADDAD/AAADDAA/DDD..AD/ADDA.AD/AADAADD/DADDDAD "
+                         "d m - 2 np=0 off=0,0,0,2,0,0")
+    h.lift("e5", hold=0.65)
+    h.lift("f4", hold=0.1)
+    h.put("e4", "d", hold=0.02)
+    h.lift("e4", hold=0.09)
+    h.put("e5", "d", hold=0.07)
+    h.lift("e5", hold=0.08)
+    h.put("f4", "d", hold=0.02)
+    h.lift("f4", hold=0.02)
+    h.put("f4", "d", hold=0.02)
+    h.lift("f3", hold=0.0)
+    h.lift("d3", hold=0.07)
+    h.put("e3", "a", hold=DELAY + 0.5)
+    assert h.moves == ["e5xe4", "e4xf4", "d3-e3"]
+    assert "error" not in h.leds.values() and h.last.status == "Defender to move"
+
+
+def test_a_chain_back_home_goes_by_the_point_filled_after_its_soldier_left() -> None:
+    # Kharbga with a refuge (a reed-hands game, quick hands): f1-f2, then
+    # the Defender's e1xe2 (taking f2) and e2xe1 (taking d1). e1xf1 and
+    # f1xe1 take the same pieces and leave the same board, but f1 was
+    # last filled before e1's soldier left, e2 after. Before, the chain
+    # was recorded by way of f1.
+    h = Hands("kharbga-refuge", "AAA.DDD/DAAAADD/A..AAD./.AA...D/.....D./AD.D..D/ADDADAD "
+                                "a m - 21 np=3 off=8,0,0,8,0,0")
+    h.lift("f1", hold=1.25)
+    h.put("f2", "a", hold=0.0)
+    h.lift("e1", hold=0.014)
+    h.lift("f2", hold=0.85)
+    assert h.moves == ["f1-f2"] and h.leds["e1"] == "lifted"
+    h.put("e2", "d", hold=0.02)
+    h.lift("e2", hold=0.1)
+    h.lift("d1", hold=0.95)
+    h.put("e1", "d", hold=DELAY + 0.5)
+    assert h.moves == ["f1-f2", "e1xe2", "e2xe1"]
+    assert "error" not in h.leds.values() and h.last.status == "Attacker to move"
