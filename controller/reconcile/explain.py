@@ -32,7 +32,17 @@ from controller.rules.moves import PASS, PLACE, REMOVE, STEP, Move
 
 from .runs import Runs
 from .settings import Settings
-from .turn import Candidate, Clues, Pending, Turn, chain_takes, filled_first, fits, shown_since_undo
+from .turn import (
+    Candidate,
+    Clues,
+    Pending,
+    Turn,
+    chain_takes,
+    ends_on,
+    filled_first,
+    fits,
+    shown_since_undo,
+)
 
 __all__ = ["Explainer", "stop_answered"]
 
@@ -91,7 +101,7 @@ class Explainer:
         # Fewest actions, and of those first the run whose soldier ends
         # where a piece was last set down.
         landed = turn.clues.landed
-        found.sort(key=lambda c: (len(c.actions), not _ends_on(c, landed)))
+        found.sort(key=lambda c: (len(c.actions), not ends_on(c, landed)))
         return found[: self.settings.max_unproven]
 
     def lift(self, game: AnyGame, r: Frame, turn: Turn) -> tuple[int, int] | None:
@@ -225,7 +235,7 @@ class Explainer:
         try:
             after = Turn(pending, flags, None, turn.clues, turn.thinking)
             reply = self.explain(g, r, after, weak_ok=False)
-            if reply is not None and (filled_first(reply, turn.clues) or _ends_on(reply, unless)):
+            if reply is not None and (filled_first(reply, turn.clues) or ends_on(reply, unless)):
                 reply = None  # its landing stood before its soldier left: no proof
             if reply is not None:
                 if g.side == mover and reply.actions[0].kind != PASS:
@@ -389,12 +399,6 @@ def _rank(c: Candidate, clues: Clues) -> tuple[bool, bool, bool, int, int]:
     return (not landed, not frm & clues.held, not frm & clues.origin, len(c.actions), unseen)
 
 
-def _ends_on(c: Candidate, squares: int) -> bool:
-    """Does the last step of ``c`` end on one of ``squares``?"""
-    last = next((m for m in reversed(c.actions) if m.kind == STEP), None)
-    return last is not None and bool(squares >> last.to & 1)
-
-
 def _first_rank(c: Candidate, clues: Clues) -> tuple[bool, float,
                                                      tuple[bool, bool, bool, int, int]]:
     """How likely ``c`` is the first of two turns read at once (lowest
@@ -403,7 +407,7 @@ def _first_rank(c: Candidate, clues: Clues) -> tuple[bool, float,
     point perhaps filled again since by the reply), then :func:`_rank`."""
     steps = [m for m in c.actions if m.kind == STEP]
     went = clues.went.get(steps[0].frm, math.inf) if steps else math.inf
-    return (_ends_on(c, clues.landed), went, _rank(c, clues))
+    return (ends_on(c, clues.landed), went, _rank(c, clues))
 
 
 def _placements(g: AnyGame, r: Frame, landed: int = 0) -> Candidate | None:

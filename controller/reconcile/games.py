@@ -21,7 +21,7 @@ from controller.rules.moves import PASS, PLACE, STEP, Move
 from .explain import Explainer
 from .readings import Mismatch
 from .timeline import Timeline, set_up_first
-from .turn import Candidate, Turn, chain_reach, chain_takes, filled_first, fits
+from .turn import Candidate, Turn, chain_reach, chain_takes, ends_on, filled_first, fits
 from .unrecorded import Table
 from .update import Report
 
@@ -99,14 +99,14 @@ class Games:
         off since, one of them taken by its last action (the pieces the
         actions before it took prove those, as much as a soldier in the
         hand after them) and, unless that action's soldier was seen set
-        down, by no other way it may go on, and nothing set down since where it leaves no
-        piece (a soldier still moving: in the hand, not where the run
-        ends); a run of
-        actions occupancy proves after it; or the other side's turn begun
-        after it (:meth:`Explainer.followed`; a soldier of that side only
-        lifted counts if ``lifted``).  Its board with nothing it took
-        lifted off is no proof: that is the soldier in the hand as much as
-        it is the run."""
+        down, by no other way it may go on, and nothing set down since
+        where it leaves no piece (a soldier still moving: in the hand, not
+        where the run ends); a run of actions occupancy proves after it,
+        not ending where that soldier, unseen, may land; or the other
+        side's turn begun after it (:meth:`Explainer.followed`, the same
+        way; a soldier of that side only lifted counts if ``lifted``).
+        Its board with nothing it took lifted off is no proof: that is the
+        soldier in the hand as much as it is the run."""
         g = self.game
         turn = self._turn
         ex = self._explainer
@@ -142,11 +142,10 @@ class Games:
             moved = any(t > at.t and not (w.a | w.d) >> p & 1 for p, t in filled.items())
             after = ex.explain(g, r, turn, weak_ok=False)
             # (a run after it whose landing stood before its soldier left is
-            # no proof: that piece is another's; when the run's soldier was
-            # never seen set down,
-            # nor one ending where the soldier in the hand may land)
+            # no proof: that piece is another's; nor, when the run's soldier
+            # was never seen set down, one ending where it may land)
             proven = after is not None and not filled_first(after, turn.clues) \
-                and not _ends_in(after, reach)
+                and not ends_on(after, reach)
             taken_off = bool(off & last & ~elsewhere) and not off & ~(w.gone_a | w.gone_d) \
                 and not moved and ex.nothing_new(g, r, turn.pending)
             ok = proven or taken_off
@@ -208,7 +207,8 @@ class Games:
         redo, n, clues = self._redo, g.ply, turn.clues
         for m in redo:
             self.timeline.push(m.kind, m.frm, m.to, m.flag)
-        # what the hands did before the takeback was read counts too
+        # what the hands did before the takeback was read counts too (for
+        # the rest of this reading as well, once the actions are made again)
         turn.clues = clues.with_before()
         if ex.explain(g, r, turn, weak_ok=False) is None and ex.two_turns(g, r, turn) is None:
             while g.ply > n:
@@ -226,8 +226,8 @@ class Games:
         and not ending on a point filled before the soldier left the one
         the turn ended on (:func:`filled_first`) unless it takes the piece
         there.  What the hands did since the turn was begun proves it, not
-        only what they did since it was read (:meth:`Clues.with_before`).  ``make=False`` only
-        tells whether ``r`` is one, changing nothing."""
+        only what they did since it was read (:meth:`Clues.with_before`).
+        ``make=False`` only tells whether ``r`` is one, changing nothing."""
         tl = self.timeline
         g = tl.game
         n = tl.last_turn_length()
@@ -333,8 +333,3 @@ class Games:
         self._table.hint = 0
         self._table.setup = set_up_first(game)
 
-
-def _ends_in(c: Candidate, points: int) -> bool:
-    """Does the last step of ``c`` end on one of ``points``?"""
-    last = next((m for m in reversed(c.actions) if m.kind == STEP), None)
-    return last is not None and bool(points >> last.to & 1)

@@ -14,7 +14,7 @@ from controller.rules import AnyGame
 from controller.rules.moves import PLACE, STEP, Move
 
 __all__ = ["Candidate", "Clues", "Pending", "Turn", "chain_reach", "chain_takes", "difference",
-           "filled_first", "fits", "shown_since_undo"]
+           "ends_on", "filled_first", "fits", "shown_since_undo"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,6 +167,12 @@ def shown_since_undo(c: Candidate, turn: Turn) -> bool:
     return undone is None or all(
         m.to in turn.clues.filled or not undone >> m.to & 1
         for m in c.actions if m.kind in (STEP, PLACE))
+
+
+def ends_on(c: Candidate, squares: int) -> bool:
+    """Does the last step of ``c`` end on one of ``squares``?"""
+    last = next((m for m in reversed(c.actions) if m.kind == STEP), None)
+    return last is not None and bool(squares >> last.to & 1)
 
 
 def filled_first(c: Candidate, clues: Clues, frm: int | None = None) -> bool:
