@@ -136,7 +136,7 @@ class Games:
                     elsewhere = chain_takes(g, m.frm, 4, but=m.to)
                 g.push(m.kind, m.frm, m.to, m.flag)
             a, d = g.bitboards()
-            frm = w.actions[-1].frm
+            frm = last_step.frm
             last = before & ~(a | d) & ~(1 << frm if frm >= 0 else 0)  # taken by its last action
             turn.pending.add(w)
             moved = any(t > at.t and not (w.a | w.d) >> p & 1 for p, t in filled.items())

@@ -190,35 +190,34 @@ def filled_first(c: Candidate, clues: Clues, frm: int | None = None) -> bool:
 def chain_reach(g: AnyGame, frm: int, depth: int) -> int:
     """The points the soldier on ``frm`` may step to this turn, on any
     step of a chain (``depth`` steps at most)."""
-    reach = 0
-    for m in g.legal_moves():
-        if m.kind != STEP or m.frm != frm:
-            continue
-        reach |= 1 << m.to
-        if depth > 1 and m.capture:
-            g.play(m)
-            try:
-                if g.chain_point == m.to and g.outcome is None:
-                    reach |= chain_reach(g, m.to, depth - 1)
-            finally:
-                g.pop()
-    return reach
+    return _chain(g, frm, depth, -1)[0]
 
 
 def chain_takes(g: AnyGame, frm: int, depth: int, but: int = -1) -> int:
     """The pieces a capture chain of the soldier on ``frm`` may take, on
     any of its steps (``depth`` steps at most; not by way of a first step
     to ``but``)."""
-    takes = 0
+    return _chain(g, frm, depth, but)[1]
+
+
+def _chain(g: AnyGame, frm: int, depth: int, but: int) -> tuple[int, int]:
+    """The points the soldier on ``frm`` may step to this turn and the
+    pieces it may take, on any step of a chain (``depth`` steps at most;
+    not by way of a first step to ``but``)."""
+    reach = takes = 0
     for m in g.legal_moves():
-        if m.kind != STEP or m.frm != frm or not m.capture or m.to == but:
+        if m.kind != STEP or m.frm != frm or m.to == but:
+            continue
+        reach |= 1 << m.to
+        if not m.capture:
             continue
         takes |= g.captures(m.frm, m.to)
         if depth > 1:
             g.play(m)
             try:
                 if g.chain_point == m.to and g.outcome is None:
-                    takes |= chain_takes(g, m.to, depth - 1)
+                    more = _chain(g, m.to, depth - 1, -1)
+                    reach, takes = reach | more[0], takes | more[1]
             finally:
                 g.pop()
-    return takes
+    return reach, takes
