@@ -300,7 +300,11 @@ def test_the_page_takes_the_token_from_its_address(browser: Browser, tmp_path: P
         assert "token" not in pg.url  # kept by the page, not left in the address
         pg.click('#board [data-square="c2"]')
         expect(_sq(pg, "c2").locator(".piece")).to_have_count(1)
-        assert server.get("/api/state")["sim_occ"][7] == "1"  # c2
+        # (the page shows the piece before its click reaches the service)
+        deadline = time.monotonic() + 10
+        while server.get("/api/state")["sim_occ"][7] != "1":  # c2
+            assert time.monotonic() < deadline, "the click on c2 never reached the service"
+            pg.wait_for_timeout(30)
         # Without it: refused with the reason, and the page asks for it.
         pg.evaluate("localStorage.removeItem('kharbga-token')")
         pg.click('#board [data-square="c2"]')
