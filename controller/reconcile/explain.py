@@ -191,7 +191,8 @@ class Explainer:
         settled (quick hands): the turn, if its soldier was seen on every
         point it stepped to and gone from its own since the board last read
         an action, its last point filled since then (not only a piece seen
-        there before the soldier standing on it left), and ``r`` shows the
+        there before the soldier standing on it left), every piece it huffs
+        seen taken off (a reply onto that point refills it), and ``r`` shows the
         reply begun after it (:meth:`followed`). The best-ranked such turn;
         None if there is none."""
         g = game
@@ -207,6 +208,8 @@ class Explainer:
                     or any(not clues.seen >> m.to & 1 for m in steps) \
                     or steps[-1].to not in clues.filled or not shown_since_undo(c, turn) \
                     or not clues.emptied >> steps[0].frm & 1 \
+                    or any(m.kind == REMOVE and not clues.emptied >> m.to & 1
+                           for m in c.actions) \
                     or (r.occupied | clues.seen) & c.proof != c.proof:
                 continue
             if (best is None or _first_rank(c, clues) < _first_rank(best, clues)) \

@@ -20,7 +20,7 @@ from controller.rules.moves import PASS, PLACE, STEP, Move
 
 from .explain import Explainer
 from .readings import Mismatch
-from .timeline import Timeline, set_up_first
+from .timeline import Timeline, captured_last_turn, set_up_first
 from .turn import Candidate, Turn, chain_reach, chain_takes, ends_on, filled_first, fits
 from .unrecorded import Table
 from .update import Report
@@ -192,25 +192,42 @@ class Games:
         self.ok(r)
         return True
 
-    def redo(self, r: Frame) -> bool:
+    def redo(self, r: Frame, *, lifted: bool = False) -> bool:
         """The board moved on, not from the position the last takeback by
         hand went back to, but from the one it left: that board was the
         hands on their way (a quick reply set down first on a wrong point,
-        or where its soldier stood a turn before).  Then the actions it
+        or where its soldier stood a turn before, or a capture's soldier
+        landed before its captured piece came off).  Then the actions it
         undid are made again, and what ``r`` shows after them is the
-        caller's to read (one turn, or two at once).  Not against the
-        computer: its reply to the position taken back may be chosen
-        already, and the board is what it waits for."""
+        caller's to read (one turn, or two at once).  ``lifted``: from the
+        position taken back to, ``r`` is a soldier in the hand; then only
+        two turns at once prove it, where pieces standing in the position
+        taken back to were lifted and set down again, all on points the
+        first of the two turns stepped from or to.  Not against the computer: its reply to the
+        position taken back may be chosen already, and the board is what
+        it waits for."""
         if not self._redo or self._turn.computer is not None:
             return False
         g, ex, turn = self.game, self._explainer, self._turn
         redo, n, clues = self._redo, g.ply, turn.clues
+        a, d = g.bitboards()
         for m in redo:
             self.timeline.push(m.kind, m.frm, m.to, m.flag)
         # what the hands did before the takeback was read counts too (for
         # the rest of this reading as well, once the actions are made again)
         turn.clues = clues.with_before()
-        if ex.explain(g, r, turn, weak_ok=False) is None and ex.two_turns(g, r, turn) is None:
+        if lifted:
+            refilled = turn.clues.emptied & r.occupied & (a | d)
+            first = ex.two_turns(g, r, turn) if refilled else None
+            moved = 0
+            for m in first.actions if first is not None else ():
+                if m.kind == STEP:
+                    moved |= 1 << m.frm | 1 << m.to
+            found = first is not None and not refilled & ~moved
+        else:
+            found = ex.explain(g, r, turn, weak_ok=False) is not None \
+                or ex.two_turns(g, r, turn) is not None
+        if not found:
             while g.ply > n:
                 self.timeline.pop()
             turn.clues = clues
@@ -219,7 +236,7 @@ class Games:
         self.report.played.extend(str(m) for m in redo)
         return True
 
-    def correction(self, r: Frame, *, make: bool = True) -> bool:
+    def correction(self, r: Frame, *, make: bool = True, back: int = 1) -> bool:
         """The last turn made another way (set down wrong, then moved on):
         the same piece's turn, no longer than it was unless a capture chain
         (a soldier set down on a wrong point, then taken on as the chain),
@@ -227,14 +244,30 @@ class Games:
         the turn ended on (:func:`filled_first`) unless it takes the piece
         there.  What the hands did since the turn was begun proves it, not
         only what they did since it was read (:meth:`Clues.with_before`).
+        ``back=2``: the turn before the last made another way, the last
+        (one action of the other side, taking the soldier that turn moved
+        off its landing: a huff of the soldier set down wrong, or a capture
+        answering the chain read as stopped there) the same soldier going
+        on; never with the computer playing a side.
         ``make=False`` only tells whether ``r`` is one, changing nothing."""
         tl = self.timeline
         g = tl.game
-        n = tl.last_turn_length()
-        if n == 0 or g.history[-1][0].side == self._turn.computer:
+        last = tl.last_turn_length()
+        if last == 0 or g.history[-1][0].side == self._turn.computer:
             return False  # the computer's turn is made as it chose, not another way
+        n = last
+        if back == 2:
+            earlier = tl.last_turn_length(before=last)
+            if last != 1 or earlier == 0 or self._turn.computer is not None:
+                return False
+            n += earlier
         turn = self._turn
-        made = [m for _, m in g.history[-n:]]
+        undone = [m for _, m in g.history[-n:]]
+        made = undone[:n - last] if back == 2 else undone
+        landing = next((m.to for m in reversed(made) if m.kind == STEP), -1)
+        a, d = g.bitboards()
+        if back == 2 and (landing < 0 or (a | d) >> landing & 1):
+            return False  # the other side's answer took no soldier the turn moved
         before = (turn.pending.copy(), turn.flags[:])
         for _ in range(n):
             tl.pop()
@@ -266,10 +299,22 @@ class Games:
             self.report.undone += n
             self.play(cand, r)
             return True
-        for m in made:
+        for m in undone:
             tl.push(m.kind, m.frm, m.to, m.flag)
         turn.pending, turn.flags = before
         return found
+
+    def readmit(self, r: Frame) -> bool:
+        """Pieces the last turn captured, lifted off and set back down on
+        their squares (by mistake, or to look) before the opponent acted:
+        they are those pieces still to come off, not stray ones.  Tried
+        only when nothing else explains ``r``: a soldier stepping onto a
+        square a capture freed is a move."""
+        pend = self._turn.pending
+        back = captured_last_turn(self.timeline, r.occupied & ~pend.bits)
+        pend.a |= back.a
+        pend.d |= back.d
+        return bool(back.bits)
 
     def undo_turn(self) -> None:
         """The undo button: take back the last turn."""

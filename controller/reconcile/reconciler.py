@@ -459,12 +459,13 @@ class Reconciler:
         self._lift = None
         self._read(r, now, lift, deferred)
 
-    def _two_turns_refill(self, r: Frame, now: float) -> bool:
+    def _two_turns_refill(self, r: Frame) -> bool:
         """A soldier in the hand whose board has pieces that "never moved"
         shown gone and set down again since the board last read an action,
         where a turn and a quick reply (:meth:`Explainer.two_turns`) leave
-        the same board: the two turns are read (their steps landed there),
-        and what follows them.  False if the reading is not that."""
+        the same board: the first turn is played (their steps landed
+        there; the reply is the caller's to read).  False if the reading
+        is not that."""
         g, turn = self.game, self._turn
         a, d = g.bitboards()
         refilled = turn.clues.emptied & r.occupied & (a | d)
@@ -473,9 +474,7 @@ class Reconciler:
         first = self._explainer.two_turns(g, r, turn)
         if first is None or refilled & ~(first.gone_a | first.gone_d):
             return False  # or not all of them points the first turn captured
-        self._lift = None
         self._games.play(first, r)
-        self._read(r, now, None, [])
         return True
 
     def _read(self, r: Frame, now: float, lift: tuple[int, int] | None,
@@ -498,7 +497,9 @@ class Reconciler:
             self._read(r, now, None, [])  # then what follows them
             return
         self._lift = ex.lift(g, r, turn)
-        if self._lift is not None and self._two_turns_refill(r, now):
+        if self._lift is not None and (self._two_turns_refill(r) or games.redo(r, lifted=True)):
+            self._lift = None  # two turns read (the last takeback by hand, none)
+            self._read(r, now, None, [])  # and what follows them
             return
         if self._lift is not None and turn.pending.bits & r.occupied and games.correction(
                 r, make=False):
@@ -551,10 +552,11 @@ class Reconciler:
         if games.redo(r):  # the last takeback by hand was none
             self._read(r, now, None, [])
             return
-        if self._readmit(r):  # then read again, as if they had never been lifted
+        if games.readmit(r):  # then read again, as if they had never been lifted
             self._read(r, now, lift, deferred)
             return
-        self._mismatched(r, now)
+        if not games.correction(r, back=2):  # or the other side's answer was none
+            self._mismatched(r, now)
 
     def _mismatched(self, r: Frame, now: float) -> None:
         """Nothing explains ``r``: a mismatch (since ``now``, if new), and
@@ -569,18 +571,6 @@ class Reconciler:
         m.misplaced = None if m.huffed else ex.misplaced(g, r, turn)
         m.knocked = 0 if m.huffed or m.misplaced else ex.knocked(g, r, turn)
         m.owed = 0 if m.huffed or m.knocked else games.timeline.owed(r)
-
-    def _readmit(self, r: Frame) -> bool:
-        """Pieces the last turn captured, lifted off and set back down on
-        their squares (by mistake, or to look) before the opponent acted:
-        they are those pieces still to come off, not stray ones.  Tried
-        only when nothing else explains ``r``: a soldier stepping onto a
-        square a capture freed is a move."""
-        pend = self._turn.pending
-        back = captured_last_turn(self._games.timeline, r.occupied & ~pend.bits)
-        pend.a |= back.a
-        pend.d |= back.d
-        return bool(back.bits)
 
     # ------------------------------------------------------------------
     # Games

@@ -39,9 +39,11 @@ class Timeline:
         self.game.pop()
         self.boards.pop()
 
-    def last_turn_length(self) -> int:
-        """How many actions the last turn took (0 if it cannot be redone)."""
+    def last_turn_length(self, before: int = 0) -> int:
+        """How many actions the last turn took (0 if it cannot be redone);
+        ``before``: the turn before the game's last ``before`` actions."""
         hist: Sequence[tuple[State | LeapState, Move]] = self.game.history
+        hist = hist[:len(hist) - before]
         if not hist or hist[-1][1].kind not in _PLAYED:
             return 0
         side = hist[-1][0].side

@@ -838,3 +838,83 @@ def test_a_chain_back_home_goes_by_the_point_filled_after_its_soldier_left() -> 
     h.put("e1", "d", hold=DELAY + 0.5)
     assert h.moves == ["f1-f2", "e1xe2", "e2xe1"]
     assert "error" not in h.leds.values() and h.last.status == "Attacker to move"
+
+
+# Sixteen Soldiers, the Defender to move: after a5-b6 the Attacker may huff
+# b8, c8 or d8 (each could have captured and did not).
+HUFF_OWED = "DDD/DDD/D.A.D/D..../D..../....A/AAA.A/AAA/AAA d m - 34 np=0"
+# Sixteen Soldiers, the Attacker to step (its huff made).
+HUFF_DONE = ".DD/DD./...../...D./..A../....D/..A../AA./A.A a m - 85 np=8 hf=done"
+# Checkers, the Defender to move: g5xe3 takes f4, then e3xc1 may take d2.
+CHECKERS_CHAIN = (".D.....D/A.D.D.../.....D.D/D...D.D./.A.D.A../A.....A./.A.A.A.A/....A.A."
+                  " d m - 24 np=0")
+
+
+def test_a_huff_in_the_first_of_two_turns_is_of_a_piece_seen_taken_off() -> None:
+    # The Attacker huffs b8 and steps a3-a4, the Defender at once huffs c7
+    # and steps a6-a5. c8 huffed, then b8 stepped onto c8 leaves the same
+    # board after c7's huff, but c8 never left its point: read so, the
+    # Defender's turn was b8-c8, a phantom.
+    h = Hands("sixteen-soldiers", HUFF_OWED)
+    h.lift("a5", hold=0.05)
+    h.put("b6", "d", hold=1.0)
+    assert h.moves == ["a5-b6"]
+    h.lift("b8", hold=0.002)
+    h.lift("a3", hold=0.08)
+    h.put("a4", "a", hold=0.07)
+    h.lift("a4", hold=0.002)
+    h.put("a4", "a", hold=0.002)
+    h.lift("c7", hold=0.9)
+    h.lift("a6", hold=0.08)
+    h.put("a5", "d", hold=DELAY)
+    assert h.moves == ["a5-b6", "xb8", "a3-a4", "xc7", "a6-a5"]
+
+
+def test_a_soldier_set_down_wrong_then_huffed_there_was_moving_on() -> None:
+    # Sixteen Soldiers: c5 set down on b5 long enough to be read, the
+    # Defender's huff of b5 read when it was lifted again; it lands on b6:
+    # that was the Attacker's step, not a huff.
+    h = Hands("sixteen-soldiers", HUFF_DONE)
+    h.lift("c5", hold=1.1)
+    h.put("b5", "a", hold=1.2)
+    assert h.moves == ["c5-b5"]
+    h.lift("b5", hold=0.1)
+    h.put("b6", "a", hold=0.02)
+    h.lift("b6", hold=1.06)
+    h.put("b6", "a", hold=DELAY)
+    assert h.moves == ["c5-b6"]
+    assert not any(role == "error" for role in h.leds.values())
+
+
+def test_a_chain_read_as_stopped_and_answered_was_its_soldier_set_down_wrong() -> None:
+    # Checkers: g5xe3 takes f4; the soldier goes on to take d2 but is set
+    # down on f4 first, read as the chain stopped (pass) and d2xf4 taking
+    # e3. Then it lands on c1: the chain went on, e3xc1.
+    h = Hands("checkers", CHECKERS_CHAIN)
+    h.lift("g5", hold=0.012)
+    h.lift("f4", hold=1.156)
+    h.put("e3", "d", hold=0.02)
+    h.lift("e3", hold=0.09)
+    h.put("e3", "d", hold=0.065)
+    h.lift("e3", hold=0.049)
+    h.lift("d2", hold=0.031)
+    h.put("f4", "d", hold=0.855)
+    h.lift("f4", hold=0.026)
+    h.put("c1", "d", hold=DELAY + 0.3)
+    assert h.moves == ["g5xe3", "e3xc1"]
+
+
+def test_a_capture_landing_before_its_piece_came_off_is_no_takeback() -> None:
+    # Hewakam Keliya: b3-b4 and at once b5xb3 taking b4; with b4 still
+    # standing the board is the one before b4-b5 (read as a takeback). The
+    # captured piece then comes off: the two turns, made again.
+    h = Hands("hewakam-keliya", "DDD/DDD/.DD../DDDDD/A.ADD/.DAAA/AAAAA/AA./AAA d m - 20")
+    h.lift("b4", hold=0.08)
+    h.put("b5", "d", hold=0.7)
+    assert h.moves == ["b4-b5"]
+    h.lift("b3", hold=0.07)
+    h.put("b4", "a", hold=0.002)
+    h.lift("b5", hold=0.054)
+    h.put("b3", "d", hold=0.85)
+    h.lift("b4", hold=DELAY)
+    assert h.moves == ["b4-b5", "b3-b4", "b5xb3"]
