@@ -521,19 +521,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args_list[:1] == ["match"]:  # its own options, passed on whole
         from controller.engine.match import main as match_main
 
-        try:
+        def command(_: object) -> int:
             return match_main(args_list[1:])
-        except KeyboardInterrupt:  # Ctrl-C: the match stops, its workers with it
-            return 130
-        except (ValueError, OSError) as exc:
-            print(f"{PROG}: {exc}", file=sys.stderr)
-            return 2
-    parser = build_parser()
-    args = parser.parse_args(args_list)
-    command: Command = args.command
+
+        args: object = None
+    else:
+        args = build_parser().parse_args(args_list)
+        command = args.command
     try:
         return command(args)
-    except KeyboardInterrupt:
+    except KeyboardInterrupt:  # Ctrl-C (a match stops, its workers with it)
         return 130
     except BrokenPipeError:  # `games log 3 | head`: the reader stopped; say nothing
         devnull = os.open(os.devnull, os.O_WRONLY)

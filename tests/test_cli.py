@@ -578,6 +578,20 @@ def test_match_refuses_what_it_cannot_play(argv: list[str], words: str,
     assert status == 2 and words in err and err.count("\n") == 1
 
 
+def test_a_match_whose_reader_went_away_stops_quietly(tmp_path: Path) -> None:
+    # `kharbga-board match ... | head -1`: as every other command, no
+    # "Broken pipe" and exit 0.
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        r = subprocess.run([sys.executable, "-m", "controller", "match", "--a", "random",
+                            "--b", "random", "--games", "2"], stdout=write,
+                           stderr=subprocess.PIPE, text=True, timeout=120, check=False)
+    finally:
+        os.close(write)
+    assert r.returncode == 0 and r.stderr == ""
+
+
 def test_a_hint_for_a_blocked_side_says_who_plays(capsys: pytest.CaptureFixture[str]) -> None:
     # In kharbga a blocked side does not move: the other side plays again.
     position = "......./......./......./......./......./D....../AD..... a m - 5"

@@ -43,8 +43,10 @@ token (``Authorization: Bearer TOKEN``).  Bad requests get a 4xx status and
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import json
 import logging
+import socket
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from importlib import resources
@@ -124,6 +126,25 @@ def _local_caller(request: web.Request) -> bool:
     return local_caller(request.remote)
 
 
+def _named_here(request: web.Request) -> bool:
+    """Was the page opened by an address no other web site can take: an IP
+    address, ``localhost``, this machine's name (``NAME``, ``NAME.local``)
+    or the host the service is configured to listen on?  A name of another
+    site pointed at 127.0.0.1 (DNS rebinding) is none of them: its page
+    passes the Origin check (the browser thinks itself on that site) but
+    not this one."""
+    name = (request.url.host or "").rstrip(".").lower()
+    try:
+        ipaddress.ip_address(name.strip("[]"))
+        return True
+    except ValueError:
+        pass
+    here = socket.gethostname().lower()
+    listening = request.app[SERVICE].config.host.lower()
+    return name in ("localhost", here, f"{here}.local", listening) \
+        or name.endswith(".localhost")
+
+
 def _refusal(request: web.Request) -> web.Response | None:
     """Why a state-changing request is refused, or None."""
     site = request.headers.get("Sec-Fetch-Site", "")
@@ -134,9 +155,13 @@ def _refusal(request: web.Request) -> web.Response | None:
     if request.content_type != "application/json":
         return _error(415, "refused: a change must be sent as JSON "
                            "(Content-Type: application/json)")
-    if _local_caller(request):
+    named_here = _named_here(request)
+    if _local_caller(request) and named_here:
         return None
     token = request.app[SERVICE].config.token
+    if not token and not named_here:
+        return _error(403, f"refused: the page was opened as {request.host!r}, a name that "
+                           "is not this machine's (open it as localhost or by its address)")
     if not token:
         return _error(403, "refused: changes are accepted only from this machine "
                            "(start the service with a token to play from elsewhere)")

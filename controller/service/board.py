@@ -543,7 +543,10 @@ class BoardService(EngineSide):
             "options": format_any_options(g.variant),
             "hajeb": hajeb,
             "ponder": self.ponder,
-            "thought": self.advice.thought(g) if self.ponder and o is None else None,
+            # (none on the computer's turn, however it came: its own search,
+            # at its level, is not shown, and the page waits grey for its move)
+            "thought": self.advice.thought(g) if self.ponder and o is None
+            and self.computer != g.to_move else None,
         }
 
     def set_broker(self, link: dict[str, Any] | None) -> None:

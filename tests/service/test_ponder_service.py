@@ -212,3 +212,24 @@ def test_the_computers_reply_is_ready_when_the_expected_move_lands(tmp_path: Pat
     finally:
         stop.set()
         server.stop()
+
+
+def test_no_score_is_shown_once_the_computer_takes_the_side_to_move(tmp_path: Path) -> None:
+    """The engine's thinking is shown while the person thinks; the computer
+    chosen for the side to move, the page waits for its move (grey, no
+    score: the computer's own search at its level is not shown)."""
+    server = Server(tmp_path / "data", "hewakam-keliya", players="ponder = true")
+    server.start()
+    try:
+        assert _wait(lambda: server.get("/api/state")["thought"], 30)
+        server.post("/api/computer", {"side": "attacker", "level": 5})
+        state = _wait(lambda: (s := server.get("/api/state"))["expected"] and s, 30)
+        assert state["to_move"] == "attacker" and state["computer"] == "attacker"
+        seen = []
+        until = time.monotonic() + 3.0
+        while time.monotonic() < until:  # while its move waits to be made
+            seen.append(server.get("/api/state")["thought"])
+            time.sleep(0.1)
+        assert seen == [None] * len(seen), [t for t in seen if t][:1]
+    finally:
+        server.stop()

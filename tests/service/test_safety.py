@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import socket
 from pathlib import Path
 from typing import Any
 
@@ -81,6 +82,43 @@ def test_changes_need_json_from_the_page_itself(service: BoardService) -> None:
             r = await client.post("/api/new", data=body,
                                   headers={"Content-Type": "application/json", "Origin": own})
             assert r.status == 200
+            assert service.gid != before
+        finally:
+            await client.close()
+
+    asyncio.run(main())
+
+
+def test_a_site_whose_name_points_here_cannot_change_the_game(service: BoardService) -> None:
+    """DNS rebinding: another site's name pointed at 127.0.0.1, its page
+    sending its own name as Host and Origin alike, from this machine."""
+    before = service.gid
+    body = json.dumps({"variant": "kharbga"})
+
+    async def main() -> None:
+        client: TestClient[Any, Any] = TestClient(TestServer(make_app(service)))
+        await client.start_server()
+        try:
+            for name in ("rebind.evil.example", "localhost.evil.example"):
+                here = f"{name}:{client.port}"
+                r = await client.post("/api/new", data=body, headers={
+                    "Content-Type": "application/json", "Host": here,
+                    "Origin": f"http://{here}", "Sec-Fetch-Site": "same-origin"})
+                assert r.status == 403
+                error = (await r.json())["error"]
+                assert "not this machine's" in error and "\n" not in error
+                r = await client.post("/api/button", data=json.dumps(
+                    {"button": "resign", "side": "defender"}), headers={
+                    "Content-Type": "application/json", "Host": here})
+                assert r.status == 403
+            assert service.gid == before and service.state()["outcome"] is None
+            # By address, localhost or this machine's own name: the page's own.
+            for name in ("127.0.0.1", "localhost", "board.localhost", socket.gethostname()):
+                here = f"{name}:{client.port}"
+                r = await client.post("/api/new", data=body, headers={
+                    "Content-Type": "application/json", "Host": here,
+                    "Origin": f"http://{here}"})
+                assert r.status == 200, (name, await r.text())
             assert service.gid != before
         finally:
             await client.close()

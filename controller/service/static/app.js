@@ -547,10 +547,13 @@ function renderKey() {
 
 // Each kind of move among ``tokens`` said in words in ``key``, once, with
 // its first example, in the order of NOTATION; hidden when there is none.
+// A step or capture is shown by one without the exchange flag where there
+// is one: a flagged move is the example of the flag's own line.
 function fillKey(key, tokens) {
   key.innerHTML = "";
   const seen = new Set();
-  for (const t of tokens) {
+  const flagged = (t) => t.endsWith("=");
+  for (const t of [...tokens.filter((t) => !flagged(t)), ...tokens.filter(flagged)]) {
     NOTATION.forEach(([is, words], kind) => {
       if (seen.has(kind) || !is(t)) return;
       seen.add(kind);
