@@ -388,22 +388,27 @@ def _set_back(c: Candidate, r: Frame, clues: Clues) -> bool:
     return any(clues.left.get(p, went) > went for p in points(back))
 
 
-def _rank(c: Candidate, clues: Clues) -> tuple[bool, bool, bool, int, int]:
+def _rank(c: Candidate, clues: Clues) -> tuple[bool, bool, bool, int, int, int]:
     """Prefer a soldier taken off by its exchange on the square last set
     down, the soldier seen in the hand, the piece first lifted since the
-    board last settled, the fewest actions, then the fewest points
-    stepped to that were not filled after the soldier left its own."""
+    board last settled, the fewest actions, the fewest points stepped to
+    that were not filled after the soldier left its own, then the steps
+    in the order their points were filled (a chain round a square, one
+    way or the other, takes the same pieces and ends on the same point)."""
     first = next((m for m in c.actions if m.kind != PASS), None)
     frm = 1 << first.frm if first is not None and first.frm >= 0 else 0
     landed = not c.proof or bool(c.proof & clues.landed)
     went = clues.went.get(first.frm, math.inf) if first is not None and first.frm >= 0 \
         else math.inf
     unseen = sum(1 for m in c.actions if m.kind == STEP and clues.filled.get(m.to, -1.0) < went)
-    return (not landed, not frm & clues.held, not frm & clues.origin, len(c.actions), unseen)
+    filled = [clues.filled.get(m.to, -1.0) for m in c.actions if m.kind == STEP]
+    disorder = sum(1 for a, b in zip(filled, filled[1:], strict=False) if a > b)
+    return (not landed, not frm & clues.held, not frm & clues.origin, len(c.actions), unseen,
+            disorder)
 
 
 def _first_rank(c: Candidate, clues: Clues) -> tuple[bool, float,
-                                                     tuple[bool, bool, bool, int, int]]:
+                                                     tuple[bool, bool, bool, int, int, int]]:
     """How likely ``c`` is the first of two turns read at once (lowest
     first): its soldier not the piece set down last (that is the reply's),
     then lifted before the other soldiers that went (when it went, its

@@ -918,3 +918,16 @@ def test_a_capture_landing_before_its_piece_came_off_is_no_takeback() -> None:
     h.put("b3", "d", hold=0.85)
     h.lift("b4", hold=DELAY)
     assert h.moves == ["b4-b5", "b3-b4", "b5xb3"]
+
+
+def test_a_chain_round_a_point_is_read_the_way_its_points_were_filled() -> None:
+    # Hewakam Keliya: d5 round c6 by b5, b7 and d7 back to d5 takes c5, b6,
+    # c7 and d6; the other way round takes the same and ends there too.
+    h = Hands("hewakam-keliya", "DDD/DDD/..D.D/AD.DD/..DAD/..DAA/.AAAA/AAA/AAA a m - 17")
+    h.lift("d5", hold=0.06)
+    for point in ("b5", "b7", "d7"):
+        h.put(point, "a", hold=0.06)
+        h.lift(point, hold=0.06)
+    h.put("d5", "a", hold=0.06)
+    h.lift("c5", "b6", "c7", "d6", hold=DELAY)
+    assert h.moves == ["d5xb5", "b5xb7", "b7xd7", "d7xd5"]
