@@ -523,9 +523,8 @@ class Reconciler:
             self._read(r, now, None, [])
             return
         cand = ex.explain(g, r, turn)
-        if cand is not None:  # a run occupancy cannot prove: the last turn
-            if not games.correction(r):  # made another way, if that fits, first
-                games.play(cand, r)
+        if cand is not None:
+            self._unproven(cand, r, now)
             return
         if r.occupied == 0 and (g.phase == "moving" or g.outcome is not None):
             # Not a takeback to the empty board: the game is put aside.
@@ -557,6 +556,18 @@ class Reconciler:
             return
         if not games.correction(r, back=2):  # or the other side's answer was none
             self._mismatched(r, now)
+
+    def _unproven(self, cand: Candidate, r: Frame, now: float) -> None:
+        """``cand``, a run occupancy cannot prove, explains ``r``: the last
+        turn made another way comes first, if that fits, then a turn and
+        the other side's reply begun that the board proves
+        (:meth:`Explainer.two_turns`), then ``cand``."""
+        if self._games.correction(r):
+            return
+        first = self._explainer.two_turns(self.game, r, self._turn)
+        self._games.play(first or cand, r)
+        if first is not None:
+            self._read(r, now, None, [])  # and the reply
 
     def _mismatched(self, r: Frame, now: float) -> None:
         """Nothing explains ``r``: a mismatch (since ``now``, if new), and

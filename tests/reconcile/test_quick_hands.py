@@ -931,3 +931,22 @@ def test_a_chain_round_a_point_is_read_the_way_its_points_were_filled() -> None:
     h.put("d5", "a", hold=0.06)
     h.lift("c5", "b6", "c7", "d6", hold=DELAY)
     assert h.moves == ["d5xb5", "b5xb7", "b7xd7", "d7xd5"]
+
+
+def test_a_capture_and_the_reply_lifted_at_once_are_no_long_chain_never_seen() -> None:
+    # Hewakam Keliya: c5xe7 takes d6; b5 is lifted to reply, set on c5 and
+    # lifted again. The board then fits one run alone, c5 round by a5, a7
+    # and c5 again to e7 (b5, a6 and b6 taken too), its points never seen
+    # filled: the capture and the reply in the hand are read instead.
+    h = Hands("hewakam-keliya", "DDD/DDD/.DDD./DDDDD/.DADA/AAAA./.AAAA/AAA/AAA a m - 11")
+    h.lift("c5", hold=0.032)
+    h.put("e7", "a", hold=0.074)
+    h.lift("d6", hold=0.002)
+    h.put("d6", "d", hold=0.012)
+    h.lift("b5", hold=0.002)
+    h.lift("d6", hold=0.076)
+    h.put("c5", "d", hold=0.09)
+    h.lift("c5", hold=0.6)
+    assert h.moves == ["c5xe7"]
+    h.put("c5", "d", hold=DELAY)
+    assert h.moves == ["c5xe7", "b5-c5"]
