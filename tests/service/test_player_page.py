@@ -308,6 +308,26 @@ def test_buttons_greyed_after_the_end_say_why_in_words(browser: Browser, server:
     expect(off).to_have_text("Hint, Draw and Resign are off until a new game: this one is over.")
 
 
+def test_buttons_wait_with_the_new_game_for_its_board(browser: Browser, server: Server) -> None:
+    """A new game waiting for the board cleared reads no press: before,
+    Hint, Draw and Resign were offered and did nothing."""
+    pg = _page(browser, server)
+    off = pg.locator("#buttons-off")
+    pg.click('#board [data-square="c2"]')
+    expect(pg.locator("#status")).to_contain_text("(2 of 2)")
+    server.post("/api/new", {"variant": "kharbga"})
+    expect(pg.locator("#status")).to_contain_text("New game: clear the board first")
+    for name in ("hint", "exchange", "draw", "resign"):
+        expect(pg.locator(f'[data-button="{name}"]')).to_be_disabled()
+    expect(off).to_have_text("Hint, Exchange, Draw and Resign are off until the new game "
+                             "begins: its board is not ready yet.")
+    pg.screenshot(path=str(server.data_dir.parent / "buttons-waiting.png"))
+    pg.click('#board [data-square="c2"]')  # the board cleared: the game begins
+    expect(pg.locator("#status")).to_contain_text("Attacker: place a soldier (1 of 2)")
+    expect(off).to_be_hidden()
+    expect(pg.locator('[data-button="hint"]')).to_be_enabled()
+
+
 def test_against_the_computer_draw_and_resign_are_the_persons(browser: Browser,
                                                               server: Server) -> None:
     """While the computer's move is lit, the page's player still plays the

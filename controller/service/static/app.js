@@ -649,19 +649,24 @@ function render() {
   renderBoardHelp();
   // The exchange belongs to kharbga's rules only.
   $('[data-button="exchange"]').hidden = !state.exchange;
-  // A game over takes no hint, offer or resignation: the buttons say so,
-  // in a line under them too (a phone shows no hover title).
+  // A game over takes no hint, offer or resignation, nor does a new game
+  // still waiting for its board (the board reads no press then): the
+  // buttons say so, in a line under them too (a phone shows no hover title).
+  const waiting = !state.outcome && !!state.waiting_clear;
   const off = [];
   for (const name of ["hint", "exchange", "draw", "resign"]) {
     const b = $(`[data-button="${name}"]`);
-    b.disabled = !!state.outcome;
-    b.title = state.outcome ? "The game is over: clear the board or start a new game" : "";
+    b.disabled = !!state.outcome || waiting;
+    b.title = state.outcome ? "The game is over: clear the board or start a new game"
+      : waiting ? "The new game begins once its board is ready (the line above says what it needs)"
+        : "";
     if (b.disabled && !b.hidden) off.push(b.textContent);
   }
   const last = off.pop();
   $("#buttons-off").hidden = !last;
   $("#buttons-off").textContent = !last ? "" : `${off.length ? `${off.join(", ")} and ` : ""}`
-    + `${last} ${off.length ? "are" : "is"} off until a new game: this one is over.`;
+    + `${last} ${off.length ? "are" : "is"} off until `
+    + (waiting ? "the new game begins: its board is not ready yet." : "a new game: this one is over.");
   if (state.outcome) $("#confirm").hidden = true;
   // The game the question was about has ended, or another took its place.
   if (!turnsInPlay()) $("#new-confirm").hidden = true;
