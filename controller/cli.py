@@ -8,6 +8,7 @@ traceback.
 from __future__ import annotations
 
 import argparse
+import errno
 import os
 import random
 import sys
@@ -515,6 +516,19 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _words(exc: ValueError | OSError) -> str:
+    """The error on one line: a system error as the shell's tools say it
+    ("FILE: Permission denied"; "cannot write: No space left on device"
+    for the output or a file it does not name), not Python's form."""
+    if isinstance(exc, OSError) and exc.strerror:
+        if exc.filename is not None:
+            return said(OSError(f"{exc.filename}: {exc.strerror}"))
+        if exc.errno in (errno.ENOSPC, errno.EIO, errno.EDQUOT, errno.EFBIG):
+            return f"cannot write: {exc.strerror}"
+        return exc.strerror
+    return said(exc) or type(exc).__name__
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``kharbga-board``; returns the exit status."""
     args_list = list(sys.argv[1:] if argv is None else argv)
@@ -544,8 +558,7 @@ def main(argv: Sequence[str] | None = None) -> int:
               f"{install_hint(EXTRAS[root])}", file=sys.stderr)
         return 2
     except (ValueError, OSError) as exc:
-        message = said(exc) or type(exc).__name__
-        print(f"{PROG}: {message}", file=sys.stderr)
+        print(f"{PROG}: {_words(exc)}", file=sys.stderr)
         return 2
     except Exception as exc:  # hardware libraries raise their own errors
         if os.environ.get("KHARBGA_DEBUG"):

@@ -592,6 +592,17 @@ def test_a_match_whose_reader_went_away_stops_quietly(tmp_path: Path) -> None:
     assert r.returncode == 0 and r.stderr == ""
 
 
+def test_an_output_that_cannot_be_written_is_said_as_the_shell_says_it() -> None:
+    # `kharbga-board hint ... > /dev/full`: before, "[Errno 28] No space
+    # left on device", Python's form.
+    with open("/dev/full", "w") as full:
+        r = subprocess.run([sys.executable, "-m", "controller", "hint", "--variant",
+                            "khamousiyya", "--time", "0.1"], stdout=full,
+                           stderr=subprocess.PIPE, text=True, timeout=120, check=False)
+    assert r.returncode == 2
+    assert r.stderr == "kharbga-board: cannot write: No space left on device\n"
+
+
 def test_a_hint_for_a_blocked_side_says_who_plays(capsys: pytest.CaptureFixture[str]) -> None:
     # In kharbga a blocked side does not move: the other side plays again.
     position = "......./......./......./......./......./D....../AD..... a m - 5"
