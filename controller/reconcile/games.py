@@ -203,9 +203,9 @@ class Games:
         position taken back to, ``r`` is a soldier in the hand; then only
         two turns at once prove it, where pieces standing in the position
         taken back to were lifted and set down again, all on points the
-        first of the two turns stepped from or to.  Not against the computer: its reply to the
-        position taken back may be chosen already, and the board is what
-        it waits for."""
+        first of the two turns stepped from or to.  Not against the
+        computer: its reply to the position taken back may be chosen
+        already, and the board is what it waits for."""
         if not self._redo or self._turn.computer is not None:
             return False
         g, ex, turn = self.game, self._explainer, self._turn

@@ -43,12 +43,13 @@ class Timeline:
         """How many actions the last turn took (0 if it cannot be redone);
         ``before``: the turn before the game's last ``before`` actions."""
         hist: Sequence[tuple[State | LeapState, Move]] = self.game.history
-        hist = hist[:len(hist) - before]
-        if not hist or hist[-1][1].kind not in _PLAYED:
+        end = len(hist) - before  # (a view of the undo stack: read, not copied)
+        if end <= 0 or hist[end - 1][1].kind not in _PLAYED:
             return 0
-        side = hist[-1][0].side
+        side = hist[end - 1][0].side
         n = 0
-        for snap, m in reversed(hist):
+        for i in range(end - 1, -1, -1):
+            snap, m = hist[i]
             if snap.side != side:
                 break
             n += 1
