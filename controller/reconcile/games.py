@@ -304,6 +304,39 @@ class Games:
         turn.pending, turn.flags = before
         return found
 
+    def chain_stopped(self, r: Frame) -> bool:
+        """The chain's last step was the other side's answer: its soldier,
+        set down first on the point the chain could go on to, read as the
+        chain going on (the piece that step took being that soldier, in
+        the hand), then moved where it meant, taking the chain's soldier.
+        Then the step is undone and the chain stopped there (``pass``),
+        the answer made.  Never with the computer playing a side."""
+        g, turn = self.game, self._turn
+        hist = g.history
+        if not hist or turn.computer is not None:
+            return False
+        snap, step = hist[-1]
+        if step.kind != STEP or not step.capture or snap.chain == -1:
+            return False  # no chain's later step
+        before = (turn.pending.copy(), turn.flags[:])
+        self.timeline.pop()
+        a, d = g.bitboards()
+        turn.pending.keep(~(a | d))
+        clues = turn.clues
+        turn.clues = clues.with_before()
+        try:
+            cand = self._explainer.explain(g, r, turn, weak_ok=False)
+        finally:
+            turn.clues = clues
+        if cand is not None and cand.actions[0].kind == PASS \
+                and (cand.gone_a | cand.gone_d) >> step.frm & 1:
+            self.report.undone += 1
+            self.play(cand, r)
+            return True
+        self.timeline.push(step.kind, step.frm, step.to, step.flag)
+        turn.pending, turn.flags = before
+        return False
+
     def readmit(self, r: Frame) -> bool:
         """Pieces the last turn captured, lifted off and set back down on
         their squares (by mistake, or to look) before the opponent acted:
@@ -346,6 +379,12 @@ class Games:
                 self.ok(r)
                 return True
         return False
+
+    def at_start(self, r: Frame) -> bool:
+        """Is reading ``r`` a new game's board (a leap game's soldiers on
+        their starting points)?"""
+        a, d = new_game(self.game.variant).bitboards()
+        return fits(r, a, d)
 
     def new_game(self) -> None:
         """Another game of the variant being played, with its options

@@ -46,7 +46,7 @@ from .present import Display, status
 from .readings import Mismatch, Readings
 from .settings import Settings
 from .timeline import captured_last_turn, set_up_first
-from .turn import Candidate, Turn, difference, fits
+from .turn import Candidate, Turn, difference
 from .unrecorded import Table, Undone, Unrecorded
 from .update import REPORTED, Update
 from .update import Report as _Report
@@ -535,7 +535,7 @@ class Reconciler:
                 self._mismatch.clear()
                 self._mismatch.since = now
             return
-        if g.outcome is not None and r.occupied and self._at_start(r):
+        if g.outcome is not None and r.occupied and games.at_start(r):
             # The soldiers set straight back on their starting points after
             # the end (draughts players do): the next game, as a cleared board.
             self._new_game()
@@ -551,11 +551,12 @@ class Reconciler:
         if games.redo(r):  # the last takeback by hand was none
             self._read(r, now, None, [])
             return
+        if games.correction(r, back=2) or games.chain_stopped(r):
+            return  # the other side's answer was none, or the chain's last step
         if games.readmit(r):  # then read again, as if they had never been lifted
             self._read(r, now, lift, deferred)
             return
-        if not games.correction(r, back=2):  # or the other side's answer was none
-            self._mismatched(r, now)
+        self._mismatched(r, now)
 
     def _unproven(self, cand: Candidate, r: Frame, now: float) -> None:
         """``cand``, a run occupancy cannot prove, explains ``r``: the last
@@ -585,12 +586,6 @@ class Reconciler:
 
     # ------------------------------------------------------------------
     # Games
-
-    def _at_start(self, r: Frame) -> bool:
-        """Is reading ``r`` a new game's board (a leap game's soldiers on
-        their starting points)?"""
-        a, d = new_game(self.game.variant).bitboards()
-        return fits(r, a, d)
 
     def _new_game(self) -> None:
         """Another game of the variant being played (see :meth:`Games.new_game`)."""

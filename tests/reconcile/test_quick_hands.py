@@ -950,3 +950,23 @@ def test_a_capture_and_the_reply_lifted_at_once_are_no_long_chain_never_seen() -
     assert h.moves == ["c5xe7"]
     h.put("c5", "d", hold=DELAY)
     assert h.moves == ["c5xe7", "b5-c5"]
+
+
+def test_an_answer_set_down_where_the_chain_could_go_on_stops_the_chain() -> None:
+    # Checkers: g1xe3 takes f2 and may go on to c5 taking d4; the Defender
+    # answers d4xf2 taking e3, its soldier set down on c5 first, long
+    # enough to be read as the chain going on (d4 taken, the soldier in
+    # the hand). Then it lands on f2: the chain stopped, and the answer.
+    h = Hands("checkers", "......../......a./.....D../A...A.D./.D.D.A../D.A...D./...d.D../"
+                          "......A. a m - 63 np=0")
+    h.lift("g1", hold=0.02)
+    h.put("e3", "a", hold=0.1)
+    h.lift("f2", hold=1.0)
+    assert h.moves == ["g1xe3"]
+    h.lift("d4", hold=0.022)
+    h.lift("e3", hold=0.097)
+    h.put("c5", "d", hold=1.23)
+    assert h.moves == ["g1xe3", "e3xc5"]
+    h.lift("c5", hold=0.049)
+    h.put("f2", "d", hold=DELAY + 0.3)
+    assert h.moves == ["g1xe3", "pass", "d4xf2"]
