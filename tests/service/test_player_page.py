@@ -283,6 +283,28 @@ def test_a_lit_dark_squares_name_can_be_read(browser: Browser, server: Server) -
 
 
 @pytest.mark.parametrize("width", [360, 1280])
+def test_on_a_phones_draughts_board_a_name_goes_under_its_soldier(browser: Browser,
+                                                                  server: Server,
+                                                                  width: int) -> None:
+    """At some 35 px a square, a square's name overlapped the top corner
+    of the soldier on it: on a phone it is drawn under an unlit soldier;
+    a lit square's name stays on top (on its badge), as on a wide screen."""
+    server.post("/api/new", {"variant": "english-draughts"})
+    pg = _page(browser, server, width, 800)
+    pg.click('#board [data-square="c3"]')
+    expect(pg.locator('#board [data-square="c3"]')).to_have_attribute("data-led", "lifted")
+
+    def z(square: str, part: str) -> int:
+        return int(pg.locator(f'#board [data-square="{square}"] {part}').evaluate(
+            "(e) => Number(getComputedStyle(e).zIndex) || 0"))
+
+    # an unlit soldier's square; the lifted soldier's (lit, no soldier on it)
+    assert (z("a3", ".label") > z("a3", ".piece")) == (width > 520)
+    assert z("c3", ".label") > z("a3", ".piece")
+    pg.locator("#board").screenshot(path=str(server.data_dir.parent / f"names-{width}.png"))
+
+
+@pytest.mark.parametrize("width", [360, 1280])
 def test_buttons_greyed_after_the_end_say_why_in_words(browser: Browser, server: Server,
                                                       width: int) -> None:
     """A phone shows no hover title: the greyed buttons' reason is a line
