@@ -21,7 +21,16 @@ from controller.rules.moves import PASS, PLACE, STEP, Move
 from .explain import Explainer
 from .readings import Mismatch
 from .timeline import Timeline, captured_last_turn, set_up_first
-from .turn import Candidate, Turn, chain_reach, chain_takes, ends_on, filled_first, fits
+from .turn import (
+    Candidate,
+    Pending,
+    Turn,
+    chain_reach,
+    chain_takes,
+    ends_on,
+    filled_first,
+    fits,
+)
 from .unrecorded import Table
 from .update import Report
 
@@ -268,19 +277,10 @@ class Games:
         a, d = g.bitboards()
         if back == 2 and (landing < 0 or (a | d) >> landing & 1):
             return False  # the other side's answer took no soldier the turn moved
-        before = (turn.pending.copy(), turn.flags[:])
-        for _ in range(n):
-            tl.pop()
-        a, d = g.bitboards()
-        turn.pending.keep(~(a | d))  # those of the turns before it still stand
+        saved = self._without(n)
         if made[0].kind == STEP:
             turn.flags[g.side] = made[0].flag  # the flag it was made with
-        clues = turn.clues
-        turn.clues = clues.with_before()  # what the hands did for the turn, too
-        try:
-            cand = self._explainer.explain(g, r, turn, weak_ok=False)
-        finally:
-            turn.clues = clues
+        cand = self._explained_as_made(r)
         found = (
             cand is not None
             and [str(x) for x in cand.actions] != [str(x) for x in made]
@@ -299,9 +299,7 @@ class Games:
             self.report.undone += n
             self.play(cand, r)
             return True
-        for m in undone:
-            tl.push(m.kind, m.frm, m.to, m.flag)
-        turn.pending, turn.flags = before
+        self._again(undone, saved)
         return found
 
     def chain_stopped(self, r: Frame) -> bool:
@@ -311,31 +309,50 @@ class Games:
         the hand), then moved where it meant, taking the chain's soldier.
         Then the step is undone and the chain stopped there (``pass``),
         the answer made.  Never with the computer playing a side."""
-        g, turn = self.game, self._turn
-        hist = g.history
-        if not hist or turn.computer is not None:
+        hist = self.game.history
+        if not hist or self._turn.computer is not None:
             return False
         snap, step = hist[-1]
         if step.kind != STEP or not step.capture or snap.chain == -1:
             return False  # no chain's later step
-        before = (turn.pending.copy(), turn.flags[:])
-        self.timeline.pop()
-        a, d = g.bitboards()
-        turn.pending.keep(~(a | d))
-        clues = turn.clues
-        turn.clues = clues.with_before()
-        try:
-            cand = self._explainer.explain(g, r, turn, weak_ok=False)
-        finally:
-            turn.clues = clues
+        saved = self._without(1)
+        cand = self._explained_as_made(r)
         if cand is not None and cand.actions[0].kind == PASS \
                 and (cand.gone_a | cand.gone_d) >> step.frm & 1:
             self.report.undone += 1
             self.play(cand, r)
             return True
-        self.timeline.push(step.kind, step.frm, step.to, step.flag)
-        turn.pending, turn.flags = before
+        self._again([step], saved)
         return False
+
+    def _without(self, n: int) -> tuple[Pending, list[bool]]:
+        """Take the game's last ``n`` actions off, to read the board again
+        from before them: the pending pieces and flags that
+        :meth:`_again` gives back if it is not read otherwise."""
+        turn = self._turn
+        saved = (turn.pending.copy(), turn.flags[:])
+        for _ in range(n):
+            self.timeline.pop()
+        a, d = self.game.bitboards()
+        turn.pending.keep(~(a | d))  # those of the turns before them still stand
+        return saved
+
+    def _again(self, undone: list[Move], saved: tuple[Pending, list[bool]]) -> None:
+        """The actions :meth:`_without` took off, made again as they were."""
+        for m in undone:
+            self.timeline.push(m.kind, m.frm, m.to, m.flag)
+        self._turn.pending, self._turn.flags = saved
+
+    def _explained_as_made(self, r: Frame) -> Candidate | None:
+        """The run the board proves ``r`` to be, counting what the hands did
+        since the actions taken off were begun (:meth:`Clues.with_before`)."""
+        turn = self._turn
+        clues = turn.clues
+        turn.clues = clues.with_before()
+        try:
+            return self._explainer.explain(self.game, r, turn, weak_ok=False)
+        finally:
+            turn.clues = clues
 
     def readmit(self, r: Frame) -> bool:
         """Pieces the last turn captured, lifted off and set back down on
