@@ -53,6 +53,40 @@ def test_replay_trace_has_one_object_per_line(tmp_path: Path,
     assert [o["t"] for o in objs] == sorted(o["t"] for o in objs)
 
 
+@pytest.mark.parametrize("via", ["direct", "gpio"])
+def test_a_log_whose_last_line_was_cut_short_replays_the_lines_before_it(
+        via: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # A log copied while it was being written, or a logger stopped
+    # mid-line: the game up to the tear is replayed, and the tear said.
+    game = _game("kharbga", 3, 70)
+    text = simulate_log(game, seed=1)
+    whole = len(text.splitlines())
+    log = tmp_path / "game.jsonl"
+    log.write_text(text + '{"t": 99999, "occ": "0110')
+    assert main(["replay", str(log), "--via", via]) == 0
+    out, err = capsys.readouterr()
+    assert [str(m) for m in parse_record(out).game().moves] == [str(m) for m in game.moves]
+    assert err == (f"kharbga-board: {log}: line {whole + 1}: cut short (no end of line); "
+                   f"the {whole} lines before it were replayed\n")
+    # Cut short anywhere but at its end, or whole but bad, a log is refused.
+    for bad in (text + '{"t": 99999, "occ": "0110\n', text + '{"t": 99999, "occ": "01"}'):
+        log.write_text(bad)
+        assert main(["replay", str(log), "--via", via]) == 2
+        assert f"line {whole + 1}:" in capsys.readouterr().err
+
+
+def test_a_log_cut_short_on_standard_input_replays_too() -> None:
+    game = _game("kharbga", 5, 40)
+    text = simulate_log(game, seed=2)
+    torn = text + text.splitlines()[-1][:20]
+    proc = subprocess.run([sys.executable, "-m", "controller", "replay", "-"], input=torn,
+                          capture_output=True, text=True, check=False)
+    assert proc.returncode == 0
+    assert [str(m) for m in parse_record(proc.stdout).game().moves] == [
+        str(m) for m in game.moves]
+    assert proc.stderr.count("\n") == 1 and "cut short (no end of line)" in proc.stderr
+
+
 @pytest.mark.parametrize(
     ("content", "message"),
     [
@@ -118,7 +152,9 @@ def test_replay_refuses_a_configuration_it_would_not_read(
     (None, "{log}: no such file"),
     ("dir", "{log}: is a directory, not a sensor log"),
     # Before: a line number, but of which file? and "(Unterminated string starting at)".
-    ('{"t": 0.0, "board": "7x7", "sensor": "occupancy"}\n{"t": 1.0, "occ": "0011',
+    # (A last line cut short replays the lines before it: this one is not the last.)
+    ('{"t": 0.0, "board": "7x7", "sensor": "occupancy"}\n{"t": 1.0, "occ": "0011\n'
+     '{"t": 2.0, "occ": "' + "0" * 49 + '"}\n',
      '{log}: line 2: not JSON (Unterminated string starting at column 19)'),
     ("", "{log}: empty log: no header line"),
     ('{"t": 0, "board": "5x5", "sensor": "occupancy"}\n',

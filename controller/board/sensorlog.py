@@ -97,8 +97,8 @@ def parse_line(text: str, squares: int | None, sensor: str | None = None) -> Eve
 
     ``squares`` is the board's square count (None for the header line).
     """
-    try:
-        obj = json.loads(text)
+    try:  # its end of line is no part of it ("Unterminated string", not "control character")
+        obj = json.loads(text.rstrip("\r\n"))
     except json.JSONDecodeError as exc:  # "Unterminated string starting at": where
         raise ValueError(f"not JSON ({exc.msg.removesuffix(' at')} at column {exc.colno})"
                          ) from None
@@ -163,16 +163,34 @@ def parse_line(text: str, squares: int | None, sensor: str | None = None) -> Eve
 MAX_LINE = 2**16  # characters a log line may have: a frame of the largest board is a few hundred
 
 
-def log_lines(handle: TextIO, limit: int = MAX_LINE) -> Iterator[str]:
+def log_lines(handle: TextIO, limit: int = MAX_LINE,
+              torn: list[str] | None = None) -> Iterator[str]:
     """The lines of an open sensor log, none read beyond ``limit``
     characters: :class:`LogError` for a longer one (a file of another kind
-    given by mistake, /dev/zero), which is never read whole."""
+    given by mistake, /dev/zero), which is never read whole.
+
+    With ``torn`` given, a last line cut short (no end of line, and not a
+    whole JSON object: a log copied while it was being written, a logger
+    stopped mid-line) is left out and said in ``torn``, so that the lines
+    before it still replay; a bad line anywhere else is the reader's error."""
     n = 0
     while line := handle.readline(limit + 1):
         n += 1
         if len(line) > limit:
             raise LogError(f"line {n}: longer than {limit // 1024} KiB: not a sensor log")
+        if torn is not None and not line.endswith("\n") and n > 1 and _cut_short(line):
+            torn.append(f"line {n}: cut short (no end of line); the {n - 1} lines before it "
+                        "were replayed")
+            return
         yield line
+
+
+def _cut_short(line: str) -> bool:
+    try:
+        json.loads(line)
+    except ValueError:
+        return True
+    return False
 
 
 def read_log(lines: Iterable[str]) -> Iterator[tuple[int, Event]]:

@@ -51,6 +51,7 @@ def replay_command(log: str, variant: str | None, settle: float, error_delay: fl
         return replay_events(source(lines), variant, settings, trace=trace)
 
     name = "standard input" if log == "-" else log
+    torn: list[str] = []
     try:
         if log == "-":
             if sys.stdin is None:  # started with its standard input closed
@@ -59,14 +60,16 @@ def replay_command(log: str, variant: str | None, settle: float, error_delay: fl
             # lets bytes of another kind through as stand-ins, read as
             # malformed frames ("got 2 characters") rather than said.
             stdin = io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="strict")
-            result = run(log_lines(stdin))
+            result = run(log_lines(stdin, torn=torn))
         else:
             with _open_log(log) as fh:
-                result = run(log_lines(fh))
+                result = run(log_lines(fh, torn=torn))
     except UnicodeDecodeError:
         raise ValueError(f"{name}: not a sensor log (not UTF-8 text)") from None
     except LogError as exc:  # the line it names is of this log
         raise ValueError(f"{name}: {said(exc)}") from None
+    for words in torn:  # the game up to it is the log's: replayed, and the tear said
+        print(f"kharbga-board: {name}: {words}", file=sys.stderr)
     if trace:
         for line in result.trace:
             print(line)
