@@ -639,6 +639,21 @@ def test_the_computers_side_takes_no_typed_name(browser: Browser, server: Server
     pg.click('#new-game button[type="submit"]')
     expect(pg.locator("#name-attacker")).to_have_text("Amira")
     expect(pg.locator("#name-defender")).to_contain_text("Computer (casual, level 2, 1 s)")
+    # The computer's name is whole in its field, on a phone as on a wide
+    # screen (it was cut after "level 1,").
+    server.post("/api/computer", {"side": "defender", "seconds": 1.5, "level": 1})
+    expect(defender).to_have_attribute("placeholder", "Computer (beginner, level 1, 1.5 s)")
+    for width in (390, 1280):
+        pg.set_viewport_size({"width": width, "height": 844})
+        room, needed = defender.evaluate(
+            """el => { const s = getComputedStyle(el);
+                       const c = document.createElement("canvas").getContext("2d");
+                       c.font = s.font;
+                       return [el.clientWidth - parseFloat(s.paddingLeft)
+                               - parseFloat(s.paddingRight),
+                               c.measureText(el.placeholder).width]; }""")
+        assert needed <= room, (width, needed, room)
+    pg.set_viewport_size({"width": 390, "height": 844})
     # Nobody playing: the field takes a name again.
     pg.select_option("#computer-side", "")
     expect(defender).to_be_enabled()
