@@ -3,8 +3,9 @@ VENV = .venv
 BIN = $(VENV)/bin
 
 # Stamp files: reinstall only when pyproject.toml, setup.py or the compiled
-# rules core's C sources change (editable installs pick up Python source
-# changes by themselves; the C core is built again on install).
+# rules core's C sources change, or a compiled part is missing where it can
+# now be built (editable installs pick up Python source changes by
+# themselves; the C core is built again on install).
 STAMP_INSTALL = $(VENV)/.installed
 STAMP_TEST = $(VENV)/.installed-test
 
@@ -29,6 +30,21 @@ $(BIN)/python:
 
 CCORE_SOURCES = setup.py $(wildcard controller/rules/_ccore*.c controller/rules/_ccore*.h \
 	controller/engine/_csearch*.c controller/engine/_csearch*.h)
+
+# Installed before a C compiler and Python's headers were (the service's
+# log then says "install gcc and python3-dev, then make install"): with
+# both there now and a compiled part missing, install again to build it.
+# Without them nothing is forced: `make run` does not reinstall every time.
+CCORE_BUILT = $(wildcard controller/rules/_ccore*.so controller/engine/_csearch*.so)
+CAN_BUILD = $(shell $(PY) -c "import os, shutil, sysconfig; print('yes' if (shutil.which('cc') \
+	or shutil.which('gcc')) and os.path.exists(os.path.join(sysconfig.get_paths()['include'], \
+	'Python.h')) else '')" 2>/dev/null)
+ifneq ($(words $(CCORE_BUILT)),2)
+ifeq ($(CAN_BUILD),yes)
+$(STAMP_INSTALL): FORCE
+endif
+endif
+FORCE:
 
 $(STAMP_INSTALL): pyproject.toml $(CCORE_SOURCES) | $(BIN)/python
 	$(BIN)/python -m pip install --upgrade pip
