@@ -22,7 +22,7 @@ import json
 import secrets
 import threading
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import cv2
 import numpy as np
@@ -40,6 +40,9 @@ from controller.board.config import (
     start_url,
     token_given,
 )
+
+if TYPE_CHECKING:
+    from aiohttp import web
 
 __all__ = ["DEFAULT_LAYOUT", "LiveCalibration", "FrameGrabber", "make_app", "refusal", "serve"]
 
@@ -274,6 +277,29 @@ def refusal(method: str, headers: Any, remote: str | None, own_origin: str,
     return None
 
 
+async def _json_body(request: web.Request, takes: tuple[str, ...]) -> dict[str, Any] | str:
+    """The request's JSON object (empty when no body), or why not in
+    one line: over 4 KiB, not an object, a field ``takes`` does not name."""
+    raw = b""
+    while len(raw) <= 4096 and (part := await request.content.read(4097 - len(raw))):
+        raw += part
+    if len(raw) > 4096:
+        return "the body is larger than 4 KiB: " + (
+            "it takes cells, one character a square" if takes
+            else f"{request.path} takes no field")
+    try:
+        data = json.loads(raw or b"{}")
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
+        return "the body must be a JSON object"
+    if not isinstance(data, dict):
+        return "the body must be a JSON object"
+    unknown = sorted(set(data) - set(takes))
+    if unknown:
+        return (f"unknown field {unknown[0][:40]!r}: {request.path} takes "
+                + (" ".join(takes) if takes else "no field"))
+    return data
+
+
 def make_app(cal: LiveCalibration, token: str = "") -> Any:
     """The aiohttp application of the calibration page; ``token`` lets
     another machine press its buttons (:func:`refusal`)."""
@@ -312,6 +338,9 @@ def make_app(cal: LiveCalibration, token: str = "") -> Any:
         return web.json_response(await run(cal.status))
 
     async def empty(request: web.Request) -> web.Response:
+        data = await _json_body(request, ())
+        if isinstance(data, str):
+            return error(data)
         try:
             await run(cal.capture_empty)
         except ValueError as exc:
@@ -319,20 +348,9 @@ def make_app(cal: LiveCalibration, token: str = "") -> Any:
         return web.json_response(await run(cal.status))
 
     async def layout(request: web.Request) -> web.Response:
-        raw = b""
-        while len(raw) <= 4096 and (part := await request.content.read(4097 - len(raw))):
-            raw += part
-        if len(raw) > 4096:
-            return error("the body is larger than 4 KiB: it takes cells, one character a square")
-        try:
-            data = json.loads(raw or b"{}")
-        except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
-            return error("the body must be a JSON object")
-        if not isinstance(data, dict):
-            return error("the body must be a JSON object")
-        unknown = sorted(set(data) - {"cells"})
-        if unknown:
-            return error(f"unknown field {unknown[0][:40]!r}: /api/layout takes cells")
+        data = await _json_body(request, ("cells",))
+        if isinstance(data, str):
+            return error(data)
         cells = data.get("cells")
         if cells is not None and not isinstance(cells, str):
             return error("cells must be a string")
@@ -343,6 +361,9 @@ def make_app(cal: LiveCalibration, token: str = "") -> Any:
         return web.json_response(await run(cal.status))
 
     async def restart(request: web.Request) -> web.Response:
+        data = await _json_body(request, ())
+        if isinstance(data, str):
+            return error(data)
         cal.restart()
         return web.json_response(await run(cal.status))
 

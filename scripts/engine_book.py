@@ -116,6 +116,12 @@ def main(argv: list[str] | None = None) -> int:
     if not csearch.available():
         print("engine_book: the C search is not built", file=sys.stderr)
         return 1
+    try:  # before hours of searching, not after them
+        args.out_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        print(f"engine_book: cannot write to {args.out_dir}: "
+              f"{(exc.strerror or str(exc)).lower()}", file=sys.stderr)
+        return 1
     command = "python scripts/engine_book.py " + shlex.join(
         [f"--plies={args.plies}", f"--seconds={args.seconds}", f"--replies={args.replies}",
          f"--rank-depth={args.rank_depth}"])

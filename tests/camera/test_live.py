@@ -163,7 +163,10 @@ def test_the_calibration_page_refuses_in_json_words(tmp_path: Path) -> None:
             for method, path, body in (
                     ("GET", "/nothing", None), ("GET", "/api/layout", None),
                     ("POST", "/api/layout", {"cells": "." * 49, "colour": "red"}),
-                    ("POST", "/api/layout", {"cells": "." * 5000})):
+                    ("POST", "/api/layout", {"cells": "." * 5000}),
+                    # Before: 200, and the empty board taken (or all undone).
+                    ("POST", "/api/empty", {"cells": "." * 49}),
+                    ("POST", "/api/restart", {"step": "layout"})):
                 r = await client.request(method, path, json=body)
                 seen.append((r.status, (await r.json())["error"]))
         finally:
@@ -173,7 +176,10 @@ def test_the_calibration_page_refuses_in_json_words(tmp_path: Path) -> None:
     assert asyncio.run(main()) == [
         (404, "Not Found"), (405, "Method Not Allowed"),
         (400, "unknown field 'colour': /api/layout takes cells"),
-        (400, "the body is larger than 4 KiB: it takes cells, one character a square")]
+        (400, "the body is larger than 4 KiB: it takes cells, one character a square"),
+        (400, "unknown field 'cells': /api/empty takes no field"),
+        (400, "unknown field 'step': /api/restart takes no field")]
+    assert cal.status()["step"] == "empty"  # nothing was taken
 
 
 def _free_port() -> int:
