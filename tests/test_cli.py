@@ -558,6 +558,8 @@ def test_an_empty_config_file_name_is_refused(command: list[str],
      "kharbga-board: broker '': use mqtt://HOST:PORT"),
     (["run", "--data-dir", "{tmp}/d", "--board-id", ""], "--board-id needs a broker"),
     (["hall", "--broker", ""], "broker '': use mqtt://HOST:PORT"),
+    (["hall", "--port", "0"], "--port must be from 1 to 65535, not 0"),
+    (["hall", "--port", "65536"], "--port must be from 1 to 65535, not 65536"),
 ])
 def test_empty_devices_bad_durations_and_tls_files_are_refused_before_anything_starts(
         argv: list[str], words: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -51,6 +51,17 @@ def test_a_hint_s_two_squares_show_two_colours(spi: FakeSPI) -> None:
     assert hint != hint_to
 
 
+def test_a_square_the_hint_ends_on_keeps_a_light_that_outranks_the_hint(spi: FakeSPI) -> None:
+    # The hint's end lit for something else (the lifted soldier may go
+    # there): it shows that light, not the hint's end colour.
+    mapping = BoardMapping()
+    config = LedConfig(brightness=1.0, max_current_ma=0)
+    with SquareLeds(config, mapping, spi) as leds:
+        leds.show({"c2": "lifted", "c3": "destination"}, now=0.0, hint_to="c3")
+    shown = decode(spi.writes[0])
+    assert shown[mapping.led_of_square(parse_square("c3"))] == DEFAULT_ROLES["destination"].colour
+
+
 def test_the_exact_bytes_on_the_spi_bus(spi: FakeSPI) -> None:
     mapping = BoardMapping()
     with SquareLeds(STEADY, mapping, spi) as leds:

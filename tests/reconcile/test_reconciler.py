@@ -405,6 +405,24 @@ def test_exchange_flag_from_the_button() -> None:
     assert h.r.game.exchange is None
 
 
+def test_a_flag_raised_in_one_game_is_not_carried_into_a_game_resumed() -> None:
+    # The Defender raises the exchange flag, then the board is set up as a
+    # game put aside earlier: that game's next Defender step is a plain
+    # step, not an exchange asked for in another game.
+    aside = Game.from_position("kharbga",
+                               "......./......./......./......./..D..../......./A.....A a m - 7")
+    aside.play("a1-b1")
+    h = Hands("kharbga", "......./......./......./...A.../.D...../......./A...... d m - 7",
+              saved=[aside])
+    h.press("exchange", "defender")
+    assert "exchange flag raised" in h.hold().status
+    h.show(*aside.bitboards())
+    assert h.r.game is aside
+    assert "flag" not in h.hold().status
+    h.move("c3", "c4")
+    assert [str(m) for m in aside.moves] == ["a1-b1", "c3-c4"]
+
+
 def test_undo_button_waits_for_the_board() -> None:
     h = Hands("kharbga", CHAIN)
     h.move("d4", "e4")

@@ -88,6 +88,16 @@ def test_only_the_defender_declares_on_its_turn() -> None:
         g.declare_hajeb()
 
 
+def test_no_declaration_in_the_middle_of_a_capture_chain() -> None:
+    # The Defender's e2 has captured and may go on. Its blockade is one
+    # H'ajeb may be declared against (the refusal without this check says
+    # nothing), but not while a chain is being made.
+    g = game("..DD./.ADDD/AA.A./AAA.D/.AAD. d m e2 70 off=3,0,0,5,0,0")
+    assert g.hajeb_refusal("hajeb") == "not in the middle of a capture chain"
+    with pytest.raises(IllegalMoveError, match="not in the middle of a capture chain"):
+        g.declare_hajeb()
+
+
 def test_no_declaration_while_setting_or_twice() -> None:
     g = Game.new(HAJEB)
     # Said after "H'ajeb: " (the status) or "cannot declare H'ajeb: ", so

@@ -45,6 +45,15 @@ def test_move_strings_and_lookup() -> None:
         (START_MOVING + " foo", "not key=value"),
         (START_MOVING + " np=1 np=2", "extra field 'np' given twice"),  # before: np=2
         ("AA", "needs 5 fields"),
+        # The setting phase: the Attacker places first, two at a time, so it
+        # leads by 0, 1 or 2; three ahead (the Defender's turn by the count)
+        # no game reaches, nor one ahead for the Defender.
+        ("......./......./......./......./......./......./AAA.... d s - 0",
+         "piece counts or turn number impossible in the setting phase"),
+        ("......./......./......./......./......./......./AADDD.. a s - 0",
+         "piece counts or turn number impossible in the setting phase"),
+        ("......./......./......./......./......./......./AA..... d s - 3",
+         "piece counts or turn number impossible in the setting phase"),
     ],
 )
 def test_bad_positions_name_the_field(text: str, message: str) -> None:

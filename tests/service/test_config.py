@@ -235,6 +235,14 @@ def test_command_line_values_are_named_as_options(tmp_path: Path) -> None:
     assert c.with_overrides(port=9001, variant=None).port == 9001
 
 
+def test_a_token_off_loopback_has_at_least_12_characters() -> None:
+    # The boundary itself: eleven refused, twelve taken.
+    c = load_config(None)
+    with pytest.raises(ConfigError, match=r"at least 12 characters .* \(this one has 11\)$"):
+        c.with_overrides(host="0.0.0.0", token="a1b2c3d4e5f")
+    assert c.with_overrides(host="0.0.0.0", token="a1b2c3d4e5f6").token == "a1b2c3d4e5f6"
+
+
 @pytest.mark.parametrize("command", [["doctor"], ["run"], ["games", "list"]])
 def test_the_commands_say_a_missing_file_in_one_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], command: list[str]
