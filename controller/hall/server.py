@@ -30,7 +30,7 @@ import time
 from importlib import resources
 from typing import Any
 
-from aiohttp import WSMsgType, web
+from aiohttp import WSCloseCode, WSMsgType, web
 
 from controller.board.config import install_hint, listen_failure
 
@@ -295,11 +295,20 @@ def make_hall_app(server: HallServer) -> web.Application:
     app.router.add_get("/api/games.kgn", _kgn)
     app.router.add_get("/ws", _websocket)
 
+    async def close_pages(app: web.Application) -> None:
+        # At SIGTERM, before the server waits for its connections: an open
+        # page kept the hall 30 s on the broker (its WebSocket closed only
+        # at cleanup, after the wait), fighting a hall started again.
+        sockets = list(server.sockets)
+        if sockets:
+            await asyncio.wait([asyncio.ensure_future(ws.close(
+                code=WSCloseCode.GOING_AWAY, message=b"the hall is stopping"))
+                for ws in sockets], timeout=1.0)
+
     async def stop(app: web.Application) -> None:
-        for ws in list(server.sockets):
-            await ws.close()
         await asyncio.get_running_loop().run_in_executor(None, server.stop)
 
+    app.on_shutdown.append(close_pages)
     app.on_cleanup.append(stop)
     return app
 
@@ -323,7 +332,7 @@ def serve_hall(config: BroadcastConfig, host: str, port: int) -> int:
 
     try:
         web.run_app(make_hall_app(server), host=host, port=port, print=listening,
-                    handle_signals=True, access_log=None)
+                    handle_signals=True, access_log=None, shutdown_timeout=1.0)
     except OSError as exc:  # the page's address: a name that does not resolve, a port in use
         raise listen_failure("the hall", host, port, exc, "in use (another hall?)") from None
     return 0

@@ -160,3 +160,39 @@ def test_a_second_hall_on_the_same_port_leaves_the_first_connected(tmp_path: Pat
     finally:
         first.stop()
         broker.stop()
+
+
+def test_the_hall_stops_at_once_with_a_page_open(tmp_path: Path) -> None:
+    # An open page kept a stopped hall 30 s on the broker (its WebSocket was
+    # closed only after the server's wait for it), fighting a hall started
+    # again meanwhile. The page is told the hall is going, and it goes.
+    import asyncio
+    import threading
+
+    import aiohttp
+
+    broker = Broker(tmp_path / "broker").start()
+    h = hall(tmp_path, broker.url).start("/api/boards")
+    seen: list[object] = []
+    opened = threading.Event()
+
+    async def page() -> None:
+        async with aiohttp.ClientSession() as session, session.ws_connect(h.url + "/ws") as ws:
+            async for msg in ws:
+                opened.set()
+                seen.append(msg.type)
+            seen.append(ws.close_code)
+
+    reader = threading.Thread(target=lambda: asyncio.run(page()), daemon=True)
+    try:
+        reader.start()
+        assert opened.wait(15), "the hall's page got its first snapshot"
+        assert h.proc is not None
+        h.proc.terminate()
+        assert h.proc.wait(STOP_WAIT) == 0
+        h.proc = None
+        reader.join(5)
+        assert seen[-1] == 1001  # going away: the page says the hall stopped
+    finally:
+        h.stop()
+        broker.stop()
