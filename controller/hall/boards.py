@@ -7,6 +7,7 @@ from the board's messages.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -14,7 +15,9 @@ from .records import known_variant
 from .trust import is_int
 from .turns import Replay, Turns, turns_of
 
-__all__ = ["HallBoard", "HallGame", "Left"]
+__all__ = ["TWIN_KEPT", "HallBoard", "HallGame", "Left"]
+
+TWIN_KEPT = 120.0  # seconds two boards under one id are said after the other's last new message
 
 
 @dataclass
@@ -83,6 +86,12 @@ class HallBoard:
     left: Left | None = None  # the store it last left, to go back to if that one goes on
     earlier: list[HallGame] = field(default_factory=list)  # games of its earlier stores
     told: set[str] = field(default_factory=set)  # troubles said once in the log
+    # Two boards under this id: the other's store, when its last new message
+    # came, and when the store followed last spoke (monotonic).
+    twin: str | None = None
+    twin_heard: float = 0.0
+    store_heard: float = 0.0
+    old_seqs: dict[str, int] = field(default_factory=dict)  # highest seq of each store left
 
     def game(self) -> HallGame | None:
         return None if self.current is None else self.games.get(self.current)
@@ -96,7 +105,9 @@ class HallBoard:
                                "size": s.get("size"),
                                # the board to draw, as the service sent it (any variant's)
                                "geometry": s.get("geometry") if isinstance(s.get("geometry"), dict)
-                               else None}
+                               else None,
+                               "twin": self.twin if self.twin is not None and
+                               time.monotonic() - self.twin_heard < TWIN_KEPT else None}
         if g is not None:
             out.update(g.summary())
             out["heard"] = self.heard_at or out["last_time"]  # else: its last move's time

@@ -34,6 +34,9 @@ from .trust import MAX_JUMP, is_int, move_time, seq_trouble, strict_json
 
 log = logging.getLogger("kharbga.hall")
 SAY_EVERY = 60.0  # seconds between two log lines of one board's same trouble
+# Seconds the store a board's card follows may be silent while another store
+# under its id goes on before the card follows that one (the board shown gone).
+TAKE_OVER = 60.0
 
 __all__ = ["Hall"]
 
@@ -266,7 +269,9 @@ class Hall:
                         f"board that sends from store {board.store}: a board of an earlier "
                         "version under the same id, or a forged message")
             return False
+        now = time.monotonic()
         if not isinstance(store, str) or store == board.store:
+            board.store_heard = now
             return True
         left = board.left
         if left is not None and store == left.store and is_int(m.get("seq")) \
@@ -274,20 +279,34 @@ class Hall:
             self._go_back(board, left)
             return True
         if store in board.old_stores:
-            self.repeats += 1
-            self.say(f"kharbga/{board.id}", f"a message of store {store[:16]}, which this board "
-                     f"left for {board.store}: a late repeat, or two boards sending under "
-                     "one board id (give each its own)", "old store")
-            return False
+            seq, new = m.get("seq"), False
+            if is_int(seq) and seq > board.old_seqs.get(store, 0):
+                # a live board, not a late repeat: two boards under this id
+                new, board.old_seqs[store] = True, seq
+                board.twin, board.twin_heard = store[:64], now
+            quiet = now - board.store_heard
+            if not new or quiet < TAKE_OVER:
+                self.repeats += 1
+                self.say(f"kharbga/{board.id}", f"a message of store {store[:16]}, which this "
+                         f"board left for {board.store}: a late repeat, or two boards sending "
+                         "under one board id (give each its own)", "old store")
+                return False
+            # The store followed has been silent a minute while this one
+            # goes on: the board the card shows has gone; follow this one.
+            self.say(f"kharbga/{board.id}", f"store {store[:16]} goes on while {board.store} "
+                     f"has been silent {quiet:.0f} s: following it", "store takes over")
+            board.old_stores.discard(store)
+            board.twin = None  # the other one went: said again if it comes back
         if board.store is not None:
             self.say(f"kharbga/{board.id}", f"now sends from store {store[:16]} (was "
                      f"{board.store}): its earlier games are put aside", "new store")
             board.old_stores.add(board.store)
+            board.old_seqs[board.store] = board.seq
             board.left = Left(board.store, board.games, board.current, board.seq)
             board.earlier = [*board.earlier, *(g for _, g in sorted(board.games.items()))]
             del board.earlier[:-MAX_GAMES]
             board.games, board.current, board.seq, board.pending = {}, None, 0, None
-        board.store = store[:64]
+        board.store, board.store_heard = store[:64], now
         return True
 
     def _go_back(self, board: HallBoard, left: Left) -> None:
@@ -306,6 +325,7 @@ class Hall:
         board.old_stores.discard(left.store)
         if board.store is not None:
             board.old_stores.add(board.store)
+            board.old_seqs[board.store] = board.seq
         board.store, board.games, board.current = left.store, left.games, left.current
         board.seq, board.pending, board.left = left.seq, None, None
 

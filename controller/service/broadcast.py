@@ -66,6 +66,7 @@ log = logging.getLogger("kharbga.broadcast")
 
 RECORD_EVERY = 2.0  # seconds between two records of the same game
 HAND_BATCH = 500  # messages handed to paho in one turn of the sender
+TWIN_KEPT = 120  # seconds another board under this board id is said after it was last heard
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS broadcast_outbox (
@@ -111,6 +112,10 @@ class Publisher:
         self._connected = False
         self._reconnected = False
         self._error = ""
+        # Another board under this board id: its store and when last heard
+        # (its state on this board's own topic, after this store's own).
+        self._twin: tuple[str, float] | None = None
+        self._echoed = False  # this store's own state heard back from the broker
         self._thread: threading.Thread | None = None
         self._client: Any = None
         self.sent_messages = 0
@@ -124,9 +129,15 @@ class Publisher:
         self._wake.set()
 
     def link(self) -> dict[str, Any]:
-        """The broker link, for the page: ``{"url", "board_id", "connected", "error"}``."""
+        """The broker link, for the page: ``{"url", "board_id", "connected", "error",
+        "twin"}`` (``twin``: another board sends under this board id, in words)."""
+        twin = self._twin
         return {"url": self.config.url, "board_id": self.config.board_id,
-                "connected": self._connected, "error": self._error}
+                "connected": self._connected, "error": self._error,
+                "twin": "" if twin is None else (
+                    f"another board also sends as {self.config.board_id} (store "
+                    f"{twin[0][:16]}): the hall cannot tell the two apart; give each board "
+                    "its own board_id")}
 
     def start(self) -> None:
         self._thread = threading.Thread(target=self._run, name="broadcast", daemon=True)
@@ -182,6 +193,7 @@ class Publisher:
             while not self._stop.is_set():
                 self._wake.wait(self._wait())
                 self._wake.clear()
+                self._forget_twin()
                 try:
                     self._turn()
                 except sqlite3.Error as exc:  # a busy database: next turn
@@ -387,6 +399,42 @@ class Publisher:
 
     # -- the link -----------------------------------------------------------
 
+    def _heard_state(self, payload: bytes) -> None:
+        """A state message on this board's own topic (paho's thread): this
+        store's own, heard back, or once that is heard, another board's
+        under the same id (the broker keeps the last one: a message of
+        another store after this store's own came after it)."""
+        try:
+            store = json.loads(payload).get("store")
+        except (ValueError, AttributeError):
+            return
+        if not isinstance(store, str):
+            return
+        if store == self._store_id:
+            self._echoed = True
+            return
+        if not self._echoed:  # the board this one replaces, before it spoke
+            return
+        first = self._twin is None
+        self._twin = (store[:64], time.monotonic())
+        if first:
+            log.warning("broadcast: another board sends as %s (store %s): give each board "
+                        "its own board_id", self.config.board_id, store[:16])
+            self._tell_link()
+
+    def _forget_twin(self) -> None:
+        """Another board not heard for TWIN_KEPT seconds is said no more."""
+        twin = self._twin
+        if twin is not None and time.monotonic() - twin[1] > TWIN_KEPT:
+            self._twin = None
+            log.info("broadcast: no other board heard as %s for %d s", self.config.board_id,
+                     TWIN_KEPT)
+            self._tell_link()
+
+    def _tell_link(self) -> None:
+        if self.on_link is not None and not self._stop.is_set():
+            self.on_link(self.link())
+
     def _set_link(self, connected: bool, error: str = "") -> None:
         changed = (connected, error) != (self._connected, self._error)
         was = self._connected
@@ -400,8 +448,7 @@ class Publisher:
                         self.config.url, error)
         elif was:
             log.warning("broadcast: lost the broker %s; moves wait in the queue", self.config.url)
-        if self.on_link is not None:
-            self.on_link(self.link())
+        self._tell_link()
         self._wake.set()
 
     def _probe(self) -> None:
@@ -421,8 +468,11 @@ class Publisher:
 
         cfg = self.config
         host, port, tls = cfg.address
-        client = mqtt.Client(CallbackAPIVersion.VERSION2,
-                             client_id=f"kharbga-board-{cfg.board_id}", clean_session=True)
+        # Named by the store too: a second board given this board id (a
+        # copied configuration) does not take this one's connection at the
+        # broker, each knocking the other off every second; it is said.
+        client = mqtt.Client(CallbackAPIVersion.VERSION2, clean_session=True,
+                             client_id=f"kharbga-board-{cfg.board_id}-{self._store_id[:8]}")
         if cfg.username:
             client.username_pw_set(cfg.username, cfg.password or None)
         if tls:
@@ -437,6 +487,7 @@ class Publisher:
                 self._set_link(False, f"refused the connection ({reason})")
                 return
             self._reconnected = True
+            c.subscribe(cfg.topic("state"), qos=1)  # another board under this id
             self._set_link(True)
 
         def on_disconnect(c: Any, userdata: Any, flags: Any, reason: Any, props: Any) -> None:
@@ -449,7 +500,11 @@ class Publisher:
             self._acks.append(mid)
             self._wake.set()
 
+        def on_message(c: Any, userdata: Any, message: Any) -> None:
+            self._heard_state(message.payload)
+
         client.on_connect = on_connect
+        client.on_message = on_message
         client.on_disconnect = on_disconnect
         client.on_connect_fail = on_connect_fail
         client.on_publish = on_publish

@@ -7,10 +7,12 @@ from __future__ import annotations
 import json
 import logging
 import random
+import time
 
 import pytest
 from bchelp import random_game
 
+from controller.hall.boards import TWIN_KEPT
 from controller.hall.model import Hall
 from controller.rules import Game
 from controller.rules.record import Record, parse_record
@@ -30,12 +32,12 @@ def _moves(actions: list[str], board: str = "b1", gid: int = 1, seq0: int = 0,
     return out
 
 
-def _record(actions: list[str], gid: int = 1) -> bytes:
+def _record(actions: list[str], gid: int = 1, **tags: str) -> bytes:
     g = Game.new("sabouiyya")
     for a in actions:
         g.play(a)
     return str(Record.from_game(g, {"Attacker": "Ali", "Defender": "Badr",
-                                    "GameId": str(gid)})).encode()
+                                    "GameId": str(gid), **tags})).encode()
 
 
 def _undo(seq: int, ply: int, g: Game) -> bytes:
@@ -434,6 +436,42 @@ def test_what_the_hall_ignores_is_said_in_one_log_line(caplog: pytest.LogCapture
     two = [line for line in lines if "two boards under one board id" in line]
     assert len(two) == 1 and "b2: store " + "a" * 16 + " speaks again" in two[0], lines
     assert h.boards["b2"].game() is not None and h.boards["b2"].game().moves == actions[:3]
+
+
+def test_two_boards_under_one_id_are_said_on_the_card_and_a_gone_one_is_let_go(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # A copied configuration: two boards send as b2. The card said nothing
+    # but a count of ignored messages, and once the board it followed had
+    # gone it showed that board's dead game for the rest of the evening.
+    now = [5000.0]
+    monkeypatch.setattr(time, "monotonic", lambda: now[0])
+    h = Hall()
+    first, second = random_game(21)[:8], random_game(22)[:8]
+    a, b = "a" * 16, "b" * 16
+    ours = _moves(first, board="b2", store=a)
+    theirs = _moves(second, board="b2", store=b, seq0=10)
+    for m in (*ours[:3], *theirs[:2], *ours[3:4]):  # b2 follows a again, refuses b
+        h.handle("kharbga/b2/moves", m)
+    assert h.boards["b2"].summary()["twin"] is None  # one stray message: not yet two boards
+    h.handle("kharbga/b2/moves", theirs[2])  # b goes on: two boards
+    summary = h.boards["b2"].summary()
+    assert summary["twin"] == b and summary["last_move"] == first[3]
+    h.handle("kharbga/b2/moves", theirs[2])  # a repeat is no news of b
+    now[0] += 50
+    h.handle("kharbga/b2/moves", theirs[3])  # a silent 50 s: still followed
+    assert h.boards["b2"].store == a
+    now[0] += 20
+    h.handle("kharbga/b2/moves", theirs[4])  # a silent 70 s: gone, b followed
+    board = h.boards["b2"]
+    assert board.store == b and board.summary()["twin"] is None  # the other one went
+    h.handle("kharbga/b2/game", _record(second[:5], Store=b))
+    assert board.game() is not None and board.game().moves == second[:5]
+    # It comes back after all: followed again (it goes on), b said as the other.
+    h.handle("kharbga/b2/moves", _moves(first[:5], board="b2", store=a)[4])
+    h.handle("kharbga/b2/moves", theirs[5])
+    assert board.store == a and board.summary()["twin"] == b
+    now[0] += TWIN_KEPT + 1  # nothing new of b since: said no more
+    assert board.summary()["twin"] is None
 
 
 def test_a_name_with_a_line_break_does_not_forge_a_game_in_the_evening_kgn() -> None:

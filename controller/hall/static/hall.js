@@ -199,6 +199,13 @@ function variantText(s) {
   return (s.variant || "") + (s.options ? ` (${s.options})` : "");
 }
 
+function twinNote(s) {
+  // two boards send under this id (a copied configuration): the card
+  // follows one of them, and cannot tell which is which
+  return s.twin ? `Two boards send as ${s.board}: give each its own board_id. ` +
+    `This card shows one of them, not store ${s.twin.slice(0, 8)}.` : "";
+}
+
 function unknownVariant(s) {
   // a game of a variant these rules do not know (a board of a newer version)
   return s.known_variant === false
@@ -296,7 +303,9 @@ function renderCard(id) {
   if (untimed) when.title = NO_TIME_WHY; else when.removeAttribute("title");
   el.querySelector(".silent").textContent = down ? "" : silence(s);
   el.querySelector(".link-note").textContent = linkNote();
-  el.querySelector(".note").textContent = unknownVariant(s);
+  el.querySelector(".note").textContent = [twinNote(s), unknownVariant(s)].filter(Boolean)
+    .join(" ");
+  el.classList.toggle("twin", !!s.twin);
 }
 
 // A player's name with the side they play ("Amel (Attacker)"); the side
@@ -327,7 +336,7 @@ function renderLarge() {
   status.textContent = linkDown() ? linkNote() : quiet ? `${quiet}: the board is off or ` +
     "restarting; this is how it was when last heard." : (s.ending || s.status || "");
   status.classList.toggle("silent", !!quiet || linkDown());
-  $("#large-note").textContent = unknownVariant(s);
+  $("#large-note").textContent = [twinNote(s), unknownVariant(s)].filter(Boolean).join(" ");
   const lastMove = lastMoveText(g);
   $("#large-when").textContent = lastMove && `Last move ${lastMove}`;
   renderMoves(g, s.ending);

@@ -604,9 +604,10 @@ function renderBroker() {
   const b = state.broker, el = $("#broker");
   el.hidden = !b;
   if (!b) return;
-  el.textContent = b.connected ? `broker: connected (${b.board_id})`
-    : `broker: not connected${b.error ? " – " + b.error : ""}; moves wait in the queue`;
-  el.classList.toggle("offline", !b.connected);
+  el.textContent = (b.connected ? `broker: connected (${b.board_id})`
+    : `broker: not connected${b.error ? " – " + b.error : ""}; moves wait in the queue`)
+    + (b.twin ? ` – ${b.twin}` : "");
+  el.classList.toggle("offline", !b.connected || !!b.twin);
 }
 
 // Where the pieces shown come from, on a real board (the simulated board
