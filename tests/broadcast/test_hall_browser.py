@@ -143,3 +143,41 @@ def test_the_halls_counts_say_one_board_in_the_singular(tmp_path: Path) -> None:
         b.stop()
         h.stop()
         broker.stop()
+
+
+def test_long_names_in_two_scripts_both_show_on_a_phone_s_card(tmp_path: Path) -> None:
+    # An Arabic name beside a Latin one on a 390 px screen: the card showed
+    # the Arabic name's end alone, the Defender's gone, no way to read them.
+    from bchelp import board
+
+    require_chromium()
+    attacker = "محمد بن عبد الرحمن القيرواني التونسي"
+    defender = "Ḥammādī Ben Ṣāliḥ-Šarīf d'Aïn Drahäm"
+    broker = Broker(tmp_path / "broker").start()
+    h = hall(tmp_path, broker.url).start("/api/boards")
+    b = board(tmp_path, "names", broker.url).start()
+    try:
+        b.post("/api/new", {"variant": "sabouiyya", "attacker": attacker, "defender": defender})
+        b.post("/api/sim/occupancy", {"point": "c2", "occupied": True})
+        with sync_playwright() as p:
+            browser = launch(p)
+            page = browser.new_page(viewport={"width": 390, "height": 844})
+            page.goto(h.url + "/")
+            names = page.locator('.card[data-board="names"] .names')
+            expect(names).to_have_attribute("title", f"{attacker} – {defender}", timeout=15_000)
+            box = names.bounding_box()
+            assert box is not None
+            shown = [bdi.bounding_box() for bdi in names.locator("bdi").all()]
+            assert [bdi.inner_text() for bdi in names.locator("bdi").all()] == [attacker,
+                                                                               defender]
+            for part in shown:  # each name in sight, some of it, inside the card's line
+                assert part is not None and part["width"] > 20
+                assert box["x"] - 1 <= part["x"] and part["x"] + part["width"] <= \
+                    box["x"] + box["width"] + 1
+            page.screenshot(path=str(tmp_path / "hall-names.png"))
+            browser.close()
+    finally:
+        b.stop()
+        h.stop()
+        broker.stop()
+        keep_screenshots(tmp_path)

@@ -199,6 +199,20 @@ function variantText(s) {
   return (s.variant || "") + (s.options ? ` (${s.options})` : "");
 }
 
+function showNames(el, attacker, defender) {
+  // "Attacker – Defender", each name isolated in its own direction
+  const text = `${attacker} – ${defender}`;
+  if (el.title === text) return;
+  const a = document.createElement("bdi"), d = document.createElement("bdi");
+  const dash = document.createElement("span");
+  a.textContent = attacker;
+  d.textContent = defender;
+  dash.className = "dash";
+  dash.textContent = "–";
+  el.replaceChildren(a, dash, d);
+  el.title = text;
+}
+
 function twinNote(s) {
   // two boards send under this id (a copied configuration): the card
   // follows one of them, and cannot tell which is which
@@ -292,7 +306,7 @@ function renderCard(id) {
   el.querySelector(".result").textContent = s.result || "";
   const last = g.turns[g.turns.length - 1];
   drawBoard(el.querySelector(".board"), position, lastTurn(g), s.geometry);
-  el.querySelector(".names").textContent = `${s.attacker || "Attacker"} – ${s.defender || "Defender"}`;
+  showNames(el.querySelector(".names"), s.attacker || "Attacker", s.defender || "Defender");
   el.querySelector(".variant").textContent = variantText(s);
   // On a card (170 px at the narrowest) "time not known" in short, the
   // reason in its tooltip and in the opened board.
