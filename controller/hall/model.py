@@ -434,7 +434,9 @@ class Hall:
         out = []
         for name, board in sorted(self.boards.items()):
             for g in [*board.earlier, *(g for _, g in sorted(board.games.items()))]:
-                if g.moves or g.record:
+                # A game with no action (named, then a new one begun before
+                # any move; a board's restart) is no game of the evening.
+                if g.moves or (g.record and count_actions(g.record)):
                     text = record_text(name, g)
                     if text is not None:
                         out.append(text)

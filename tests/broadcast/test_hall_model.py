@@ -592,3 +592,16 @@ def test_the_per_move_lists_keep_in_step() -> None:
          "time": 2001.0, "variant": "sabouiyya"}).encode())
     in_step()
     assert hall.boards["b1"].detail()["moves"] == [*actions[:9], move]
+
+
+def test_a_game_without_an_action_is_not_in_the_evening_s_file() -> None:
+    # Players named through New game before any move: the board's record
+    # of the game left empty was in the download, a game of nothing.
+    h = Hall()
+    h.handle("kharbga/b1/game", _record([], gid=1, Store="c" * 16))
+    actions = random_game(5)[:4]
+    for m in _moves(actions, gid=2, store="c" * 16):
+        h.handle("kharbga/b1/moves", m)
+    records = ["[Variant" + part for part in h.kgn().split("[Variant")[1:]]
+    assert [parse_record(r).tags["GameId"] for r in records] == ["2"]
+    assert [str(m) for m in parse_record(records[0]).game().moves] == actions
