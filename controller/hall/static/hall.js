@@ -190,7 +190,7 @@ function silence(s) {
   const heard = clock(s.heard);
   const gone = clock(s.gone);
   const off = !gone ? "" : gone === heard ? "offline since then" : `offline since ${gone}`;
-  const never = "Not heard from since the hall started";
+  const never = "Silent all the time this hall has run";
   if (!s.heard) return off ? `${never}; ${off}` : never;
   return `Not heard from since ${heard}` + (off ? `; ${off}` : "");
 }
