@@ -266,9 +266,17 @@ def test_a_finished_game_whose_end_is_taken_back_is_followed_again(tmp_path: Pat
         store.sync(gid, game)  # the undo and a move made since
         publisher.listener({"game_id": gid, "moves": 1})
         wait_until(lambda: len(_outbox(data)) == 3, 10, "the undo and the new move queued")
+        # And it ends again: that end is sent too (before, the publisher
+        # followed the game no more: the hall showed it unfinished for good).
+        time.sleep(0.3)
+        game.resign("attacker")
+        store.finish(gid, game)
+        publisher.listener({"game_id": gid, "moves": 1, "outcome": "resigned"})
+        wait_until(lambda: len(_outbox(data)) == 4, 10, "the second end queued")
     finally:
         publisher.close()
         store.close()
-    undo, move = _outbox(data)[1:]
+    undo, move, end = _outbox(data)[1:]
     assert undo["undo"] is True and undo["ply"] == 0 and undo["result"] is None
     assert move["move"] == "a3-a2" and move["ply"] == 1 and move["result"] is None
+    assert end["result"] == "0-1"

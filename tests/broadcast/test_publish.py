@@ -249,3 +249,12 @@ def test_a_hall_stopped_does_not_say_its_broker_was_lost(tmp_path: Path) -> None
     finally:
         h.stop()
         broker.stop()
+
+
+def test_a_broker_url_without_a_port_takes_mqtt_s_own() -> None:
+    # MQTT's registered ports: 1883 plain, 8883 over TLS (docs/broadcast.md).
+    from controller.hall.protocol import parse_broker_url
+
+    assert parse_broker_url("mqtt://organiser.local") == ("organiser.local", 1883, False)
+    assert parse_broker_url("mqtts://organiser.local") == ("organiser.local", 8883, True)
+    assert parse_broker_url("mqtts://organiser.local:9883") == ("organiser.local", 9883, True)

@@ -150,6 +150,9 @@ def test_status_and_leds_from_the_view() -> None:
     assert status(g, View(standing=both, exchanged=both)) == \
         "Remove the exchanged soldiers on c2, c3"
     assert status(g, View(standing=_bits(g, "c2"))) == "c2: remove the captured soldier"
+    # One exchanged and one captured standing: not all exchanged, so captured.
+    assert status(g, View(standing=both, exchanged=_bits(g, "c2"))) == \
+        "Remove the captured soldiers on c2, c3"
     lit = leds(g, View(standing=both, exchanged=_bits(g, "c2"), errors=_bits(g, "c3")))
     assert lit == {"c2": "exchange", "c3": "error"}  # error outranks capture
     d4 = g.geometry.parse_point("d4")

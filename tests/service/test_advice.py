@@ -131,6 +131,11 @@ def test_the_computer_replies_from_the_line_the_person_followed(advice):
     assert (marker, game, move) == (len(g.moves), g, reply)
     # More thinking time than the ponder had: a search.
     assert advice.ponder_reply(g, 1000.0) is None
+    # Below full strength the level's own search answers, never the
+    # full-strength ponder's reply (a beginner played the strongest move).
+    advice.from_ponder = 0
+    _, _, move = advice.computer_job(g, 0.3, level=1)()
+    assert advice.from_ponder == 0 and move in {str(m) for m in g.legal_moves()}
 
 
 def test_another_move_than_the_line_expected_is_searched(advice):

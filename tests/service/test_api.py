@@ -101,6 +101,9 @@ def test_state_and_a_game_played_through_the_api(make: Any) -> None:
     ("path", "body", "status", "message"),
     [
         ("/api/sim/occupancy", {"occ": "012"}, 400, "'occ' must be a string of 49"),
+        # A character other than 0 and 1 (before the check: a 500, and the bad
+        # board kept, every later click a 500 too).
+        ("/api/sim/occupancy", {"occ": "0" * 48 + "2"}, 400, "occ"),
         ("/api/sim/occupancy", [1, 2], 400, "JSON object"),
         ("/api/sim/occupancy", "not json", 400, "must be a JSON object (not JSON)"),
         ("/api/new", '{"seconds": ' + "9" * 5000 + "}", 400,

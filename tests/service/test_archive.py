@@ -553,3 +553,16 @@ def test_a_game_is_finished_with_its_last_moves_or_left_as_it_was(
     assert done is not None and done.finished is not None
     assert done.actions[-1].startswith("resign:") and done.game().outcome == game.outcome
     store.close()
+
+
+def test_a_games_sensor_log_keeps_its_last_lines_up_to_the_limit(tmp_path: Path) -> None:
+    # [storage] sensor_log_limit: the newest lines kept, that many exactly
+    # (one too many was kept with an off-by-one in the trimming).
+    store = Store(tmp_path, sensor_log_limit=3)
+    gid = store.new_game(Game.new("kharbga"), "A", "D")
+    lines = [f'{{"t": {i}, "occ": "{"0" * 49}"}}' for i in range(5)]
+    store.append_sensor(gid, lines[:2])
+    assert store.sensor_log(gid) == lines[:2]
+    store.append_sensor(gid, lines[2:])
+    assert store.sensor_log(gid) == lines[2:]
+    store.close()

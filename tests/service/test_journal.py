@@ -274,6 +274,11 @@ def test_a_restart_while_the_archive_is_still_locked_refuses_and_keeps_the_journ
      "not a journal of this program"),
     (b'{"journal": 1, "games": ' + b"[" * 100000 + b"]" * 100000 + b', "values": {}}',
      "cannot be read: nested too deeply"),
+    # Times that do not go with the actions (one for two). Taken, recovery
+    # stopped on an IndexError: the board did not start.
+    (b'{"journal": 1, "games": [{"id": 9, "variant": "kharbga", "options": "", "start": null, '
+     b'"actions": ["@a1", "@b1"], "times": [1.0]}], "values": {}}',
+     "not a journal of this program"),
 ])
 def test_a_journal_that_cannot_be_used_is_kept_aside_and_said(
     tmp_path: Path, caplog: pytest.LogCaptureFixture, text: bytes, why: str
@@ -616,3 +621,24 @@ def test_the_simulated_boards_pieces_set_during_a_lock_outlive_a_crash(tmp_path:
     _click(again, clock, game, "@c7")  # the game goes on
     assert again.state()["moves"][-1] == "@c7"
     again.close()
+
+
+def test_a_journal_with_fewer_moves_than_the_archive_takes_them_back(tmp_path: Path) -> None:
+    """An undo made while the archive could not be written: the journal
+    holds two actions, the archive still four. Recovered, the archive
+    holds the two (before: it kept all four, the undo lost)."""
+    from controller.service import journal
+    from controller.service.store import Store
+
+    store = Store(tmp_path)
+    game = Game.new("kharbga")
+    gid = store.new_game(game, "A", "D")
+    for token in ("@a1", "@b1", "@a7", "@b7"):
+        game.play(token)
+    store.sync(gid, game)
+    (tmp_path / journal.NAME).write_text(json.dumps({"journal": 1, "values": {}, "games": [
+        {"id": gid, "variant": "kharbga", "options": "", "start": None,
+         "actions": ["@a1", "@b1"], "times": [1.0, 2.0]}]}))
+    journal.recover(store)
+    assert list(store.get(gid).actions) == ["@a1", "@b1"]
+    store.close()

@@ -736,3 +736,25 @@ def test_a_game_ending_move_taken_back_and_another_end_while_locked(tmp_path: Pa
     assert stored.finished is not None and stored.result == "0-1"
     assert "b2xc2" in service.store.record_text(gid)
     service.close()
+
+
+def test_what_was_pending_at_another_ply_does_not_come_back(tmp_path: Path) -> None:
+    # A draw offer and a raised flag kept at ply 2; the game went on to ply 4
+    # before the restart (the mark not written again since): they belong to
+    # a position gone and must not be offered again.
+    from controller.service.keeper import PENDING, Keeper, Unrecorded
+
+    store = Store(tmp_path)
+    game = Game.new("kharbga")
+    gid = store.new_game(game, "A", "D")
+    for token in ("@a1", "@b1", "@a7", "@b7"):
+        game.play(token)
+    store.sync(gid, game)
+    kept = {"game": gid, "ply": 2, "flags": [True, False], "draw": 0, "expected": None,
+            "undone": None}
+    store.set_value(PENDING, kept)
+    keeper = Keeper(store, "test", lambda: 0.0)
+    assert keeper.resumed_pending(gid, game, None) == Unrecorded()
+    store.set_value(PENDING, {**kept, "ply": 4})  # kept at the ply it came back to: it does
+    assert keeper.resumed_pending(gid, game, None) != Unrecorded()
+    store.close()
