@@ -115,7 +115,6 @@ class Publisher:
         # Another board under this board id: its store and when last heard
         # (its state on this board's own topic, after this store's own).
         self._twin: tuple[str, float] | None = None
-        self._echoed = False  # this store's own state heard back from the broker
         self._thread: threading.Thread | None = None
         self._client: Any = None
         self.sent_messages = 0
@@ -400,20 +399,14 @@ class Publisher:
     # -- the link -----------------------------------------------------------
 
     def _heard_state(self, payload: bytes) -> None:
-        """A state message on this board's own topic (paho's thread): this
-        store's own, heard back, or once that is heard, another board's
-        under the same id (the broker keeps the last one: a message of
-        another store after this store's own came after it)."""
+        """A state message on this board's own topic (paho's thread), sent
+        live by another client (its own are not sent back): another board
+        under the same id, once it names another store."""
         try:
             store = json.loads(payload).get("store")
         except (ValueError, AttributeError):
             return
-        if not isinstance(store, str):
-            return
-        if store == self._store_id:
-            self._echoed = True
-            return
-        if not self._echoed:  # the board this one replaces, before it spoke
+        if not isinstance(store, str) or store == self._store_id:
             return
         first = self._twin is None
         self._twin = (store[:64], time.monotonic())
@@ -465,13 +458,15 @@ class Publisher:
     def _make_client(self) -> Any:
         import paho.mqtt.client as mqtt
         from paho.mqtt.enums import CallbackAPIVersion
+        from paho.mqtt.subscribeoptions import SubscribeOptions
 
         cfg = self.config
         host, port, tls = cfg.address
         # Named by the store too: a second board given this board id (a
         # copied configuration) does not take this one's connection at the
         # broker, each knocking the other off every second; it is said.
-        client = mqtt.Client(CallbackAPIVersion.VERSION2, clean_session=True,
+        # MQTT 5: its own state is not sent back to it (no local).
+        client = mqtt.Client(CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv5,
                              client_id=f"kharbga-board-{cfg.board_id}-{self._store_id[:8]}")
         if cfg.username:
             client.username_pw_set(cfg.username, cfg.password or None)
@@ -487,7 +482,11 @@ class Publisher:
                 self._set_link(False, f"refused the connection ({reason})")
                 return
             self._reconnected = True
-            c.subscribe(cfg.topic("state"), qos=1)  # another board under this id
+            # Another board under this id: a state on this board's topic not
+            # its own (no local), and not the copy the broker kept (which
+            # may be of the board this one replaced).
+            c.subscribe(cfg.topic("state"), options=SubscribeOptions(
+                qos=1, noLocal=True, retainHandling=2))
             self._set_link(True)
 
         def on_disconnect(c: Any, userdata: Any, flags: Any, reason: Any, props: Any) -> None:
@@ -508,7 +507,7 @@ class Publisher:
         client.on_disconnect = on_disconnect
         client.on_connect_fail = on_connect_fail
         client.on_publish = on_publish
-        client.connect_async(host, port, keepalive=KEEPALIVE)
+        client.connect_async(host, port, keepalive=KEEPALIVE, clean_start=True)
         client.loop_start()
         return client
 
