@@ -21,6 +21,7 @@ from calibration.camera import (
 from calibration.homography import HomographyTracker, project
 from calibration.markers import (
     MARKER_CENTRES,
+    _marker_image,
     detect_markers,
     detect_markers_near,
     write_marker_sheet,
@@ -198,6 +199,18 @@ def test_kept_homography_follows_shake_of_the_markers_still_seen() -> None:
     assert np.allclose(centre, project(h, np.array([[3.5, 3.5]]))[0] + [4.0, -3.0], atol=0.3)
 
 
+def test_kept_homography_follows_shake_of_the_one_marker_still_seen() -> None:
+    # Before: with a single marker seen, the grid was shifted by the shake's
+    # opposite, so a hand over three markers and a shake of the camera put
+    # the squares twice the shake away from the board.
+    h = Camera().homography()
+    t = HomographyTracker(initial=h)
+    det = {0: project(h, t.board[0]) + [4.0, -3.0]}
+    assert t.update(det) is not None and t.status == "kept"
+    centre = project(t.homography, np.array([[3.5, 3.5]]))[0]
+    assert np.allclose(centre, project(h, np.array([[3.5, 3.5]]))[0] + [4.0, -3.0], atol=0.3)
+
+
 def _write(path: Path, data: bytes) -> Path:
     path.write_bytes(data)
     return path
@@ -259,6 +272,19 @@ def test_marker_sheet_decodes_and_is_detected(tmp_path: Path) -> None:
     assert sheet.shape == (round(297 * 150 / 25.4), round(210 * 150 / 25.4))
     side = detect_markers(sheet)[0]
     assert abs(np.linalg.norm(side[0] - side[1]) - 32 * 150 / 25.4) < 3
+
+
+def test_a_marker_seen_twice_is_trusted_at_neither_place() -> None:
+    # Before: a spare print of marker 0 on the table was as good as the one
+    # at the board's corner: whichever was found first placed the grid.
+    img = np.full((720, 1280), 255, np.uint8)
+    zero, one = _marker_image(0, 120), _marker_image(1, 120)
+    img[100:220, 100:220] = zero  # at the board's corner
+    img[100:220, 900:1020] = zero  # a spare print of marker 0 beside the board
+    img[450:570, 100:220] = one
+    for downscale in (True, False):
+        found = detect_markers(img, downscale=downscale)
+        assert set(found) == {1}, {k: v.mean(axis=0).round() for k, v in found.items()}
 
 
 def test_smoother_stops_flicker() -> None:

@@ -131,6 +131,32 @@ def test_a_welded_switch_stays_stuck_while_a_piece_is_in_the_hand(
     assert scanner.fault() is None
 
 
+def test_a_piece_out_of_place_while_another_was_in_the_hand_is_not_a_stuck_switch(
+    factory: MockFactory, caplog: pytest.LogCaptureFixture
+) -> None:
+    # Before: when a switch first read wrong was kept over the time with no
+    # expectation (a piece in the hand), so a piece still out of place when
+    # the board was known again was logged stuck at once, not after 2 s.
+    sim, scanner = make(factory, WatchSettings(stuck_after=2.0))
+    caplog.set_level(logging.INFO, logger=LOGGER)
+    with scanner:
+        scanner.expect(0)  # the board should be empty
+        sim.set_occupied(1 << 10)  # a piece set down there, out of place
+        for n in range(50):
+            scanner.scan(n / 100)
+        scanner.expect(None)  # another piece taken up: in the hand for 30 s
+        for n in range(50, 3050):
+            scanner.scan(n / 100)
+        scanner.expect(0)  # put down: the board is known again
+        for n in range(3050, 3150):  # the piece out of place stays 1 s more
+            scanner.scan(n / 100)
+        assert scanner.fault() is None
+        sim.set_occupied(0)  # and is taken off
+        for n in range(3150, 3200):
+            scanner.scan(n / 100)
+    assert said(caplog) == []
+
+
 def test_the_page_words_name_chattering_and_open_switches(factory: MockFactory) -> None:
     sim, scanner = make(factory, WatchSettings(stuck_after=1.0))
     with scanner:

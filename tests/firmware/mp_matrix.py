@@ -67,3 +67,11 @@ d.update([0, 4], 5000)  # first read at 5 ms, not yet confirmed
 print(json.dumps({"settled": [d.settled_until(10000), d.settled_until(10000) <= 5000]}))
 d.update([0, 4], 20000)  # confirmed
 print(json.dumps({"settled_after": d.settled_until(25000)}))
+
+# One scan late (a slow USB write): two changes confirmed together are
+# stamped with the younger's first read.
+d = Debouncer(1, 7, 12000)
+d.update([0b01], 0)
+d.update([0b11], 5000)
+c = d.update([0b11], 40000)
+print(json.dumps({"late": [c, d.stable[0], d.stamps[0]]}))

@@ -34,3 +34,14 @@ def test_matrix_scan_and_debounce_in_micropython(micropython: str) -> None:
     assert r["two_rows"] == [3, [1, 2], 0]
     assert r["wrap"] == [1, 0xFFFFF000]
     assert r["settled"] == [5000, True] and r["settled_after"] == 25000
+
+
+def test_two_changes_confirmed_by_one_late_scan_are_stamped_when_the_younger_was_read(
+        micropython: str) -> None:
+    # Before: the row was stamped with its older change's first read, so when
+    # the scan after two pieces set down came late, the later piece looked
+    # set down 5 ms before it was.
+    out = run_micropython(micropython, HERE / "mp_matrix.py", str(FIRMWARE), str(SIM))
+    r = {k: v for line in out.splitlines() for k, v in json.loads(line).items()}
+    # a1 closed at 0 ms, b1 at 5 ms; the next scan at 40 ms confirms both
+    assert r["late"] == [1, 0b11, 5000]

@@ -277,6 +277,29 @@ def test_led_frames_are_resent_until_acknowledged_and_after_reconnecting() -> No
     assert [m[2] for m in dev.port.take() if m[0] == P.LEDS] == [frame_a]
 
 
+def test_a_late_ack_of_an_older_led_frame_does_not_stop_the_newer_being_resent() -> None:
+    # Before: any ACK of LEDS cancelled the resend, whatever its number, so the
+    # late ACK of frame A dropped frame B (lost on the wire) and the lights
+    # stayed on the old frame.
+    proto, dev, _ = make(settings=LinkSettings(request_retry=0.1))
+    dev.handshake()
+    dev.port.take()
+    frame_a, frame_b = P.pack_leds([(1, 2, 3)] * 49), P.pack_leds([(9, 9, 9)] * 49)
+    proto.set_leds(frame_a)
+    (_, seq_a, _), = dev.port.take()
+    proto.set_leds(frame_b)
+    (_, seq_b, _), = dev.port.take()  # frame B lost on the wire
+    assert seq_b != seq_a
+    dev.send(P.ACK, seq_a, P.pack_ack(P.LEDS))  # the late ACK of frame A
+    dev.clock.t += 0.15
+    proto.tick()
+    assert [(m[1], m[2]) for m in dev.port.take() if m[0] == P.LEDS] == [(seq_b, frame_b)]
+    dev.send(P.ACK, seq_b, P.pack_ack(P.LEDS))
+    dev.clock.t += 0.15
+    proto.tick()
+    assert [m for m in dev.port.take() if m[0] == P.LEDS] == []
+
+
 def test_a_device_that_never_acknowledges_the_config_is_said_and_logged(
         caplog: pytest.LogCaptureFixture) -> None:
     # Before: it answered HELLO, then the page said "no answer to the

@@ -191,6 +191,23 @@ def test_checkers_a_capture_and_a_crowning(opened: tuple[Page, Server],
     expect(pg.locator("#viewer-board .piece")).to_have_count(24)
 
 
+@pytest.mark.parametrize("opened", ["sixteen-soldiers"], indirect=True)
+def test_the_viewer_says_a_huffed_soldier_was_taken_off_not_captured(
+        opened: tuple[Page, Server]) -> None:
+    # Before: the viewer said "b4 captured" of a huff, as if a piece had
+    # leapt it, and marked b4 as captured on its board.
+    pg, server = opened
+    game = new_game("sixteen-soldiers")
+    play(pg, server, game, ["d4-e5", "d6-c5", "c4-d4", "xb4"])
+    pg.locator("#games button").first.click()
+    expect(pg.locator("#v-ply")).to_contain_text("xb4 (action 4 of 4)")
+    expect(pg.locator("#v-what")).to_have_text("b4 taken off")
+    viewer = pg.locator("#viewer-board")
+    expect(viewer.locator('[data-square="b4"]')).to_have_attribute("data-was", "off")
+    expect(viewer.locator('[data-square="b4"]')).to_have_attribute("title", "b4: taken off")
+    expect(viewer.locator("[data-was]")).to_have_count(1)
+
+
 @pytest.mark.parametrize("opened", ["english-draughts"], indirect=True)
 def test_english_draughts_a_capture_and_a_chain(opened: tuple[Page, Server],
                                                 tmp_path: Path) -> None:
