@@ -113,7 +113,7 @@ class Publisher:
         self._reconnected = False
         self._error = ""
         # Another board under this board id: its store and when last heard
-        # (its state on this board's own topic, after this store's own).
+        # (a state of another store sent live on this board's own topic).
         self._twin: tuple[str, float] | None = None
         self._thread: threading.Thread | None = None
         self._client: Any = None
