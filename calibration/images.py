@@ -16,6 +16,7 @@ import cv2
 import numpy as np
 
 from calibration import MAX_PIXELS
+from controller.board.words import os_reason
 
 __all__ = ["MAX_PIXELS", "as_bgr", "file_keys", "load_image", "native_stderr", "not_a_file",
            "numbers_only", "picture_size", "same_file", "too_many_pixels", "unfit_to_write",
@@ -88,8 +89,7 @@ def write_file(path: Path, data: bytes, name: str = "") -> None:
     except (FileExistsError, NotADirectoryError):  # a file where a folder of the path goes
         raise ValueError(f"cannot write {shown}: a file on its path is not a folder") from None
     except OSError as exc:
-        raise ValueError(f"cannot write {shown}: {(exc.strerror or str(exc)).lower()}") \
-            from None
+        raise ValueError(f"cannot write {shown}: {os_reason(exc)}") from None
 
 
 def picture_size(data: bytes) -> tuple[int, int] | None:
@@ -135,8 +135,7 @@ def load_image(path: str | Path) -> np.ndarray:
     try:
         data = p.read_bytes()
     except OSError as exc:
-        raise ValueError(f"cannot read image {p}: {(exc.strerror or str(exc)).lower()}"
-                         ) from None
+        raise ValueError(f"cannot read image {p}: {os_reason(exc)}") from None
     if not data:
         raise ValueError(f"cannot read image {p}: an empty file")
     size = picture_size(data)

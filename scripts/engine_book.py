@@ -24,6 +24,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from controller.board.words import os_reason  # noqa: E402
 from controller.engine import csearch  # noqa: E402
 from controller.engine.book import VARIANTS, Entry, fold, map_move  # noqa: E402
 from controller.rules import Game  # noqa: E402
@@ -119,8 +120,7 @@ def main(argv: list[str] | None = None) -> int:
     try:  # before hours of searching, not after them
         args.out_dir.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        print(f"engine_book: cannot write to {args.out_dir}: "
-              f"{(exc.strerror or str(exc)).lower()}", file=sys.stderr)
+        print(f"engine_book: cannot write to {args.out_dir}: {os_reason(exc)}", file=sys.stderr)
         return 1
     command = "python scripts/engine_book.py " + shlex.join(
         [f"--plies={args.plies}", f"--seconds={args.seconds}", f"--replies={args.replies}",

@@ -55,6 +55,12 @@ def named(exc: BaseException, limit: int | None = None) -> str:
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
+def os_reason(exc: OSError) -> str:
+    """What the system said stopped it, in lower case, to follow a colon or
+    stand in brackets: "permission denied", "no space left on device"."""
+    return (exc.strerror or str(exc)).lower()
+
+
 def unreadable(exc: OSError, what: str = "file") -> str:
     """Why a ``what`` (a file, a sensor log) could not be opened, in a
     few words: "no such file", "is a directory, not a file", or "cannot

@@ -54,7 +54,7 @@ def make_data_dir(data_dir: Path) -> None:
     try:
         data_dir.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        why = (exc.strerror or str(exc)).lower()
+        why = words.os_reason(exc)
         if data_dir.is_symlink() and not data_dir.exists():  # a link to nowhere, or a loop
             why = f"a link to {data_dir.readlink()}, which leads to no folder"
         raise ArchiveError(f"cannot make the data directory {data_dir} ({why}): "
@@ -112,7 +112,7 @@ def open_read_only(path: Path) -> tuple[sqlite3.Connection, str | None]:
                                "kharbga-board archive")
         path.open("rb").close()  # readable: SQLite's own error would not say why not
     except OSError as exc:  # a folder or file this user may not read
-        why = (exc.strerror or str(exc)).lower()
+        why = words.os_reason(exc)
         raise ArchiveError(f"{path} cannot be read ({why}): read it as the user the board "
                            "runs as, or with sudo") from None
     note = None
