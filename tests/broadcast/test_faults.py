@@ -202,26 +202,22 @@ def test_two_boards_given_one_board_id_stay_connected_and_say_so(tmp_path: Path)
     # A copied configuration: both boards sent as t1. The broker took one's
     # connection for the other about once a second, each page saying only
     # "not connected", and the hall showed one of the two games.
-    broker = Broker(tmp_path / "broker").start()
-    h = hall(tmp_path, broker.url).start("/api/boards")
-    one = board(tmp_path / "one", "t1", broker.url).start()
-    two = board(tmp_path / "two", "t1", broker.url).start()
-    try:
-        for b in (one, two):
-            wait_until(lambda b=b: b.get("/api/state")["broker"]["connected"], 15, "connected")
-        p1, p2 = Player(one, random_game(41)), Player(two, random_game(42))
-        for _ in range(3):
-            p1.play(2, pause=0.05)
-            p2.play(2, pause=0.05)
-        for b in (one, two):
-            wait_until(lambda b=b: b.get("/api/state")["broker"]["twin"], 15, "twin said")
-            link = b.get("/api/state")["broker"]
-            assert link["connected"] and "another board also sends as t1" in link["twin"]
-        wait_until(lambda: h.get("/api/boards/t1")["twin"], 15, "the hall's card says it")
-        for b in (one, two):  # never knocked off the broker
-            assert "lost the broker" not in b.log.read_text()
-    finally:
-        two.stop()
-        one.stop()
-        h.stop()
-        broker.stop()
+    with _rig(tmp_path, "t1") as (broker, _, h, one):
+        two = board(tmp_path / "two", "t1", broker.url).start()
+        try:
+            for b in (one, two):
+                wait_until(lambda b=b: b.get("/api/state")["broker"]["connected"], 15,
+                           "connected")
+            p1, p2 = Player(one, random_game(41)), Player(two, random_game(42))
+            for _ in range(3):
+                p1.play(2, pause=0.05)
+                p2.play(2, pause=0.05)
+            for b in (one, two):
+                wait_until(lambda b=b: b.get("/api/state")["broker"]["twin"], 15, "twin said")
+                link = b.get("/api/state")["broker"]
+                assert link["connected"] and "another board also sends as t1" in link["twin"]
+            wait_until(lambda: h.get("/api/boards/t1")["twin"], 15, "the hall's card says it")
+            for b in (one, two):  # never knocked off the broker
+                assert "lost the broker" not in b.log.read_text()
+        finally:
+            two.stop()

@@ -134,7 +134,7 @@ def test_a_welded_switch_stays_stuck_while_a_piece_is_in_the_hand(
 def test_a_piece_out_of_place_while_another_was_in_the_hand_is_not_a_stuck_switch(
     factory: MockFactory, caplog: pytest.LogCaptureFixture
 ) -> None:
-    # Before: when a switch first read wrong was kept over the time with no
+    # Before: when a switch first read wrong was kept through a spell with no
     # expectation (a piece in the hand), so a piece still out of place when
     # the board was known again was logged stuck at once, not after 2 s.
     sim, scanner = make(factory, WatchSettings(stuck_after=2.0))

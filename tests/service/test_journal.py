@@ -627,15 +627,11 @@ def test_a_journal_with_fewer_moves_than_the_archive_takes_them_back(tmp_path: P
     """An undo made while the archive could not be written: the journal
     holds two actions, the archive still four. Recovered, the archive
     holds the two (before: it kept all four, the undo lost)."""
-    from controller.service import journal
-    from controller.service.store import Store
+    from stored import stored_game
 
-    store = Store(tmp_path)
-    game = Game.new("kharbga")
-    gid = store.new_game(game, "A", "D")
-    for token in ("@a1", "@b1", "@a7", "@b7"):
-        game.play(token)
-    store.sync(gid, game)
+    from controller.service import journal
+
+    store, _, gid = stored_game(tmp_path, "@a1", "@b1", "@a7", "@b7")
     (tmp_path / journal.NAME).write_text(json.dumps({"journal": 1, "values": {}, "games": [
         {"id": gid, "variant": "kharbga", "options": "", "start": None,
          "actions": ["@a1", "@b1"], "times": [1.0, 2.0]}]}))

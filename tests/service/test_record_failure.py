@@ -742,14 +742,11 @@ def test_what_was_pending_at_another_ply_does_not_come_back(tmp_path: Path) -> N
     # A draw offer and a raised flag kept at ply 2; the game went on to ply 4
     # before the restart (the mark not written again since): they belong to
     # a position gone and must not be offered again.
+    from stored import stored_game
+
     from controller.service.keeper import PENDING, Keeper, Unrecorded
 
-    store = Store(tmp_path)
-    game = Game.new("kharbga")
-    gid = store.new_game(game, "A", "D")
-    for token in ("@a1", "@b1", "@a7", "@b7"):
-        game.play(token)
-    store.sync(gid, game)
+    store, game, gid = stored_game(tmp_path, "@a1", "@b1", "@a7", "@b7")
     kept = {"game": gid, "ply": 2, "flags": [True, False], "draw": 0, "expected": None,
             "undone": None}
     store.set_value(PENDING, kept)
