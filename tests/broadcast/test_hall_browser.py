@@ -164,7 +164,10 @@ def test_long_names_in_two_scripts_both_show_on_a_phone_s_card(tmp_path: Path) -
             page = browser.new_page(viewport={"width": 390, "height": 844})
             page.goto(h.url + "/")
             names = page.locator('.card[data-board="names"] .names')
-            expect(names).to_have_attribute("title", f"{attacker} – {defender}", timeout=15_000)
+            # One placement made: still the Attacker's turn, marked on its name.
+            expect(names).to_have_attribute("title", f"{attacker} – {defender}; {attacker} "
+                                            "to move", timeout=15_000)
+            expect(names.locator("bdi.turn")).to_have_text(attacker)
             box = names.bounding_box()
             assert box is not None
             shown = [bdi.bounding_box() for bdi in names.locator("bdi").all()]
@@ -175,6 +178,16 @@ def test_long_names_in_two_scripts_both_show_on_a_phone_s_card(tmp_path: Path) -
                 assert box["x"] - 1 <= part["x"] and part["x"] + part["width"] <= \
                     box["x"] + box["width"] + 1
             page.screenshot(path=str(tmp_path / "hall-names.png"))
+            # The turn passes with the second placement; a resignation ends
+            # it: no side to move is marked on a finished game's card.
+            b.post("/api/sim/occupancy", {"point": "c4", "occupied": True})
+            expect(names.locator("bdi.turn")).to_have_text(defender, timeout=15_000)
+            expect(names.locator(".turn-mark")).to_have_count(1)
+            b.post("/api/button", {"button": "resign", "side": "defender"})
+            expect(page.locator('.card[data-board="names"] .result')).not_to_be_empty(
+                timeout=15_000)
+            expect(names).to_have_attribute("title", f"{attacker} – {defender}")
+            expect(names.locator(".turn-mark, .turn")).to_have_count(0)
             browser.close()
     finally:
         b.stop()

@@ -199,18 +199,29 @@ function variantText(s) {
   return (s.variant || "") + (s.options ? ` (${s.options})` : "");
 }
 
-function showNames(el, attacker, defender) {
-  // "Attacker – Defender", each name isolated in its own direction
+function showNames(el, attacker, defender, turn) {
+  // "Attacker – Defender", each name isolated in its own direction; the
+  // side to move (while the game goes on) marked "▸" and in bold
   const text = `${attacker} – ${defender}`;
-  if (el.title === text) return;
+  const title = turn ? `${text}; ${turn === "attacker" ? attacker : defender} to move` : text;
+  if (el.title === title) return;
   const a = document.createElement("bdi"), d = document.createElement("bdi");
   const dash = document.createElement("span");
   a.textContent = attacker;
   d.textContent = defender;
   dash.className = "dash";
   dash.textContent = "–";
-  el.replaceChildren(a, dash, d);
-  el.title = text;
+  const names = [a, dash, d];
+  if (turn === "attacker" || turn === "defender") {
+    const mover = turn === "attacker" ? a : d;
+    const mark = document.createElement("span");
+    mark.className = "turn-mark";
+    mark.textContent = "▸";
+    mover.classList.add("turn");
+    names.splice(names.indexOf(mover), 0, mark);
+  }
+  el.replaceChildren(...names);
+  el.title = title;
 }
 
 function twinNote(s) {
@@ -306,7 +317,8 @@ function renderCard(id) {
   el.querySelector(".result").textContent = s.result || "";
   const last = g.turns[g.turns.length - 1];
   drawBoard(el.querySelector(".board"), position, lastTurn(g), s.geometry);
-  showNames(el.querySelector(".names"), s.attacker || "Attacker", s.defender || "Defender");
+  showNames(el.querySelector(".names"), s.attacker || "Attacker", s.defender || "Defender",
+            (s.result || s.ending) ? null : s.to_move);
   el.querySelector(".variant").textContent = variantText(s);
   // On a card (170 px at the narrowest) "time not known" in short, the
   // reason in its tooltip and in the opened board.
