@@ -59,7 +59,9 @@ def test_the_service_docs_configuration_is_the_one_read(tmp_path: Path,
     docs = tomllib.loads(text)
     written = {f"{t}.{k}" for t, keys in docs.items() if t not in ("gpio", "broadcast")
                for k in keys}
-    assert written == read, (sorted(read - written), sorted(written - read))
+    assert written == read, (
+        f"docs/service.md's configuration block lacks {sorted(read - written)} (keys the "
+        f"service reads) and has {sorted(written - read)} (keys it does not read)")
     path = tmp_path / "config.toml"
     path.write_text(text)
     loaded, defaults = load_config(path), Config()

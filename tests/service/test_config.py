@@ -321,11 +321,13 @@ def test_the_pages_form_takes_what_the_service_takes() -> None:
     from html.parser import HTMLParser
 
     from controller.rules import LEAP_VARIANTS, VARIANTS
+    from controller.rules.variants import CHOSEN_OPTIONS
     from controller.service.config import NAME_MAX, THINK_MAX, THINK_MIN
 
     inputs: dict[str, dict[str, str | None]] = {}
     options: list[str] = []
     about: dict[str, tuple[str | None, str | None]] = {}
+    checkboxes: list[str] = []
 
     class Form(HTMLParser):
         select = ""
@@ -334,6 +336,8 @@ def test_the_pages_form_takes_what_the_service_takes() -> None:
             a = dict(attrs)
             if tag == "input" and a.get("name"):
                 inputs[str(a["name"])] = a
+            if tag == "label" and "rule-option" in str(a.get("class")).split():
+                checkboxes.append(str(a.get("data-option")))
             if tag == "select":
                 self.select = str(a.get("name"))
             if tag == "option" and self.select == "variant":
@@ -350,6 +354,37 @@ def test_the_pages_form_takes_what_the_service_takes() -> None:
     assert float(inputs["seconds"]["min"] or "") == THINK_MIN
     assert float(inputs["seconds"]["max"] or "") == THINK_MAX
     assert options == [v.name for v in (*VARIANTS, *LEAP_VARIANTS)]
-    assert about == {v.name: (v.description, "hajeb" if v.name == "sabouiyya" else "")
+    assert about == {v.name: (v.description, " ".join(CHOSEN_OPTIONS.get(v.name, ())))
                      for v in (*VARIANTS, *LEAP_VARIANTS)}
+    assert about["sabouiyya"][1] == "hajeb"
+    # A rule option a variant offers without its checkbox on the page would
+    # be offered by the service and never by the New game form.
+    offered = {name for names in CHOSEN_OPTIONS.values() for name in names}
+    assert sorted(checkboxes) == sorted(offered), (
+        f"index.html's New game form has rule-option checkboxes for {sorted(checkboxes)}, "
+        f"rules.variants.CHOSEN_OPTIONS offers {sorted(offered)}: give each option a "
+        '<label class="rule-option" data-option="NAME"> with its checkbox')
     assert all(v.description for v in (*VARIANTS, *LEAP_VARIANTS))
+
+
+@pytest.mark.parametrize("value", ["-1", "-1.5", "1e12"])
+def test_every_number_in_the_file_has_its_range(tmp_path: Path, value: str) -> None:
+    # A number key whose range check was forgotten takes a negative or
+    # absurd value silently: each one (whole or decimal, from the list of
+    # keys read) refuses them in one line naming the key.
+    from controller.service.config import KEYS
+
+    numbers = {attr: dotted for attr, dotted in KEYS.items()
+               if isinstance(getattr(Config(), attr), (int, float))
+               and not isinstance(getattr(Config(), attr), bool)}
+    assert {"port", "think", "settle", "error_delay", "level", "threads"} <= set(numbers)
+    for attr, dotted in numbers.items():
+        section, key = dotted.split(".")
+        default = getattr(Config(), attr)
+        typed = value if isinstance(default, float) else str(int(float(value)))
+        path = tmp_path / f"{attr}.toml"
+        path.write_text(f"[{section}]\n{key} = {typed}\n")
+        with pytest.raises(ConfigError) as info:
+            load_config(path)
+        said = str(info.value)
+        assert dotted in said and "\n" not in said, (attr, value, said)

@@ -86,10 +86,13 @@ def listed(pg: Page) -> list[str]:
 def test_the_legend_lists_the_lights_this_game_can_show(board: tuple[Page, Server]) -> None:
     pg, server = board
     everything = [str(r["role"]) for r in legend()]
-    never_here = {"king", "exchange", "exchange-request"}  # no kings, no exchange in sabouiyya
-    # Nor, while the soldiers are set, a step's, a capture's or a chain's.
-    never_here |= {"last-from", "last-to", "destination", "continue", "capture"}
-    shown = [r for r in legend() if r["role"] not in never_here]
+    # While the soldiers are set (no kings, no exchange in sabouiyya), none
+    # of a step's, a capture's or a chain's: the looks test_lights_of.py
+    # decides for the setting phase, where a new role is decided too.
+    from test_lights_of import SETTING_LOOKS
+
+    shown = [r for r in legend() if r["role"] in SETTING_LOOKS]
+    assert {str(r["role"]) for r in shown} == {"setup", "hint", "hint-to", "lifted", "error"}
     # The setting phase's lights: where the rules let the next soldier go.
     words = {"setup": "the next soldier may be set here (the rules keep it off the others)"}
     items = pg.locator("#legend li:not([data-role=malha])")

@@ -700,8 +700,11 @@ function render() {
   if (variantSel && state.variant !== shownVariant && document.activeElement !== variantSel) {
     shownVariant = state.variant;
     variantSel.value = state.variant;
-    document.querySelector('#new-game [name="hajeb"]').checked =
-      (state.options || "").includes("hajeb=true");
+    // each rule option's checkbox as this game has it ("hajeb=true" among its options)
+    const words = (state.options || "").split(" ");
+    for (const label of document.querySelectorAll("#new-game .rule-option")) {
+      label.querySelector("input").checked = words.includes(`${label.dataset.option}=true`);
+    }
     showVariantChoice();
   }
   // A name left empty in the form keeps this game's: shown greyed in it.
@@ -1069,7 +1072,9 @@ function offersOption(name) {
 function showVariantChoice() {
   const chosen = chosenVariant();
   $("#variant-about").textContent = chosen ? chosen.dataset.about || "" : "";
-  $("#hajeb-option").hidden = !offersOption("hajeb");
+  for (const label of document.querySelectorAll("#new-game .rule-option")) {
+    label.hidden = !offersOption(label.dataset.option);
+  }
 }
 document.querySelector('#new-game select[name="variant"]')
   .addEventListener("change", showVariantChoice);
@@ -1085,7 +1090,12 @@ async function startNewGame(form) {
   $("#new-confirm").hidden = true;
   const body = {variant: form.get("variant"), attacker: form.get("attacker"),
                 defender: form.get("defender")};
-  if (offersOption("hajeb") && form.get("hajeb")) body.options = "hajeb=true";
+  // the rule options the chosen variant offers and the player ticked
+  const options = [...document.querySelectorAll("#new-game .rule-option")]
+    .map((label) => label.dataset.option)
+    .filter((name) => offersOption(name) && form.get(name))
+    .map((name) => `${name}=true`);
+  if (options.length) body.options = options.join(" ");
   await send("/api/new", body);
   loadGames();
 }
