@@ -39,6 +39,7 @@ class HallGame:
     gap: bool = False  # moves were missed: the next record fills them
     epoch: int = 0  # grows when moves are taken back or replaced (not appended)
     replay: Replay | None = field(default=None, repr=False, compare=False)
+    store: str | None = None  # the board's store it came from (set aside with it)
 
     def turns(self) -> Turns:
         """The moves numbered by turn as the board page and the KGN write

@@ -158,7 +158,7 @@ class Hall:
     def _game(self, board: HallBoard, gid: int, variant: str) -> HallGame:
         g = board.games.get(gid)
         if g is None:
-            g = board.games[gid] = HallGame(gid, variant)
+            g = board.games[gid] = HallGame(gid, variant, store=board.store)
             if len(board.games) > MAX_GAMES:
                 del board.games[min(board.games)]
         if board.current is None or gid >= board.current:
@@ -293,10 +293,13 @@ class Hall:
                 return False
             # The store followed has been silent a minute while this one
             # goes on: the board the card shows has gone; follow this one.
+            taken = store[:64]
             self.say(f"kharbga/{board.id}", f"store {store[:16]} goes on while {board.store} "
                      f"has been silent {quiet:.0f} s: following it", "store takes over")
             board.old_stores.discard(store)
             board.twin = None  # the other one went: said again if it comes back
+        else:
+            taken = None
         if board.store is not None:
             self.say(f"kharbga/{board.id}", f"now sends from store {store[:16]} (was "
                      f"{board.store}): its earlier games are put aside", "new store")
@@ -306,6 +309,11 @@ class Hall:
             board.earlier = [*board.earlier, *(g for _, g in sorted(board.games.items()))]
             del board.earlier[:-MAX_GAMES]
             board.games, board.current, board.seq, board.pending = {}, None, 0, None
+        if taken is not None:
+            # Its games heard before it was refused go on (the evening's
+            # file holds each once, not a part beside the whole).
+            board.games = {g.id: g for g in board.earlier if g.store == taken}
+            board.earlier = [g for g in board.earlier if g.store != taken]
         board.store, board.store_heard = store[:64], now
         return True
 

@@ -466,6 +466,11 @@ def test_two_boards_under_one_id_are_said_on_the_card_and_a_gone_one_is_let_go(
     assert board.store == b and board.summary()["twin"] is None  # the other one went
     h.handle("kharbga/b2/game", _record(second[:5], Store=b))
     assert board.game() is not None and board.game().moves == second[:5]
+    # Its two moves heard before it was refused are that game's, not a
+    # game of their own beside it: the evening's file holds each game once.
+    games = [[str(m) for m in parse_record("[Variant" + part).game().moves]
+             for part in h.kgn().split("[Variant")[1:]]
+    assert sorted(games) == sorted([first[:4], second[:5]]), games
     # It comes back after all: followed again (it goes on), b said as the other.
     h.handle("kharbga/b2/moves", _moves(first[:5], board="b2", store=a)[4])
     h.handle("kharbga/b2/moves", theirs[5])
