@@ -3,11 +3,12 @@ computer opponent, with playing levels.
 
 Levels weaken the engine deliberately: a depth cap, noise in the static
 evaluation, and a random choice (under the seed) among the root moves whose
-exact score is within a margin of the best.  A move that loses by force is
-never chosen when another move does not; from level 3 up, a one-move
-blunder never is either: the choice is checked by a noise-free search two
-actions deep (with its capture chains), and a move that scores more than
-:data:`BLUNDER` below that search's best is never played.
+exact score is within a margin of the best.  A move its search sees losing
+by force is never chosen when another move does not; from level 3 up, a
+one-move blunder never is either: the choice is checked by a noise-free
+search two actions deep, four when the time allows (with its capture
+chains), and a move that scores more than :data:`BLUNDER` below that
+search's best is never played.
 ``level=None`` is full strength.  At full strength, a setting-phase
 position of the opening book (:mod:`.book`) is answered from the book
 when the search is bounded by time only.
@@ -153,9 +154,11 @@ def book_move(game: AnyGame) -> SearchResult | None:
 
 def _safe_moves(game: AnyGame, seconds: float, max_nodes: int | None) -> set[str] | None:
     """The moves that are no one-move blunder: within :data:`BLUNDER` of
-    the best score of a noise-free search two actions deep (one when the
-    time allows no more; None only when a node limit stops even that), and
-    of one :data:`GUARD_DEPTH` actions deep when the time allows it too."""
+    the best score of a noise-free search :data:`GUARD_DEPTH` actions deep
+    when the time allows it, else two actions deep (one when the time
+    allows no more; None only when a node limit stops even that).  The
+    deeper search's answer stands alone: a capture that two actions make
+    look lost (a recapture) and four show to win is no blunder."""
     began = time.perf_counter()
     safe = None
     for depth in (2, GUARD_DEPTH):
@@ -165,8 +168,7 @@ def _safe_moves(game: AnyGame, seconds: float, max_nodes: int | None) -> set[str
         if not result.scores or (safe is not None and result.depth < depth):
             break  # the deeper search did not finish: the first one's answer stands
         top = max(result.scores.values())
-        keep = {m for m, s in result.scores.items() if s >= top - BLUNDER}
-        safe = keep if safe is None else (safe & keep) or keep
+        safe = {m for m, s in result.scores.items() if s >= top - BLUNDER}
     return safe
 
 
