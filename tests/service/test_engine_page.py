@@ -447,3 +447,21 @@ def test_the_key_says_a_removal_at_hajebs_end_is_not_a_capture(tmp_path: Path) -
             "xa1: the soldier on a1 removed (as the rules ask: not a capture)")
         expect(pg.locator("#notation")).not_to_contain_text("huffed")
         shot(pg, tmp_path, "hajeb-removal-key")
+
+
+def test_the_computers_first_move_waits_for_the_board_cleared_in_words(tmp_path: Path) -> None:
+    # A new game against the computer as the Attacker, a soldier of the last
+    # game still on the board: the status said "clear the board first" and
+    # the words under the bar "make it on the board", at once.
+    with served_page(tmp_path, 460, 900, variant="kharbga", players="ponder = true") as (
+            pg, server):
+        server.post("/api/sim/occupancy", {"point": "a1", "occupied": True})
+        server.post("/api/computer", {"side": "attacker", "seconds": 0.1})
+        server.post("/api/new", {"variant": "kharbga"})
+        expect(pg.locator("#status")).to_contain_text("New game: clear the board first")
+        words = pg.locator("#eval-words")
+        expect(words).to_contain_text("make it once the board is cleared", timeout=15_000)
+        expect(words).not_to_contain_text("make it on the board")
+        shot(pg, tmp_path, "computer-waits-for-clear")
+        server.post("/api/sim/occupancy", {"point": "a1", "occupied": False})
+        expect(words).to_contain_text("make it on the board")

@@ -391,7 +391,9 @@ function renderThinking() {
     num.textContent = "";
     bar.title = "";
     $("#eval-words").textContent = state.computer && state.computer === state.to_move
-      ? (state.expected ? `The computer plays ${state.expected}: make it on the board`
+      ? (state.expected ? (state.waiting_clear
+        ? `The computer plays ${state.expected}: make it once the board is cleared`
+        : `The computer plays ${state.expected}: make it on the board`)
         : state.engine_gave_up ? "The engine gave no move: make the computer's by hand"
           : "The computer is thinking…")
       : "The engine is thinking…";
