@@ -56,6 +56,10 @@ from .wait import ClearWait
 
 __all__ = ["BoardService", "RequestError", "reason_words"]
 
+# The buttons as the page labels them, for a press said in words.
+BUTTON_WORDS = {"hint": "Hint", "exchange": "Exchange", "undo": "Undo", "new": "New game",
+                "resign": "Resign", "draw": "Draw", "hajeb": "H'ajeb"}
+
 
 @dataclass
 class _Published:
@@ -262,6 +266,10 @@ class BoardService(EngineSide):
             update = self.reconciler.feed(event)
             self._after(update)
             return update
+        if isinstance(event, Button):  # said, as a refused press is in play
+            self.refusal, self._refused_on = (f"{BUTTON_WORDS.get(event.button, event.button)} "
+                                              "waits: the new game begins once its board is "
+                                              "ready"), self._occupied
         update = self.reconciler.tick(event.t)
         self._publish(update)
         return update
@@ -476,7 +484,8 @@ class BoardService(EngineSide):
         """The status line and lights: the reconciler's, or the service's
         own while a new game waits for the cleared board."""
         if self.waiting_clear and self._last_frame is not None:  # what stands is known
-            return waiting_view(self.reconciler.game, self._occupied)
+            status, leds = waiting_view(self.reconciler.game, self._occupied)
+            return (f"{status} ({self.refusal})" if self.refusal else status), leds
         hint = self.hint_move if self.reconciler.expected is None else None
         status, leds = status_words(update.status, update.leds, self.reconciler.game, hint,
                                     self.note, self.draw_offer,

@@ -78,12 +78,22 @@ def test_a_new_game_waits_for_the_cleared_board(tmp_path: Path) -> None:
     assert state["status"].startswith("New game: clear the board first (3 soldiers")
     assert sorted(sq for sq, role in state["leds"].items() if role == "error") == \
         ["a1", "b3", "c2"]
+    # A button pressed meanwhile (the board's, or through the API) did
+    # nothing and said nothing: it says why, until the board changes.
+    for button in ("resign", "draw", "hajeb"):
+        service.press(button, "defender")
+        said = service.state()["status"]
+        word = {"resign": "Resign", "draw": "Draw", "hajeb": "H'ajeb"}[button]
+        assert said.startswith("New game: clear the board first (3 soldiers") and said.endswith(
+            f"({word} waits: the new game begins once its board is ready)"), said
+    assert service.state()["moves"] == [] and service.state()["outcome"] is None
     # Taking one off is still not a move; the state survives a restart.
     service.set_sim_occupancy(occ_of(Game.from_position("sabouiyya", game.position()))
                               .replace("1", "0", 1))
     clock.t += 0.1
     service.tick()
     assert service.state()["moves"] == []
+    assert "waits" not in service.state()["status"]  # the board changed: said no more
     service.close()
     service = BoardService(_config(tmp_path), clock=clock)
     clock.t += 0.1
