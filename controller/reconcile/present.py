@@ -44,6 +44,8 @@ def _expected_words(g: AnyGame, v: View) -> str:
     token = str(v.expected)
     if token.endswith("=") and not v.flags[g.side]:
         return f"{token} (raise the exchange flag first: press Exchange, then make the step)"
+    if token.endswith("="):  # the press answered in words: the flag is up
+        return f"{action_words(token)} (exchange flag raised: now make the step)"
     return action_words(token)
 
 

@@ -317,9 +317,11 @@ def test_the_computers_flagged_step_says_how_the_flag_is_raised() -> None:
     assert status(g, View(expected=step)) == (
         "Defender (computer): make the lit move b3-b4= (raise the exchange flag first: "
         "press Exchange, then make the step)")
-    # Once raised, the step is all there is to do.
+    # Once raised, the step is all there is to do, and the press is
+    # answered: before, the bracket went and nothing said the flag was up.
     assert status(g, View(expected=step, flags=(False, True))) == (
-        "Defender (computer): make the lit move b3-b4=")
+        "Defender (computer): make the lit move b3-b4= (exchange flag raised: now make the "
+        "step)")
 
 
 def test_a_raised_exchange_flag_says_what_the_next_step_does() -> None:
