@@ -108,6 +108,7 @@ class BoardService(EngineSide):
         self.squares = game.geometry.size  # the board's points (sensors)
         self.sim = SimBoard(self.store, game, self.keeper.later)  # the simulated board only
         self.hint_wanted = self.computer_wanted = False
+        self.hint_for: tuple[AnyGame, int] | None = None
         self.engine_failed: tuple[AnyGame, int, int] | None = None
         self.engine_gave_up: tuple[AnyGame, int] | None = None
         # The time of the last event fed while the board's pump has more
@@ -490,6 +491,10 @@ class BoardService(EngineSide):
         status, leds = status_words(update.status, update.leds, self.reconciler.game, hint,
                                     self.note, self.draw_offer,
                                     None if update.refused else self.refusal, self.hint_turn)
+        g = self.reconciler.game
+        if self.hint_for is not None and self.hint_for[0] is g and \
+                self.hint_for[1] == len(g.moves) and not self.hint_move and g.outcome is None:
+            status = f"{status} (looking for a hint: up to {self.hint_seconds:g} s)"
         return (simulated_words(status) if self.simulated else status), leds
 
     def _state(self, update: Update) -> dict[str, Any]:

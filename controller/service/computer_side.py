@@ -50,6 +50,7 @@ class EngineSide:
     hint_turn: str | None
     hint_squares: list[str]
     hint_wanted: bool
+    hint_for: tuple[AnyGame, int] | None  # the game and ply a hint is being searched for
     computer_wanted: bool
     refusal: str | None
     _refused_on: int
@@ -207,7 +208,11 @@ class EngineSide:
         """The engine's suggestion, as a job for a worker thread (made on
         the loop); its result goes to :meth:`show_hint`."""
         self.hint_wanted = False
-        return self.advice.hint_job(self.reconciler.game, self.hint_seconds)
+        g = self.reconciler.game
+        self.hint_for = (g, len(g.moves))  # said on the page until the hint comes
+        job = self.advice.hint_job(g, self.hint_seconds)
+        self._publish(self.reconciler.tick(self.now()))
+        return job
 
     def compute_hint(self) -> Hint:
         """The engine's suggestion for the current position (slow: call it
@@ -228,6 +233,7 @@ class EngineSide:
                   turn: str = "") -> None:
         """Light the hint unless the game moved on meanwhile (``turn``: the
         hint's whole turn when it goes on past the action lit)."""
+        self.hint_for = None
         if game is self.reconciler.game and len(game.moves) == marker:
             if not move:  # the search brought nothing back (its process died)
                 self.refusal, self._refused_on = (

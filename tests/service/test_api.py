@@ -615,7 +615,12 @@ def test_hint_button_lights_the_suggested_move(make: Any) -> None:
     service.hint_seconds = 0.2
     service.press("hint")
     assert service.hint_wanted
-    service.show_hint(*service.compute_hint())
+    # While the engine searches, the status line says so (with the engine's
+    # thinking off the page said nothing for a second); not once it is lit.
+    job = service.hint_job()
+    assert service.state()["status"].endswith("(looking for a hint: up to 0.2 s)")
+    service.show_hint(*job())
+    assert "looking for a hint" not in service.state()["status"]
     leds = service.state()["leds"]
     hinted = [sq for sq, role in leds.items() if role == "hint"]
     assert len(hinted) == 1 and hinted[0] in ("b3", "c2", "c4", "d3")
