@@ -4,7 +4,9 @@ phone, the viewer opened out of sight, an error that outlives its cause."""
 
 from __future__ import annotations
 
+import os
 import re
+import shutil
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -657,3 +659,25 @@ def test_the_computers_side_takes_no_typed_name(browser: Browser, server: Server
     # Nobody playing: the field takes a name again.
     pg.select_option("#computer-side", "")
     expect(defender).to_be_enabled()
+
+
+def test_a_refused_computer_setting_is_said_beside_its_field_on_a_phone(
+        browser: Browser, server: Server, tmp_path: Path) -> None:
+    # At 390 px the refusal was said only at the top of the page, out of
+    # sight from the form, and the field went back to 1 without a word.
+    pg = _page(browser, server, 390, 844)
+    seconds = pg.locator("#computer input[name=seconds]")
+    seconds.scroll_into_view_if_needed()
+    seconds.fill("0")
+    seconds.press("Tab")
+    said = pg.locator("#computer .form-error")
+    expect(said).to_have_text("Refused: seconds must be a number from 0.01 to 60")
+    expect(said).to_be_in_viewport()
+    pg.screenshot(path=str(tmp_path / "computer-refused.png"))
+    keep = os.environ.get("KHARBGA_PAGE_SHOTS")
+    if keep:
+        shutil.copy(tmp_path / "computer-refused.png", keep)
+    seconds.fill("2")
+    seconds.press("Tab")
+    expect(said).to_be_hidden()
+    assert server.get("/api/state")["think"] == 2

@@ -95,7 +95,9 @@ async function api(path, body, timeout) {
     const message = (data && data.error) || `refused (HTTP ${response.status})`;
     if (body !== undefined) showError("Refused: " + message);
     if (response.status === 401) askForToken(message);
-    throw new Error(message);
+    const refused = new Error(message);
+    refused.refused = true;  // the service said no (not: could not be reached)
+    throw refused;
   }
   if (body !== undefined) showError("");
   return data;
@@ -1009,8 +1011,28 @@ function renderLegend() {
 
 // -- buttons and forms -------------------------------------------------------
 
-async function send(path, body) {
-  try { accept(await api(path, body)); } catch (e) { await resync(); }
+async function send(path, body, form) {
+  // ``form``: a refusal is said in it too, beside the field it is about
+  // (on a phone the line at the top is out of sight from the forms)
+  try {
+    accept(await api(path, body));
+    if (form) formError(form, "");
+  } catch (e) {
+    if (form) formError(form, e.refused ? `Refused: ${e.message}` : e.message);
+    await resync();
+  }
+}
+
+function formError(form, message) {
+  let p = form.querySelector(".form-error");
+  if (!p) {
+    p = document.createElement("p");
+    p.className = "error form-error";
+    p.setAttribute("role", "alert");
+    form.append(p);
+  }
+  p.textContent = message;
+  p.hidden = !message;
 }
 
 for (const b of document.querySelectorAll("[data-button]")) {
@@ -1098,7 +1120,7 @@ async function startNewGame(form) {
     .filter((name) => offersOption(name) && form.get(name))
     .map((name) => `${name}=true`);
   if (options.length) body.options = options.join(" ");
-  await send("/api/new", body);
+  await send("/api/new", body, $("#new-game"));
   loadGames();
 }
 
@@ -1135,7 +1157,7 @@ $("#computer").addEventListener("change", (ev) => {
   const form = new FormData(ev.currentTarget);
   const side = form.get("side") || null;
   send("/api/computer", {side, seconds: Number(form.get("seconds")),
-                         level: Number(form.get("level"))});
+                         level: Number(form.get("level"))}, ev.currentTarget);
 });
 
 const flip = $("#flip");
