@@ -79,6 +79,9 @@ def test_the_evaluation_bar_and_line_switch_off_and_on(tmp_path: Path) -> None:
                 break
             assert time.monotonic() < deadline, (t, num, words, first, depth)
             time.sleep(0.05)
+        if not won and f"{abs(t['pieces']):.1f}" != "0.0":  # its unit, not only on hover
+            assert f"by {abs(t['pieces']):.1f} soldier" in words and " worth (" in words \
+                and words.endswith(f"{_signed(t['pieces'])} on the bar)"), words
         if csearch.available():  # the C search (Python's searches with one thread)
             assert t["threads"] == 2 and " s on 2 cores" in depth, depth
         else:

@@ -410,7 +410,11 @@ function renderThinking() {
   bar.title = `${t.words}${won ? "" : ` (${signed(t.pieces)}: the engine's judgement for the `
     + "Attacker, in soldiers' worth, of the position as a whole, not a count of soldiers)"}`;
   bar.setAttribute("aria-valuenow", String(t.pieces));
-  $("#eval-words").textContent = won ? t.words : `${t.words} (${signed(t.pieces)})`;
+  // In words with its unit, for a phone that shows no hover title: the
+  // bar's signed number is the Attacker's, so the Defender's lead is minus.
+  const by = Math.abs(t.pieces).toFixed(1);
+  $("#eval-words").textContent = won || by === "0.0" ? t.words
+    : `${t.words} by ${by} soldier${by === "1.0" ? "'s" : "s'"} worth (${signed(t.pieces)} on the bar)`;
   const cores = t.threads > 1 ? ` on ${t.threads} cores` : "";
   $("#eval-depth").textContent =
     `depth ${t.depth}, ${t.seconds} s${cores}${t.done ? "" : ", still thinking"}`;
