@@ -108,7 +108,6 @@ class BoardService(EngineSide):
         self.squares = game.geometry.size  # the board's points (sensors)
         self.sim = SimBoard(self.store, game, self.keeper.later)  # the simulated board only
         self.hint_wanted = self.computer_wanted = False
-        self.hint_for: tuple[AnyGame, int] | None = None
         self.engine_failed: tuple[AnyGame, int, int] | None = None
         self.engine_gave_up: tuple[AnyGame, int] | None = None
         # The time of the last event fed while the board's pump has more

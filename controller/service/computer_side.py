@@ -50,7 +50,7 @@ class EngineSide:
     hint_turn: str | None
     hint_squares: list[str]
     hint_wanted: bool
-    hint_for: tuple[AnyGame, int] | None  # the game and ply a hint is being searched for
+    hint_for: tuple[AnyGame, int] | None = None  # the game and ply a hint is searched for
     computer_wanted: bool
     refusal: str | None
     _refused_on: int

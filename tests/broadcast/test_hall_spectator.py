@@ -68,7 +68,7 @@ def test_a_spectator_reads_the_hall(tmp_path: Path) -> None:
             _check_card(page, turns)
             assert _colours(page, "--att", "--def") == board_colours
             key = page.locator("header .key")
-            expect(key).to_have_text("Attacker Defender last turn")
+            expect(key).to_have_text(re.compile(r"^Attacker Defender\s+last turn ▸\s*to move$"))
             assert key.locator(".dot.A").evaluate(
                 "(e) => getComputedStyle(e).backgroundColor") == "rgb(31, 95, 191)"  # #1f5fbf
             # The green outline of the last turn's squares, as the key draws it.
